@@ -1,0 +1,96 @@
+/*
+ * Opening traces for analysis: ours (written by gpt-trace run) and Nsight Systems SQLite exports,
+ * through one loader.
+ *
+ * trace_open() opens one or more trace files (several per-process traces of one job may be given
+ * together; the extra ones are ATTACHed) and creates, in the connection's TEMP schema, one canonical
+ * view per kind of event. The views hide every difference between nsys versions and our writer: a
+ * table that does not exist in a file (nsys creates tables lazily) contributes no rows, a column that
+ * does not exist reads as NULL, NVTX text is taken inline or from StringIds, names are resolved to
+ * text. Every consumer (stats, rules, export, diff) queries only these views, with plain SQL through
+ * trace_db(); none of them looks at the raw tables.
+ *
+ * Canonical views (all times in ns; dur = end - start; traceId = index of the file in the list given
+ * to trace_open, 0 for the first; nameId is the file-local StringIds id and is unique only together
+ * with traceId):
+ *
+ *   kernels(traceId, start, end, dur, deviceId, contextId, streamId, correlationId, globalPid, pid,
+ *           nameId, name, shortName, mangledName, gridX, gridY, gridZ, blockX, blockY, blockZ,
+ *           registersPerThread, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread,
+ *           graphNodeId, graphId)
+ *       name is the demangled name (falls back to shortName, then mangledName).
+ *   copies(traceId, start, end, dur, deviceId, contextId, streamId, correlationId, globalPid, pid,
+ *          bytes, copyKind, srcKind, dstKind, graphNodeId)
+ *       copyKind as ENUM_CUDA_MEMCPY_OPER (1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP...), srcKind/dstKind as
+ *       ENUM_CUDA_MEM_KIND (0 pageable, 1 pinned, 2 device, 4 managed...).
+ *   sets(traceId, start, end, dur, deviceId, contextId, streamId, correlationId, globalPid, pid,
+ *        bytes, value, memKind, graphNodeId)
+ *   syncs(traceId, start, end, dur, deviceId, contextId, streamId, correlationId, globalPid, pid,
+ *         syncType, eventId)
+ *       syncType as ENUM_CUPTI_SYNC_TYPE (1 event sync, 2 stream wait event, 3 stream sync,
+ *       4 context sync).
+ *   api_calls(traceId, start, end, dur, globalTid, pid, tid, correlationId, nameId, name, eventClass,
+ *             returnValue)
+ *       host-side CUDA runtime (eventClass 0) and driver (eventClass 1) calls; name as recorded,
+ *       e.g. "cudaLaunchKernel_v7000" or "cudaLaunchKernel" (compare with LIKE 'cudaLaunchKernel%').
+ *   nvtx(traceId, start, end, dur, globalTid, pid, tid, eventType, rangeId, text, domainId, category,
+ *        color)
+ *       eventType as ENUM_NSYS_EVENT_TYPE: 34 mark (end NULL), 59 push/pop range, 60 start/end range,
+ *       75 domain create.
+ *   gpus(traceId, id, name, smCount, totalMemory, memoryBandwidth, clockRate, l2CacheSize,
+ *        computeMajor, computeMinor, busLocation, uuid)
+ *       memoryBandwidth in bytes per second, clockRate in Hz (as nsys).
+ *   processes(traceId, globalPid, pid, name)
+ *       only processes that own at least one GPU event or API call.
+ *   meta(traceId, name, value)
+ *       GPT_META rows of our traces; for nsys files, META_DATA_EXPORT (or the older
+ *       EXPORT_META_DATA) rows. trace_format() tells which kind a file is.
+ *
+ * Views that depend on a later feature (kernel hardware metrics) are declared in that feature's header.
+ */
+#ifndef GPT_ANALYZER_TRACE_H
+#define GPT_ANALYZER_TRACE_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct trace;
+
+enum trace_format {
+	TRACE_FORMAT_GPT = 1,	/* written by gpt-trace run (has GPT_META) */
+	TRACE_FORMAT_NSYS = 2,	/* nsys export --type sqlite */
+};
+
+/*
+ * Open npaths trace files read-only and create the canonical views. On failure returns a negative
+ * errno-style code, stores NULL in *out and writes one line to err (lowercase, no trailing period,
+ * naming the file and the reason, e.g. "cannot open 'x.sqlite': not a gpt-trace or nsys trace (no
+ * CUPTI_ACTIVITY_KIND_KERNEL table)"). A missing file, a non-SQLite file, a truncated or corrupted
+ * file, and a SQLite file that holds no trace tables are all errors; an empty trace is not.
+ * The caller frees the result with trace_close().
+ */
+int trace_open(const char *const *paths, size_t npaths, struct trace **out, char *err, size_t errlen);
+void trace_close(struct trace *trace);
+
+/* The connection holding the canonical views; owned by the trace. */
+sqlite3 *trace_db(struct trace *trace);
+
+/*
+ * Restrict every canonical view to a scope: a time window [start, end) (both 0: no window), the time
+ * spans of NVTX ranges whose text equals nvtx_range (NULL: none), and kernels whose name matches the
+ * glob kernel_glob (NULL: all). Events are kept when they start inside the window. Setting a new
+ * scope replaces the old one; a scope of all zeros/NULLs restores the whole trace.
+ */
+struct trace_scope {
+	int64_t start, end;
+	const char *nvtx_range;
+	const char *kernel_glob;
+};
+int trace_set_scope(struct trace *trace, const struct trace_scope *scope, char *err, size_t errlen);
+
+size_t trace_count(const struct trace *trace);
+const char *trace_path(const struct trace *trace, size_t traceId);
+enum trace_format trace_format(const struct trace *trace, size_t traceId);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * Bottleneck rules. A rule is one file in rules/ holding a `const struct rule rule_<id>` descriptor
+ * (id, title, what it measures, the fix, its parameters with default thresholds) and one function
+ * that reads a trace through the canonical views of analyzer/trace.h and appends findings. The rule
+ * table in registry.c lists every rule, one line each; `gpt-trace rules` prints it.
+ *
+ * A finding carries the rule id, a severity, a one-line message, evidence lines (kernel names,
+ * counts, time ranges, source lines), the time it would recover if fixed, and a concrete fix.
+ * Reports rank findings by recoverable time.
+ */
+#ifndef GPT_RULES_RULE_H
+#define GPT_RULES_RULE_H
+
+#include "analyzer/trace.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum finding_severity {
+	SEVERITY_INFO = 0,	/* worth knowing, little time at stake */
+	SEVERITY_WARNING = 1,
+	SEVERITY_CRITICAL = 2,	/* a large share of the run is at stake */
+};
+
+struct finding {
+	const char *rule_id;		/* the rule's id; static storage */
+	enum finding_severity severity;
+	char *message;			/* one line */
+	char *fix;			/* one or two sentences: what to change */
+	char **evidence;		/* human-readable lines */
+	size_t nevidence;
+	int64_t recoverable_ns;		/* estimated time saved if fixed; 0 if unknown */
+	int64_t start, end;		/* where on the trace's clock the evidence lies; 0, 0 if nowhere */
+	int32_t device;			/* device id the finding is about, -1 for none */
+	int64_t stream;			/* stream id, -1 for none */
+};
+
+/* A growable list of findings. Zero-initialise; release with findings_release(). */
+struct findings {
+	struct finding *items;
+	size_t count, cap;
+};
+
+/* A tunable threshold with its default. */
+struct rule_param {
+	const char *name;		/* e.g. "max_duration_us" */
+	double default_value;
+	const char *unit;		/* e.g. "us", "%", "count" */
+	const char *help;
+};
+
+struct rule_config;
+struct rule;
+
+/* What a rule gets to work with. */
+struct rule_context {
+	struct trace *trace;
+	const struct rule_config *config;
+	struct findings *out;
+};
+
+struct rule {
+	const char *id;			/* e.g. "small-kernels" */
+	const char *title;
+	const char *measures;		/* what it measures, one sentence */
+	const struct rule_param *params;
+	size_t nparams;
+	/* Returns 0, or a negative error with one line in err (a SQL failure, say). */
+	int (*run)(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen);
+};
+
+/* Every rule, in report order; NULL-terminated. */
+extern const struct rule *const rule_table[];
+const struct rule *rule_find(const char *id);
+
+/*
+ * Thresholds: defaults from the descriptors, overridden from a config file and from the command line
+ * ("small-kernels.max_duration_us=3"). A rule reads its values through rule_param().
+ */
+struct rule_config *rule_config_new(void);
+void rule_config_free(struct rule_config *config);
+/* "rule-id.param=value"; returns a negative error with one line in err for an unknown rule/param. */
+int rule_config_set(struct rule_config *config, const char *assignment, char *err, size_t errlen);
+/* INI-style file: [rule-id] lines, then "param = value" lines; '#' comments. */
+int rule_config_load(struct rule_config *config, const char *path, char *err, size_t errlen);
+double rule_param(const struct rule_context *ctx, const struct rule *rule, const char *name);
+
+/* Append a finding (deep-copies message and fix; evidence is added with finding_evidence()). */
+struct finding *findings_add(struct findings *list, const struct rule *rule, enum finding_severity severity,
+			     int64_t recoverable_ns, const char *fix, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+void finding_evidence(struct finding *finding, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Sort by recoverable time, largest first (ties: severity, then rule id). */
+void findings_rank(struct findings *list);
+void findings_release(struct findings *list);
+
+#endif
