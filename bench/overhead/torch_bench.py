@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""PyTorch workloads for the overhead benchmark: prints one 'NAME ms_per_step=X' line per workload.
+
+tinyops: 1000 tiny elementwise ops per step (launch-bound, where tracers hurt most);
+resnet18: forward+backward+SGD step, batch 32, 224x224 random images (torchvision);
+transformer: nn.TransformerEncoder, 4 layers, d=512, batch 16, sequence 256, forward+backward+step.
+With --kineto every workload runs under torch.profiler (CPU + CUDA activities), as users do.
+"""
+import argparse, contextlib, time
+import torch
+
+
+def timed(step, steps, warmup):
+    for _ in range(warmup):
+        step()
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        step()
+    torch.cuda.synchronize()
+    return (time.perf_counter() - t0) * 1000 / steps
+
+
+def tinyops():
+    x = torch.randn(256, device="cuda")
+
+    def step():
+        y = x
+        for _ in range(250):
+            y = torch.relu(y * 1.0001 + 0.001) - 0.0001
+    return step
+
+
+def model_step(model, inputs, loss_fn):
+    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss_fn(model(inputs)).backward()
+        opt.step()
+    return step
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kineto", action="store_true")
+    a = ap.parse_args()
+    torch.backends.cudnn.benchmark = True
+    work = {"tinyops": (tinyops(), 50, 10)}
+    try:
+        import torchvision
+        m = torchvision.models.resnet18().cuda()
+        work["resnet18"] = (model_step(m, torch.randn(32, 3, 224, 224, device="cuda"), lambda o: o.sum()), 20, 5)
+    except Exception as e:  # torchvision missing: say so rather than skip silently
+        print(f"resnet18 skipped: {e}")
+    layer = torch.nn.TransformerEncoderLayer(512, 8, 2048, batch_first=True)
+    enc = torch.nn.TransformerEncoder(layer, 4).cuda()
+    work["transformer"] = (model_step(enc, torch.randn(16, 256, 512, device="cuda"), lambda o: o.sum()), 20, 5)
+
+    ctx = contextlib.nullcontext()
+    if a.kineto:
+        from torch.profiler import profile, ProfilerActivity
+        ctx = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
+    with ctx:
+        for name, (step, steps, warmup) in work.items():
+            print(f"{name} ms_per_step={timed(step, steps, warmup):.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
