@@ -1,0 +1,937 @@
+/*
+ * The trace loader (see trace.h): checks each file before SQLite sees it, opens the first read-only
+ * and ATTACHes the others, tells our traces from nsys exports, and builds the canonical TEMP views by
+ * introspection. Nothing here knows nsys versions: each view column is described once, with the
+ * source columns it needs; a column whose source is missing in a file reads NULL there, and a table
+ * missing from a file contributes a typed, empty SELECT. That is how lazily created nsys tables, old
+ * schemas (no NVTX_EVENTS, EXPORT_META_DATA) and our own writer all read the same.
+ *
+ * Every view exists twice: gpt_all_<view> over the whole trace (private to the analyzer) and
+ * <view>, the same rows restricted to the scope of trace_set_scope(). Views are plain SQL, so memory
+ * stays with SQLite's page cache however large the trace is.
+ */
+#include "analyzer/trace.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/*
+ * PRAGMA quick_check reads every page; past this size it costs seconds, so bigger files get only the
+ * header and b-tree probes of probe_tables() and the rest surfaces as SQLITE_CORRUPT while reading.
+ */
+#define QUICK_CHECK_MAX_BYTES (256LL << 20)
+
+/* The source tables the views read; indexes into trace_file.columns. */
+enum source_table {
+	SRC_STRINGS,
+	SRC_KERNEL,
+	SRC_MEMCPY,
+	SRC_MEMSET,
+	SRC_SYNC,
+	SRC_RUNTIME,
+	SRC_NVTX,
+	SRC_GPU,
+	SRC_PROCESSES,
+	SRC_GPT_META,
+	SRC_META_EXPORT,
+	SRC_META_EXPORT_OLD,
+	SRC_SESSION_START,
+	SRC_COUNT,
+};
+
+static const char *const source_names[SRC_COUNT] = {
+	[SRC_STRINGS] = "StringIds",
+	[SRC_KERNEL] = "CUPTI_ACTIVITY_KIND_KERNEL",
+	[SRC_MEMCPY] = "CUPTI_ACTIVITY_KIND_MEMCPY",
+	[SRC_MEMSET] = "CUPTI_ACTIVITY_KIND_MEMSET",
+	[SRC_SYNC] = "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+	[SRC_RUNTIME] = "CUPTI_ACTIVITY_KIND_RUNTIME",
+	[SRC_NVTX] = "NVTX_EVENTS",
+	[SRC_GPU] = "TARGET_INFO_GPU",
+	[SRC_PROCESSES] = "PROCESSES",
+	[SRC_GPT_META] = "GPT_META",
+	[SRC_META_EXPORT] = "META_DATA_EXPORT",
+	[SRC_META_EXPORT_OLD] = "EXPORT_META_DATA",
+	[SRC_SESSION_START] = "TARGET_INFO_SESSION_START_TIME",
+};
+
+struct trace_file {
+	char *path;
+	char schema[24];		/* "main" for the first file, "t1", "t2"... for attached ones */
+	enum trace_format format;
+	int64_t origin;			/* absolute ns of the file's time zero, 0 when unknown */
+	int64_t shift;			/* added to the file's timestamps so that all files line up */
+	/* ",col1,col2," per source table, NULL when the table is absent */
+	char *columns[SRC_COUNT];
+};
+
+struct trace {
+	sqlite3 *db;
+	struct trace_file *files;
+	size_t nfiles;
+};
+
+/* How one column of a canonical view is computed from a source row (alias e). */
+enum col_kind {
+	COL_TRACE_ID,	/* the file's index */
+	COL_PLAIN,	/* e.<src> */
+	COL_TIME,	/* e.<src> + the file's shift */
+	COL_DUR,	/* e.end - e.start */
+	COL_PID,	/* pid unpacked from the globalPid/globalTid column <src> */
+	COL_TID,	/* tid unpacked from the globalTid column <src> */
+	COL_STRING,	/* StringIds value of the id column <src> */
+	COL_FIRST_ID,	/* the first non-NULL of the id columns <src>, <src2>, <src3> */
+	COL_FIRST_STRING, /* the first non-NULL StringIds value of <src>, <src2>, <src3> */
+	COL_INLINE_OR_STRING, /* e.<src> (inline text), else the StringIds value of <src2> */
+};
+
+struct view_col {
+	const char *name;
+	enum col_kind kind;
+	int text;		/* the column holds text (for a typed NULL) */
+	const char *src, *src2, *src3;
+};
+
+struct view_spec {
+	const char *name;
+	enum source_table source;
+	const struct view_col *cols;
+	size_t ncols;
+};
+
+#define EVENT_COLS                                                                                 \
+	{ "traceId", COL_TRACE_ID, 0, NULL, NULL, NULL }, { "start", COL_TIME, 0, "start", NULL, NULL }, \
+	{ "end", COL_TIME, 0, "end", NULL, NULL }, { "dur", COL_DUR, 0, NULL, NULL, NULL }
+#define GPU_EVENT_COLS                                                                             \
+	EVENT_COLS, { "deviceId", COL_PLAIN, 0, "deviceId", NULL, NULL },                        \
+	{ "contextId", COL_PLAIN, 0, "contextId", NULL, NULL },                                    \
+	{ "streamId", COL_PLAIN, 0, "streamId", NULL, NULL },                                      \
+	{ "correlationId", COL_PLAIN, 0, "correlationId", NULL, NULL },                            \
+	{ "globalPid", COL_PLAIN, 0, "globalPid", NULL, NULL },                                    \
+	{ "pid", COL_PID, 0, "globalPid", NULL, NULL }
+#define PLAIN(c) { c, COL_PLAIN, 0, c, NULL, NULL }
+#define PLAIN_TEXT(c) { c, COL_PLAIN, 1, c, NULL, NULL }
+
+static const struct view_col kernel_cols[] = {
+	GPU_EVENT_COLS,
+	{ "nameId", COL_FIRST_ID, 0, "demangledName", "shortName", "mangledName" },
+	{ "name", COL_FIRST_STRING, 1, "demangledName", "shortName", "mangledName" },
+	{ "shortName", COL_STRING, 1, "shortName", NULL, NULL },
+	{ "mangledName", COL_STRING, 1, "mangledName", NULL, NULL },
+	PLAIN("gridX"), PLAIN("gridY"), PLAIN("gridZ"), PLAIN("blockX"), PLAIN("blockY"), PLAIN("blockZ"),
+	PLAIN("registersPerThread"), PLAIN("staticSharedMemory"), PLAIN("dynamicSharedMemory"),
+	PLAIN("localMemoryPerThread"), PLAIN("graphNodeId"), PLAIN("graphId"),
+};
+
+static const struct view_col copy_cols[] = {
+	GPU_EVENT_COLS, PLAIN("bytes"), PLAIN("copyKind"), PLAIN("srcKind"), PLAIN("dstKind"),
+	PLAIN("graphNodeId"),
+};
+
+static const struct view_col set_cols[] = {
+	GPU_EVENT_COLS, PLAIN("bytes"), PLAIN("value"), PLAIN("memKind"), PLAIN("graphNodeId"),
+};
+
+static const struct view_col sync_cols[] = {
+	GPU_EVENT_COLS, PLAIN("syncType"), PLAIN("eventId"),
+};
+
+static const struct view_col api_cols[] = {
+	EVENT_COLS, PLAIN("globalTid"),
+	{ "pid", COL_PID, 0, "globalTid", NULL, NULL },
+	{ "tid", COL_TID, 0, "globalTid", NULL, NULL },
+	PLAIN("correlationId"), PLAIN("nameId"),
+	{ "name", COL_STRING, 1, "nameId", NULL, NULL },
+	PLAIN("eventClass"), PLAIN("returnValue"),
+};
+
+static const struct view_col nvtx_cols[] = {
+	EVENT_COLS, PLAIN("globalTid"),
+	{ "pid", COL_PID, 0, "globalTid", NULL, NULL },
+	{ "tid", COL_TID, 0, "globalTid", NULL, NULL },
+	PLAIN("eventType"), PLAIN("rangeId"),
+	{ "text", COL_INLINE_OR_STRING, 1, "text", "textId", NULL },
+	PLAIN("domainId"), PLAIN("category"), PLAIN("color"),
+};
+
+static const struct view_col gpu_cols[] = {
+	{ "traceId", COL_TRACE_ID, 0, NULL, NULL, NULL },
+	PLAIN("id"), PLAIN_TEXT("name"), PLAIN("smCount"), PLAIN("totalMemory"), PLAIN("memoryBandwidth"),
+	PLAIN("clockRate"), PLAIN("l2CacheSize"), PLAIN("computeMajor"), PLAIN("computeMinor"),
+	PLAIN_TEXT("busLocation"), PLAIN_TEXT("uuid"),
+};
+
+static const struct view_col meta_cols[] = {
+	{ "traceId", COL_TRACE_ID, 0, NULL, NULL, NULL }, PLAIN_TEXT("name"), PLAIN_TEXT("value"),
+};
+
+#define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
+
+/* The event views, which the scope restricts. */
+static const struct view_spec event_views[] = {
+	{ "kernels", SRC_KERNEL, kernel_cols, NCOLS(kernel_cols) },
+	{ "copies", SRC_MEMCPY, copy_cols, NCOLS(copy_cols) },
+	{ "sets", SRC_MEMSET, set_cols, NCOLS(set_cols) },
+	{ "syncs", SRC_SYNC, sync_cols, NCOLS(sync_cols) },
+	{ "api_calls", SRC_RUNTIME, api_cols, NCOLS(api_cols) },
+	{ "nvtx", SRC_NVTX, nvtx_cols, NCOLS(nvtx_cols) },
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static int has_table(const struct trace_file *f, enum source_table t)
+{
+	return f->columns[t] != NULL;
+}
+
+static int has_column(const struct trace_file *f, enum source_table t, const char *col)
+{
+	char key[128];
+
+	if (!col || !f->columns[t])
+		return 0;
+	snprintf(key, sizeof(key), ",%s,", col);
+	return strstr(f->columns[t], key) != NULL;
+}
+
+/* ---- checks before SQLite opens a file ---- */
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * Catch what SQLite would report vaguely or late: a missing file, a directory, a non-SQLite file,
+ * and a file shorter than its own header says (a copy cut short, a crashed writer without WAL).
+ */
+static int check_file(const char *path, char *err, size_t errlen)
+{
+	unsigned char hdr[100];
+	struct stat st;
+	uint32_t page_size, npages;
+	ssize_t n;
+	int fd;
+
+	if (stat(path, &st) < 0) {
+		int e = errno;
+
+		set_err(err, errlen, "cannot open '%s': %s", path,
+			e == ENOENT ? "no such file" : e == EACCES ? "permission denied" : strerror(e));
+		return -e;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		set_err(err, errlen, "cannot open '%s': is a directory", path);
+		return -EISDIR;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		set_err(err, errlen, "cannot open '%s': not a regular file", path);
+		return -EINVAL;
+	}
+	if (st.st_size == 0) {
+		set_err(err, errlen, "cannot open '%s': empty file, not a SQLite database", path);
+		return -EINVAL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+
+		set_err(err, errlen, "cannot open '%s': %s", path,
+			e == EACCES ? "permission denied" : strerror(e));
+		return -e;
+	}
+	n = read(fd, hdr, sizeof(hdr));
+	close(fd);
+	if (n < (ssize_t)sizeof(hdr) || memcmp(hdr, "SQLite format 3", 16)) {
+		set_err(err, errlen, "cannot open '%s': not a SQLite database", path);
+		return -EINVAL;
+	}
+	page_size = (uint32_t)hdr[16] << 8 | hdr[17];
+	if (page_size == 1)
+		page_size = 65536;
+	if (page_size < 512 || (page_size & (page_size - 1))) {
+		set_err(err, errlen, "cannot open '%s': corrupt SQLite header (page size %u)", path,
+			page_size);
+		return -EINVAL;
+	}
+	/* The in-header page count is only valid when "version-valid-for" equals the change counter. */
+	npages = be32(hdr + 28);
+	if (npages && be32(hdr + 92) == be32(hdr + 24) && st.st_size < (off_t)npages * page_size) {
+		set_err(err, errlen, "cannot open '%s': truncated file (%lld of %lld bytes)", path,
+			(long long)st.st_size, (long long)npages * page_size);
+		return -EINVAL;
+	}
+	if (st.st_size % page_size) {
+		set_err(err, errlen, "cannot open '%s': truncated file (%lld bytes is not a whole number "
+			"of %u-byte pages)", path, (long long)st.st_size, page_size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* One line for a SQLite failure while reading a file's structure. */
+static int sqlite_failure(sqlite3 *db, int rc, const char *path, char *err, size_t errlen)
+{
+	int code = rc & 0xff;
+
+	if (code == SQLITE_NOTADB)
+		set_err(err, errlen, "cannot open '%s': not a SQLite database", path);
+	else if (code == SQLITE_CORRUPT)
+		set_err(err, errlen, "cannot open '%s': corrupt or truncated file (%s)", path,
+			sqlite3_errmsg(db));
+	else
+		set_err(err, errlen, "cannot open '%s': %s", path, sqlite3_errmsg(db));
+	return -EIO;
+}
+
+/* ---- introspection ---- */
+
+static int read_columns(struct trace *trace, struct trace_file *f, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	char *sql;
+	int rc;
+
+	sql = sqlite3_mprintf("SELECT name FROM \"%w\".sqlite_master WHERE type IN ('table', 'view')",
+			      f->schema);
+	rc = sqlite3_prepare_v2(trace->db, sql, -1, &st, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK)
+		return sqlite_failure(trace->db, rc, f->path, err, errlen);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+
+		for (int t = 0; t < SRC_COUNT; t++) {
+			if (name && !strcmp(name, source_names[t]) && !f->columns[t])
+				f->columns[t] = xstrdup(",");
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sqlite_failure(trace->db, rc, f->path, err, errlen);
+
+	for (int t = 0; t < SRC_COUNT; t++) {
+		size_t len, cap;
+
+		if (!f->columns[t])
+			continue;
+		rc = sqlite3_prepare_v2(trace->db, "SELECT name FROM pragma_table_info(?1, ?2)", -1, &st,
+					NULL);
+		if (rc != SQLITE_OK)
+			return sqlite_failure(trace->db, rc, f->path, err, errlen);
+		sqlite3_bind_text(st, 1, source_names[t], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, f->schema, -1, SQLITE_STATIC);
+		len = 1;
+		cap = 2;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *col = (const char *)sqlite3_column_text(st, 0);
+			size_t n = col ? strlen(col) : 0;
+
+			if (!n)
+				continue;
+			if (len + n + 2 > cap) {
+				cap = (len + n + 2) * 2;
+				f->columns[t] = xrealloc(f->columns[t], cap);
+			}
+			memcpy(f->columns[t] + len, col, n);
+			len += n;
+			f->columns[t][len++] = ',';
+			f->columns[t][len] = '\0';
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return sqlite_failure(trace->db, rc, f->path, err, errlen);
+	}
+	return 0;
+}
+
+static int detect_format(struct trace_file *f, char *err, size_t errlen)
+{
+	if (has_table(f, SRC_GPT_META)) {
+		f->format = TRACE_FORMAT_GPT;
+		return 0;
+	}
+	if (has_table(f, SRC_META_EXPORT) || has_table(f, SRC_META_EXPORT_OLD) || has_table(f, SRC_KERNEL) ||
+	    has_table(f, SRC_MEMCPY) || has_table(f, SRC_MEMSET) || has_table(f, SRC_SYNC) ||
+	    has_table(f, SRC_RUNTIME) || has_table(f, SRC_NVTX)) {
+		f->format = TRACE_FORMAT_NSYS;
+		return 0;
+	}
+	set_err(err, errlen, "cannot open '%s': not a gpt-trace or nsys trace (no GPT_META, "
+		"META_DATA_EXPORT or CUPTI_ACTIVITY_KIND_* table)", f->path);
+	return -EINVAL;
+}
+
+/* Run one query returning one integer; *out untouched when it returns no row or NULL. */
+static int query_int(struct trace *trace, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(trace->db, sql, -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+			*out = sqlite3_column_int64(st, 0);
+		rc = SQLITE_OK;
+	} else if (rc == SQLITE_DONE) {
+		rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The absolute time (ns) of the file's clock zero, from GPT_META or the nsys session start. */
+static int read_origin(struct trace *trace, struct trace_file *f, char *err, size_t errlen)
+{
+	char *sql = NULL;
+	int rc = SQLITE_OK;
+
+	f->origin = 0;
+	if (f->format == TRACE_FORMAT_GPT && has_column(f, SRC_GPT_META, "name") &&
+	    has_column(f, SRC_GPT_META, "value"))
+		sql = sqlite3_mprintf("SELECT CAST(value AS INTEGER) FROM \"%w\".GPT_META "
+				      "WHERE name = 'time_origin_ns'", f->schema);
+	else if (has_column(f, SRC_SESSION_START, "utcEpochNs"))
+		sql = sqlite3_mprintf("SELECT utcEpochNs FROM \"%w\".TARGET_INFO_SESSION_START_TIME "
+				      "LIMIT 1", f->schema);
+	if (sql) {
+		rc = query_int(trace, sql, &f->origin);
+		sqlite3_free(sql);
+	}
+	if (rc != SQLITE_OK)
+		return sqlite_failure(trace->db, rc, f->path, err, errlen);
+	return 0;
+}
+
+/* quick_check's first problem, as one line: "*** in database main ***\nPage 48: ..." -> "page 48: ..." */
+static const char *one_line(const char *msg, char *line, size_t len)
+{
+	const char *nl = strrchr(msg, '\n');
+	size_t i;
+
+	snprintf(line, len, "%s", nl ? nl + 1 : msg);
+	for (i = 0; line[i]; i++) {
+		if (line[i] == '\n' || line[i] == '\r')
+			line[i] = ' ';
+	}
+	if (!strncmp(line, "Page ", 5))
+		line[0] = 'p';
+	return line;
+}
+
+/*
+ * Structural checks. quick_check on files small enough to read whole; on big ones, a descent to the
+ * first and the last row of every table we read, which is where a file cut short breaks.
+ */
+static int check_integrity(struct trace *trace, struct trace_file *f, char *err, size_t errlen)
+{
+	char line[256];
+	struct stat st;
+	sqlite3_stmt *q;
+	char *sql;
+	int rc;
+
+	if (stat(f->path, &st) == 0 && st.st_size <= QUICK_CHECK_MAX_BYTES) {
+		sql = sqlite3_mprintf("PRAGMA \"%w\".quick_check(1)", f->schema);
+		rc = sqlite3_prepare_v2(trace->db, sql, -1, &q, NULL);
+		sqlite3_free(sql);
+		if (rc != SQLITE_OK)
+			return sqlite_failure(trace->db, rc, f->path, err, errlen);
+		rc = sqlite3_step(q);
+		if (rc == SQLITE_ROW) {
+			const char *msg = (const char *)sqlite3_column_text(q, 0);
+
+			if (!msg || strcmp(msg, "ok")) {
+				set_err(err, errlen, "cannot open '%s': corrupt or truncated file (%s)",
+					f->path, msg ? one_line(msg, line, sizeof(line)) : "integrity check failed");
+				sqlite3_finalize(q);
+				return -EIO;
+			}
+			rc = SQLITE_OK;
+		}
+		sqlite3_finalize(q);
+		if (rc != SQLITE_OK && rc != SQLITE_DONE)
+			return sqlite_failure(trace->db, rc, f->path, err, errlen);
+		return 0;
+	}
+	for (int t = 0; t < SRC_COUNT; t++) {
+		int64_t dummy = 0;
+
+		if (!has_table(f, t))
+			continue;
+		sql = sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") + "
+				      "(SELECT rowid FROM \"%w\".\"%w\" LIMIT 1)",
+				      f->schema, source_names[t], f->schema, source_names[t]);
+		rc = query_int(trace, sql, &dummy);
+		sqlite3_free(sql);
+		if (rc != SQLITE_OK)
+			return sqlite_failure(trace->db, rc, f->path, err, errlen);
+	}
+	return 0;
+}
+
+/* ---- view SQL ---- */
+
+static void append_string_lookup(sqlite3_str *s, const struct trace_file *f, const char *idcol)
+{
+	sqlite3_str_appendf(s, "(SELECT value FROM \"%w\".StringIds WHERE id = e.\"%w\")", f->schema, idcol);
+}
+
+static int can_lookup(const struct trace_file *f, enum source_table src, const char *idcol)
+{
+	return has_column(f, src, idcol) && has_column(f, SRC_STRINGS, "id") &&
+	       has_column(f, SRC_STRINGS, "value");
+}
+
+static void append_col(sqlite3_str *s, const struct trace_file *f, size_t trace_id, enum source_table src,
+		       const struct view_col *c)
+{
+	const char *ids[3] = { c->src, c->src2, c->src3 };
+	int n = 0;
+
+	switch (c->kind) {
+	case COL_TRACE_ID:
+		sqlite3_str_appendf(s, "%lld", (long long)trace_id);
+		break;
+	case COL_PLAIN:
+		if (!has_column(f, src, c->src))
+			goto null;
+		sqlite3_str_appendf(s, "e.\"%w\"", c->src);
+		break;
+	case COL_TIME:
+		if (!has_column(f, src, c->src))
+			goto null;
+		if (f->shift)
+			sqlite3_str_appendf(s, "(e.\"%w\" + %lld)", c->src, (long long)f->shift);
+		else
+			sqlite3_str_appendf(s, "e.\"%w\"", c->src);
+		break;
+	case COL_DUR:
+		if (!has_column(f, src, "start") || !has_column(f, src, "end"))
+			goto null;
+		sqlite3_str_appendall(s, "(e.\"end\" - e.start)");
+		break;
+	case COL_PID:
+		if (!has_column(f, src, c->src))
+			goto null;
+		sqlite3_str_appendf(s, "((e.\"%w\" >> 24) & 16777215)", c->src);
+		break;
+	case COL_TID:
+		if (!has_column(f, src, c->src))
+			goto null;
+		sqlite3_str_appendf(s, "(e.\"%w\" & 16777215)", c->src);
+		break;
+	case COL_STRING:
+		if (!can_lookup(f, src, c->src))
+			goto null;
+		append_string_lookup(s, f, c->src);
+		break;
+	case COL_FIRST_ID:
+	case COL_FIRST_STRING:
+		for (int i = 0; i < 3; i++) {
+			int ok = c->kind == COL_FIRST_ID ? has_column(f, src, ids[i]) : can_lookup(f, src, ids[i]);
+
+			if (!ids[i] || !ok)
+				continue;
+			sqlite3_str_appendall(s, n++ ? ", " : "coalesce(");
+			if (c->kind == COL_FIRST_ID)
+				sqlite3_str_appendf(s, "e.\"%w\"", ids[i]);
+			else
+				append_string_lookup(s, f, ids[i]);
+		}
+		if (!n)
+			goto null;
+		/* coalesce() needs two arguments */
+		sqlite3_str_appendall(s, n == 1 ? ", NULL)" : ")");
+		break;
+	case COL_INLINE_OR_STRING: {
+		int inl = has_column(f, src, c->src), ref = can_lookup(f, src, c->src2);
+
+		if (inl && ref) {
+			sqlite3_str_appendf(s, "coalesce(e.\"%w\", ", c->src);
+			append_string_lookup(s, f, c->src2);
+			sqlite3_str_appendall(s, ")");
+		} else if (inl) {
+			sqlite3_str_appendf(s, "e.\"%w\"", c->src);
+		} else if (ref) {
+			append_string_lookup(s, f, c->src2);
+		} else {
+			goto null;
+		}
+		break;
+	}
+	}
+	sqlite3_str_appendf(s, " AS \"%w\"", c->name);
+	return;
+null:
+	sqlite3_str_appendf(s, "CAST(NULL AS %s) AS \"%w\"", c->text ? "TEXT" : "INTEGER", c->name);
+}
+
+/* One file's SELECT for a view; a file without the source table gives a typed empty SELECT. */
+static void append_select(sqlite3_str *s, const struct trace_file *f, size_t trace_id, enum source_table src,
+			  const struct view_col *cols, size_t ncols)
+{
+	sqlite3_str_appendall(s, "SELECT ");
+	for (size_t i = 0; i < ncols; i++) {
+		if (i)
+			sqlite3_str_appendall(s, ", ");
+		append_col(s, f, trace_id, src, &cols[i]);
+	}
+	if (has_table(f, src))
+		sqlite3_str_appendf(s, " FROM \"%w\".\"%w\" AS e", f->schema, source_names[src]);
+	else
+		sqlite3_str_appendall(s, " WHERE 0");
+}
+
+static enum source_table meta_source(const struct trace_file *f)
+{
+	static const enum source_table order[] = { SRC_GPT_META, SRC_META_EXPORT, SRC_META_EXPORT_OLD };
+
+	for (size_t i = 0; i < NCOLS(order); i++) {
+		if (has_column(f, order[i], "name") && has_column(f, order[i], "value"))
+			return order[i];
+	}
+	return SRC_GPT_META;
+}
+
+/*
+ * processes: the processes that own GPU events or API calls, with their names from PROCESSES when
+ * it lists them (nsys lists every process of the machine).
+ */
+static void append_processes(sqlite3_str *s, const struct trace_file *f, size_t trace_id)
+{
+	static const enum source_table owners[] = { SRC_KERNEL, SRC_MEMCPY, SRC_MEMSET, SRC_SYNC };
+	int n = 0;
+
+	sqlite3_str_appendf(s, "SELECT %lld AS traceId, g.globalPid AS globalPid, "
+			    "((g.globalPid >> 24) & 16777215) AS pid, ", (long long)trace_id);
+	if (has_column(f, SRC_PROCESSES, "name") && has_column(f, SRC_PROCESSES, "globalPid"))
+		sqlite3_str_appendf(s, "(SELECT p.name FROM \"%w\".PROCESSES AS p WHERE p.globalPid = "
+				    "g.globalPid LIMIT 1)", f->schema);
+	else if (has_column(f, SRC_PROCESSES, "name") && has_column(f, SRC_PROCESSES, "pid"))
+		sqlite3_str_appendf(s, "(SELECT p.name FROM \"%w\".PROCESSES AS p WHERE p.pid = "
+				    "((g.globalPid >> 24) & 16777215) LIMIT 1)", f->schema);
+	else
+		sqlite3_str_appendall(s, "CAST(NULL AS TEXT)");
+	sqlite3_str_appendall(s, " AS name FROM (");
+	for (size_t i = 0; i < NCOLS(owners); i++) {
+		if (!has_column(f, owners[i], "globalPid"))
+			continue;
+		sqlite3_str_appendf(s, "%sSELECT globalPid FROM \"%w\".\"%w\"", n++ ? " UNION " : "",
+				    f->schema, source_names[owners[i]]);
+	}
+	/* globalTid = globalPid | tid: clear the low 24 bits */
+	if (has_column(f, SRC_RUNTIME, "globalTid"))
+		sqlite3_str_appendf(s, "%sSELECT globalTid & ~16777215 FROM \"%w\".CUPTI_ACTIVITY_KIND_RUNTIME",
+				    n++ ? " UNION " : "", f->schema);
+	if (!n)
+		sqlite3_str_appendall(s, "SELECT NULL AS globalPid WHERE 0");
+	sqlite3_str_appendall(s, ") AS g WHERE g.globalPid IS NOT NULL");
+}
+
+static int exec_sql(struct trace *trace, char *sql, char *err, size_t errlen)
+{
+	char *msg = NULL;
+	int rc;
+
+	if (!sql) {
+		set_err(err, errlen, "out of memory building the trace views");
+		return -ENOMEM;
+	}
+	rc = sqlite3_exec(trace->db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		set_err(err, errlen, "cannot build the trace views: %s", msg ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		sqlite3_free(sql);
+		return -EIO;
+	}
+	sqlite3_free(sql);
+	return 0;
+}
+
+/* CREATE TEMP VIEW gpt_all_<name> as the UNION ALL of every file's SELECT. */
+static int create_base_view(struct trace *trace, const char *name, enum source_table src,
+			    const struct view_col *cols, size_t ncols, int processes, char *err, size_t errlen)
+{
+	sqlite3_str *s = sqlite3_str_new(trace->db);
+
+	sqlite3_str_appendf(s, "CREATE TEMP VIEW \"gpt_all_%w\" AS ", name);
+	for (size_t i = 0; i < trace->nfiles; i++) {
+		const struct trace_file *f = &trace->files[i];
+
+		if (i)
+			sqlite3_str_appendall(s, " UNION ALL ");
+		if (processes)
+			append_processes(s, f, i);
+		else
+			append_select(s, f, i, src == SRC_GPT_META ? meta_source(f) : src, cols, ncols);
+	}
+	return exec_sql(trace, sqlite3_str_finish(s), err, errlen);
+}
+
+static int create_views(struct trace *trace, char *err, size_t errlen)
+{
+	int ret;
+
+	for (size_t i = 0; i < NCOLS(event_views); i++) {
+		const struct view_spec *v = &event_views[i];
+
+		ret = create_base_view(trace, v->name, v->source, v->cols, v->ncols, 0, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	ret = create_base_view(trace, "gpus", SRC_GPU, gpu_cols, NCOLS(gpu_cols), 0, err, errlen);
+	if (!ret)
+		ret = create_base_view(trace, "meta", SRC_GPT_META, meta_cols, NCOLS(meta_cols), 0, err,
+				       errlen);
+	if (!ret)
+		ret = create_base_view(trace, "processes", SRC_PROCESSES, NULL, 0, 1, err, errlen);
+	if (!ret)
+		ret = exec_sql(trace, sqlite3_mprintf("CREATE TEMP VIEW gpus AS SELECT * FROM gpt_all_gpus;"
+						      "CREATE TEMP VIEW meta AS SELECT * FROM gpt_all_meta;"
+						      "CREATE TEMP VIEW processes AS SELECT * FROM "
+						      "gpt_all_processes"), err, errlen);
+	if (!ret) {
+		struct trace_scope all = { 0 };
+
+		ret = trace_set_scope(trace, &all, err, errlen);
+	}
+	return ret;
+}
+
+/* ---- scope ---- */
+
+/*
+ * The NVTX ranges of the scope, merged per process into disjoint spans, so that "inside any range"
+ * is one index probe: the last span starting at or before the event must end after it.
+ */
+static int build_scope_ranges(struct trace *trace, const char *text, char *err, size_t errlen)
+{
+	int64_t n = 0;
+	char *sql;
+	int ret;
+
+	ret = exec_sql(trace, sqlite3_mprintf(
+		"DROP TABLE IF EXISTS temp.gpt_scope_ranges;"
+		"CREATE TEMP TABLE gpt_scope_ranges AS "
+		"WITH r AS (SELECT traceId, pid, start, \"end\" FROM gpt_all_nvtx "
+		"           WHERE text = %Q AND \"end\" IS NOT NULL AND \"end\" > start AND pid IS NOT NULL), "
+		"m AS (SELECT *, max(\"end\") OVER (PARTITION BY traceId, pid ORDER BY start, \"end\" "
+		"             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_end FROM r), "
+		"g AS (SELECT *, sum(prev_end IS NULL OR start > prev_end) OVER (PARTITION BY traceId, pid "
+		"             ORDER BY start, \"end\" ROWS UNBOUNDED PRECEDING) AS island FROM m) "
+		"SELECT traceId, pid, min(start) AS start, max(\"end\") AS \"end\" FROM g "
+		"GROUP BY traceId, pid, island;"
+		"CREATE INDEX temp.gpt_scope_ranges_start ON gpt_scope_ranges(traceId, pid, start)",
+		text), err, errlen);
+	if (ret < 0)
+		return ret;
+	sql = sqlite3_mprintf("SELECT count(*) FROM temp.gpt_scope_ranges");
+	ret = query_int(trace, sql, &n);
+	sqlite3_free(sql);
+	if (ret != SQLITE_OK) {
+		set_err(err, errlen, "cannot scope to NVTX range '%s': %s", text, sqlite3_errmsg(trace->db));
+		return -EIO;
+	}
+	if (!n) {
+		set_err(err, errlen, "no NVTX range named '%s' in the trace", text);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int trace_set_scope(struct trace *trace, const struct trace_scope *scope, char *err, size_t errlen)
+{
+	int ret;
+
+	if (scope->start < 0 || (scope->end && scope->end <= scope->start)) {
+		set_err(err, errlen, "invalid time window [%lld, %lld)", (long long)scope->start,
+			(long long)scope->end);
+		return -EINVAL;
+	}
+	if (scope->nvtx_range) {
+		ret = build_scope_ranges(trace, scope->nvtx_range, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	for (size_t i = 0; i < NCOLS(event_views); i++) {
+		const char *name = event_views[i].name;
+		sqlite3_str *s = sqlite3_str_new(trace->db);
+		const char *and = " WHERE ";
+
+		sqlite3_str_appendf(s, "DROP VIEW IF EXISTS temp.\"%w\"; CREATE TEMP VIEW \"%w\" AS "
+				    "SELECT * FROM \"gpt_all_%w\" AS v", name, name, name);
+		if (scope->start) {
+			sqlite3_str_appendf(s, "%sv.start >= %lld", and, (long long)scope->start);
+			and = " AND ";
+		}
+		if (scope->end) {
+			sqlite3_str_appendf(s, "%sv.start < %lld", and, (long long)scope->end);
+			and = " AND ";
+		}
+		if (scope->nvtx_range) {
+			sqlite3_str_appendf(s, "%s(SELECT r.\"end\" FROM temp.gpt_scope_ranges AS r "
+					    "WHERE r.traceId = v.traceId AND r.pid = v.pid AND r.start <= v.start "
+					    "ORDER BY r.start DESC LIMIT 1) > v.start", and);
+			and = " AND ";
+		}
+		if (scope->kernel_glob && !strcmp(name, "kernels"))
+			sqlite3_str_appendf(s, "%sv.name GLOB %Q", and, scope->kernel_glob);
+		ret = exec_sql(trace, sqlite3_str_finish(s), err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* ---- open/close ---- */
+
+static void set_shifts(struct trace *trace)
+{
+	int64_t min_origin = 0;
+
+	for (size_t i = 0; i < trace->nfiles; i++) {
+		int64_t o = trace->files[i].origin;
+
+		if (o > 0 && (!min_origin || o < min_origin))
+			min_origin = o;
+	}
+	/* A file without a known origin stays on its own clock. */
+	for (size_t i = 0; i < trace->nfiles; i++) {
+		struct trace_file *f = &trace->files[i];
+
+		f->shift = f->origin > 0 && trace->nfiles > 1 ? f->origin - min_origin : 0;
+	}
+}
+
+static int open_file(struct trace *trace, size_t i, char *err, size_t errlen)
+{
+	struct trace_file *f = &trace->files[i];
+	int ret, rc;
+
+	ret = check_file(f->path, err, errlen);
+	if (ret < 0)
+		return ret;
+	if (i == 0) {
+		snprintf(f->schema, sizeof(f->schema), "main");
+		rc = sqlite3_open_v2(f->path, &trace->db, SQLITE_OPEN_READONLY, NULL);
+		if (rc != SQLITE_OK)
+			return sqlite_failure(trace->db, rc, f->path, err, errlen);
+		sqlite3_extended_result_codes(trace->db, 1);
+	} else {
+		sqlite3_stmt *st;
+
+		snprintf(f->schema, sizeof(f->schema), "t%zu", i);
+		rc = sqlite3_prepare_v2(trace->db, "ATTACH DATABASE ?1 AS ?2", -1, &st, NULL);
+		if (rc != SQLITE_OK)
+			return sqlite_failure(trace->db, rc, f->path, err, errlen);
+		sqlite3_bind_text(st, 1, f->path, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, f->schema, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE) {
+			if ((rc & 0xff) == SQLITE_ERROR && strstr(sqlite3_errmsg(trace->db), "too many")) {
+				set_err(err, errlen, "cannot open '%s': too many traces at once (at most %d)",
+					f->path, sqlite3_limit(trace->db, SQLITE_LIMIT_ATTACHED, -1) + 1);
+				return -E2BIG;
+			}
+			return sqlite_failure(trace->db, rc, f->path, err, errlen);
+		}
+	}
+	ret = read_columns(trace, f, err, errlen);
+	if (!ret)
+		ret = detect_format(f, err, errlen);
+	if (!ret)
+		ret = check_integrity(trace, f, err, errlen);
+	if (!ret)
+		ret = read_origin(trace, f, err, errlen);
+	return ret;
+}
+
+int trace_open(const char *const *paths, size_t npaths, struct trace **out, char *err, size_t errlen)
+{
+	struct trace *trace;
+	int ret;
+
+	*out = NULL;
+	if (!npaths) {
+		set_err(err, errlen, "no trace file given");
+		return -EINVAL;
+	}
+	trace = xcalloc(1, sizeof(*trace));
+	trace->files = xcalloc(npaths, sizeof(*trace->files));
+	trace->nfiles = npaths;
+	for (size_t i = 0; i < npaths; i++)
+		trace->files[i].path = xstrdup(paths[i]);
+
+	for (size_t i = 0; i < npaths; i++) {
+		ret = open_file(trace, i, err, errlen);
+		if (ret < 0)
+			goto out_close;
+	}
+	set_shifts(trace);
+	ret = create_views(trace, err, errlen);
+	if (ret < 0)
+		goto out_close;
+	*out = trace;
+	return 0;
+
+out_close:
+	trace_close(trace);
+	return ret;
+}
+
+void trace_close(struct trace *trace)
+{
+	if (!trace)
+		return;
+	sqlite3_close(trace->db);
+	for (size_t i = 0; i < trace->nfiles; i++) {
+		free(trace->files[i].path);
+		for (int t = 0; t < SRC_COUNT; t++)
+			free(trace->files[i].columns[t]);
+	}
+	free(trace->files);
+	free(trace);
+}
+
+sqlite3 *trace_db(struct trace *trace)
+{
+	return trace->db;
+}
+
+size_t trace_count(const struct trace *trace)
+{
+	return trace->nfiles;
+}
+
+const char *trace_path(const struct trace *trace, size_t traceId)
+{
+	return traceId < trace->nfiles ? trace->files[traceId].path : NULL;
+}
+
+enum trace_format trace_format(const struct trace *trace, size_t traceId)
+{
+	return traceId < trace->nfiles ? trace->files[traceId].format : 0;
+}
