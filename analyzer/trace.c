@@ -69,6 +69,7 @@ struct trace_file {
 	enum trace_format format;
 	int64_t origin;			/* absolute ns of the file's time zero, 0 when unknown */
 	int64_t shift;			/* added to the file's timestamps so that all files line up */
+	int64_t nprocess_rows;		/* rows in PROCESSES */
 	/* ",col1,col2," per source table, NULL when the table is absent */
 	char *columns[SRC_COUNT];
 };
@@ -401,7 +402,10 @@ static int query_int(struct trace *trace, const char *sql, int64_t *out)
 	return rc;
 }
 
-/* The absolute time (ns) of the file's clock zero, from GPT_META or the nsys session start. */
+/*
+ * The absolute time (ns) of the file's clock zero, from GPT_META or the nsys session start; and the
+ * size of PROCESSES, which decides how the processes view finds its rows.
+ */
 static int read_origin(struct trace *trace, struct trace_file *f, char *err, size_t errlen)
 {
 	char *sql = NULL;
@@ -417,6 +421,11 @@ static int read_origin(struct trace *trace, struct trace_file *f, char *err, siz
 				      "LIMIT 1", f->schema);
 	if (sql) {
 		rc = query_int(trace, sql, &f->origin);
+		sqlite3_free(sql);
+	}
+	if (rc == SQLITE_OK && has_table(f, SRC_PROCESSES)) {
+		sql = sqlite3_mprintf("SELECT count(*) FROM \"%w\".PROCESSES", f->schema);
+		rc = query_int(trace, sql, &f->nprocess_rows);
 		sqlite3_free(sql);
 	}
 	if (rc != SQLITE_OK)
@@ -617,12 +626,45 @@ static enum source_table meta_source(const struct trace_file *f)
 
 /*
  * processes: the processes that own GPU events or API calls, with their names from PROCESSES when
- * it lists them (nsys lists every process of the machine).
+ * it lists them. nsys lists every process of the machine, so the owners are found by one pass over
+ * the events (seconds on 10 million); a file listing a few processes (ours lists the traced one)
+ * instead probes the events of each listed process, which stops at the first row found.
  */
+#define FEW_PROCESSES 8
+
+static const enum source_table process_owners[] = { SRC_KERNEL, SRC_MEMCPY, SRC_MEMSET, SRC_SYNC };
+
+static void append_listed_processes(sqlite3_str *s, const struct trace_file *f, size_t trace_id)
+{
+	int n = 0;
+
+	sqlite3_str_appendf(s, "SELECT %lld AS traceId, p.globalPid AS globalPid, "
+			    "((p.globalPid >> 24) & 16777215) AS pid, p.name AS name FROM \"%w\".PROCESSES AS p "
+			    "WHERE ", (long long)trace_id, f->schema);
+	for (size_t i = 0; i < NCOLS(process_owners); i++) {
+		if (!has_column(f, process_owners[i], "globalPid"))
+			continue;
+		sqlite3_str_appendf(s, "%sEXISTS (SELECT 1 FROM \"%w\".\"%w\" WHERE globalPid = p.globalPid)",
+				    n++ ? " OR " : "", f->schema, source_names[process_owners[i]]);
+	}
+	if (has_column(f, SRC_RUNTIME, "globalTid"))
+		sqlite3_str_appendf(s, "%sEXISTS (SELECT 1 FROM \"%w\".CUPTI_ACTIVITY_KIND_RUNTIME WHERE "
+				    "globalTid >= p.globalPid AND globalTid < p.globalPid + 16777216)",
+				    n++ ? " OR " : "", f->schema);
+	if (!n)
+		sqlite3_str_appendall(s, "0");
+}
+
 static void append_processes(sqlite3_str *s, const struct trace_file *f, size_t trace_id)
 {
-	static const enum source_table owners[] = { SRC_KERNEL, SRC_MEMCPY, SRC_MEMSET, SRC_SYNC };
+	const enum source_table *owners = process_owners;
 	int n = 0;
+
+	if (f->nprocess_rows > 0 && f->nprocess_rows <= FEW_PROCESSES && has_column(f, SRC_PROCESSES, "name") &&
+	    has_column(f, SRC_PROCESSES, "globalPid")) {
+		append_listed_processes(s, f, trace_id);
+		return;
+	}
 
 	sqlite3_str_appendf(s, "SELECT %lld AS traceId, g.globalPid AS globalPid, "
 			    "((g.globalPid >> 24) & 16777215) AS pid, ", (long long)trace_id);
@@ -635,7 +677,7 @@ static void append_processes(sqlite3_str *s, const struct trace_file *f, size_t 
 	else
 		sqlite3_str_appendall(s, "CAST(NULL AS TEXT)");
 	sqlite3_str_appendall(s, " AS name FROM (");
-	for (size_t i = 0; i < NCOLS(owners); i++) {
+	for (size_t i = 0; i < NCOLS(process_owners); i++) {
 		if (!has_column(f, owners[i], "globalPid"))
 			continue;
 		sqlite3_str_appendf(s, "%sSELECT globalPid FROM \"%w\".\"%w\"", n++ ? " UNION " : "",
