@@ -83,6 +83,26 @@ void kernel_set_free(struct kernel_set *set)
 	free(set);
 }
 
+size_t kernel_set_drop_ignored(struct kernel_set *set, const struct diff_config *cfg)
+{
+	size_t kept = 0, dropped;
+	struct diff_limits limits;
+
+	for (size_t i = 0; i < set->count; i++) {
+		struct kernel_timing *k = &set->kernels[i];
+
+		if (diff_config_limits(cfg, k->name, &limits)) {
+			free(k->name);
+			free(k->sample);
+			continue;
+		}
+		set->kernels[kept++] = *k;
+	}
+	dropped = set->count - kept;
+	set->count = kept;
+	return dropped;
+}
+
 void kernel_timing_label(const struct kernel_timing *k, int with_config, char *buf, size_t len)
 {
 	if (!with_config)
@@ -688,6 +708,7 @@ int diff_compare(const struct kernel_set *base, const struct kernel_set *new,
 	(void)errlen;
 	r->base = base;
 	r->new = new;
+	r->defaults = cfg->defaults;
 	r->kernels = xcalloc(base->count + new->count, sizeof(*r->kernels));
 	while (i < base->count || j < new->count) {
 		const char *name;

@@ -91,6 +91,10 @@ struct kernel_timing *kernel_set_add(struct kernel_set *set, char *name, const i
 /* Sort the kernels by name and configuration; call once all are added. */
 void kernel_set_sort(struct kernel_set *set);
 
+/* Remove the kernels cfg ignores (used when saving a baseline); returns how many. */
+struct diff_config;
+size_t kernel_set_drop_ignored(struct kernel_set *set, const struct diff_config *cfg);
+
 /* "name" or "name [grid 64x1x1 block 256x1x1]"; writes at most len bytes. */
 void kernel_timing_label(const struct kernel_timing *k, int with_config, char *buf, size_t len);
 
@@ -172,6 +176,7 @@ struct kernel_diff {
 
 struct diff_result {
 	const struct kernel_set *base, *new;	/* not owned */
+	struct diff_limits defaults;	/* the limits of kernels without an override */
 	struct kernel_diff *kernels;	/* report order: slower, faster, new, missing, insufficient, */
 	size_t count;			/*   same, ignored; by GPU time within a verdict */
 	size_t verdicts[DIFF_IGNORED + 1];	/* kernels per verdict */
@@ -203,5 +208,9 @@ int diff_format_parse(const char *s, enum diff_format *out);
 
 /* Write the comparison; returns 0 or -EIO when the stream failed. */
 int diff_write(const struct diff_result *result, enum diff_format format, FILE *out);
+
+/* JSON pieces shared with baseline.c: a quoted, escaped string; a number, or null if not finite. */
+void diff_json_string(FILE *out, const char *s);
+void diff_json_number(FILE *out, double v);
 
 #endif

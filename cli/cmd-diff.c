@@ -1,14 +1,59 @@
 /*
- * gpt-trace diff: NOT IMPLEMENTED YET. Placeholder so the command table links; the owner of this
- * command replaces this file.
+ * gpt-trace diff: compare the kernel timings of two traces, kernel by kernel, with a rank test and
+ * a confidence interval of the duration ratio (analyzer/diff.h has the rule), and exit 1 when a
+ * kernel got slower by more than the threshold. Either side may also be a baseline file.
  */
 #include "cli/commands.h"
+#include "cli/diff-options.h"
 #include "common/util.h"
+
+static const char usage[] =
+	"usage: gpt-trace diff [options] BASE NEW\n"
+	"\n"
+	"Compare the kernel timings of two traces (or baseline files). Per kernel (name, and launch\n"
+	"configuration where it differs) the launch durations of NEW are compared with BASE: a\n"
+	"Mann-Whitney U test, and the Hodges-Lehmann estimate of the duration ratio NEW/BASE with its\n"
+	"distribution-free confidence interval. A kernel is 'slower' when the test is significant and\n"
+	"the whole interval lies above 1 + threshold, 'faster' when it lies below 1 / (1 + threshold),\n"
+	"else 'same'; 'new' and 'missing' ran on one side only; 'insufficient' had too few launches.\n"
+	"Also compares total kernel, copy, memset and idle time (informational).\n"
+	"\n"
+	"options:\n"
+	"  -t, --threshold PCT    slowdown that counts, 3% or 0.03 (default 3%)\n"
+	"  -a, --alpha P          significance level; the interval is 1 - P (default 0.01)\n"
+	"  -m, --min-samples N    launches needed on each side to judge a kernel (default 10)\n"
+	"      --skip-first N     drop the first N launches of each kernel as warm-up (default 0)\n"
+	"      --nvtx RANGE       only kernels that start inside NVTX ranges named RANGE\n"
+	"      --ignore GLOB      leave out kernels whose name matches GLOB (repeatable)\n"
+	"  -c, --config FILE      thresholds, per-kernel overrides and ignore patterns (docs/ci.md);\n"
+	"                         command-line options win over the file\n"
+	"  -f, --format FMT       text, markdown, json or junit (default text)\n"
+	"  -o, --output FILE      write the report to FILE instead of standard output\n"
+	"      --junit FILE       also write a JUnit XML report (one test case per kernel) to FILE\n"
+	"      --json FILE        also write a JSON report to FILE\n"
+	"      --markdown FILE    also write a Markdown report to FILE\n"
+	"  -h, --help             show this help\n"
+	"\n"
+	"exit status: 0 no kernel slower, 1 at least one kernel slower (a regression),\n"
+	"             2 usage or input error\n";
 
 int cmd_diff(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("'diff' is not implemented yet");
-	return GPT_EXIT_USAGE;
+	struct diff_options o;
+	int ret;
+
+	ret = diff_options_parse(&o, argc, argv, DIFF_OPT_LIMITS | DIFF_OPT_REPORT, usage);
+	if (ret) {
+		diff_options_release(&o);
+		return ret > 0 ? GPT_EXIT_OK : GPT_EXIT_USAGE;
+	}
+	if (o.nargs != 2) {
+		pr_err("diff needs two files, BASE and NEW; %d given", o.nargs);
+		fprintf(stderr, "usage: gpt-trace diff [options] BASE NEW\n");
+		diff_options_release(&o);
+		return GPT_EXIT_USAGE;
+	}
+	ret = diff_run(&o, o.args[0], o.args[1]);
+	diff_options_release(&o);
+	return ret;
 }
