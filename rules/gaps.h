@@ -1,0 +1,78 @@
+/*
+ * GPU idle gaps and their causes, in one streaming pass over a trace (private to rules/; used by
+ * idle-gaps, excessive-sync, sync-memcpy and small-kernels).
+ *
+ * A device is idle from the moment all work started on it so far has ended (kernels, copies and
+ * memsets of every stream) until the next operation starts. Each gap is blamed, in the manner of
+ * Holistic Trace Analysis, by looking at the host thread that issued the operation ending it:
+ *
+ *   sync-wait  that thread was blocked in a synchronizing call (cudaDeviceSynchronize and friends,
+ *              or a copy without "Async") when the device ran out of work, and only then issued
+ *              the next operation: the host could not queue work ahead because it was waiting;
+ *   host-wait  the thread was still issuing the operation, or issued it only after the device had
+ *              gone idle, and was not blocked in such a call: the host was late;
+ *   other      the operation had been issued completely before the device went idle and still
+ *              started late (launch latency, a dependency on another stream or event), or the
+ *              trace has no API record of who issued it.
+ *
+ * Memory grows with the number of devices and host threads, not with the number of events: SQLite
+ * sorts the operations by time and this code keeps one running state per device and per thread.
+ */
+#ifndef GPT_RULES_GAPS_H
+#define GPT_RULES_GAPS_H
+
+#include "rules/rule.h"
+
+enum gap_cause {
+	GAP_HOST_WAIT = 0,
+	GAP_SYNC_WAIT = 1,
+	GAP_OTHER = 2,
+};
+#define GAP_NCAUSES 3
+
+enum gpu_op {
+	GPU_OP_KERNEL = 0,
+	GPU_OP_COPY = 1,
+	GPU_OP_SET = 2,
+};
+
+/* The idle interval before one GPU operation, and that operation. */
+struct gap {
+	int64_t trace_id, device, stream;	/* of the operation that ends the gap */
+	int64_t start, end;			/* idle from start to end; end - start may be 0 */
+	enum gap_cause cause;
+	enum gpu_op next_op;
+	int64_t next_name_id;			/* kernels: nameId; -1 otherwise */
+	int64_t next_end;			/* when that operation ended */
+	int64_t next_graph_node;		/* its graphNodeId, 0 when not launched from a graph */
+	int64_t api_start, api_end;		/* its API call; -1 when unknown */
+	const char *blocker;			/* sync-wait: the call the host was blocked in;
+						   valid only during the callback */
+	int64_t blocker_start, blocker_end;
+};
+
+/* What a device did over the whole walk. */
+struct gap_device {
+	int64_t trace_id, device;
+	int64_t first, last;			/* first operation's start, last one's end */
+	int64_t busy;				/* time with at least one operation running */
+	int64_t ops;
+};
+
+struct gap_walk {
+	/* In: gaps at least this long are passed to fn; 0 passes every operation. */
+	int64_t min_gap;
+	int (*fn)(const struct gap *gap, void *arg);	/* a negative return stops the walk */
+	void *arg;
+	/* Out: one entry per device that ran anything, in order of first appearance. */
+	struct gap_device *devices;
+	size_t ndevices;
+};
+
+int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
+	     size_t errlen);
+void gap_walk_release(struct gap_walk *walk);
+
+const char *gap_cause_name(enum gap_cause cause);	/* "host-wait", "sync-wait", "other" */
+
+#endif

@@ -1,0 +1,335 @@
+/*
+ * idle-gaps: the GPU idles between pieces of work. For each device, the time between the end of all
+ * earlier work and the start of the next operation is split into host-wait, sync-wait and other (see
+ * gaps.h for the exact definitions), per device and per stream, with the largest gaps listed. The
+ * time it would recover is the host-wait and sync-wait idle time in gaps of at least min_gap_us:
+ * with work queued ahead, such a gap shrinks to the launch latency, which the threshold excludes.
+ */
+#include "rules/gaps.h"
+#include "rules/rule-util.h"
+
+#include "common/util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct rule_param params[] = {
+	{ "min_gap_us", 5, "us", "gaps shorter than this are launch latency and are not counted" },
+	{ "min_idle_pct", 5, "%",
+	  "report a device when its host-wait and sync-wait idle time reaches this share of the time "
+	  "from its first to its last operation" },
+	{ "max_gaps", 5, "count", "largest gaps listed as evidence per device" },
+};
+
+struct cause_total {
+	int64_t count, ns;
+};
+
+struct stream_idle {
+	int64_t trace_id, device, stream;
+	struct cause_total cause[GAP_NCAUSES];
+};
+
+struct blocker_idle {
+	int64_t trace_id, device;
+	char *name;
+	struct cause_total total;
+};
+
+struct device_idle {
+	int64_t trace_id, device;
+	struct cause_total cause[GAP_NCAUSES];
+	struct gap *largest;		/* max_gaps largest, largest first */
+	size_t nlargest;
+	char **largest_blocker;		/* copies of largest[i].blocker */
+};
+
+struct idle_state {
+	size_t max_gaps;
+	struct device_idle *devices;
+	size_t ndevices;
+	struct stream_idle *streams;
+	size_t nstreams;
+	struct blocker_idle *blockers;
+	size_t nblockers;
+};
+
+static struct device_idle *device_get(struct idle_state *s, int64_t trace_id, int64_t device)
+{
+	struct device_idle *d;
+
+	for (size_t i = 0; i < s->ndevices; i++)
+		if (s->devices[i].trace_id == trace_id && s->devices[i].device == device)
+			return &s->devices[i];
+	s->devices = xrealloc(s->devices, (s->ndevices + 1) * sizeof(*s->devices));
+	d = &s->devices[s->ndevices++];
+	memset(d, 0, sizeof(*d));
+	d->trace_id = trace_id;
+	d->device = device;
+	d->largest = xcalloc(s->max_gaps ? s->max_gaps : 1, sizeof(*d->largest));
+	d->largest_blocker = xcalloc(s->max_gaps ? s->max_gaps : 1, sizeof(char *));
+	return d;
+}
+
+static struct stream_idle *stream_get(struct idle_state *s, const struct gap *g)
+{
+	struct stream_idle *st;
+
+	for (size_t i = 0; i < s->nstreams; i++) {
+		st = &s->streams[i];
+		if (st->trace_id == g->trace_id && st->device == g->device && st->stream == g->stream)
+			return st;
+	}
+	s->streams = xrealloc(s->streams, (s->nstreams + 1) * sizeof(*s->streams));
+	st = &s->streams[s->nstreams++];
+	memset(st, 0, sizeof(*st));
+	st->trace_id = g->trace_id;
+	st->device = g->device;
+	st->stream = g->stream;
+	return st;
+}
+
+static void add_blocker(struct idle_state *s, const struct gap *g)
+{
+	struct blocker_idle *b;
+
+	for (size_t i = 0; i < s->nblockers; i++) {
+		b = &s->blockers[i];
+		if (b->trace_id == g->trace_id && b->device == g->device && !strcmp(b->name, g->blocker)) {
+			b->total.count++;
+			b->total.ns += g->end - g->start;
+			return;
+		}
+	}
+	s->blockers = xrealloc(s->blockers, (s->nblockers + 1) * sizeof(*s->blockers));
+	b = &s->blockers[s->nblockers++];
+	b->trace_id = g->trace_id;
+	b->device = g->device;
+	b->name = xstrdup(g->blocker);
+	b->total.count = 1;
+	b->total.ns = g->end - g->start;
+}
+
+/* Keep the max_gaps largest gaps of a device, largest first (ties: earlier first). */
+static void keep_largest(struct idle_state *s, struct device_idle *d, const struct gap *g)
+{
+	int64_t len = g->end - g->start;
+	size_t pos = d->nlargest;
+
+	while (pos > 0 && d->largest[pos - 1].end - d->largest[pos - 1].start < len)
+		pos--;
+	if (pos >= s->max_gaps)
+		return;
+	if (d->nlargest == s->max_gaps) {
+		free(d->largest_blocker[d->nlargest - 1]);
+		d->nlargest--;
+	}
+	memmove(&d->largest[pos + 1], &d->largest[pos], (d->nlargest - pos) * sizeof(*d->largest));
+	memmove(&d->largest_blocker[pos + 1], &d->largest_blocker[pos],
+		(d->nlargest - pos) * sizeof(char *));
+	d->largest[pos] = *g;
+	d->largest[pos].blocker = NULL;
+	d->largest_blocker[pos] = g->blocker ? xstrdup(g->blocker) : NULL;
+	d->nlargest++;
+}
+
+static int on_gap(const struct gap *g, void *arg)
+{
+	struct idle_state *s = arg;
+	struct device_idle *d;
+	struct stream_idle *st;
+	int64_t len = g->end - g->start;
+
+	if (len <= 0)
+		return 0;
+	d = device_get(s, g->trace_id, g->device);
+	d->cause[g->cause].count++;
+	d->cause[g->cause].ns += len;
+	st = stream_get(s, g);
+	st->cause[g->cause].count++;
+	st->cause[g->cause].ns += len;
+	if (g->cause == GAP_SYNC_WAIT)
+		add_blocker(s, g);
+	keep_largest(s, d, g);
+	return 0;
+}
+
+static int compare_streams(const void *pa, const void *pb)
+{
+	const struct stream_idle *a = pa, *b = pb;
+	int64_t ta = a->cause[0].ns + a->cause[1].ns + a->cause[2].ns;
+	int64_t tb = b->cause[0].ns + b->cause[1].ns + b->cause[2].ns;
+
+	if (ta != tb)
+		return ta > tb ? -1 : 1;
+	return a->stream < b->stream ? -1 : a->stream > b->stream;
+}
+
+static int compare_blockers(const void *pa, const void *pb)
+{
+	const struct blocker_idle *a = pa, *b = pb;
+
+	if (a->total.ns != b->total.ns)
+		return a->total.ns > b->total.ns ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+static const char *op_text(struct rule_text *t, struct rule_context *ctx, const struct gap *g)
+{
+	struct rule_text name;
+
+	switch (g->next_op) {
+	case GPU_OP_KERNEL:
+		snprintf(t->s, sizeof(t->s), "kernel %s",
+			 rule_kernel_name(&name, ctx, g->trace_id, g->next_name_id));
+		break;
+	case GPU_OP_COPY:
+		snprintf(t->s, sizeof(t->s), "a memcpy");
+		break;
+	case GPU_OP_SET:
+		snprintf(t->s, sizeof(t->s), "a memset");
+		break;
+	}
+	return t->s;
+}
+
+static void report_device(const struct rule *rule, struct rule_context *ctx, struct idle_state *s,
+			  const struct device_idle *d, const struct gap_device *dev,
+			  const struct rule_clock *clock, double min_gap_us, double min_idle_pct)
+{
+	int64_t active = dev->last - dev->first;
+	int64_t host = d->cause[GAP_HOST_WAIT].ns, sync = d->cause[GAP_SYNC_WAIT].ns;
+	int64_t other = d->cause[GAP_OTHER].ns, idle = host + sync + other;
+	int64_t count = d->cause[0].count + d->cause[1].count + d->cause[2].count;
+	struct rule_text t1, t2, t3, t4, t5, t6;
+	const char *fix;
+	struct finding *f;
+	size_t shown;
+
+	if (active <= 0 || (double)(host + sync) * 100.0 < min_idle_pct * (double)active ||
+	    host + sync <= 0)
+		return;
+	if (sync >= host)
+		fix = "Let the host queue work ahead: remove synchronizations between launches "
+		      "(cudaDeviceSynchronize, cudaStreamSynchronize, blocking cudaMemcpy) or move them "
+		      "out of the loop, and express dependencies with events and cudaStreamWaitEvent.";
+	else
+		fix = "The host issues work too late: take CPU work off the launch path (data loading "
+		      "in worker threads, precomputation), launch GPU work before doing CPU work, and "
+		      "batch launches with CUDA graphs.";
+	f = findings_add(ctx->out, rule, rule_severity(host + sync, rule_clock_span(clock, d->trace_id)),
+			 host + sync, fix,
+			 "%s idle %s between work (%s of its %s active time): %s sync-wait, %s host-wait",
+			 fmt_device(&t1, ctx, d->trace_id, d->device), fmt_duration(&t2, idle),
+			 fmt_percent(&t3, (double)idle / (double)active), fmt_duration(&t4, active),
+			 fmt_duration(&t5, sync), fmt_duration(&t6, host));
+	f->device = (int32_t)d->device;
+	finding_evidence(f, "%" PRId64 " gaps of at least %.1f us: host-wait %" PRId64 " (%s), sync-wait %" PRId64
+			 " (%s), other %" PRId64 " (%s)",
+			 count, min_gap_us, d->cause[GAP_HOST_WAIT].count, fmt_duration(&t1, host),
+			 d->cause[GAP_SYNC_WAIT].count, fmt_duration(&t2, sync), d->cause[GAP_OTHER].count,
+			 fmt_duration(&t3, other));
+	finding_evidence(f, "active from %s to %s, busy %s", fmt_at(&t1, clock, dev->first),
+			 fmt_at(&t2, clock, dev->last), fmt_duration(&t3, dev->busy));
+	shown = 0;
+	for (size_t i = 0; i < s->nstreams && shown < 4; i++) {
+		const struct stream_idle *st = &s->streams[i];
+
+		if (st->trace_id != d->trace_id || st->device != d->device)
+			continue;
+		finding_evidence(f,
+				 "stream %" PRId64 ": %" PRId64 " gaps before its work, host-wait %s, sync-wait %s, other %s",
+				 st->stream, st->cause[0].count + st->cause[1].count + st->cause[2].count,
+				 fmt_duration(&t1, st->cause[GAP_HOST_WAIT].ns),
+				 fmt_duration(&t2, st->cause[GAP_SYNC_WAIT].ns),
+				 fmt_duration(&t3, st->cause[GAP_OTHER].ns));
+		shown++;
+	}
+	shown = 0;
+	for (size_t i = 0; i < s->nblockers && shown < 3; i++) {
+		const struct blocker_idle *b = &s->blockers[i];
+
+		if (b->trace_id != d->trace_id || b->device != d->device)
+			continue;
+		finding_evidence(f, "sync-wait after %s: %" PRId64 " gaps, %s", fmt_name(&t1, b->name),
+				 b->total.count, fmt_duration(&t2, b->total.ns));
+		shown++;
+	}
+	for (size_t i = 0; i < d->nlargest; i++) {
+		const struct gap *g = &d->largest[i];
+
+		if (i == 0) {
+			f->start = g->start;
+			f->end = g->end;
+		}
+		if (g->cause == GAP_SYNC_WAIT)
+			finding_evidence(f, "gap of %s from %s to %s before %s on stream %" PRId64
+					 ", sync-wait in %s",
+					 fmt_duration(&t1, g->end - g->start), fmt_at(&t2, clock, g->start),
+					 fmt_at(&t3, clock, g->end), op_text(&t4, ctx, g), g->stream,
+					 fmt_name(&t5, d->largest_blocker[i]));
+		else
+			finding_evidence(f, "gap of %s from %s to %s before %s on stream %" PRId64 ", %s",
+					 fmt_duration(&t1, g->end - g->start), fmt_at(&t2, clock, g->start),
+					 fmt_at(&t3, clock, g->end), op_text(&t4, ctx, g), g->stream,
+					 gap_cause_name(g->cause));
+	}
+}
+
+static int idle_gaps_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
+{
+	double min_gap_us = rule_param(ctx, rule, "min_gap_us");
+	double min_idle_pct = rule_param(ctx, rule, "min_idle_pct");
+	struct idle_state s = { .max_gaps = (size_t)rule_param(ctx, rule, "max_gaps") };
+	struct gap_walk walk = { .min_gap = (int64_t)(min_gap_us * 1e3), .fn = on_gap, .arg = &s };
+	struct rule_clock clock;
+	int ret;
+
+	/* A zero-length gap is not idle time: never pass every operation to on_gap. */
+	if (walk.min_gap < 1)
+		walk.min_gap = 1;
+	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = gap_walk(rule, ctx, &walk, err, errlen);
+	if (ret < 0)
+		goto out;
+	qsort(s.streams, s.nstreams, sizeof(*s.streams), compare_streams);
+	qsort(s.blockers, s.nblockers, sizeof(*s.blockers), compare_blockers);
+	for (size_t i = 0; i < walk.ndevices; i++) {
+		const struct gap_device *dev = &walk.devices[i];
+
+		for (size_t j = 0; j < s.ndevices; j++)
+			if (s.devices[j].trace_id == dev->trace_id && s.devices[j].device == dev->device)
+				report_device(rule, ctx, &s, &s.devices[j], dev, &clock, min_gap_us,
+					      min_idle_pct);
+	}
+out:
+	gap_walk_release(&walk);
+	rule_clock_release(&clock);
+	for (size_t i = 0; i < s.ndevices; i++) {
+		for (size_t j = 0; j < s.devices[i].nlargest; j++)
+			free(s.devices[i].largest_blocker[j]);
+		free(s.devices[i].largest_blocker);
+		free(s.devices[i].largest);
+	}
+	free(s.devices);
+	free(s.streams);
+	for (size_t i = 0; i < s.nblockers; i++)
+		free(s.blockers[i].name);
+	free(s.blockers);
+	return ret;
+}
+
+const struct rule rule_idle_gaps = {
+	.id = "idle-gaps",
+	.title = "GPU idle between work",
+	.measures = "time each device sits idle between operations, split into host-wait (the host "
+		    "issued the next operation late), sync-wait (the host was blocked in a synchronizing "
+		    "call when the device ran dry) and other",
+	.params = params,
+	.nparams = sizeof(params) / sizeof(params[0]),
+	.run = idle_gaps_run,
+};

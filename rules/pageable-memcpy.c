@@ -1,0 +1,278 @@
+/*
+ * pageable-memcpy: host<->device copies whose host side is pageable memory (srcKind 0 for HtoD,
+ * dstKind 0 for DtoH). The driver stages such a copy through a pinned bounce buffer: the calling
+ * thread is blocked for the staging memcpy and the DMA, and the copy cannot overlap anything.
+ *
+ * Recoverable time: each pageable copy costs the longer of its GPU duration and its API call's
+ * duration (the host is blocked throughout); from pinned memory it would take bytes / pinned
+ * bandwidth. The pinned bandwidth is measured on the pinned copies of the same device and direction
+ * in the trace when they move at least min_reference_mb; otherwise it is pinned_gbps, and when that
+ * is 0 (the default) a figure for the device's host link, chosen by compute capability: 50 GB/s for
+ * 9.x and later (Hopper: PCIe 5.0 x16), 25 GB/s for 8.x (Ampere: PCIe 4.0 x16), 12 GB/s otherwise
+ * (PCIe 3.0 x16). Those are typical achieved rates, not link maxima; NVLink-C2C hosts (GH200) are
+ * far faster, so set pinned_gbps there.
+ */
+#include "rules/rule-util.h"
+
+#include "common/util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct rule_param params[] = {
+	{ "pinned_gbps", 0, "GB/s",
+	  "pinned-copy bandwidth to compare with when the trace has no pinned copies to measure; "
+	  "0 picks one from the device's compute capability" },
+	{ "min_reference_mb", 1, "MB",
+	  "pinned copies of one direction must move this much to serve as the measured reference" },
+	{ "min_copies", 10, "count", "report a device with at least this many pageable copies" },
+	{ "min_mb", 1, "MB", "or with at least this many megabytes copied from or to pageable memory" },
+};
+
+#define PAGEABLE "((c.copyKind = 1 AND c.srcKind = 0) OR (c.copyKind = 2 AND c.dstKind = 0))"
+#define PINNED "((copyKind = 1 AND srcKind = 1) OR (copyKind = 2 AND dstKind = 1))"
+
+static const char pinned_sql[] =
+	"SELECT traceId, deviceId, copyKind, COUNT(*), SUM(bytes), SUM(dur) FROM copies WHERE " PINNED
+	" GROUP BY traceId, deviceId, copyKind";
+static const char gpus_sql[] =
+	"SELECT traceId, id, MAX(computeMajor), MAX(computeMinor) FROM gpus GROUP BY traceId, id";
+static const char pageable_sql[] =
+	"SELECT c.traceId, c.deviceId, c.copyKind, c.bytes, c.dur, a.dur, c.start, c.end"
+	" FROM copies AS c LEFT JOIN api_calls AS a"
+	" ON a.traceId = c.traceId AND a.pid = c.pid AND a.correlationId = c.correlationId"
+	" WHERE " PAGEABLE " ORDER BY c.traceId, c.deviceId, c.copyKind";
+
+enum { HTOD, DTOH, NDIRS };
+
+struct direction {
+	int64_t count;
+	double bytes;
+	int64_t gpu_ns, host_ns, cost_ns;	/* host_ns: API time where known */
+	double pinned_bw;			/* bytes per ns, the reference */
+	int measured;				/* the reference was measured in the trace */
+	int64_t pinned_count;
+	double pinned_bytes;
+	double recoverable;
+	int64_t first, last;
+};
+
+struct device_copies {
+	int64_t trace_id, device;
+	int major, minor;			/* -1 when unknown */
+	struct direction dir[NDIRS];
+};
+
+struct pageable_state {
+	struct device_copies *devices;
+	size_t n;
+};
+
+static struct device_copies *device_get(struct pageable_state *s, int64_t trace_id, int64_t device)
+{
+	struct device_copies *d;
+
+	for (size_t i = 0; i < s->n; i++)
+		if (s->devices[i].trace_id == trace_id && s->devices[i].device == device)
+			return &s->devices[i];
+	s->devices = xrealloc(s->devices, (s->n + 1) * sizeof(*s->devices));
+	d = &s->devices[s->n++];
+	memset(d, 0, sizeof(*d));
+	d->trace_id = trace_id;
+	d->device = device;
+	d->major = d->minor = -1;
+	return d;
+}
+
+/* The assumed pinned bandwidth in GB/s for a device of this compute capability (see top). */
+static double link_gbps(int major)
+{
+	if (major >= 9)
+		return 50;
+	if (major == 8)
+		return 25;
+	return 12;
+}
+
+static void report_device(const struct rule *rule, struct rule_context *ctx,
+			  const struct device_copies *d, const struct rule_clock *clock,
+			  double pinned_gbps)
+{
+	static const char *const dir_name[NDIRS] = { "HtoD", "DtoH" };
+	struct rule_text t1, t2, t3, t4, t5, t6;
+	int64_t count = d->dir[HTOD].count + d->dir[DTOH].count;
+	double bytes = d->dir[HTOD].bytes + d->dir[DTOH].bytes;
+	int64_t recoverable = (int64_t)(d->dir[HTOD].recoverable + d->dir[DTOH].recoverable);
+	int64_t first = INT64_MAX, last = 0;
+	struct finding *f;
+
+	f = findings_add(ctx->out, rule, rule_severity(recoverable, rule_clock_span(clock, d->trace_id)),
+			 recoverable,
+			 "Allocate the host buffers with cudaMallocHost or cudaHostAlloc (or register "
+			 "existing ones with cudaHostRegister; pin_memory=True in a PyTorch DataLoader), so "
+			 "copies run at full DMA bandwidth without a staging copy and can be made "
+			 "asynchronous with cudaMemcpyAsync.",
+			 "%s: %" PRId64 " host<->device copies (%s) use pageable host memory",
+			 fmt_device(&t1, ctx, d->trace_id, d->device), count, fmt_bytes(&t2, bytes));
+	f->device = (int32_t)d->device;
+	for (int i = 0; i < NDIRS; i++) {
+		const struct direction *dir = &d->dir[i];
+
+		if (!dir->count)
+			continue;
+		if (dir->first < first)
+			first = dir->first;
+		if (dir->last > last)
+			last = dir->last;
+		snprintf(t5.s, sizeof(t5.s), "%.1f GB/s",
+			 dir->gpu_ns ? dir->bytes / (double)dir->gpu_ns : 0.0);
+		snprintf(t6.s, sizeof(t6.s), "%.1f GB/s",
+			 dir->host_ns ? dir->bytes / (double)dir->host_ns : 0.0);
+		finding_evidence(f, "%s: %" PRId64 " pageable copies, %s, GPU time %s (%s), host blocked %s (%s)",
+				 dir_name[i], dir->count, fmt_bytes(&t1, dir->bytes),
+				 fmt_duration(&t2, dir->gpu_ns), t5.s, fmt_duration(&t3, dir->host_ns), t6.s);
+		if (dir->measured)
+			finding_evidence(f, "%s pinned reference: %.1f GB/s, measured on %" PRId64
+					 " pinned copies of %s in this trace; estimated %s from pinned memory",
+					 dir_name[i], dir->pinned_bw, dir->pinned_count,
+					 fmt_bytes(&t1, dir->pinned_bytes),
+					 fmt_duration(&t4, (int64_t)((double)dir->cost_ns - dir->recoverable)));
+		else if (pinned_gbps > 0)
+			finding_evidence(f, "%s pinned reference: %.1f GB/s (pinned_gbps); estimated %s from "
+					 "pinned memory",
+					 dir_name[i], dir->pinned_bw,
+					 fmt_duration(&t4, (int64_t)((double)dir->cost_ns - dir->recoverable)));
+		else if (d->major >= 0)
+			finding_evidence(f, "%s pinned reference: %.1f GB/s, assumed for compute capability "
+					 "%d.%d (no pinned copies to measure; set pageable-memcpy.pinned_gbps); "
+					 "estimated %s from pinned memory",
+					 dir_name[i], dir->pinned_bw, d->major, d->minor,
+					 fmt_duration(&t4, (int64_t)((double)dir->cost_ns - dir->recoverable)));
+		else
+			finding_evidence(f, "%s pinned reference: %.1f GB/s, assumed (device unknown, no pinned "
+					 "copies to measure; set pageable-memcpy.pinned_gbps); estimated %s from "
+					 "pinned memory",
+					 dir_name[i], dir->pinned_bw,
+					 fmt_duration(&t4, (int64_t)((double)dir->cost_ns - dir->recoverable)));
+	}
+	finding_evidence(f, "first at %s, last ending at %s", fmt_at(&t1, clock, first),
+			 fmt_at(&t2, clock, last));
+	f->start = first;
+	f->end = last;
+}
+
+static int pageable_memcpy_run(const struct rule *rule, struct rule_context *ctx, char *err,
+			       size_t errlen)
+{
+	double pinned_gbps = rule_param(ctx, rule, "pinned_gbps");
+	double min_reference = rule_param(ctx, rule, "min_reference_mb") * 1e6;
+	double min_copies = rule_param(ctx, rule, "min_copies");
+	double min_bytes = rule_param(ctx, rule, "min_mb") * 1e6;
+	struct pageable_state s = { 0 };
+	struct rule_clock clock = { 0 };
+	sqlite3_stmt *st = NULL;
+	int ret, rc;
+
+	/* Pinned copies per device and direction: the measured reference, where there is one. */
+	ret = rule_prepare(rule, ctx, pinned_sql, &st, err, errlen);
+	if (ret < 0)
+		goto out;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct device_copies *d = device_get(&s, sqlite3_column_int64(st, 0),
+						     sqlite3_column_int64(st, 1));
+		struct direction *dir = &d->dir[sqlite3_column_int(st, 2) == 1 ? HTOD : DTOH];
+
+		dir->pinned_count = sqlite3_column_int64(st, 3);
+		dir->pinned_bytes = sqlite3_column_double(st, 4);
+		if (dir->pinned_bytes >= min_reference && sqlite3_column_int64(st, 5) > 0) {
+			dir->measured = 1;
+			dir->pinned_bw = dir->pinned_bytes / sqlite3_column_double(st, 5);
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		ret = rule_step_error(rule, ctx, err, errlen);
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+
+	ret = rule_prepare(rule, ctx, gpus_sql, &st, err, errlen);
+	if (ret < 0)
+		goto out;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct device_copies *d;
+
+		if (sqlite3_column_type(st, 2) == SQLITE_NULL)
+			continue;
+		d = device_get(&s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
+		d->major = sqlite3_column_int(st, 2);
+		d->minor = sqlite3_column_int(st, 3);
+	}
+	if (rc != SQLITE_DONE) {
+		ret = rule_step_error(rule, ctx, err, errlen);
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+
+	ret = rule_prepare(rule, ctx, pageable_sql, &st, err, errlen);
+	if (ret < 0)
+		goto out;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct device_copies *d = device_get(&s, sqlite3_column_int64(st, 0),
+						     sqlite3_column_int64(st, 1));
+		struct direction *dir = &d->dir[sqlite3_column_int(st, 2) == 1 ? HTOD : DTOH];
+		double bytes = sqlite3_column_double(st, 3);
+		int64_t gpu = sqlite3_column_int64(st, 4);
+		int64_t host = sqlite3_column_int64(st, 5);
+		int64_t cost = host > gpu ? host : gpu;
+		double pinned;
+
+		if (!dir->measured)
+			dir->pinned_bw = pinned_gbps > 0 ? pinned_gbps : link_gbps(d->major);
+		/* GB/s is bytes per ns. */
+		pinned = bytes / dir->pinned_bw;
+		if (!dir->count++)
+			dir->first = sqlite3_column_int64(st, 6);
+		dir->last = sqlite3_column_int64(st, 7);
+		dir->bytes += bytes;
+		dir->gpu_ns += gpu;
+		dir->host_ns += host;
+		dir->cost_ns += cost;
+		if ((double)cost > pinned)
+			dir->recoverable += (double)cost - pinned;
+	}
+	if (rc != SQLITE_DONE) {
+		ret = rule_step_error(rule, ctx, err, errlen);
+		goto out;
+	}
+
+	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+	if (ret < 0)
+		goto out;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct device_copies *d = &s.devices[i];
+		int64_t count = d->dir[HTOD].count + d->dir[DTOH].count;
+		double bytes = d->dir[HTOD].bytes + d->dir[DTOH].bytes;
+
+		if (count && ((double)count >= min_copies || bytes >= min_bytes))
+			report_device(rule, ctx, d, &clock, pinned_gbps);
+	}
+out:
+	sqlite3_finalize(st);
+	rule_clock_release(&clock);
+	free(s.devices);
+	return ret;
+}
+
+const struct rule rule_pageable_memcpy = {
+	.id = "pageable-memcpy",
+	.title = "Copies from pageable host memory",
+	.measures = "host<->device copies whose host buffer is pageable (not pinned), and the time "
+		    "they would save at the pinned-copy bandwidth",
+	.params = params,
+	.nparams = sizeof(params) / sizeof(params[0]),
+	.run = pageable_memcpy_run,
+};

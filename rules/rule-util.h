@@ -1,0 +1,90 @@
+/*
+ * Helpers shared by the rule files (private to rules/): preparing SQL on the trace with errors that
+ * name the rule, the trace's clock for evidence text and severity, and human-readable quantities.
+ */
+#ifndef GPT_RULES_RULE_UTIL_H
+#define GPT_RULES_RULE_UTIL_H
+
+#include "rules/rule.h"
+
+#include <sqlite3.h>
+
+/* Longest kernel or API name printed in an evidence line; longer ones lose their middle. */
+#define RULE_NAME_MAX 96
+
+/*
+ * The SQL test for a host-side API call that blocks the calling thread until the GPU has finished
+ * earlier work: the synchronize calls of the runtime and driver APIs, and copies without "Async"
+ * (cudaMemcpy from or to host memory returns only once the copy is done). Used where a rule asks
+ * "was the host waiting for the GPU?"; column `name` of api_calls.
+ */
+#define SQL_SYNC_API                                                                               \
+	"(name LIKE 'cudaDeviceSynchronize%' OR name LIKE 'cudaStreamSynchronize%'"                \
+	" OR name LIKE 'cudaEventSynchronize%' OR name LIKE 'cudaThreadSynchronize%'"              \
+	" OR name LIKE 'cuCtxSynchronize%' OR name LIKE 'cuStreamSynchronize%'"                    \
+	" OR name LIKE 'cuEventSynchronize%')"
+#define SQL_SYNC_COPY_API                                                                          \
+	"((name LIKE 'cudaMemcpy%' OR name LIKE 'cuMemcpy%') AND name NOT LIKE '%Async%')"
+
+int rule_prepare(const struct rule *rule, struct rule_context *ctx, const char *sql,
+		 sqlite3_stmt **stmt, char *err, size_t errlen);
+/* After sqlite3_step() returned neither SQLITE_ROW nor SQLITE_DONE: fill err, return -EIO. */
+int rule_step_error(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen);
+/* sqlite3_column_text() that never returns NULL. */
+const char *rule_column_text(sqlite3_stmt *stmt, int col);
+
+/*
+ * Exact medians per group without holding the values: count_sql returns (key..., count) and
+ * values_sql (key..., value), both ordered by the keys, values_sql then by value, over the same rows.
+ * Up to RULE_MAX_KEYS integer keys. The result is one entry per group, in key order; free() it.
+ */
+#define RULE_MAX_KEYS 3
+struct rule_median {
+	int64_t key[RULE_MAX_KEYS];
+	int64_t count;
+	double median, sum;
+};
+int rule_medians(const struct rule *rule, struct rule_context *ctx, const char *count_sql,
+		 const char *values_sql, int nkeys, struct rule_median **out, size_t *nout, char *err,
+		 size_t errlen);
+/* The group of keys in a result of rule_medians(), or NULL. */
+const struct rule_median *rule_median_find(const struct rule_median *groups, size_t n, int nkeys,
+					   const int64_t *key);
+
+/*
+ * Where the trace lies on its clock: the origin (earliest event of all traces, so that evidence
+ * prints "+12.345 ms" rather than raw CUPTI timestamps) and each trace's span (first to last GPU
+ * operation or API call), against which severity is judged.
+ */
+struct rule_clock {
+	int64_t origin;
+	size_t ntraces;
+	int64_t *span_start, *span_end;	/* indexed by traceId */
+};
+int rule_clock_init(struct rule_clock *clock, const struct rule *rule, struct rule_context *ctx,
+		    char *err, size_t errlen);
+void rule_clock_release(struct rule_clock *clock);
+int64_t rule_clock_span(const struct rule_clock *clock, int64_t trace_id);
+
+/* Critical from 20% of the span, warning from 5%, info below. */
+enum finding_severity rule_severity(int64_t recoverable_ns, int64_t span_ns);
+
+/* Formatting into a caller's buffer (returned for use inside printf arguments). */
+struct rule_text {
+	char s[RULE_NAME_MAX + 8];
+};
+const char *fmt_duration(struct rule_text *t, int64_t ns);	  /* "850 ns", "12.3 us", "4.56 ms" */
+const char *fmt_bytes(struct rule_text *t, double bytes);	  /* "512 B", "2.0 KB", "225.1 MB" */
+const char *fmt_at(struct rule_text *t, const struct rule_clock *clock, int64_t ns); /* "+1.234 ms" */
+const char *fmt_name(struct rule_text *t, const char *name);	  /* at most RULE_NAME_MAX */
+const char *fmt_percent(struct rule_text *t, double fraction);	  /* "12.3%" */
+
+/* The (cut) name of kernel name_id of a trace; "?" if the trace has no such kernel. */
+const char *rule_kernel_name(struct rule_text *t, struct rule_context *ctx, int64_t trace_id,
+			     int64_t name_id);
+
+/* "device 0", or "trace 1 device 0" when several traces are open. */
+const char *fmt_device(struct rule_text *t, struct rule_context *ctx, int64_t trace_id,
+		       int64_t device);
+
+#endif

@@ -1,0 +1,244 @@
+/*
+ * small-grid: kernels launched with fewer thread blocks (gridX * gridY * gridZ) than the device has
+ * SMs, so some SMs have nothing to do while they run. The SM count comes from the trace's GPU table;
+ * when the trace lacks it the sm_count parameter is used (132, an H100/H200 SXM) and the evidence
+ * says so.
+ *
+ * Recoverable time, an upper bound: a launch of B blocks on S SMs leaves (1 - B/S) of the GPU idle,
+ * so if the work spread over all SMs it would take B/S of the time. The rule sums
+ * duration * (1 - B/S) over such launches, and reports a device when that reaches min_waste_pct of
+ * its kernel time, weighting each kernel by the GPU time it actually takes.
+ */
+#include "rules/rule-util.h"
+
+#include "common/util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct rule_param params[] = {
+	{ "sm_count", 132, "count", "SM count assumed when the trace does not record the device's" },
+	{ "min_waste_pct", 5, "%",
+	  "report a device when the SM time its small grids leave idle reaches this share of its "
+	  "kernel time" },
+};
+
+static const char gpus_sql[] =
+	"SELECT traceId, id, MAX(smCount) FROM gpus WHERE smCount > 0 GROUP BY traceId, id";
+static const char totals_sql[] =
+	"SELECT traceId, deviceId, SUM(dur) FROM kernels GROUP BY traceId, deviceId";
+/* Only grids below the largest SM count come back; the per-device test is done here. */
+static const char grids_sql[] =
+	"SELECT traceId, deviceId, nameId, gridX * gridY * gridZ AS blocks, COUNT(*), SUM(dur)"
+	" FROM kernels WHERE gridX * gridY * gridZ < ?1"
+	" GROUP BY traceId, deviceId, nameId, blocks ORDER BY traceId, deviceId, nameId, blocks";
+
+struct device_grid {
+	int64_t trace_id, device;
+	int64_t sms;
+	int known;		/* sms comes from the trace */
+	int64_t kernel_ns;
+	double waste;
+	int64_t launches;
+};
+
+/* One kernel name of one device: its small-grid launches. */
+struct small_kernel {
+	int64_t trace_id, device, name_id;
+	int64_t launches, ns;
+	int64_t min_blocks, max_blocks;
+	double waste;
+};
+
+struct grid_state {
+	struct device_grid *devices;
+	size_t ndevices;
+	struct small_kernel *kernels;
+	size_t nkernels, cap;
+};
+
+static struct device_grid *device_get(struct grid_state *s, int64_t trace_id, int64_t device,
+				      int64_t default_sms)
+{
+	struct device_grid *d;
+
+	for (size_t i = 0; i < s->ndevices; i++)
+		if (s->devices[i].trace_id == trace_id && s->devices[i].device == device)
+			return &s->devices[i];
+	s->devices = xrealloc(s->devices, (s->ndevices + 1) * sizeof(*s->devices));
+	d = &s->devices[s->ndevices++];
+	memset(d, 0, sizeof(*d));
+	d->trace_id = trace_id;
+	d->device = device;
+	d->sms = default_sms;
+	return d;
+}
+
+static int compare_waste(const void *pa, const void *pb)
+{
+	const struct small_kernel *a = pa, *b = pb;
+
+	if (a->waste != b->waste)
+		return a->waste > b->waste ? -1 : 1;
+	return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
+}
+
+static void report_device(const struct rule *rule, struct rule_context *ctx, struct grid_state *s,
+			  const struct device_grid *d, const struct rule_clock *clock)
+{
+	struct rule_text t1, t2, t3, t4;
+	size_t names = 0, shown = 0;
+	struct finding *f;
+
+	for (size_t i = 0; i < s->nkernels; i++)
+		if (s->kernels[i].trace_id == d->trace_id && s->kernels[i].device == d->device)
+			names++;
+	f = findings_add(ctx->out, rule,
+			 rule_severity((int64_t)d->waste, rule_clock_span(clock, d->trace_id)),
+			 (int64_t)d->waste,
+			 "Give these kernels at least one block per SM: split the work finer (smaller tiles, "
+			 "split-K, more blocks per row), size grid-stride loops to the SM count, or run "
+			 "independent small kernels concurrently on separate streams.",
+			 "%s: %" PRId64 " launches of %zu kernels use fewer blocks than its %" PRId64
+			 " SMs, leaving up to %s of SM time idle",
+			 fmt_device(&t1, ctx, d->trace_id, d->device), d->launches, names, d->sms,
+			 fmt_duration(&t2, (int64_t)d->waste));
+	f->device = (int32_t)d->device;
+	if (d->known)
+		finding_evidence(f, "SM count %" PRId64 " from the trace's GPU table", d->sms);
+	else
+		finding_evidence(f, "SM count unknown in this trace: assumed %" PRId64
+				 " (small-grid.sm_count)", d->sms);
+	finding_evidence(f, "idle SM time %s of %s kernel time (%s)", fmt_duration(&t1, (int64_t)d->waste),
+			 fmt_duration(&t2, d->kernel_ns),
+			 fmt_percent(&t3, d->kernel_ns ? d->waste / (double)d->kernel_ns : 0));
+	for (size_t i = 0; i < s->nkernels && shown < 5; i++) {
+		const struct small_kernel *k = &s->kernels[i];
+
+		if (k->trace_id != d->trace_id || k->device != d->device)
+			continue;
+		if (k->min_blocks == k->max_blocks)
+			snprintf(t4.s, sizeof(t4.s), "%" PRId64 " blocks", k->min_blocks);
+		else
+			snprintf(t4.s, sizeof(t4.s), "%" PRId64 "-%" PRId64 " blocks", k->min_blocks,
+				 k->max_blocks);
+		finding_evidence(f, "%s: %" PRId64 " launches of %s, %s, idle SM time %s",
+				 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id), k->launches, t4.s,
+				 fmt_duration(&t2, k->ns), fmt_duration(&t3, (int64_t)k->waste));
+		shown++;
+	}
+	if (names > shown)
+		finding_evidence(f, "... and %zu more kernels", names - shown);
+}
+
+static int small_grid_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
+{
+	int64_t default_sms = (int64_t)rule_param(ctx, rule, "sm_count");
+	double min_waste_pct = rule_param(ctx, rule, "min_waste_pct");
+	struct grid_state s = { 0 };
+	struct rule_clock clock = { 0 };
+	sqlite3_stmt *st = NULL;
+	int64_t max_sms = default_sms;
+	int ret, rc;
+
+	ret = rule_prepare(rule, ctx, gpus_sql, &st, err, errlen);
+	if (ret < 0)
+		goto out;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct device_grid *d = device_get(&s, sqlite3_column_int64(st, 0),
+						   sqlite3_column_int64(st, 1), default_sms);
+
+		d->sms = sqlite3_column_int64(st, 2);
+		d->known = 1;
+		if (d->sms > max_sms)
+			max_sms = d->sms;
+	}
+	if (rc != SQLITE_DONE) {
+		ret = rule_step_error(rule, ctx, err, errlen);
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+
+	ret = rule_prepare(rule, ctx, totals_sql, &st, err, errlen);
+	if (ret < 0)
+		goto out;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		device_get(&s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), default_sms)
+			->kernel_ns = sqlite3_column_int64(st, 2);
+	if (rc != SQLITE_DONE) {
+		ret = rule_step_error(rule, ctx, err, errlen);
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+
+	ret = rule_prepare(rule, ctx, grids_sql, &st, err, errlen);
+	if (ret < 0)
+		goto out;
+	sqlite3_bind_int64(st, 1, max_sms);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t trace_id = sqlite3_column_int64(st, 0), device = sqlite3_column_int64(st, 1);
+		int64_t name_id = sqlite3_column_int64(st, 2), blocks = sqlite3_column_int64(st, 3);
+		int64_t launches = sqlite3_column_int64(st, 4), ns = sqlite3_column_int64(st, 5);
+		struct device_grid *d = device_get(&s, trace_id, device, default_sms);
+		struct small_kernel *k = s.nkernels ? &s.kernels[s.nkernels - 1] : NULL;
+		double waste;
+
+		if (blocks >= d->sms || d->sms <= 0)
+			continue;
+		waste = (double)ns * (1.0 - (double)blocks / (double)d->sms);
+		/* Rows come grouped by kernel: extend the last one or start the next. */
+		if (!k || k->trace_id != trace_id || k->device != device || k->name_id != name_id) {
+			if (s.nkernels == s.cap) {
+				s.cap = s.cap ? 2 * s.cap : 16;
+				s.kernels = xrealloc(s.kernels, s.cap * sizeof(*s.kernels));
+			}
+			k = &s.kernels[s.nkernels++];
+			memset(k, 0, sizeof(*k));
+			k->trace_id = trace_id;
+			k->device = device;
+			k->name_id = name_id;
+			k->min_blocks = blocks;
+		}
+		k->max_blocks = blocks;
+		k->launches += launches;
+		k->ns += ns;
+		k->waste += waste;
+		d->waste += waste;
+		d->launches += launches;
+	}
+	if (rc != SQLITE_DONE) {
+		ret = rule_step_error(rule, ctx, err, errlen);
+		goto out;
+	}
+	qsort(s.kernels, s.nkernels, sizeof(*s.kernels), compare_waste);
+
+	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+	if (ret < 0)
+		goto out;
+	for (size_t i = 0; i < s.ndevices; i++) {
+		const struct device_grid *d = &s.devices[i];
+
+		if (d->launches && d->waste * 100.0 >= min_waste_pct * (double)d->kernel_ns)
+			report_device(rule, ctx, &s, d, &clock);
+	}
+out:
+	sqlite3_finalize(st);
+	rule_clock_release(&clock);
+	free(s.devices);
+	free(s.kernels);
+	return ret;
+}
+
+const struct rule rule_small_grid = {
+	.id = "small-grid",
+	.title = "Grids smaller than the GPU",
+	.measures = "kernels launched with fewer thread blocks than the device has SMs, weighted by "
+		    "the GPU time they take",
+	.params = params,
+	.nparams = sizeof(params) / sizeof(params[0]),
+	.run = small_grid_run,
+};

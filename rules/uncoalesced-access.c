@@ -1,0 +1,260 @@
+/*
+ * uncoalesced-access: kernels whose global loads or stores touch more 32-byte sectors per request
+ * than their access width needs, from hardware counters (the kernel_metrics view, filled by
+ * `gpt-trace run --metrics`). A warp reading 32 consecutive floats needs 4 sectors per request; a
+ * stride-33 gather needs 32 (Nsight Compute reports exactly these on the H200). Loads and stores
+ * are judged separately: a transpose reads coalesced and writes strided.
+ *
+ * The ideal is the trace's gldSectorsIdeal/gstSectorsIdeal where every measured launch has it, else
+ * assumed_sectors sectors per request (4: 32-bit accesses; 64-bit ones need 8, so without the ideal
+ * column a coalesced double copy looks 50% wasteful - the evidence says which ideal was used).
+ * A direction is flagged when its excess sectors reach min_excess_pct of its sectors.
+ *
+ * Recoverable time: excess share x kernel time, i.e. the kernel's total time (all launches, not only
+ * the measured ones) times the flagged excess sectors over all its global sectors - the time the
+ * memory system spends on sectors nobody asked for, assuming the kernel is bound by them.
+ *
+ * Without the view (or with no rows in it) the rule makes no guess: one INFO finding says the check
+ * needs `gpt-trace run --metrics`.
+ */
+#include "rules/rule-util.h"
+
+#include "common/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct rule_param params[] = {
+	{ "min_excess_pct", 20, "%",
+	  "flag loads or stores when sectors beyond the ideal reach this share of their sectors" },
+	{ "assumed_sectors", 4, "sectors/request",
+	  "ideal sectors per request when the trace has no ideal counts (4 = 32-bit accesses)" },
+	{ "max_kernels", 10, "count", "kernels reported at most, largest recoverable time first" },
+};
+
+static const char metrics_sql[] =
+	"SELECT m.traceId, k.deviceId, k.nameId, COUNT(*),"
+	" SUM(m.gldSectors), SUM(m.gldRequests), SUM(m.gldSectorsIdeal), COUNT(m.gldSectorsIdeal),"
+	" SUM(m.gstSectors), SUM(m.gstRequests), SUM(m.gstSectorsIdeal), COUNT(m.gstSectorsIdeal)"
+	" FROM kernel_metrics AS m JOIN kernels AS k ON k.traceId = m.traceId"
+	"  AND k.correlationId = m.correlationId AND k.globalPid = m.globalPid"
+	" GROUP BY m.traceId, k.deviceId, k.nameId ORDER BY m.traceId, k.deviceId, k.nameId";
+static const char times_sql[] =
+	"SELECT traceId, deviceId, nameId, COUNT(*), SUM(dur) FROM kernels"
+	" GROUP BY traceId, deviceId, nameId ORDER BY traceId, deviceId, nameId";
+
+enum { LOADS, STORES, NDIRS };
+
+struct access {
+	double sectors, requests, ideal;
+	int measured_ideal;	/* ideal from the trace, not assumed */
+	int flagged;
+	double excess;		/* sectors beyond the ideal; 0 if not flagged */
+};
+
+struct kernel_access {
+	int64_t key[3];		/* traceId, deviceId, nameId */
+	int64_t measured;	/* launches with metrics */
+	int64_t launches, ns;	/* all launches */
+	struct access dir[NDIRS];
+	double recoverable;
+};
+
+static int compare_recoverable(const void *pa, const void *pb)
+{
+	const struct kernel_access *a = pa, *b = pb;
+
+	if (a->recoverable != b->recoverable)
+		return a->recoverable > b->recoverable ? -1 : 1;
+	for (int i = 0; i < 3; i++)
+		if (a->key[i] != b->key[i])
+			return a->key[i] < b->key[i] ? -1 : 1;
+	return 0;
+}
+
+static int compare_key(const void *pa, const void *pb)
+{
+	const int64_t *a = pa;
+	const struct kernel_access *b = pb;
+
+	for (int i = 0; i < 3; i++)
+		if (a[i] != b->key[i])
+			return a[i] < b->key[i] ? -1 : 1;
+	return 0;
+}
+
+static void no_metrics(const struct rule *rule, struct rule_context *ctx, const char *why)
+{
+	struct finding *f;
+
+	f = findings_add(ctx->out, rule, SEVERITY_INFO, 0,
+			 "Record with `gpt-trace run --metrics -- PROGRAM` to collect global load and store "
+			 "sectors and requests per kernel; this check reads them.",
+			 "uncoalesced global access not checked: the trace has no hardware metrics "
+			 "(record with gpt-trace run --metrics)");
+	finding_evidence(f, "%s", why);
+}
+
+static void judge(struct access *a, double min_excess, double assumed)
+{
+	if (!a->measured_ideal)
+		a->ideal = assumed * a->requests;
+	a->flagged = a->sectors > 0 && a->sectors - a->ideal >= min_excess * a->sectors;
+	a->excess = a->flagged ? a->sectors - a->ideal : 0;
+}
+
+static void access_evidence(struct finding *f, const char *what, const struct access *a,
+			    double min_excess_pct)
+{
+	if (a->requests <= 0) {
+		finding_evidence(f, "%s: no global %s measured", what, what);
+		return;
+	}
+	finding_evidence(f, "%s: %.0f sectors / %.0f requests = %.2f sectors per request; ideal %.2f (%s); "
+			 "excess %.1f%% of the sectors (%s at %.0f%%)",
+			 what, a->sectors, a->requests, a->sectors / a->requests, a->ideal / a->requests,
+			 a->measured_ideal ? "from the trace" : "assumed: 32-bit accesses",
+			 a->sectors > 0 ? 100.0 * (a->sectors - a->ideal) / a->sectors : 0.0,
+			 a->flagged ? "flagged" : "not flagged", min_excess_pct);
+}
+
+static void report_kernel(const struct rule *rule, struct rule_context *ctx,
+			  const struct kernel_access *k, const struct rule_clock *clock,
+			  double min_excess_pct)
+{
+	const struct access *ld = &k->dir[LOADS], *st = &k->dir[STORES];
+	struct rule_text t1, t2, t3;
+	struct finding *f;
+	const char *which = ld->flagged && st->flagged ? "loads and stores" : ld->flagged ? "loads" : "stores";
+	const struct access *worst = ld->flagged ? ld : st;
+
+	if (ld->flagged && st->flagged && st->sectors * ld->ideal > ld->sectors * st->ideal)
+		worst = st;
+	f = findings_add(ctx->out, rule,
+			 rule_severity((int64_t)k->recoverable, rule_clock_span(clock, k->key[0])),
+			 (int64_t)k->recoverable,
+			 "Make each warp touch contiguous addresses: put threadIdx.x on the fastest-moving "
+			 "index, use structures of arrays instead of arrays of structures, or stage strided "
+			 "accesses through shared memory (tiling, as in a transpose).",
+			 "%s: uncoalesced global %s, %.1f sectors per request where %.1f would do",
+			 rule_kernel_name(&t1, ctx, k->key[0], k->key[2]), which,
+			 worst->requests > 0 ? worst->sectors / worst->requests : 0.0,
+			 worst->requests > 0 ? worst->ideal / worst->requests : 0.0);
+	f->device = (int32_t)k->key[1];
+	access_evidence(f, "loads", ld, min_excess_pct);
+	access_evidence(f, "stores", st, min_excess_pct);
+	finding_evidence(f, "%s on %" PRId64 " launches (%s in total); counters from %" PRId64 " of them",
+			 fmt_device(&t2, ctx, k->key[0], k->key[1]), k->launches,
+			 fmt_duration(&t3, k->ns), k->measured);
+}
+
+static int uncoalesced_access_run(const struct rule *rule, struct rule_context *ctx, char *err,
+				  size_t errlen)
+{
+	double min_excess_pct = rule_param(ctx, rule, "min_excess_pct");
+	double assumed = rule_param(ctx, rule, "assumed_sectors");
+	size_t max_kernels = (size_t)rule_param(ctx, rule, "max_kernels");
+	struct kernel_access *kernels = NULL;
+	size_t n = 0, cap = 0, reported = 0;
+	struct rule_clock clock = { 0 };
+	sqlite3 *db = trace_db(ctx->trace);
+	sqlite3_stmt *st = NULL;
+	int ret = 0, rc;
+
+	if (sqlite3_prepare_v2(db, metrics_sql, -1, &st, NULL) != SQLITE_OK) {
+		/* The view belongs to the metrics feature; a trace recorded without it lacks it. */
+		if (strstr(sqlite3_errmsg(db), "no such table")) {
+			no_metrics(rule, ctx, "the trace has no kernel_metrics view (no GPT_KERNEL_METRICS table)");
+			return 0;
+		}
+		snprintf(err, errlen, "rule %s: cannot query the trace: %s", rule->id, sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		return -EIO;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct kernel_access *k;
+
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			kernels = xrealloc(kernels, cap * sizeof(*kernels));
+		}
+		k = &kernels[n++];
+		memset(k, 0, sizeof(*k));
+		for (int i = 0; i < 3; i++)
+			k->key[i] = sqlite3_column_int64(st, i);
+		k->measured = sqlite3_column_int64(st, 3);
+		for (int d = 0; d < NDIRS; d++) {
+			struct access *a = &k->dir[d];
+
+			a->sectors = sqlite3_column_double(st, 4 + 4 * d);
+			a->requests = sqlite3_column_double(st, 5 + 4 * d);
+			a->measured_ideal = sqlite3_column_int64(st, 7 + 4 * d) == k->measured;
+			a->ideal = sqlite3_column_double(st, 6 + 4 * d);
+			judge(a, min_excess_pct / 100.0, assumed);
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		ret = rule_step_error(rule, ctx, err, errlen);
+		goto out;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!n) {
+		no_metrics(rule, ctx, "the trace's kernel_metrics view has no rows for its kernels");
+		goto out;
+	}
+
+	/* Kernel time over all launches, metrics or not. */
+	ret = rule_prepare(rule, ctx, times_sql, &st, err, errlen);
+	if (ret < 0)
+		goto out;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t key[3] = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+				   sqlite3_column_int64(st, 2) };
+		struct kernel_access *k = bsearch(key, kernels, n, sizeof(*kernels), compare_key);
+
+		if (!k)
+			continue;
+		k->launches = sqlite3_column_int64(st, 3);
+		k->ns = sqlite3_column_int64(st, 4);
+	}
+	if (rc != SQLITE_DONE) {
+		ret = rule_step_error(rule, ctx, err, errlen);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct kernel_access *k = &kernels[i];
+		double total = k->dir[LOADS].sectors + k->dir[STORES].sectors;
+
+		if (total > 0)
+			k->recoverable = (double)k->ns * (k->dir[LOADS].excess + k->dir[STORES].excess) / total;
+	}
+	qsort(kernels, n, sizeof(*kernels), compare_recoverable);
+	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+	if (ret < 0)
+		goto out;
+	for (size_t i = 0; i < n && reported < max_kernels; i++) {
+		if (!kernels[i].dir[LOADS].flagged && !kernels[i].dir[STORES].flagged)
+			continue;
+		report_kernel(rule, ctx, &kernels[i], &clock, min_excess_pct);
+		reported++;
+	}
+out:
+	sqlite3_finalize(st);
+	rule_clock_release(&clock);
+	free(kernels);
+	return ret;
+}
+
+const struct rule rule_uncoalesced_access = {
+	.id = "uncoalesced-access",
+	.title = "Uncoalesced global memory access",
+	.measures = "global load and store sectors per request against the ideal for the access "
+		    "width, from hardware counters (needs gpt-trace run --metrics)",
+	.params = params,
+	.nparams = sizeof(params) / sizeof(params[0]),
+	.run = uncoalesced_access_run,
+};
