@@ -256,7 +256,8 @@ static void list_device(void)
 	printf("cuptiProfilerInitialize: %d\n", cuptiProfilerInitialize(&init));
 	chip.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
 	chip.deviceIndex = 0;
-	printf("chip: %d %s\n", cuptiDeviceGetChipName(&chip), chip.pChipName ? chip.pChipName : "?");
+	CUptiResult rc = cuptiDeviceGetChipName(&chip);
+	printf("chip: %d %s\n", rc, chip.pChipName ? chip.pChipName : "?");
 	for (int api = CUPTI_PROFILER_RANGE_PROFILING; api <= CUPTI_PROFILER_SASS_METRICS; api += 2) {
 		CUpti_Profiler_DeviceSupported_Params p = {};
 

@@ -8,8 +8,9 @@
 #   tests/gpu/metrics/run.sh [BUILD_DIR]
 set -u
 ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
-BUILD=${1:-$ROOT/build-metrics}
+BUILD=$(cd "${1:-$ROOT/build-metrics}" && pwd) || exit 2
 OUT=${OUT:-$BUILD/out}
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd)
 PROBE=$BUILD/metrics_probe
 HERE=$ROOT/tests/gpu/metrics
 LD=l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
