@@ -12,7 +12,8 @@
  * Known answer: the result line names the pids (pid, cuda_child, plain_child, exec_child). The
  * parent launches P kernels add_one, the CUDA child C, the exec'd child X, each over E floats
  * (grid ceil(E/256), block 256) on the default stream, each followed by one synchronous readback;
- * the plain child launches none. Every child exits 0.
+ * the plain child launches none. Each CUDA process also does one memset and one synchronous readback
+ * into pinned memory of E*4 bytes. Every child exits 0.
  */
 #include <sys/wait.h>
 
@@ -144,7 +145,8 @@ int main(int argc, char **argv)
 	       (int)exec_child_pid);
 	sample_result_kernel("add_one", parent_kernels, dim3(sample_blocks(elements, threads)),
 			     dim3(threads));
-	printf(" cuda_child_kernels=%ld exec_child_kernels=%ld", child_kernels, exec_kernels);
+	printf(" cuda_child_kernels=%ld exec_child_kernels=%ld memsets=1 pinned_dtoh=1 bytes=%zu",
+	       child_kernels, exec_kernels, (size_t)elements * sizeof(float));
 	sample_result_end();
 	return 0;
 }

@@ -5,7 +5,8 @@
  *
  * Known answer: N kernels add_one over E floats (grid ceil(E/256), block 256) on the default
  * stream; consecutive kernels start at least X us apart, since each launch is issued X us after the
- * previous one returned; every element ends at N. One synchronous readback into pinned memory.
+ * previous one returned; every element ends at N. One memset before, one synchronous readback into
+ * pinned memory after.
  */
 #include "kernels/tiny.cuh"
 #include "samples/sample.h"
@@ -56,7 +57,8 @@ int main(int argc, char **argv)
 
 	sample_result_begin();
 	sample_result_kernel("add_one", kernels, dim3(blocks), dim3(threads));
-	printf(" gap_us=%ld memsets=1 elapsed_ms=%.3f", gap_us, (t1 - t0) / 1e6);
+	printf(" gap_us=%ld memsets=1 pinned_dtoh=1 bytes=%zu elapsed_ms=%.3f", gap_us, bytes,
+	       (t1 - t0) / 1e6);
 	sample_result_end();
 
 	CHECK(cudaFree(dev));

@@ -11,7 +11,7 @@
  *     message is the registered string "registered_range" (nvtxDomainRegisterStringA), with colour
  *     0xFF76B900 and category 7, around D launches of add_one.
  * add_one runs over E floats (grid ceil(E/256), block 256) on the default stream: 2*I*K + D
- * launches in all; one synchronous readback at the end.
+ * launches in all; one memset before and one synchronous readback into pinned memory at the end.
  */
 #include <nvtx3/nvToolsExt.h>
 
@@ -101,9 +101,9 @@ int main(int argc, char **argv)
 	sample_result_begin();
 	sample_result_kernel("add_one", total, dim3(sample_blocks(n, threads)), dim3(threads));
 	printf(" steps=%ld per_range=%ld domain_launches=%ld domain=%s registered=%s color=0x%08X"
-	       " category=%d",
+	       " category=%d memsets=1 pinned_dtoh=1 bytes=%zu",
 	       steps, per_range, domain_launches, DOMAIN_NAME, REGISTERED_TEXT, RANGE_COLOR,
-	       RANGE_CATEGORY);
+	       RANGE_CATEGORY, bytes);
 	sample_result_end();
 
 	CHECK(cudaFree(dev));

@@ -5,8 +5,9 @@
  * "slower" for fma_loop, two base runs as "same".
  *
  * Known answer: N launches of fma_loop over E floats (grid ceil(E/256), block 256) on the default
- * stream with work W (default 250) or 6W/5 with --slow, one synchronous readback; sampled elements
- * equal the same fused multiply-adds done on the host.
+ * stream with work W (default 250) or 6W/5 with --slow, between one synchronous HtoD copy from and
+ * one readback into pinned memory, with one context synchronize after the launches; sampled
+ * elements equal the same fused multiply-adds done on the host.
  */
 #include <math.h>
 
@@ -68,7 +69,8 @@ int main(int argc, char **argv)
 
 	sample_result_begin();
 	sample_result_kernel("fma_loop", launches, dim3(blocks), dim3(threads));
-	printf(" work=%ld slow=%ld device_syncs=1 elapsed_ms=%.3f", work, slow, (t1 - t0) / 1e6);
+	printf(" work=%ld slow=%ld device_syncs=1 pinned_htod=1 pinned_dtoh=1 bytes=%zu elapsed_ms=%.3f",
+	       work, slow, bytes, (t1 - t0) / 1e6);
 	sample_result_end();
 
 	CHECK(cudaFree(dev));

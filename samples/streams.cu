@@ -70,9 +70,9 @@ int main(int argc, char **argv)
 
 	sample_result_begin();
 	sample_result_kernel("add_one", nstreams * rounds, dim3(blocks), dim3(threads));
-	printf(" streams=%ld per_stream_kernels=%ld per_stream_htod=%ld per_stream_dtoh=%ld bytes=%zu"
-	       " stream_syncs=%ld",
-	       nstreams, rounds, rounds, rounds, bytes, nstreams);
+	printf(" streams=%ld per_stream_kernels=%ld per_stream_htod=%ld per_stream_dtoh=%ld"
+	       " pinned_htod=%ld pinned_dtoh=%ld bytes=%zu stream_syncs=%ld",
+	       nstreams, rounds, rounds, rounds, nstreams * rounds, nstreams * rounds, bytes, nstreams);
 	sample_result_end();
 
 	for (long s = 0; s < nstreams; s++) {

@@ -6,8 +6,8 @@
  *
  * Known answer: N kernels add_one over E floats (grid ceil(E/256), block 256); N synchronization
  * records, context synchronize (syncType 4) by default or stream synchronize (syncType 3) on the
- * kernels' stream with --stream; every element ends at N. One synchronous readback into pinned
- * memory.
+ * kernels' stream with --stream; every element ends at N. One memset before, one synchronous
+ * readback into pinned memory after.
  */
 #include "kernels/tiny.cuh"
 #include "samples/sample.h"
@@ -64,9 +64,9 @@ int main(int argc, char **argv)
 
 	sample_result_begin();
 	sample_result_kernel("add_one", launches, dim3(blocks), dim3(threads));
-	printf(" mode=%s %s=%ld elapsed_ms=%.3f us_per_iteration=%.3f", use_stream ? "stream" : "device",
-	       use_stream ? "stream_syncs" : "device_syncs", launches, (t1 - t0) / 1e6,
-	       launches ? (t1 - t0) / 1e3 / launches : 0.0);
+	printf(" mode=%s %s=%ld memsets=1 pinned_dtoh=1 bytes=%zu elapsed_ms=%.3f us_per_iteration=%.3f",
+	       use_stream ? "stream" : "device", use_stream ? "stream_syncs" : "device_syncs", launches,
+	       bytes, (t1 - t0) / 1e6, launches ? (t1 - t0) / 1e3 / launches : 0.0);
 	sample_result_end();
 
 	if (use_stream)

@@ -5,8 +5,9 @@
  *
  * Known answer: T threads (their Linux thread ids are printed as tids=), each creating one
  * non-blocking stream and launching exactly K kernels add_one over E floats (grid ceil(E/256), block
- * 256) on it, then reading its buffer back with one cudaMemcpyAsync DtoH into pinned memory and one
- * stream synchronize; every element ends at K. The main thread launches nothing.
+ * 256) on it after one cudaMemsetAsync, then reading its buffer back with one cudaMemcpyAsync DtoH
+ * into pinned memory and one stream synchronize; every element ends at K. The main thread launches
+ * nothing.
  */
 #include <sys/syscall.h>
 #include <thread>
@@ -83,7 +84,8 @@ int main(int argc, char **argv)
 	printf(" threads=%ld per_thread_kernels=%ld tids=", nthreads, launches);
 	for (long t = 0; t < nthreads; t++)
 		printf("%s%ld", t ? "," : "", workers[t].tid);
-	printf(" memsets=%ld stream_syncs=%ld", nthreads, nthreads);
+	printf(" memsets=%ld pinned_dtoh=%ld bytes=%zu stream_syncs=%ld", nthreads, nthreads,
+	       (size_t)elements * sizeof(float), nthreads);
 	sample_result_end();
 	return 0;
 }
