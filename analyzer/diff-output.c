@@ -138,8 +138,9 @@ static void explain(const struct kernel_diff *d, char *buf, size_t len)
 		snprintf(buf, len, "ignored by the configuration");
 		return;
 	case DIFF_INSUFFICIENT:
-		snprintf(buf, len, "too few launches to judge: %zu / %zu, at least %zu needed",
-			 d->base->summary.count, d->new->summary.count, d->limits.min_samples);
+		snprintf(buf, len, "too few launches to judge: %zu / %zu, at least %zu needed (ratio %.3f)",
+			 d->base->summary.count, d->new->summary.count, d->limits.min_samples,
+			 d->test.ratio);
 		return;
 	default:
 		break;

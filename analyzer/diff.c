@@ -623,18 +623,16 @@ static void judge_pair(struct kernel_diff *d, const struct diff_config *cfg)
 		d->verdict = d->base ? DIFF_MISSING : DIFF_NEW;
 		return;
 	}
-	if (d->base->summary.count < d->limits.min_samples ||
-	    d->new->summary.count < d->limits.min_samples) {
+	/*
+	 * Inputs are sorted and non-empty and alpha is in (0, 1): the test cannot fail. It runs even
+	 * with too few launches, so that the report still shows the ratio it could not judge.
+	 */
+	d->tested = rank_test_run(d->base->sample, d->base->nsample, d->new->sample,
+				  d->new->nsample, d->limits.alpha, &d->test) == 0;
+	if (!d->tested) {
 		d->verdict = DIFF_INSUFFICIENT;
 		return;
 	}
-	/* Inputs are sorted and non-empty and alpha is in (0, 1): the test cannot fail. */
-	if (rank_test_run(d->base->sample, d->base->nsample, d->new->sample, d->new->nsample,
-			  d->limits.alpha, &d->test) < 0) {
-		d->verdict = DIFF_INSUFFICIENT;
-		return;
-	}
-	d->tested = 1;
 	d->verdict = diff_judge(&d->test, d->base->summary.count, d->new->summary.count,
 				&d->limits);
 }

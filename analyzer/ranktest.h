@@ -11,7 +11,8 @@
  *
  * The interval is the one that inverts the test (Bauer 1972; Hollander & Wolfe, ch. 4.3): the k-th
  * smallest and k-th largest of the m*n pairwise differences log(new_j) - log(base_i), with k from
- * the normal approximation of U's null distribution (tie-corrected). It covers the true ratio with
+ * U's null distribution: exact for small samples without ties, else its normal approximation
+ * (tie-corrected). It covers the true ratio with
  * probability 1 - alpha whatever the distribution, under the shift model, and it is robust: one wild
  * launch moves it by at most one rank.
  */
@@ -23,7 +24,7 @@
 struct rank_test {
 	double u;		/* pairs (base_i, new_j) with new_j > base_i, ties counted 1/2 */
 	double z;		/* (U - mn/2) / sd, continuity- and tie-corrected; 0 when sd is 0 */
-	double p_value;		/* two-sided, from the normal approximation */
+	double p_value;		/* two-sided; exact below 50 launches a side without ties */
 	double ratio;		/* Hodges-Lehmann estimate of NEW/BASE: exp(median pairwise log ratio) */
 	double ratio_lo;	/* 1 - alpha confidence interval of the ratio; 0 and INFINITY when */
 	double ratio_hi;	/*   the samples are too small for one at this level */

@@ -81,7 +81,7 @@ int diff_options_parse(struct diff_options *o, int argc, char **argv, unsigned a
 	const char *nvtx = NULL, *config = NULL;
 	int has_threshold = 0, has_alpha = 0, has_min = 0, has_skip = 0;
 	char err[1024];
-	int c;
+	int c, longindex;
 
 	memset(o, 0, sizeof(*o));
 	diff_config_init(&o->cfg);
@@ -89,9 +89,21 @@ int diff_options_parse(struct diff_options *o, int argc, char **argv, unsigned a
 	o->points = BASELINE_DEFAULT_POINTS;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":t:a:m:c:f:o:b:h", all, NULL)) != -1) {
-		const char *opt = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+	while ((longindex = -1, c = getopt_long(argc, argv, ":t:a:m:c:f:o:b:h", all,
+					      &longindex)) != -1) {
+		char opt[64];
 		unsigned need = 0;
+
+		/* The option as the user wrote it: argv holds it only for errors, not after a value. */
+		if (c == '?' && optopt)
+			snprintf(opt, sizeof(opt), "-%c", optopt);
+		else if (c == '?' || c == ':')
+			snprintf(opt, sizeof(opt), "%.*s", (int)strcspn(argv[optind - 1], "="),
+				 argv[optind - 1]);
+		else if (longindex >= 0)
+			snprintf(opt, sizeof(opt), "--%s", all[longindex].name);
+		else
+			snprintf(opt, sizeof(opt), "-%c", c);
 
 		switch (c) {
 		case 't':

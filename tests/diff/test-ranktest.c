@@ -105,21 +105,60 @@ static void sort(double *x, size_t n)
 
 /* ---- units ---- */
 
-static void brute_force_hl(const double *x, size_t m, const double *y, size_t n, double alpha,
-			   double *ratio, double *lo, double *hi, double sd)
+/* Ratio estimate and interval from all m*n pairwise log differences, k the interval's rank. */
+static void brute_force_hl(const double *x, size_t m, const double *y, size_t n, size_t k,
+			   double *ratio, double *lo, double *hi)
 {
-	size_t mn = m * n, k = 0;
-	double *d = malloc(mn * sizeof(*d)), lo_rank;
+	size_t mn = m * n, c = 0;
+	double *d = malloc(mn * sizeof(*d));
 
 	for (size_t i = 0; i < m; i++)
 		for (size_t j = 0; j < n; j++)
-			d[k++] = log(y[j]) - log(x[i]);
+			d[c++] = log(y[j]) - log(x[i]);
 	sort(d, mn);
 	*ratio = exp(mn % 2 ? d[mn / 2] : (d[mn / 2 - 1] + d[mn / 2]) / 2);
-	lo_rank = ceil((double)mn / 2 - normal_quantile(1 - alpha / 2) * sd - 0.5);
-	*lo = exp(d[(size_t)lo_rank - 1]);
-	*hi = exp(d[mn - (size_t)lo_rank]);
+	*lo = exp(d[k - 1]);
+	*hi = exp(d[mn - k]);
 	free(d);
+}
+
+/* The normal-approximation rank of the interval, tie-corrected, as in R's wilcox.test. */
+static size_t normal_rank(const double *x, size_t m, const double *y, size_t n, double alpha)
+{
+	double pooled[200], ties = 0, total = (double)(m + n), sd;
+
+	memcpy(pooled, x, m * sizeof(*x));
+	memcpy(pooled + m, y, n * sizeof(*y));
+	sort(pooled, m + n);
+	for (size_t a = 0, b; a < m + n; a = b) {
+		for (b = a; b < m + n && pooled[b] == pooled[a]; b++)
+			;
+		ties += pow((double)(b - a), 3) - (double)(b - a);
+	}
+	sd = sqrt((double)(m * n) / 12 * ((total + 1) - ties / (total * (total - 1))));
+	return (size_t)ceil((double)(m * n) / 2 - normal_quantile(1 - alpha / 2) * sd - 0.5);
+}
+
+/*
+ * U's exact null distribution for m + n <= 20 by enumerating every placement of the x's among the
+ * pooled ranks: counts[u] orders give U = u.
+ */
+static void enumerate_u(size_t m, size_t n, double *counts)
+{
+	memset(counts, 0, (m * n + 1) * sizeof(*counts));
+	for (uint32_t mask = 0; mask < (1u << (m + n)); mask++) {
+		size_t xs = 0, u = 0;
+
+		if ((size_t)__builtin_popcount(mask) != m)
+			continue;
+		for (size_t pos = 0; pos < m + n; pos++) {
+			if (mask & (1u << pos))
+				xs++;
+			else
+				u += xs;
+		}
+		counts[u]++;
+	}
 }
 
 static void test_units(void)
@@ -188,37 +227,84 @@ static void test_units(void)
 	CHECK(rank_test_run(y, 2, y, 0, 0.01, &t) < 0, "empty new accepted");
 	CHECK(rank_test_run(y, 2, y, 2, 1.5, &t) < 0, "alpha 1.5 accepted");
 
-	/* Selection against brute force over all pairs, with ties (integer ns) and unequal sizes. */
+	/* Selection against brute force over all pairs, with ties (integer ns), normal path. */
 	{
 		struct rng r;
+		double bx[100], by[100];
 
 		rng_seed(&r, 7);
-		for (int trial = 0; trial < 200; trial++) {
-			size_t m = 5 + rng_next(&r) % 36, n = 5 + rng_next(&r) % 36;
-			double ratio, lo, hi, ties = 0, total = (double)(m + n), sd;
-			double pooled[80];
+		for (int trial = 0; trial < 100; trial++) {
+			size_t m = 50 + rng_next(&r) % 50, n = 50 + rng_next(&r) % 50;
+			double ratio, lo, hi;
 
 			for (size_t i = 0; i < m; i++)
-				x[i] = pooled[i] = round(100 * exp(0.05 * rng_normal(&r)));
+				bx[i] = round(100 * exp(0.05 * rng_normal(&r)));
 			for (size_t j = 0; j < n; j++)
-				y[j] = pooled[m + j] = round(103 * exp(0.05 * rng_normal(&r)));
-			sort(x, m);
-			sort(y, n);
-			sort(pooled, m + n);
-			for (size_t a = 0, b; a < m + n; a = b) {
-				for (b = a; b < m + n && pooled[b] == pooled[a]; b++)
-					;
-				ties += pow((double)(b - a), 3) - (double)(b - a);
-			}
-			sd = sqrt((double)(m * n) / 12 * ((total + 1) - ties / (total * (total - 1))));
-			CHECK(rank_test_run(x, m, y, n, 0.05, &t) == 0, "run");
-			brute_force_hl(x, m, y, n, 0.05, &ratio, &lo, &hi, sd);
+				by[j] = round(103 * exp(0.05 * rng_normal(&r)));
+			sort(bx, m);
+			sort(by, n);
+			CHECK(rank_test_run(bx, m, by, n, 0.05, &t) == 0, "run");
+			brute_force_hl(bx, m, by, n, normal_rank(bx, m, by, n, 0.05), &ratio, &lo, &hi);
 			CHECK(t.ratio == ratio && t.ratio_lo == lo && t.ratio_hi == hi,
 			      "trial %d (m %zu n %zu): %.17g [%.17g, %.17g], brute force %.17g "
 			      "[%.17g, %.17g]",
 			      trial, m, n, t.ratio, t.ratio_lo, t.ratio_hi, ratio, lo, hi);
 		}
 	}
+
+	/* Small samples without ties: exact p and interval rank against full enumeration. */
+	{
+		struct rng r;
+		double counts[101];
+
+		rng_seed(&r, 11);
+		for (int trial = 0; trial < 200; trial++) {
+			size_t m = 2 + rng_next(&r) % 9, n = 2 + rng_next(&r) % 9, k = 0;
+			double ratio, lo, hi, total = 0, below = 0, above = 0, p, cum = 0;
+			double alpha = trial % 2 ? 0.05 : 0.01;
+
+			for (size_t i = 0; i < m; i++)
+				x[i] = 1000 * exp(0.05 * rng_normal(&r));
+			for (size_t j = 0; j < n; j++)
+				y[j] = 1000 * exp(0.05 * rng_normal(&r) + 0.04 * (trial % 3));
+			sort(x, m);
+			sort(y, n);
+			CHECK(rank_test_run(x, m, y, n, alpha, &t) == 0, "run");
+			enumerate_u(m, n, counts);
+			for (size_t u = 0; u <= m * n; u++) {
+				total += counts[u];
+				below += (double)u <= t.u ? counts[u] : 0;
+				above += (double)u >= t.u ? counts[u] : 0;
+			}
+			p = fmin(1, 2 * fmin(below, above) / total);
+			CHECK(close_to(t.p_value, p, 1e-12), "trial %d (m %zu n %zu U %g): p %.15g, "
+			      "enumerated %.15g", trial, m, n, t.u, t.p_value, p);
+			while (k <= m * n && (cum += counts[k]) / total <= alpha / 2)
+				k++;
+			if (k == 0) {
+				CHECK(t.ratio_lo == 0 && isinf(t.ratio_hi), "trial %d: bounded interval "
+				      "where none exists", trial);
+				continue;
+			}
+			brute_force_hl(x, m, y, n, k, &ratio, &lo, &hi);
+			CHECK(t.ratio == ratio && t.ratio_lo == lo && t.ratio_hi == hi,
+			      "trial %d (m %zu n %zu k %zu): %.17g [%.17g, %.17g], brute force %.17g "
+			      "[%.17g, %.17g]", trial, m, n, k, t.ratio, t.ratio_lo, t.ratio_hi, ratio,
+			      lo, hi);
+		}
+	}
+
+	/* 5 against 5, completely separated: exact two-sided p = 2 / C(10, 5) = 2/252. */
+	for (int i = 0; i < 5; i++) {
+		x[i] = 1000 + i;
+		y[i] = 3000 + i;
+	}
+	rank_test_run(x, 5, y, 5, 0.01, &t);
+	CHECK(close_to(t.p_value, 2.0 / 252, 1e-12), "5v5 p %.15g, want %.15g", t.p_value,
+	      2.0 / 252);
+	/* P(U <= 0) = 1/252 <= 0.005 < P(U <= 1): k = 1, the interval is [min, max] ratio. */
+	CHECK(close_to(t.ratio_lo, 3000.0 / 1004, 1e-12) && close_to(t.ratio_hi, 3004.0 / 1000, 1e-12),
+	      "5v5 interval [%g, %g]", t.ratio_lo, t.ratio_hi);
 
 	/* Summaries: 1..9 and 100. */
 	{
