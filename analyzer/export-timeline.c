@@ -29,10 +29,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Pseudo pids and tids, above Linux's largest pid (2^22) so they never meet a real one. */
-#define PSEUDO_PID_GPU 0x7f000000		/* + device id */
-#define PSEUDO_PID_FINDINGS 0x7effffff
-#define PSEUDO_TID_BASE 0x7e000000		/* lanes, streams and the findings thread */
+/*
+ * Pseudo pids and tids, above Linux's largest pid (2^22) so they never meet a real one, and
+ * ascending in track order (host processes, GPUs, findings) for readers that sort by pid.
+ */
+#define PSEUDO_TID_BASE 0x7d000000		/* lanes, streams and the findings thread */
+#define PSEUDO_PID_GPU 0x7e000000		/* + device id */
+#define PSEUDO_PID_FINDINGS 0x7f000000
 
 /* Sort indices inside a process; lanes of a thread or stream follow it. */
 #define SORT_THREAD_STEP 100
@@ -41,7 +44,7 @@
 #define SORT_COUNTERS 3000000
 
 #define COUNTER_BUCKETS 1000
-#define SYNC_NO_EVENT 4294967295LL	/* CUPTI's eventId when the sync waited on no event */
+#define SYNC_INVALID 4294967295LL	/* CUPTI_SYNCHRONIZATION_INVALID_VALUE: no stream / no event */
 
 enum lane_naming {
 	LANE_OVERLAP,	/* lane 0 is a thread or stream; lane k is "<name> (overlap k)" */
@@ -611,7 +614,7 @@ static int declare_tracks(struct timeline *tl)
 		}
 		s->track = (struct timeline_track){
 			.uuid = tl->next_uuid++, .parent_uuid = tl->gpus[g].track.uuid,
-			.kind = TIMELINE_THREAD, .pid = tl->gpus[g].track.pid, .tid = tl->next_tid++,
+			.kind = TIMELINE_LANE, .pid = tl->gpus[g].track.pid, .tid = tl->next_tid++,
 			.sort_index = (int32_t)(rank++) * SORT_THREAD_STEP, .name = s->name,
 		};
 		ret = ops->track(tl->sink, &s->track);
@@ -717,7 +720,14 @@ static void nvtx_args(sqlite3_stmt *st, struct timeline_arg *args, size_t *n, ch
 	}
 }
 
-/* Slice name and arguments of a synchronization record (columns a1..a4 of host_sql). */
+/*
+ * Slice name and arguments of a synchronization record (columns a1..a4 of host_sql): what the host
+ * waited for. CUPTI's syncType says it, but nsys exports store other numbers than their own
+ * ENUM_CUPTI_SYNC_TYPE table claims (cudaDeviceSynchronize rows carry 1, "event sync";
+ * cudaStreamSynchronize rows 2, "stream wait event"), always with eventId and, for device syncs,
+ * streamId set to CUPTI's invalid value. So the type is believed only when the ids agree with it,
+ * and otherwise read from the ids.
+ */
 static const char *sync_describe(sqlite3_stmt *st, int first, struct timeline_arg *args, size_t *n,
 				 char *name, size_t size)
 {
@@ -725,36 +735,29 @@ static const char *sync_describe(sqlite3_stmt *st, int first, struct timeline_ar
 	int64_t event = sqlite3_column_int64(st, first + 1);
 	int64_t stream = sqlite3_column_int64(st, first + 2);
 	int64_t device = sqlite3_column_int64(st, first + 3);
-	int has_event = sqlite3_column_type(st, first + 1) != SQLITE_NULL && event != SYNC_NO_EVENT;
+	int has_event = sqlite3_column_type(st, first + 1) != SQLITE_NULL && event != SYNC_INVALID;
+	int has_stream = sqlite3_column_type(st, first + 2) != SQLITE_NULL && stream != SYNC_INVALID;
 
-	switch (type) {
-	case 1:
-		if (has_event)
-			snprintf(name, size, "wait for event %" PRId64, event);
-		else
-			snprintf(name, size, "wait for an event");
-		break;
-	case 2:
-		if (has_event)
-			snprintf(name, size, "stream %" PRId64 " waits for event %" PRId64, stream, event);
-		else
-			snprintf(name, size, "stream %" PRId64 " waits for an event", stream);
-		break;
-	case 3:
+	if (type == 4 || (type != 3 && !has_event && !has_stream))
+		type = 4;
+	else if (type == 3 || !has_event)
+		type = 3;
+	else if (type != 2)
+		type = 1;
+	if (type == 2 && has_stream)
+		snprintf(name, size, "stream %" PRId64 " waits for event %" PRId64, stream, event);
+	else if (type == 1 || type == 2)
+		snprintf(name, size, "wait for event %" PRId64, event);
+	else if (type == 3)
 		snprintf(name, size, "wait for stream %" PRId64, stream);
-		break;
-	case 4:
+	else
 		snprintf(name, size, "wait for device %" PRId64, device);
-		break;
-	default:
-		snprintf(name, size, "wait (unknown synchronization)");
-		break;
-	}
 	arg_string(args, n, "sync type", LABEL(sync_type_labels, type));
-	arg_int(args, n, "stream", stream);
-	arg_int(args, n, "device", device);
+	if (has_stream)
+		arg_int(args, n, "stream", stream);
 	if (has_event)
 		arg_int(args, n, "event", event);
+	arg_int(args, n, "device", device);
 	return name;
 }
 

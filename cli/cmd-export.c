@@ -1,14 +1,145 @@
 /*
- * gpt-trace export: NOT IMPLEMENTED YET. Placeholder so the command table links; the owner of this
- * command replaces this file.
+ * gpt-trace export: write a trace as a timeline for ui.perfetto.dev (native Perfetto protobuf, the
+ * default) or chrome://tracing (Chrome Trace Event JSON, optionally gzipped). Several traces of one
+ * job go into one timeline. The rules run first, with their default thresholds, and their findings
+ * become instant events on a findings track, so the report's evidence shows on the timeline.
  */
+#include "analyzer/export.h"
+#include "analyzer/trace.h"
 #include "cli/commands.h"
 #include "common/util.h"
+#include "rules/rule.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char usage_text[] =
+	"usage: gpt-trace export [--format perfetto|chrome] [-o FILE] [--gzip] [--no-findings] TRACE...\n"
+	"\n"
+	"Write the traces as one timeline: host threads with CUDA API calls and NVTX ranges, one track\n"
+	"per GPU stream with kernels, copies and sets, arrows from each launch to its GPU work, GPU busy\n"
+	"and copy bandwidth counters, and the rules' findings.\n"
+	"\n"
+	"  -f, --format FORMAT  perfetto (default; open in ui.perfetto.dev) or chrome (Trace Event JSON)\n"
+	"  -o, --output FILE    where to write; default: the first trace's name with .perfetto-trace,\n"
+	"                       .json or .json.gz in place of .sqlite\n"
+	"  -z, --gzip           compress the output (gzip)\n"
+	"      --no-findings    do not run the rules; no findings track\n";
+
+/* Run every rule with its defaults; a rule that fails is reported and left out. */
+static void collect_findings(struct trace *trace, struct findings *out)
+{
+	struct rule_config *config = rule_config_new();
+	struct rule_context ctx = { .trace = trace, .config = config, .out = out };
+	char err[512];
+
+	for (const struct rule *const *rule = rule_table; *rule; rule++) {
+		err[0] = '\0';
+		if ((*rule)->run(*rule, &ctx, err, sizeof(err)) < 0)
+			pr_warn("rule '%s' failed, its findings are not on the timeline: %s", (*rule)->id,
+				err[0] ? err : "no reason given");
+	}
+	rule_config_free(config);
+}
+
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
 
 int cmd_export(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("'export' is not implemented yet");
-	return GPT_EXIT_USAGE;
+	static const struct option options[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "gzip", no_argument, NULL, 'z' },
+		{ "no-findings", no_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct export_options opts = { .format = EXPORT_PERFETTO };
+	struct findings findings = { 0 };
+	struct trace *trace = NULL;
+	const char *output = NULL;
+	char *default_output = NULL;
+	int no_findings = 0, status = GPT_EXIT_USAGE, c;
+	char err[1024];
+	struct stat st;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+f:o:zh", options, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			opts.format = export_format_parse(optarg);
+			if (!opts.format) {
+				pr_err("unknown export format '%s'; use perfetto or chrome", optarg);
+				return GPT_EXIT_USAGE;
+			}
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'z':
+			opts.gzip = 1;
+			break;
+		case 'F':
+			no_findings = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return GPT_EXIT_OK;
+		default:
+			fputs(usage_text, stderr);
+			return GPT_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		pr_err("export needs at least one trace file");
+		fputs(usage_text, stderr);
+		return GPT_EXIT_USAGE;
+	}
+	if (!output) {
+		default_output = export_default_path(argv[optind], &opts);
+		if (!default_output)
+			die("out of memory");
+		output = default_output;
+	}
+	for (int i = optind; i < argc; i++) {
+		if (same_file(argv[i], output)) {
+			pr_err("cannot write '%s': it is the input trace", output);
+			goto out;
+		}
+	}
+	if (!stat(output, &st) && S_ISDIR(st.st_mode)) {
+		pr_err("cannot write '%s': is a directory", output);
+		goto out;
+	}
+
+	if (trace_open((const char *const *)argv + optind, (size_t)(argc - optind), &trace, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		goto out;
+	}
+	if (!no_findings) {
+		collect_findings(trace, &findings);
+		opts.findings = &findings;
+	}
+	if (export_write(trace, &opts, output, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		goto out;
+	}
+	if (!stat(output, &st))
+		printf("wrote '%s' (%s%s, %lld bytes)\n", output,
+		       opts.format == EXPORT_CHROME ? "chrome json" : "perfetto", opts.gzip ? ", gzip" : "",
+		       (long long)st.st_size);
+	status = GPT_EXIT_OK;
+out:
+	findings_release(&findings);
+	trace_close(trace);
+	free(default_output);
+	return status;
 }
