@@ -2,16 +2,23 @@
  * The collector: turns completed CUPTI activity buffers and host-side events into rows of one SQLite
  * trace file (schema in collector/schema.sql, documented in docs/schema.md).
  *
- * Threading: collector_submit_buffer() and collector_add_*() are called from the program's threads
- * and from CUPTI's buffer-completed callback; they only enqueue and never touch SQLite. One writer
- * thread, owned by the collector, decodes buffers into rows, interns strings, inserts with prepared
- * statements in large transactions and commits at least every commit_interval_ms, so a killed program
- * loses at most about that much data. collector_stop() drains the queue, writes metadata (GPT_META,
- * TARGET_INFO_GPU, PROCESSES) and indexes, closes the file and joins the thread.
+ * Threading: collector_submit_buffer(), collector_submit_nvtx() and collector_buffer_get() are
+ * called from the program's threads and from CUPTI's buffer callbacks; they only take or hand over
+ * memory under one mutex and never touch SQLite. One writer thread, owned by the collector, decodes
+ * buffers into rows, interns strings, inserts with prepared statements in large transactions and
+ * commits at least every commit_interval_ms, so a killed program loses at most about that much data.
+ * collector_stop() drains the queue, writes metadata (GPT_META, TARGET_INFO_GPU, PROCESSES,
+ * ThreadNames, TARGET_INFO_SESSION_START_TIME) and indexes, closes the file and joins the thread.
  *
- * The trace file is created lazily, on the first event, so that a process that never uses CUDA
- * leaves no file behind. Errors (bad directory, disk full) are reported once through the error line
- * of collector_stop()/collector_error() and never stop the traced program.
+ * The trace file is created lazily, on the first event row (kernel, copy, set, sync, API call or
+ * NVTX event), so that a process that initialises CUDA but never uses it leaves no file behind.
+ * It never overwrites: an existing name gets ".1", ".2", ... before its extension (O_EXCL), unless
+ * options.force. Errors (bad directory, disk full) are kept as one line, passed once to
+ * options.report when they happen, returned by collector_stop(), and never stop the traced program.
+ *
+ * Timestamps: every timestamp handed to the collector (CUPTI records, NVTX events) is absolute, in
+ * ns, on one clock (the library registers its own clock with CUPTI, see inject/clock.h). The collector
+ * stores them relative to options.time_origin, which it records in GPT_META as time_origin_ns.
  */
 #ifndef GPT_COLLECTOR_COLLECTOR_H
 #define GPT_COLLECTOR_COLLECTOR_H
@@ -19,25 +26,109 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cupti_activity.h>
+
 struct collector;
 
+/* Default size of one CUPTI activity buffer: about 35,000 kernel records. */
+#define COLLECTOR_BUFFER_SIZE (8u << 20)
+
 struct collector_options {
-	const char *path;		/* trace file to create; must not exist yet */
-	unsigned commit_interval_ms;	/* default 1000 */
+	const char *path;		/* trace file to create (already expanded, see trace_path.h) */
+	int force;			/* overwrite an existing file instead of adding .1, .2, ... */
+	unsigned commit_interval_ms;	/* 0: 1000 */
+	uint64_t time_origin;		/* absolute ns subtracted from every timestamp */
+	uint64_t time_origin_utc_ns;	/* the origin as UTC epoch ns (0: now) */
+	uint32_t pid;			/* the traced process, for globalPid/globalTid */
+	size_t buffer_size;		/* 0: COLLECTOR_BUFFER_SIZE */
+
+	/* CUPTI's record iterator (cuptiActivityGetNextRecord); tests pass their own. */
+	CUptiResult (*next_record)(uint8_t *buffer, size_t valid, CUpti_Activity **record);
+	/* Name of an API call: event_class 0 runtime, 1 driver (cuptiGetCallbackName); may be NULL. */
+	const char *(*api_name)(int event_class, uint32_t cbid);
+	/* Called once, from the writer thread, with the first error line; may be NULL. */
+	void (*report)(const char *line);
 };
 
+/*
+ * Start the writer thread. No file is created yet. Returns 0, or a negative errno with *out NULL.
+ * The caller ends the collector with collector_stop() and frees it with collector_free().
+ */
 int collector_start(const struct collector_options *options, struct collector **out);
 
-/* Hand over a CUPTI activity buffer (valid bytes of size); the collector frees it with free(). */
+/*
+ * An empty activity buffer for CUPTI's buffer-requested callback: options.buffer_size bytes,
+ * zero-filled (the library tells CUPTI so with CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER),
+ * 8-byte aligned, from a pool the writer refills. Any buffer may also be released with free().
+ * Returns NULL when memory is exhausted (CUPTI then counts the records it drops).
+ */
+uint8_t *collector_buffer_get(struct collector *collector, size_t *size);
+
+/*
+ * Hand over a completed CUPTI activity buffer (valid bytes of it hold records). The collector owns
+ * it from now on and recycles or frees it. After collector_stop() has begun, buffers are freed
+ * unread.
+ */
 void collector_submit_buffer(struct collector *collector, uint8_t *buffer, size_t size, size_t valid);
 
-/* Facts written to GPT_META at the end (name/value strings, copied). */
+/*
+ * NVTX events as recorded by inject/nvtx.c. Strings live in the batch's text arena (text_offset,
+ * text_len), so an event is fixed-size and the hot path is one append under a lock.
+ */
+enum collector_nvtx_kind {
+	NVTX_EV_MARK = 1,
+	NVTX_EV_PUSH,
+	NVTX_EV_POP,
+	NVTX_EV_START,		/* range_id: the id nvtxRangeStart returned */
+	NVTX_EV_END,
+	NVTX_EV_DOMAIN,		/* domain: new domain id, text: its name */
+	NVTX_EV_REGISTER,	/* range_id: registered string id, text: the string */
+	NVTX_EV_CATEGORY,	/* category: id, text: its name */
+	NVTX_EV_THREAD_NAME,	/* category: the OS thread id named, text: the name */
+};
+
+#define NVTX_NO_TEXT UINT32_MAX
+
+struct collector_nvtx_event {
+	uint64_t timestamp;	/* absolute ns */
+	uint64_t range_id;	/* START/END: range id; REGISTER: string id */
+	uint64_t payload;	/* raw bits of the payload union */
+	uint32_t tid;
+	uint32_t domain;	/* 0: the default domain */
+	uint32_t category;	/* 0: none */
+	uint32_t color;		/* ARGB, when has_color */
+	uint32_t text_offset;	/* into the batch's text, NVTX_NO_TEXT when none */
+	uint32_t text_len;
+	uint32_t registered;	/* text is registered string id `registered` (0: inline text) */
+	uint8_t kind;		/* enum collector_nvtx_kind */
+	uint8_t payload_type;	/* nvtxPayloadType_t, 0: none */
+	uint8_t has_color;
+};
+
+struct collector_nvtx_batch {
+	struct collector_nvtx_event *events;
+	size_t count, capacity;
+	char *text;
+	size_t text_len, text_capacity;
+	uint64_t dropped;	/* events that could not be stored (out of memory, pre-CUDA cap) */
+};
+
+/* Hand over a batch (allocated with malloc, like its arrays); the collector frees it. */
+void collector_submit_nvtx(struct collector *collector, struct collector_nvtx_batch *batch);
+
+/* Facts written to GPT_META (name/value strings, copied). Later values replace earlier ones. */
 void collector_set_meta(struct collector *collector, const char *name, const char *value);
 
 /*
- * Drain, finalize and close. dropped is CUPTI's dropped-record count, written to GPT_META and
- * returned through the summary line. Returns 0, or a negative error with one line in err.
+ * Drain, finalize and close. dropped is CUPTI's dropped-record count (GPT_META
+ * cupti_dropped_records). Returns 1 when a trace file was written, 0 when there was nothing to
+ * record (no file), or a negative error with one line in err. Call once; then collector_free().
  */
 int collector_stop(struct collector *collector, uint64_t dropped, char *err, size_t errlen);
+
+/* The path of the trace file once created (NULL before), owned by the collector. */
+const char *collector_path(const struct collector *collector);
+
+void collector_free(struct collector *collector);
 
 #endif

@@ -1,0 +1,1021 @@
+/*
+ * The trace writer: SQLite file creation, prepared inserts, string interning, metadata and indexes
+ * (see writer.h). Runs on the collector's writer thread only.
+ *
+ * Size matters here: a launch-bound program records a kernel row and an API row per launch, and we
+ * aim at about 100 bytes on disk for both with their index entries. Timestamps are stored relative
+ * to the trace origin (small varints), optional columns stay NULL (zero bytes), and names are
+ * StringIds ids. SQLite settings: synchronous=OFF (we guard against a killed process, not a power
+ * cut: committed pages are in the OS's cache) and the default rollback journal, so the file is a
+ * complete database after every commit and a single file at the end.
+ */
+#define _GNU_SOURCE
+#include "collector/writer.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "collector/hash.h"
+#include "collector/names.h"
+#include "collector/schema_sql.h"
+#include "collector/trace_path.h"
+
+#define GPT_SCHEMA_VERSION "1"
+
+enum stmt_id {
+	ST_KERNEL,
+	ST_MEMCPY,
+	ST_MEMSET,
+	ST_SYNC,
+	ST_API,
+	ST_NVTX,
+	ST_STRING,
+	ST_META,
+	ST_COUNT,
+};
+
+static const char *const stmt_sql[ST_COUNT] = {
+	[ST_KERNEL] = "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, "
+		      "streamId, correlationId, globalPid, demangledName, shortName, mangledName, "
+		      "launchType, cacheConfig, registersPerThread, gridX, gridY, gridZ, blockX, "
+		      "blockY, blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, "
+		      "localMemoryTotal, gridId, sharedMemoryExecuted, graphNodeId, "
+		      "sharedMemoryLimitConfig, graphId) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		      "?,?,?,?,?,?,?,?,?)",
+	[ST_MEMCPY] = "INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, "
+		      "streamId, correlationId, globalPid, bytes, copyKind, srcKind, dstKind, "
+		      "srcDeviceId, srcContextId, dstDeviceId, dstContextId, graphNodeId) VALUES "
+		      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_MEMSET] = "INSERT INTO CUPTI_ACTIVITY_KIND_MEMSET (start, end, deviceId, contextId, "
+		      "streamId, correlationId, globalPid, value, bytes, graphNodeId, memKind) VALUES "
+		      "(?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_SYNC] = "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start, end, deviceId, "
+		    "contextId, streamId, correlationId, globalPid, syncType, eventId) VALUES "
+		    "(?,?,?,?,?,?,?,?,?)",
+	[ST_API] = "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, "
+		   "correlationId, nameId, returnValue) VALUES (?,?,?,?,?,?,?)",
+	[ST_NVTX] = "INSERT INTO NVTX_EVENTS (start, end, eventType, rangeId, category, color, text, "
+		    "globalTid, endGlobalTid, textId, domainId, uint64Value, int64Value, doubleValue, "
+		    "uint32Value, int32Value, floatValue) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_STRING] = "INSERT INTO StringIds (id, value) VALUES (?,?)",
+	[ST_META] = "INSERT OR REPLACE INTO GPT_META (name, value) VALUES (?,?)",
+};
+
+/*
+ * Indexes the analyzer's joins need, created at the end (cheaper than maintaining them per insert).
+ * The API table's correlationId serves the kernel -> launch join; events are stored in completion
+ * order, which is nearly start order, so range scans on start need no index (measured: it would
+ * add 13 bytes per kernel).
+ */
+static const char *const index_sql[] = {
+	"CREATE INDEX IF NOT EXISTS GPT_INDEX_RUNTIME_correlationId "
+	"ON CUPTI_ACTIVITY_KIND_RUNTIME(correlationId)",
+};
+
+enum row_counter {
+	COUNT_KERNEL,
+	COUNT_MEMCPY,
+	COUNT_MEMSET,
+	COUNT_SYNC,
+	COUNT_API,
+	COUNT_NVTX,
+	COUNT_MAX,
+};
+
+static const char *const count_meta_name[COUNT_MAX] = {
+	"kernel_records", "memcpy_records", "memset_records",
+	"sync_records",	  "api_records",    "nvtx_records",
+};
+
+struct kernel_names {
+	int64_t demangled, short_name, mangled;
+};
+
+struct meta_fact {
+	char *name, *value;
+};
+
+struct writer {
+	struct writer_options options;
+	char *pattern;			/* options.path, copied */
+	char path[4096];
+	int created, failed;
+	char error[1024];
+
+	sqlite3 *db;
+	sqlite3_stmt *stmt[ST_COUNT];
+	int64_t global_pid;
+	uint64_t last_commit_ns;
+
+	int64_t next_string_id;
+	struct strmap strings;
+	struct strmap kernel_name_index;	/* mangled name -> index into kernel_names */
+	struct kernel_names *kernel_names;
+	size_t nkernel_names, kernel_names_capacity;
+	int64_t *api_names[2];			/* [event_class][cbid] -> StringIds id + 1 */
+	size_t api_names_len[2];
+
+	struct device_row *devices;
+	char **device_names;
+	size_t ndevices;
+	struct context_row *contexts;
+	size_t ncontexts;
+
+	struct u64map threads;			/* tid -> 1 + index into thread_names, or 0 */
+	char **thread_names;
+	size_t nthread_names;
+
+	struct meta_fact *meta;
+	size_t nmeta;
+
+	uint64_t counts[COUNT_MAX];
+	uint64_t untimed;
+};
+
+static void writer_fail(struct writer *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void writer_fail(struct writer *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->failed)
+		return;
+	w->failed = 1;
+	va_start(ap, fmt);
+	vsnprintf(w->error, sizeof(w->error), fmt, ap);
+	va_end(ap);
+	if (w->db) {
+		for (int i = 0; i < ST_COUNT; i++)
+			sqlite3_finalize(w->stmt[i]);
+		memset(w->stmt, 0, sizeof(w->stmt));
+		/* Keep what was committed: the file stays a valid trace up to the last commit. */
+		sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_close(w->db);
+		w->db = NULL;
+	}
+	if (w->options.report)
+		w->options.report(w->error);
+}
+
+static int writer_sql_failed(struct writer *w)
+{
+	writer_fail(w, "cannot write trace '%s': %s", w->path, sqlite3_errmsg(w->db));
+	return -1;
+}
+
+static int writer_exec(struct writer *w, const char *sql)
+{
+	if (sqlite3_exec(w->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return writer_sql_failed(w);
+	return 0;
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+struct writer *writer_new(const struct writer_options *options)
+{
+	struct writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->options = *options;
+	w->pattern = strdup(options->path ? options->path : "");
+	if (!w->pattern) {
+		free(w);
+		return NULL;
+	}
+	w->options.path = w->pattern;
+	if (!w->options.time_origin_utc_ns) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		w->options.time_origin_utc_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	}
+	w->global_pid = (int64_t)options->pid << 24;
+	w->next_string_id = 1;
+	return w;
+}
+
+static int writer_put_meta(struct writer *w, const char *name, const char *value)
+{
+	sqlite3_stmt *st = w->stmt[ST_META];
+
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		sqlite3_reset(st);
+		return writer_sql_failed(w);
+	}
+	sqlite3_reset(st);
+	return 0;
+}
+
+static int writer_put_all_meta(struct writer *w)
+{
+	char origin[32];
+
+	snprintf(origin, sizeof(origin), "%llu", (unsigned long long)w->options.time_origin);
+	if (writer_put_meta(w, "gpt_schema_version", GPT_SCHEMA_VERSION) < 0 ||
+	    writer_put_meta(w, "time_origin_ns", origin) < 0)
+		return -1;
+	for (size_t i = 0; i < w->nmeta; i++)
+		if (writer_put_meta(w, w->meta[i].name, w->meta[i].value) < 0)
+			return -1;
+	return 0;
+}
+
+static int writer_create_file(struct writer *w);
+
+/* Create the file, the schema and the statements; begin the first transaction. */
+static int writer_create(struct writer *w)
+{
+
+	if (!w->pattern[0]) {
+		writer_fail(w, "cannot create trace: no output path");
+		return -1;
+	}
+	if (writer_create_file(w) < 0) {
+		/* Half a schema is no trace: leave nothing behind. */
+		if (w->created) {
+			unlink(w->path);
+			w->created = 0;
+		}
+		return -1;
+	}
+	return 0;
+}
+
+static int writer_create_file(struct writer *w)
+{
+	int rc;
+
+	rc = trace_path_create(w->pattern, w->options.force, w->path, sizeof(w->path));
+	if (rc < 0) {
+		snprintf(w->path, sizeof(w->path), "%s", w->pattern);
+		writer_fail(w, "cannot create trace '%s': %s", w->pattern, strerror(-rc));
+		return -1;
+	}
+	w->created = 1;
+	if (sqlite3_open_v2(w->path, &w->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
+	    SQLITE_OK) {
+		if (!w->db) {
+			writer_fail(w, "cannot open trace '%s': out of memory", w->path);
+			return -1;
+		}
+		return writer_sql_failed(w);
+	}
+	if (writer_exec(w, "PRAGMA synchronous=OFF; PRAGMA cache_size=-32768; "
+			   "PRAGMA temp_store=MEMORY; BEGIN") < 0 ||
+	    writer_exec(w, gpt_schema_sql) < 0)
+		return -1;
+	for (int i = 0; i < ST_COUNT; i++)
+		if (sqlite3_prepare_v3(w->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &w->stmt[i],
+				       NULL) != SQLITE_OK)
+			return writer_sql_failed(w);
+	/* Facts known so far: a killed program's trace still says what it is. */
+	if (writer_put_all_meta(w) < 0 || writer_exec(w, "COMMIT; BEGIN") < 0)
+		return -1;
+	w->last_commit_ns = monotonic_ns();
+	return 0;
+}
+
+static inline int writer_ready(struct writer *w)
+{
+	if (w->failed)
+		return -1;
+	if (!w->created)
+		return writer_create(w);
+	return 0;
+}
+
+static int writer_step(struct writer *w, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE)
+		return writer_sql_failed(w);
+	return 0;
+}
+
+static int64_t rel(const struct writer *w, uint64_t ts)
+{
+	return (int64_t)(ts - w->options.time_origin);
+}
+
+static void bind_optional_id(sqlite3_stmt *st, int col, uint32_t id)
+{
+	if (id == ROW_NO_ID)
+		sqlite3_bind_null(st, col);
+	else
+		sqlite3_bind_int64(st, col, id);
+}
+
+static void bind_nonzero(sqlite3_stmt *st, int col, uint64_t v)
+{
+	if (v == 0)
+		sqlite3_bind_null(st, col);
+	else
+		sqlite3_bind_int64(st, col, (int64_t)v);
+}
+
+int writer_intern(struct writer *w, const char *s, size_t len, int64_t *id)
+{
+	sqlite3_stmt *st;
+	int64_t found;
+
+	if (writer_ready(w) < 0)
+		return -1;
+	found = strmap_get(&w->strings, s, len);
+	if (found >= 0) {
+		*id = found;
+		return 0;
+	}
+	st = w->stmt[ST_STRING];
+	sqlite3_bind_int64(st, 1, w->next_string_id);
+	sqlite3_bind_text(st, 2, s, (int)len, SQLITE_STATIC);
+	if (writer_step(w, st) < 0)
+		return -1;
+	if (strmap_put(&w->strings, s, len, w->next_string_id) < 0) {
+		writer_fail(w, "cannot write trace '%s': out of memory", w->path);
+		return -1;
+	}
+	*id = w->next_string_id++;
+	return 0;
+}
+
+static int writer_intern_str(struct writer *w, const char *s, int64_t *id)
+{
+	return writer_intern(w, s, strlen(s), id);
+}
+
+/* The three name ids of a kernel; demangling happens once per distinct name. */
+static int writer_kernel_names(struct writer *w, const char *mangled, struct kernel_names **out)
+{
+	size_t len = strlen(mangled);
+	int64_t index = strmap_get(&w->kernel_name_index, mangled, len);
+	struct kernel_names names;
+	char *demangled;
+	const char *short_name;
+	size_t short_len;
+	int rc;
+
+	if (index >= 0) {
+		*out = &w->kernel_names[index];
+		return 0;
+	}
+	demangled = name_demangle(mangled);
+	short_name = name_short(demangled ? demangled : mangled, &short_len);
+	rc = writer_intern(w, mangled, len, &names.mangled);
+	if (rc == 0)
+		rc = demangled ? writer_intern_str(w, demangled, &names.demangled)
+			       : (names.demangled = names.mangled, 0);
+	if (rc == 0)
+		rc = writer_intern(w, short_name, short_len, &names.short_name);
+	free(demangled);
+	if (rc < 0)
+		return -1;
+	if (w->nkernel_names == w->kernel_names_capacity) {
+		size_t cap = w->kernel_names_capacity ? w->kernel_names_capacity * 2 : 64;
+		struct kernel_names *grown = realloc(w->kernel_names, cap * sizeof(*grown));
+
+		if (!grown)
+			goto out_of_memory;
+		w->kernel_names = grown;
+		w->kernel_names_capacity = cap;
+	}
+	if (strmap_put(&w->kernel_name_index, mangled, len, (int64_t)w->nkernel_names) < 0)
+		goto out_of_memory;
+	w->kernel_names[w->nkernel_names] = names;
+	*out = &w->kernel_names[w->nkernel_names++];
+	return 0;
+
+out_of_memory:
+	writer_fail(w, "cannot write trace '%s': out of memory", w->path);
+	return -1;
+}
+
+int writer_kernel(struct writer *w, const struct kernel_row *r)
+{
+	sqlite3_stmt *st;
+	struct kernel_names *names;
+
+	if (writer_ready(w) < 0 ||
+	    writer_kernel_names(w, r->name ? r->name : "<unknown>", &names) < 0)
+		return -1;
+	st = w->stmt[ST_KERNEL];
+	sqlite3_bind_int64(st, 1, rel(w, r->start));
+	sqlite3_bind_int64(st, 2, rel(w, r->end));
+	sqlite3_bind_int64(st, 3, r->device_id);
+	sqlite3_bind_int64(st, 4, r->context_id);
+	sqlite3_bind_int64(st, 5, r->stream_id);
+	sqlite3_bind_int64(st, 6, r->correlation_id);
+	sqlite3_bind_int64(st, 7, w->global_pid);
+	sqlite3_bind_int64(st, 8, names->demangled);
+	sqlite3_bind_int64(st, 9, names->short_name);
+	sqlite3_bind_int64(st, 10, names->mangled);
+	sqlite3_bind_int(st, 11, r->launch_type);
+	sqlite3_bind_int(st, 12, r->cache_config);
+	sqlite3_bind_int64(st, 13, r->registers_per_thread);
+	sqlite3_bind_int(st, 14, r->grid_x);
+	sqlite3_bind_int(st, 15, r->grid_y);
+	sqlite3_bind_int(st, 16, r->grid_z);
+	sqlite3_bind_int(st, 17, r->block_x);
+	sqlite3_bind_int(st, 18, r->block_y);
+	sqlite3_bind_int(st, 19, r->block_z);
+	sqlite3_bind_int(st, 20, r->static_shared);
+	sqlite3_bind_int(st, 21, r->dynamic_shared);
+	sqlite3_bind_int64(st, 22, r->local_per_thread);
+	sqlite3_bind_int64(st, 23, (int64_t)r->local_total);
+	sqlite3_bind_int64(st, 24, r->grid_id);
+	sqlite3_bind_int64(st, 25, r->shared_executed);
+	bind_nonzero(st, 26, r->graph_node_id);
+	sqlite3_bind_int(st, 27, r->shared_mem_limit_config);
+	bind_nonzero(st, 28, r->graph_id);
+	if (writer_step(w, st) < 0)
+		return -1;
+	w->counts[COUNT_KERNEL]++;
+	return 0;
+}
+
+int writer_memcpy(struct writer *w, const struct memcpy_row *r)
+{
+	sqlite3_stmt *st;
+
+	if (writer_ready(w) < 0)
+		return -1;
+	st = w->stmt[ST_MEMCPY];
+	sqlite3_bind_int64(st, 1, rel(w, r->start));
+	sqlite3_bind_int64(st, 2, rel(w, r->end));
+	sqlite3_bind_int64(st, 3, r->device_id);
+	sqlite3_bind_int64(st, 4, r->context_id);
+	sqlite3_bind_int64(st, 5, r->stream_id);
+	sqlite3_bind_int64(st, 6, r->correlation_id);
+	sqlite3_bind_int64(st, 7, w->global_pid);
+	sqlite3_bind_int64(st, 8, (int64_t)r->bytes);
+	sqlite3_bind_int(st, 9, r->copy_kind);
+	sqlite3_bind_int(st, 10, r->src_kind);
+	sqlite3_bind_int(st, 11, r->dst_kind);
+	bind_optional_id(st, 12, r->src_device);
+	bind_optional_id(st, 13, r->src_context);
+	bind_optional_id(st, 14, r->dst_device);
+	bind_optional_id(st, 15, r->dst_context);
+	bind_nonzero(st, 16, r->graph_node_id);
+	if (writer_step(w, st) < 0)
+		return -1;
+	w->counts[COUNT_MEMCPY]++;
+	return 0;
+}
+
+int writer_memset(struct writer *w, const struct memset_row *r)
+{
+	sqlite3_stmt *st;
+
+	if (writer_ready(w) < 0)
+		return -1;
+	st = w->stmt[ST_MEMSET];
+	sqlite3_bind_int64(st, 1, rel(w, r->start));
+	sqlite3_bind_int64(st, 2, rel(w, r->end));
+	sqlite3_bind_int64(st, 3, r->device_id);
+	sqlite3_bind_int64(st, 4, r->context_id);
+	sqlite3_bind_int64(st, 5, r->stream_id);
+	sqlite3_bind_int64(st, 6, r->correlation_id);
+	sqlite3_bind_int64(st, 7, w->global_pid);
+	sqlite3_bind_int64(st, 8, r->value);
+	sqlite3_bind_int64(st, 9, (int64_t)r->bytes);
+	bind_nonzero(st, 10, r->graph_node_id);
+	sqlite3_bind_int(st, 11, r->mem_kind);
+	if (writer_step(w, st) < 0)
+		return -1;
+	w->counts[COUNT_MEMSET]++;
+	return 0;
+}
+
+static uint32_t writer_context_device(const struct writer *w, uint32_t context_id)
+{
+	for (size_t i = 0; i < w->ncontexts; i++)
+		if (w->contexts[i].context_id == context_id)
+			return w->contexts[i].device_id;
+	/* A context created before tracing began: nearly always device 0 in practice. */
+	return 0;
+}
+
+int writer_sync(struct writer *w, const struct sync_row *r)
+{
+	sqlite3_stmt *st;
+
+	if (writer_ready(w) < 0)
+		return -1;
+	st = w->stmt[ST_SYNC];
+	sqlite3_bind_int64(st, 1, rel(w, r->start));
+	sqlite3_bind_int64(st, 2, rel(w, r->end));
+	sqlite3_bind_int64(st, 3, writer_context_device(w, r->context_id));
+	sqlite3_bind_int64(st, 4, r->context_id);
+	sqlite3_bind_int64(st, 5, r->stream_id);
+	sqlite3_bind_int64(st, 6, r->correlation_id);
+	sqlite3_bind_int64(st, 7, w->global_pid);
+	sqlite3_bind_int(st, 8, r->sync_type);
+	sqlite3_bind_int64(st, 9, r->event_id);
+	if (writer_step(w, st) < 0)
+		return -1;
+	w->counts[COUNT_SYNC]++;
+	return 0;
+}
+
+static void writer_see_thread(struct writer *w, uint32_t tid)
+{
+	/* Out of memory only costs a ThreadNames row. */
+	if (!u64map_get(&w->threads, tid))
+		u64map_put(&w->threads, tid, 0);
+}
+
+/* nsys packs pid and tid into one id; tids above 24 bits (rare) lose their high bits. */
+static int64_t global_tid(uint32_t pid, uint32_t tid)
+{
+	return ((int64_t)pid << 24) | (tid & 0xffffff);
+}
+
+/* StringIds id of an API function name, cached per (class, cbid). */
+static int writer_api_name(struct writer *w, int event_class, uint32_t cbid, int64_t *id)
+{
+	int64_t **names = &w->api_names[event_class & 1];
+	size_t *len = &w->api_names_len[event_class & 1];
+	const char *name = NULL;
+	char fallback[48];
+
+	if (cbid < *len && (*names)[cbid]) {
+		*id = (*names)[cbid] - 1;
+		return 0;
+	}
+	if (cbid >= *len) {
+		size_t n = cbid + 64;
+		int64_t *grown = realloc(*names, n * sizeof(*grown));
+
+		if (!grown) {
+			writer_fail(w, "cannot write trace '%s': out of memory", w->path);
+			return -1;
+		}
+		memset(grown + *len, 0, (n - *len) * sizeof(*grown));
+		*names = grown;
+		*len = n;
+	}
+	if (w->options.api_name)
+		name = w->options.api_name(event_class, cbid);
+	if (!name) {
+		snprintf(fallback, sizeof(fallback), "%s_cbid_%u", event_class ? "cu" : "cuda", cbid);
+		name = fallback;
+	}
+	if (writer_intern_str(w, name, id) < 0)
+		return -1;
+	(*names)[cbid] = *id + 1;
+	return 0;
+}
+
+int writer_api(struct writer *w, const struct api_row *r)
+{
+	sqlite3_stmt *st;
+	int64_t name_id;
+
+	if (writer_ready(w) < 0 || writer_api_name(w, r->event_class, r->cbid, &name_id) < 0)
+		return -1;
+	st = w->stmt[ST_API];
+	sqlite3_bind_int64(st, 1, rel(w, r->start));
+	sqlite3_bind_int64(st, 2, rel(w, r->end));
+	sqlite3_bind_int(st, 3, r->event_class);
+	sqlite3_bind_int64(st, 4, global_tid(r->pid ? r->pid : w->options.pid, r->tid));
+	sqlite3_bind_int64(st, 5, r->correlation_id);
+	sqlite3_bind_int64(st, 6, name_id);
+	sqlite3_bind_int64(st, 7, r->return_value);
+	if (writer_step(w, st) < 0)
+		return -1;
+	writer_see_thread(w, r->tid);
+	w->counts[COUNT_API]++;
+	return 0;
+}
+
+int writer_nvtx(struct writer *w, const struct nvtx_row *r)
+{
+	sqlite3_stmt *st;
+	union {
+		uint64_t u64;
+		int64_t i64;
+		double f64;
+		uint32_t u32;
+		int32_t i32;
+		float f32;
+	} payload;
+
+	if (writer_ready(w) < 0)
+		return -1;
+	st = w->stmt[ST_NVTX];
+	sqlite3_bind_int64(st, 1, rel(w, r->start));
+	if (r->has_end)
+		sqlite3_bind_int64(st, 2, rel(w, r->end));
+	else
+		sqlite3_bind_null(st, 2);
+	sqlite3_bind_int(st, 3, r->event_type);
+	bind_nonzero(st, 4, r->range_id);
+	bind_nonzero(st, 5, r->category);
+	if (r->has_color)
+		sqlite3_bind_int64(st, 6, r->color);
+	else
+		sqlite3_bind_null(st, 6);
+	if (r->text)
+		sqlite3_bind_text(st, 7, r->text, (int)r->text_len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 7);
+	sqlite3_bind_int64(st, 8, global_tid(w->options.pid, r->tid));
+	if (r->end_tid)
+		sqlite3_bind_int64(st, 9, global_tid(w->options.pid, r->end_tid));
+	else
+		sqlite3_bind_null(st, 9);
+	if (r->text_id >= 0)
+		sqlite3_bind_int64(st, 10, r->text_id);
+	else
+		sqlite3_bind_null(st, 10);
+	sqlite3_bind_int64(st, 11, r->domain);
+	for (int col = 12; col <= 17; col++)
+		sqlite3_bind_null(st, col);
+	payload.u64 = r->payload;
+	switch (r->payload_type) {
+	case 1:
+		sqlite3_bind_int64(st, 12, (int64_t)payload.u64);
+		break;
+	case 2:
+		sqlite3_bind_int64(st, 13, payload.i64);
+		break;
+	case 3:
+		sqlite3_bind_double(st, 14, payload.f64);
+		break;
+	case 4:
+		sqlite3_bind_int64(st, 15, payload.u32);
+		break;
+	case 5:
+		sqlite3_bind_int64(st, 16, payload.i32);
+		break;
+	case 6:
+		sqlite3_bind_double(st, 17, payload.f32);
+		break;
+	}
+	if (writer_step(w, st) < 0)
+		return -1;
+	writer_see_thread(w, r->tid);
+	w->counts[COUNT_NVTX]++;
+	return 0;
+}
+
+void writer_device(struct writer *w, const struct device_row *r)
+{
+	struct device_row *devices;
+	char **names;
+	size_t i;
+
+	for (i = 0; i < w->ndevices; i++)
+		if (w->devices[i].id == r->id)
+			break;
+	if (i == w->ndevices) {
+		devices = realloc(w->devices, (w->ndevices + 1) * sizeof(*devices));
+		if (!devices)
+			return;
+		w->devices = devices;
+		names = realloc(w->device_names, (w->ndevices + 1) * sizeof(*names));
+		if (!names)
+			return;
+		w->device_names = names;
+		w->device_names[i] = NULL;
+		w->ndevices++;
+	}
+	w->devices[i] = *r;
+	/* CUPTI owns the name only while the record lives. */
+	free(w->device_names[i]);
+	w->device_names[i] = r->name ? strdup(r->name) : NULL;
+	w->devices[i].name = w->device_names[i];
+}
+
+void writer_context(struct writer *w, const struct context_row *r)
+{
+	struct context_row *contexts;
+
+	for (size_t i = 0; i < w->ncontexts; i++)
+		if (w->contexts[i].context_id == r->context_id) {
+			w->contexts[i] = *r;
+			return;
+		}
+	contexts = realloc(w->contexts, (w->ncontexts + 1) * sizeof(*contexts));
+	if (!contexts)
+		return;
+	w->contexts = contexts;
+	w->contexts[w->ncontexts++] = *r;
+}
+
+void writer_thread_name(struct writer *w, uint32_t tid, const char *name, size_t len)
+{
+	char **names = realloc(w->thread_names, (w->nthread_names + 1) * sizeof(*names));
+	char *copy = strndup(name, len);
+
+	if (names)
+		w->thread_names = names;
+	if (!names || !copy) {
+		free(copy);
+		return;
+	}
+	w->thread_names[w->nthread_names++] = copy;
+	u64map_put(&w->threads, tid, w->nthread_names);
+}
+
+void writer_meta(struct writer *w, const char *name, const char *value)
+{
+	struct meta_fact *meta;
+	char *n, *v;
+
+	for (size_t i = 0; i < w->nmeta; i++)
+		if (strcmp(w->meta[i].name, name) == 0) {
+			v = strdup(value);
+			if (v) {
+				free(w->meta[i].value);
+				w->meta[i].value = v;
+			}
+			return;
+		}
+	meta = realloc(w->meta, (w->nmeta + 1) * sizeof(*meta));
+	if (!meta)
+		return;
+	w->meta = meta;
+	n = strdup(name);
+	v = strdup(value);
+	if (!n || !v) {
+		free(n);
+		free(v);
+		return;
+	}
+	w->meta[w->nmeta].name = n;
+	w->meta[w->nmeta].value = v;
+	w->nmeta++;
+}
+
+void writer_count_untimed(struct writer *w)
+{
+	w->untimed++;
+}
+
+int writer_tick(struct writer *w, uint64_t now_ns, uint64_t interval_ns)
+{
+	if (w->failed || !w->created || now_ns - w->last_commit_ns < interval_ns)
+		return 0;
+	if (writer_exec(w, "COMMIT; BEGIN") < 0)
+		return -1;
+	w->last_commit_ns = now_ns;
+	return 0;
+}
+
+static void format_uuid(const uint8_t *u, char *out, size_t len)
+{
+	snprintf(out, len,
+		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0], u[1],
+		 u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+		 u[15]);
+}
+
+static int writer_finish_devices(struct writer *w)
+{
+	static const char sql[] =
+		"INSERT INTO TARGET_INFO_GPU (vmId, id, name, l2CacheSize, totalMemory, "
+		"memoryBandwidth, clockRate, smCount, uuid, cuDevice, constantMemory, maxIPC, "
+		"maxRegistersPerBlock, maxShmemPerBlock, maxShmemPerSm, maxRegistersPerSm, "
+		"threadsPerWarp, maxWarpsPerSm, maxBlocksPerSm, maxThreadsPerBlock, maxBlockDimX, "
+		"maxBlockDimY, maxBlockDimZ, maxGridDimX, maxGridDimY, maxGridDimZ, computeMajor, "
+		"computeMinor, smMajor, smMinor) VALUES (0,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+		"?,?,?,?,?,?,?,?)";
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return writer_sql_failed(w);
+	for (size_t i = 0; i < w->ndevices; i++) {
+		const struct device_row *d = &w->devices[i];
+		char uuid[40];
+		int col = 1;
+
+		format_uuid(d->uuid, uuid, sizeof(uuid));
+		sqlite3_bind_int64(st, col++, d->id);
+		sqlite3_bind_text(st, col++, d->name ? d->name : "", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, col++, d->l2_cache_size);
+		sqlite3_bind_int64(st, col++, (int64_t)d->total_memory);
+		sqlite3_bind_int64(st, col++, (int64_t)d->memory_bandwidth);
+		sqlite3_bind_int64(st, col++, (int64_t)d->clock_rate);
+		sqlite3_bind_int64(st, col++, d->sm_count);
+		sqlite3_bind_text(st, col++, uuid, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, col++, d->id);
+		sqlite3_bind_int64(st, col++, d->constant_memory);
+		sqlite3_bind_int64(st, col++, d->max_ipc);
+		sqlite3_bind_int64(st, col++, d->max_registers_per_block);
+		sqlite3_bind_int64(st, col++, d->max_shmem_per_block);
+		sqlite3_bind_int64(st, col++, d->max_shmem_per_sm);
+		sqlite3_bind_int64(st, col++, d->max_registers_per_sm);
+		sqlite3_bind_int64(st, col++, d->threads_per_warp);
+		sqlite3_bind_int64(st, col++, d->max_warps_per_sm);
+		sqlite3_bind_int64(st, col++, d->max_blocks_per_sm);
+		sqlite3_bind_int64(st, col++, d->max_threads_per_block);
+		for (int k = 0; k < 3; k++)
+			sqlite3_bind_int64(st, col++, d->max_block_dim[k]);
+		for (int k = 0; k < 3; k++)
+			sqlite3_bind_int64(st, col++, d->max_grid_dim[k]);
+		sqlite3_bind_int64(st, col++, d->compute_major);
+		sqlite3_bind_int64(st, col++, d->compute_minor);
+		sqlite3_bind_int64(st, col++, d->compute_major);
+		sqlite3_bind_int64(st, col++, d->compute_minor);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return writer_sql_failed(w);
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Read a small /proc file into buf (NUL-terminated); returns its length or -1. */
+static ssize_t read_small_file(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -1;
+	n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return (ssize_t)n;
+}
+
+static int writer_finish_process(struct writer *w)
+{
+	char cmdline[4096], sql[160];
+	sqlite3_stmt *st;
+	ssize_t n = read_small_file("/proc/self/cmdline", cmdline, sizeof(cmdline));
+	int rc;
+
+	if (n <= 0)
+		strcpy(cmdline, "?");
+	snprintf(sql, sizeof(sql), "INSERT INTO PROCESSES (globalPid, pid, name) VALUES (%lld, %u, ?)",
+		 (long long)w->global_pid, w->options.pid);
+	if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return writer_sql_failed(w);
+	sqlite3_bind_text(st, 1, cmdline, -1, SQLITE_STATIC);	/* argv[0]: up to the first NUL */
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : writer_sql_failed(w);
+}
+
+static int writer_finish_threads(struct writer *w)
+{
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(w->db, "INSERT INTO ThreadNames (nameId, priority, globalTid) "
+				      "VALUES (?, NULL, ?)", -1, &st, NULL) != SQLITE_OK)
+		return writer_sql_failed(w);
+	for (size_t i = 0; i < u64map_capacity(&w->threads); i++) {
+		uint64_t tid, name_index;
+		char path[64], comm[64];
+		const char *name = NULL;
+		int64_t name_id;
+
+		if (!u64map_at(&w->threads, i, &tid, &name_index))
+			continue;
+		if (name_index) {
+			name = w->thread_names[name_index - 1];
+		} else {
+			/* Only threads still alive have a name to read; that is the cheap part. */
+			snprintf(path, sizeof(path), "/proc/self/task/%u/comm", (unsigned)tid);
+			if (read_small_file(path, comm, sizeof(comm)) > 0) {
+				comm[strcspn(comm, "\n")] = '\0';
+				name = comm;
+			}
+		}
+		if (!name)
+			continue;
+		if (writer_intern_str(w, name, &name_id) < 0) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+		sqlite3_bind_int64(st, 1, name_id);
+		sqlite3_bind_int64(st, 2, global_tid(w->options.pid, (uint32_t)tid));
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return writer_sql_failed(w);
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int writer_finish_session_start(struct writer *w)
+{
+	time_t secs = (time_t)(w->options.time_origin_utc_ns / 1000000000ull);
+	char utc[40], local[40], sql[256];
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(utc, sizeof(utc), "%Y-%m-%dT%H:%M:%S", &tm);
+	localtime_r(&secs, &tm);
+	strftime(local, sizeof(local), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(sql, sizeof(sql), "INSERT INTO TARGET_INFO_SESSION_START_TIME VALUES (%llu, '%s', '%s')",
+		 (unsigned long long)w->options.time_origin_utc_ns, utc, local);
+	return writer_exec(w, sql);
+}
+
+static int writer_finish_meta(struct writer *w, uint64_t dropped)
+{
+	char value[32];
+
+	snprintf(value, sizeof(value), "%llu", (unsigned long long)dropped);
+	writer_meta(w, "cupti_dropped_records", value);
+	snprintf(value, sizeof(value), "%llu", (unsigned long long)w->untimed);
+	writer_meta(w, "untimed_records", value);
+	for (int i = 0; i < COUNT_MAX; i++) {
+		snprintf(value, sizeof(value), "%llu", (unsigned long long)w->counts[i]);
+		writer_meta(w, count_meta_name[i], value);
+	}
+	writer_meta(w, "trace_complete", "1");
+	return writer_put_all_meta(w);
+}
+
+int writer_finish(struct writer *w, uint64_t dropped)
+{
+	if (w->failed)
+		return -1;
+	if (!w->created)
+		return 0;
+	if (writer_finish_devices(w) < 0 || writer_finish_process(w) < 0 ||
+	    writer_finish_threads(w) < 0 || writer_finish_session_start(w) < 0 ||
+	    writer_finish_meta(w, dropped) < 0)
+		return -1;
+	for (size_t i = 0; i < sizeof(index_sql) / sizeof(index_sql[0]); i++)
+		if (writer_exec(w, index_sql[i]) < 0)
+			return -1;
+	if (writer_exec(w, "COMMIT") < 0)
+		return -1;
+	for (int i = 0; i < ST_COUNT; i++)
+		sqlite3_finalize(w->stmt[i]);
+	memset(w->stmt, 0, sizeof(w->stmt));
+	if (sqlite3_close(w->db) != SQLITE_OK)
+		return writer_sql_failed(w);
+	w->db = NULL;
+	return 1;
+}
+
+const char *writer_error(const struct writer *w)
+{
+	return w->failed ? w->error : NULL;
+}
+
+const char *writer_path(const struct writer *w)
+{
+	return w->created ? w->path : NULL;
+}
+
+void writer_free(struct writer *w)
+{
+	if (!w)
+		return;
+	if (w->db) {
+		for (int i = 0; i < ST_COUNT; i++)
+			sqlite3_finalize(w->stmt[i]);
+		sqlite3_close(w->db);
+	}
+	strmap_release(&w->strings);
+	strmap_release(&w->kernel_name_index);
+	free(w->kernel_names);
+	free(w->api_names[0]);
+	free(w->api_names[1]);
+	for (size_t i = 0; i < w->ndevices; i++)
+		free(w->device_names[i]);
+	free(w->device_names);
+	free(w->devices);
+	free(w->contexts);
+	u64map_release(&w->threads);
+	for (size_t i = 0; i < w->nthread_names; i++)
+		free(w->thread_names[i]);
+	free(w->thread_names);
+	for (size_t i = 0; i < w->nmeta; i++) {
+		free(w->meta[i].name);
+		free(w->meta[i].value);
+	}
+	free(w->meta);
+	free(w->pattern);
+	free(w);
+}

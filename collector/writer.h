@@ -1,0 +1,94 @@
+/*
+ * The SQLite side of the collector: one trace file, written by one thread.
+ *
+ * The file is created on the first event row (writer_kernel() ... writer_nvtx()); facts that are not
+ * events (devices, contexts, thread names, metadata) are kept in memory until then, so that a
+ * process with nothing to record leaves no file. Rows are inserted with prepared statements inside
+ * one open transaction that writer_tick() commits when the interval is due. Strings are interned
+ * into StringIds. writer_finish() writes the tables known only at the end and the indexes.
+ *
+ * Errors: the first failure (cannot create, disk full) is kept as one line (writer_error()); from
+ * then on every call is a cheap no-op returning -1, so the caller just keeps draining.
+ */
+#ifndef GPT_COLLECTOR_WRITER_H
+#define GPT_COLLECTOR_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/decode.h"
+
+struct writer;
+
+struct writer_options {
+	const char *path;
+	int force;
+	uint64_t time_origin;		/* absolute ns subtracted from every timestamp */
+	uint64_t time_origin_utc_ns;	/* the origin as UTC epoch ns (0: taken at writer_new) */
+	uint32_t pid;
+	const char *(*api_name)(int event_class, uint32_t cbid);
+	void (*report)(const char *line);	/* the first error line, once */
+};
+
+/* NVTX_EVENTS eventType values (nsys ENUM_NSYS_EVENT_TYPE). */
+enum nvtx_event_type {
+	NVTX_TYPE_CATEGORY = 33,
+	NVTX_TYPE_MARK = 34,
+	NVTX_TYPE_PUSHPOP = 59,
+	NVTX_TYPE_STARTEND = 60,
+	NVTX_TYPE_DOMAIN_CREATE = 75,
+};
+
+struct nvtx_row {
+	uint64_t start, end;	/* absolute ns; end is NULL when !has_end */
+	int has_end;
+	int event_type;		/* enum nvtx_event_type */
+	uint64_t range_id;	/* 0: NULL */
+	uint32_t category;	/* 0: NULL */
+	int has_color;
+	uint32_t color;
+	const char *text;	/* inline text (len text_len), or NULL */
+	size_t text_len;
+	int64_t text_id;	/* StringIds id of a registered string, or -1 */
+	uint32_t tid, end_tid;	/* end_tid 0: NULL */
+	uint32_t domain;
+	int payload_type;	/* nvtxPayloadType_t, 0: none */
+	uint64_t payload;
+};
+
+struct writer *writer_new(const struct writer_options *options);
+void writer_free(struct writer *writer);
+
+int writer_kernel(struct writer *writer, const struct kernel_row *row);
+int writer_memcpy(struct writer *writer, const struct memcpy_row *row);
+int writer_memset(struct writer *writer, const struct memset_row *row);
+int writer_sync(struct writer *writer, const struct sync_row *row);
+int writer_api(struct writer *writer, const struct api_row *row);
+int writer_nvtx(struct writer *writer, const struct nvtx_row *row);
+void writer_device(struct writer *writer, const struct device_row *row);
+void writer_context(struct writer *writer, const struct context_row *row);
+
+/* The StringIds id of s (len bytes), adding it if new; creates the file. Returns 0 or -1. */
+int writer_intern(struct writer *writer, const char *s, size_t len, int64_t *id);
+/* A name for thread tid (from nvtxNameOsThread), preferred over the kernel's comm. */
+void writer_thread_name(struct writer *writer, uint32_t tid, const char *name, size_t len);
+/* A GPT_META fact (copied); written when the file is created and again at the end. */
+void writer_meta(struct writer *writer, const char *name, const char *value);
+
+/* Count a record that carried no timestamps (CUPTI could not collect them); not stored. */
+void writer_count_untimed(struct writer *writer);
+
+/* Commit when interval_ns has passed since the last commit (now_ns: CLOCK_MONOTONIC). */
+int writer_tick(struct writer *writer, uint64_t now_ns, uint64_t interval_ns);
+
+/*
+ * Write devices, process, thread names, session start time, GPT_META (with dropped, the CUPTI
+ * dropped-record count, and trace_complete=1) and indexes; commit and close. Returns 1 when a file
+ * was written, 0 when none was created, -1 on error (writer_error()).
+ */
+int writer_finish(struct writer *writer, uint64_t dropped);
+
+const char *writer_error(const struct writer *writer);
+const char *writer_path(const struct writer *writer);	/* NULL until created */
+
+#endif

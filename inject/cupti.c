@@ -1,0 +1,453 @@
+/*
+ * Everything that talks to CUPTI (see inject.h).
+ *
+ * CUPTI is dlopen'ed only when CUDA initialises, so that the many processes of a job that never use
+ * CUDA (shells, compilers, data loaders) do not map its 4 MiB, nor pay its constructors. The library
+ * already in the process wins (PyTorch links its own libcupti.so.13); otherwise we search the usual
+ * places. All calls go through the function table below.
+ *
+ * Activity records: kernels (concurrent), copies (plain and peer), sets, synchronisations, devices
+ * and contexts; host API spans only for the calls that launch, copy, set, synchronise, record or
+ * wait on events, create streams and launch graphs (cuptiActivityEnableRuntimeApi/DriverApi per
+ * callback id, chosen by name so that new versions of a call are covered), because recording every
+ * runtime call is what makes CUPTI expensive for PyTorch (DESIGN.md).
+ */
+#define _GNU_SOURCE
+#include "inject/inject.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cupti.h>
+
+#include "inject/clock.h"
+
+#ifndef GPT_CUPTI_BUILD_DIR
+#define GPT_CUPTI_BUILD_DIR "/usr/local/cuda/lib64"
+#endif
+
+#define CUPTI_FN(name) __typeof__(&cupti##name) name
+static struct {
+	void *lib;
+	char path[PATH_MAX];
+	CUPTI_FN(GetVersion);
+	CUPTI_FN(Subscribe);
+	CUPTI_FN(Subscribe_v2);
+	CUPTI_FN(EnableCallback);
+	CUPTI_FN(GetCallbackName);
+	CUPTI_FN(GetResultString);
+	CUPTI_FN(ActivityEnable);
+	CUPTI_FN(ActivityEnableRuntimeApi);
+	CUPTI_FN(ActivityEnableDriverApi);
+	CUPTI_FN(ActivityRegisterCallbacks);
+	CUPTI_FN(ActivityFlushAll);
+	CUPTI_FN(ActivityGetNumDroppedRecords);
+	CUPTI_FN(ActivityGetNextRecord);
+	CUPTI_FN(ActivitySetAttribute);
+	CUPTI_FN(ActivityRegisterTimestampCallback);
+	CUPTI_FN(SetThreadIdType);
+	CUPTI_FN(GetTimestamp);
+} cupti;
+#undef CUPTI_FN
+
+static CUpti_SubscriberHandle subscriber;
+static struct collector *_Atomic sink;	/* NULL once stopped */
+static atomic_ullong dropped_records;
+static unsigned api_calls_enabled;
+static char kinds_failed[256];
+
+/* Contexts alive, for per-context dropped counts. */
+static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
+static CUcontext contexts[64];
+static size_t ncontexts;
+
+/* Prefixes of the API calls recorded by default (GPT_TRACE_API=default). */
+static const char *const default_runtime_calls[] = {
+	"cudaLaunch",	       "cudaMemcpy",	       "cudaMemset",	    "cudaDeviceSynchronize",
+	"cudaThreadSynchronize", "cudaStreamSynchronize", "cudaStreamWaitEvent", "cudaStreamCreate",
+	"cudaStreamDestroy",   "cudaEventRecord",      "cudaEventSynchronize", "cudaEventCreate",
+	"cudaEventDestroy",    "cudaGraphLaunch",	       NULL,
+};
+
+static const char *const default_driver_calls[] = {
+	"cuLaunch",	     "cuMemcpy",	     "cuMemsetD",	   "cuCtxSynchronize",
+	"cuStreamSynchronize", "cuStreamWaitEvent",   "cuStreamCreate",	   "cuStreamDestroy",
+	"cuEventRecord",     "cuEventSynchronize", "cuEventCreate",	   "cuEventDestroy",
+	"cuGraphLaunch",     NULL,
+};
+
+static int dl_find_cupti(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, "libcupti.so")) {
+		snprintf(data, PATH_MAX, "%s", info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+
+static int dl_find_cudart_dir(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *slash;
+
+	(void)size;
+	if (info->dlpi_name && strstr(info->dlpi_name, "libcudart.so") &&
+	    (slash = strrchr(info->dlpi_name, '/'))) {
+		snprintf(data, PATH_MAX, "%.*s", (int)(slash - info->dlpi_name), info->dlpi_name);
+		return 1;
+	}
+	return 0;
+}
+
+static void *cupti_try(const char *path, int flags)
+{
+	void *lib = dlopen(path, flags);
+
+	if (lib && snprintf(cupti.path, sizeof(cupti.path), "%s", path) >= (int)sizeof(cupti.path))
+		cupti.path[0] = '\0';
+	return lib;
+}
+
+static void *cupti_open(char *err, size_t errlen)
+{
+	char loaded[PATH_MAX] = "", dir[PATH_MAX] = "", path[PATH_MAX + 32];
+	const char *env = getenv("GPT_TRACE_CUPTI_LIB");
+	void *lib;
+
+	/* One CUPTI per process: use the program's own if it has one. */
+	if (dl_iterate_phdr(dl_find_cupti, loaded) && (lib = cupti_try(loaded, RTLD_NOW | RTLD_NOLOAD)))
+		return lib;
+	if (env && *env && (lib = cupti_try(env, RTLD_NOW | RTLD_LOCAL)))
+		return lib;
+	if ((lib = cupti_try("libcupti.so.13", RTLD_NOW | RTLD_LOCAL)))
+		return lib;
+	/* pip wheels keep libcupti beside libcudart. */
+	if (dl_iterate_phdr(dl_find_cudart_dir, dir)) {
+		snprintf(path, sizeof(path), "%s/libcupti.so.13", dir);
+		if ((lib = cupti_try(path, RTLD_NOW | RTLD_LOCAL)))
+			return lib;
+	}
+	if ((lib = cupti_try(GPT_CUPTI_BUILD_DIR "/libcupti.so.13", RTLD_NOW | RTLD_LOCAL)) ||
+	    (lib = cupti_try("/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13", RTLD_NOW | RTLD_LOCAL)) ||
+	    (lib = cupti_try("libcupti.so", RTLD_NOW | RTLD_LOCAL)))
+		return lib;
+	snprintf(err, errlen, "cannot load CUPTI (libcupti.so.13: %s): running untraced", dlerror());
+	return NULL;
+}
+
+static int cupti_load(char *err, size_t errlen)
+{
+	cupti.lib = cupti_open(err, errlen);
+	if (!cupti.lib)
+		return -1;
+#define LOAD(name) (cupti.name = (__typeof__(cupti.name))dlsym(cupti.lib, "cupti" #name))
+	LOAD(GetVersion);
+	LOAD(Subscribe);
+	LOAD(Subscribe_v2);
+	LOAD(EnableCallback);
+	LOAD(GetCallbackName);
+	LOAD(GetResultString);
+	LOAD(ActivityEnable);
+	LOAD(ActivityEnableRuntimeApi);
+	LOAD(ActivityEnableDriverApi);
+	LOAD(ActivityRegisterCallbacks);
+	LOAD(ActivityFlushAll);
+	LOAD(ActivityGetNumDroppedRecords);
+	LOAD(ActivityGetNextRecord);
+	LOAD(ActivitySetAttribute);
+	LOAD(ActivityRegisterTimestampCallback);
+	LOAD(SetThreadIdType);
+	LOAD(GetTimestamp);
+#undef LOAD
+	if (!(cupti.Subscribe || cupti.Subscribe_v2) || !cupti.EnableCallback ||
+	    !cupti.ActivityEnable || !cupti.ActivityRegisterCallbacks || !cupti.ActivityFlushAll ||
+	    !cupti.ActivityGetNextRecord || !cupti.ActivityGetNumDroppedRecords) {
+		snprintf(err, errlen, "cannot use CUPTI '%s': a required function is missing: "
+			 "running untraced", cupti.path);
+		return -1;
+	}
+	return 0;
+}
+
+static const char *cupti_result(CUptiResult result)
+{
+	const char *text = NULL;
+
+	if (!cupti.GetResultString || cupti.GetResultString(result, &text) != CUPTI_SUCCESS || !text)
+		return "unknown CUPTI error";
+	return text;
+}
+
+static uint64_t CUPTIAPI cupti_clock(void)
+{
+	return gpt_clock_now();
+}
+
+static void context_add(CUcontext ctx)
+{
+	pthread_mutex_lock(&contexts_lock);
+	if (ncontexts < sizeof(contexts) / sizeof(contexts[0]))
+		contexts[ncontexts++] = ctx;
+	pthread_mutex_unlock(&contexts_lock);
+}
+
+static void context_remove(CUcontext ctx)
+{
+	size_t dropped = 0;
+
+	if (cupti.ActivityGetNumDroppedRecords(ctx, 0, &dropped) == CUPTI_SUCCESS)
+		atomic_fetch_add(&dropped_records, dropped);
+	pthread_mutex_lock(&contexts_lock);
+	for (size_t i = 0; i < ncontexts; i++)
+		if (contexts[i] == ctx) {
+			contexts[i] = contexts[--ncontexts];
+			break;
+		}
+	pthread_mutex_unlock(&contexts_lock);
+}
+
+static void CUPTIAPI cupti_callback(void *userdata, CUpti_CallbackDomain domain,
+				    CUpti_CallbackId cbid, const void *data)
+{
+	const CUpti_ResourceData *resource = data;
+
+	(void)userdata;
+	if (domain != CUPTI_CB_DOMAIN_RESOURCE || !atomic_load(&sink))
+		return;
+	if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+		context_add(resource->context);
+	} else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+		/*
+		 * Deliver what the context has completed while it still exists: a program that
+		 * resets its device before exiting would otherwise lose records at our atexit.
+		 */
+		cupti.ActivityFlushAll(0);
+		context_remove(resource->context);
+	}
+}
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	struct collector *collector = atomic_load(&sink);
+
+	*max_records = 0;
+	*buffer = collector ? collector_buffer_get(collector, size) : NULL;
+	if (!*buffer)
+		*size = 0;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size,
+				      size_t valid)
+{
+	struct collector *collector = atomic_load(&sink);
+	size_t dropped = 0;
+
+	if (cupti.ActivityGetNumDroppedRecords(ctx, stream, &dropped) == CUPTI_SUCCESS)
+		atomic_fetch_add(&dropped_records, dropped);
+	if (collector)
+		collector_submit_buffer(collector, buffer, size, valid);
+	else
+		free(buffer);
+}
+
+int cupti_trace_subscribe(char *err, size_t errlen)
+{
+	CUptiResult result;
+
+	if (cupti_load(err, errlen) < 0)
+		return -1;
+	if (cupti.Subscribe_v2) {
+		char holder[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN * 2] = "";
+		CUpti_SubscriberParams params = {
+			.structSize = CUpti_SubscriberParams_STRUCT_SIZE,
+			.subscriberName = "gpt-trace",
+			.oldSubscriberName = holder,
+			.oldSubscriberSize = sizeof(holder),
+		};
+
+		result = cupti.Subscribe_v2(&subscriber, cupti_callback, NULL, &params);
+		if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+			snprintf(err, errlen, "another profiler holds CUPTI (%s): running untraced",
+				 holder[0] ? holder : "name not given");
+			return -1;
+		}
+	} else {
+		result = cupti.Subscribe(&subscriber, cupti_callback, NULL);
+		if (result == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED) {
+			snprintf(err, errlen, "another profiler holds CUPTI (nsys, ncu, "
+				 "compute-sanitizer or a framework's profiler): running untraced");
+			return -1;
+		}
+	}
+	if (result != CUPTI_SUCCESS) {
+		snprintf(err, errlen, "cannot subscribe to CUPTI: %s: running untraced",
+			 cupti_result(result));
+		return -1;
+	}
+	/* Our clock for every record, before any kind is enabled (see clock.h). */
+	if (!cupti.ActivityRegisterTimestampCallback ||
+	    cupti.ActivityRegisterTimestampCallback(cupti_clock) != CUPTI_SUCCESS) {
+		uint64_t theirs = 0;
+
+		if (cupti.GetTimestamp && cupti.GetTimestamp(&theirs) == CUPTI_SUCCESS) {
+			int64_t delta = (int64_t)(theirs - gpt_clock_now());
+
+			gpt_clock_offset += delta;
+			nvtx_shift_pending(delta);
+		}
+	}
+	return 0;
+}
+
+static void enable_kind(CUpti_ActivityKind kind, const char *name)
+{
+	if (cupti.ActivityEnable(kind) != CUPTI_SUCCESS) {
+		size_t n = strlen(kinds_failed);
+
+		snprintf(kinds_failed + n, sizeof(kinds_failed) - n, "%s%s", n ? "," : "", name);
+	}
+}
+
+static int has_prefix(const char *name, const char *const *prefixes)
+{
+	for (; *prefixes; prefixes++)
+		if (strncmp(name, *prefixes, strlen(*prefixes)) == 0)
+			return 1;
+	return 0;
+}
+
+/* Enable API records for the calls whose names start with one of prefixes. */
+static void enable_api_calls(CUpti_CallbackDomain domain, uint32_t ncbids,
+			     CUptiResult (*enable)(CUpti_CallbackId, uint8_t),
+			     const char *const *prefixes)
+{
+	/* A newer CUPTI may know more calls than our headers: look a little further. */
+	for (uint32_t cbid = 1; cbid < ncbids + 256; cbid++) {
+		const char *name = NULL;
+
+		if (cupti.GetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name)
+			continue;
+		if (has_prefix(name, prefixes) && enable(cbid, 1) == CUPTI_SUCCESS)
+			api_calls_enabled++;
+	}
+}
+
+int cupti_trace_enable(const struct inject_config *config, struct collector *collector, char *err,
+		       size_t errlen)
+{
+	CUpti_ActivityKind kernel = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	CUptiResult result;
+	uint8_t zeroed = 1;
+	size_t zeroed_size = sizeof(zeroed);
+
+	atomic_store(&sink, collector);
+	/* Thread ids as the kernel knows them (gettid), to match NVTX and ThreadNames. */
+	if (cupti.SetThreadIdType)
+		cupti.SetThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+	/* Our buffers come zeroed from the writer's pool: spare CUPTI the memset on the app thread. */
+	if (cupti.ActivitySetAttribute)
+		cupti.ActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zeroed_size,
+					   &zeroed);
+	result = cupti.ActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	if (result == CUPTI_SUCCESS)
+		result = cupti.ActivityEnable(kernel);
+	if (result != CUPTI_SUCCESS) {
+		atomic_store(&sink, NULL);
+		snprintf(err, errlen, "cannot enable CUPTI kernel records: %s: running untraced",
+			 cupti_result(result));
+		return -1;
+	}
+	cupti.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+			     CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
+	cupti.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+			     CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY, "memcpy");
+	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY2, "memcpy2");
+	enable_kind(CUPTI_ACTIVITY_KIND_MEMSET, "memset");
+	enable_kind(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "synchronization");
+	enable_kind(CUPTI_ACTIVITY_KIND_DEVICE, "device");
+	enable_kind(CUPTI_ACTIVITY_KIND_CONTEXT, "context");
+	switch (config->api) {
+	case INJECT_API_ALL:
+		enable_kind(CUPTI_ACTIVITY_KIND_RUNTIME, "runtime");
+		enable_kind(CUPTI_ACTIVITY_KIND_DRIVER, "driver");
+		break;
+	case INJECT_API_DEFAULT:
+		if (cupti.GetCallbackName && cupti.ActivityEnableRuntimeApi &&
+		    cupti.ActivityEnableDriverApi) {
+			enable_api_calls(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
+					 cupti.ActivityEnableRuntimeApi, default_runtime_calls);
+			enable_api_calls(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
+					 cupti.ActivityEnableDriverApi, default_driver_calls);
+		} else {
+			/* A CUPTI without per-call selection: all runtime calls, as nsys does. */
+			enable_kind(CUPTI_ACTIVITY_KIND_RUNTIME, "runtime");
+		}
+		break;
+	case INJECT_API_NONE:
+		break;
+	}
+	return 0;
+}
+
+void cupti_trace_flush(int forced)
+{
+	if (cupti.ActivityFlushAll)
+		cupti.ActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
+}
+
+uint64_t cupti_trace_stop(void)
+{
+	size_t dropped = 0;
+
+	pthread_mutex_lock(&contexts_lock);
+	for (size_t i = 0; i < ncontexts; i++)
+		if (cupti.ActivityGetNumDroppedRecords(contexts[i], 0, &dropped) == CUPTI_SUCCESS)
+			atomic_fetch_add(&dropped_records, dropped);
+	pthread_mutex_unlock(&contexts_lock);
+	if (cupti.ActivityGetNumDroppedRecords(NULL, 0, &dropped) == CUPTI_SUCCESS)
+		atomic_fetch_add(&dropped_records, dropped);
+	/* Records completed from now on are freed unread; CUPTI gets no more buffers. */
+	atomic_store(&sink, NULL);
+	return atomic_load(&dropped_records);
+}
+
+const char *cupti_api_name(int event_class, uint32_t cbid)
+{
+	const char *name = NULL;
+
+	if (!cupti.GetCallbackName ||
+	    cupti.GetCallbackName(event_class ? CUPTI_CB_DOMAIN_DRIVER_API
+					      : CUPTI_CB_DOMAIN_RUNTIME_API,
+				  cbid, &name) != CUPTI_SUCCESS)
+		return NULL;
+	return name;
+}
+
+CUptiResult cupti_next_record(uint8_t *buffer, size_t valid, CUpti_Activity **record)
+{
+	return cupti.ActivityGetNextRecord(buffer, valid, record);
+}
+
+void cupti_trace_describe(struct collector *collector)
+{
+	char value[64];
+	uint32_t version = 0;
+
+	if (cupti.GetVersion && cupti.GetVersion(&version) == CUPTI_SUCCESS) {
+		snprintf(value, sizeof(value), "%u", version);
+		collector_set_meta(collector, "cupti_version", value);
+	}
+	collector_set_meta(collector, "cupti_library", cupti.path);
+	snprintf(value, sizeof(value), "%u", api_calls_enabled);
+	collector_set_meta(collector, "api_calls_selected", value);
+	collector_set_meta(collector, "cupti_timestamp_source",
+			   gpt_clock_offset ? "cupti (offset measured)" : "gpt-trace CLOCK_MONOTONIC");
+	if (kinds_failed[0])
+		collector_set_meta(collector, "cupti_kinds_unavailable", kinds_failed);
+}

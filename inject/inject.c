@@ -1,0 +1,624 @@
+/*
+ * libgpt_inject.so: entry points and the traced process's lifecycle.
+ *
+ * Two ways in, one initialisation. When preloaded (LD_PRELOAD), the ELF constructor does only cheap
+ * things: read the configuration, take the time origin, register fork and exit hooks, and make sure
+ * the CUDA driver will call us back (CUDA_INJECTION64_PATH) when the program initialises CUDA. When
+ * the driver loads us (CUDA_INJECTION64_PATH), cuInit calls InitializeInjection, which starts
+ * tracing: CUPTI is loaded and subscribed, the collector's writer thread and our flush thread start,
+ * and exit and signal hooks are installed. A process that never initialises CUDA therefore never
+ * loads CUPTI, starts no thread and leaves no file.
+ *
+ * The end of a trace (inject_finalize): force CUPTI to hand over every buffer, stop NVTX, read the
+ * dropped-record counts, let the collector write metadata and indexes, and append the trace's path
+ * to $GPT_TRACE_SESSION/traces. It runs at exit (atexit, registered when CUDA initialises, so it runs
+ * before the CUDA runtime's own teardown), or on SIGINT/SIGTERM when the program left them at their
+ * default action: the handler wakes our flush thread to do the work (nothing in the handler itself
+ * but write and poll), waits for it (bounded), restores the default action and re-raises, so the
+ * exit status is the one the program would have had untraced.
+ *
+ * fork: a child of a traced process has none of our threads and must never touch CUPTI (waiting for
+ * CUPTI's missing worker thread is how forked children hang at exit); it becomes inert. A child
+ * forked before CUDA was initialised is a fresh candidate: if it initialises CUDA, it is traced into
+ * its own file (the pattern's %p). fork+exec children are traced through the inherited environment.
+ */
+#define _GNU_SOURCE
+#include "inject/inject.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/trace_path.h"
+#include "inject/clock.h"
+
+#define GPT_PREFIX "gpt-trace: "
+#define SIGNAL_FINALIZE_MS 10000	/* longest a SIGINT/SIGTERM waits for the trace to be written */
+#define FLUSH_QUIT 0			/* control byte: flush thread, stop; others are signal numbers */
+
+int64_t gpt_clock_offset;
+
+enum inject_state {
+	STATE_NONE,
+	STATE_LOADED,		/* configured; CUDA not initialised (yet) */
+	STATE_STARTING,
+	STATE_ACTIVE,		/* tracing */
+	STATE_FINALIZING,
+	STATE_DONE,
+	STATE_UNTRACED,		/* CUDA initialised but tracing could not start */
+	STATE_INERT,		/* a forked child of a traced process */
+};
+
+static _Atomic int state = STATE_NONE;
+static pid_t owner_pid;
+static int forked_child;
+static int preloaded;
+static struct inject_config config;
+static uint64_t time_origin, time_origin_utc_ns;
+static struct collector *collector;
+static pthread_t flush_thread;
+static int control_pipe[2] = { -1, -1 }, done_pipe[2] = { -1, -1 };
+static char exit_reason[32] = "exit";
+static _Atomic pid_t finalizer_tid;
+static atomic_int error_reported;
+static char api_setting[32];
+
+void inject_say(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	int n;
+
+	memcpy(line, GPT_PREFIX, sizeof(GPT_PREFIX) - 1);
+	va_start(ap, fmt);
+	n = vsnprintf(line + sizeof(GPT_PREFIX) - 1, sizeof(line) - sizeof(GPT_PREFIX), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	n += sizeof(GPT_PREFIX) - 1;
+	if (n > (int)sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	/* One write, so that lines of several processes do not interleave. */
+	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+		return;
+}
+
+static int env_is(const char *name, const char *value)
+{
+	const char *v = getenv(name);
+
+	return v && strcmp(v, value) == 0;
+}
+
+static void read_config(void)
+{
+	const char *output = getenv("GPT_TRACE_OUTPUT");
+	const char *session = getenv("GPT_TRACE_SESSION");
+	const char *api = getenv("GPT_TRACE_API");
+	const char *commit = getenv("GPT_TRACE_COMMIT_MS");
+	char cwd[PATH_MAX];
+
+	if (!output || !*output)
+		output = TRACE_PATH_DEFAULT;
+	/* Absolute now: the program may change directory before it initialises CUDA. */
+	if (output[0] == '/' || !getcwd(cwd, sizeof(cwd)) ||
+	    snprintf(config.output, sizeof(config.output), "%s/%s", cwd, output) >=
+		    (int)sizeof(config.output))
+		snprintf(config.output, sizeof(config.output), "%s", output);
+	snprintf(config.session, sizeof(config.session), "%s", session ? session : "");
+	config.force = env_is("GPT_TRACE_FORCE", "1");
+	config.quiet = env_is("GPT_TRACE_QUIET", "1");
+	config.commit_ms = commit ? (unsigned)strtoul(commit, NULL, 10) : 0;
+	if (!config.commit_ms)
+		config.commit_ms = 1000;
+	snprintf(api_setting, sizeof(api_setting), "%s", api && *api ? api : "default");
+	if (strcmp(api_setting, "all") == 0)
+		config.api = INJECT_API_ALL;
+	else if (strcmp(api_setting, "none") == 0)
+		config.api = INJECT_API_NONE;
+	else
+		config.api = INJECT_API_DEFAULT;
+}
+
+static void session_append(const char *line)
+{
+	char path[PATH_MAX + 16];
+	int fd;
+
+	if (!config.session[0])
+		return;
+	snprintf(path, sizeof(path), "%s/traces", config.session);
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	/* One write with O_APPEND: lines of concurrent processes stay whole. */
+	if (write(fd, line, strlen(line)) < 0)
+		errno = 0;
+	close(fd);
+}
+
+static void session_append_failure(const char *reason)
+{
+	char line[1200];
+
+	snprintf(line, sizeof(line), "!%ld %s\n", (long)getpid(), reason);
+	session_append(line);
+}
+
+/* The collector's error line, printed as it happens (from the writer thread). */
+static void inject_report(const char *line)
+{
+	atomic_store(&error_reported, 1);
+	inject_say("%s", line);
+}
+
+static void fork_prepare(void)
+{
+	nvtx_fork_prepare();
+}
+
+static void fork_parent(void)
+{
+	nvtx_fork_parent();
+}
+
+static void fork_child(void)
+{
+	int current = atomic_load(&state);
+	int inert = current != STATE_LOADED && current != STATE_NONE;
+
+	forked_child = 1;
+	owner_pid = getpid();
+	if (inert)
+		atomic_store(&state, STATE_INERT);
+	nvtx_fork_child(inert);
+}
+
+static int dl_find_cuda(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	return info->dlpi_name && (strstr(info->dlpi_name, "libcudart.so") ||
+				   strstr(info->dlpi_name, "libcuda.so"));
+}
+
+/* Does the executable carry CUDA code (static cudart: a .nv_fatbin section)? */
+static int exe_has_fatbin(void)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh = NULL, strtab;
+	char *names = NULL;
+	int found = 0, fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
+	    eh.e_shnum == 0 || eh.e_shstrndx >= eh.e_shnum || eh.e_shnum > 4096)
+		goto out;
+	sh = malloc((size_t)eh.e_shnum * sizeof(*sh));
+	if (!sh || pread(fd, sh, eh.e_shnum * sizeof(*sh), (off_t)eh.e_shoff) !=
+			   (ssize_t)(eh.e_shnum * sizeof(*sh)))
+		goto out;
+	strtab = sh[eh.e_shstrndx];
+	if (strtab.sh_size == 0 || strtab.sh_size > (1u << 20))
+		goto out;
+	names = malloc(strtab.sh_size + 1);
+	if (!names || pread(fd, names, strtab.sh_size, (off_t)strtab.sh_offset) !=
+			      (ssize_t)strtab.sh_size)
+		goto out;
+	names[strtab.sh_size] = '\0';
+	for (unsigned i = 0; i < eh.e_shnum && !found; i++)
+		if (sh[i].sh_name < strtab.sh_size &&
+		    (strcmp(names + sh[i].sh_name, ".nv_fatbin") == 0 ||
+		     strcmp(names + sh[i].sh_name, ".nvFatBinSegment") == 0))
+			found = 1;
+out:
+	free(names);
+	free(sh);
+	close(fd);
+	return found;
+}
+
+static int libcuda_loaded(void)
+{
+	void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+
+	if (!cuda)
+		return 0;
+	dlclose(cuda);
+	return 1;
+}
+
+/*
+ * At exit of a preloaded process that never reached CUDA initialisation: if it is a CUDA program
+ * and this machine has no NVIDIA driver, say so once (the program itself ran as it would untraced).
+ */
+static void inject_exit_check(void)
+{
+	const char *reason = "no NVIDIA driver or GPU on this machine (/dev/nvidiactl is missing): "
+			     "the program ran untraced";
+
+	if (getpid() != owner_pid || forked_child || !preloaded ||
+	    atomic_load(&state) != STATE_LOADED)
+		return;
+	if (libcuda_loaded() || access("/dev/nvidiactl", F_OK) == 0)
+		return;
+	if (!dl_iterate_phdr(dl_find_cuda, NULL) && !exe_has_fatbin())
+		return;
+	inject_say("%s", reason);
+	session_append_failure(reason);
+}
+
+static void early_init_once(void)
+{
+	struct timespec utc;
+
+	owner_pid = getpid();
+	time_origin = gpt_clock_now();
+	clock_gettime(CLOCK_REALTIME, &utc);
+	time_origin_utc_ns = (uint64_t)utc.tv_sec * 1000000000ull + (uint64_t)utc.tv_nsec;
+	read_config();
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	atexit(inject_exit_check);
+	atomic_store(&state, STATE_LOADED);
+}
+
+void inject_early_init(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, early_init_once);
+}
+
+static void set_meta_u64(const char *name, uint64_t value)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%llu", (unsigned long long)value);
+	collector_set_meta(collector, name, text);
+}
+
+static void short_hostname(char *host, size_t len)
+{
+	if (gethostname(host, len) < 0)
+		snprintf(host, len, "unknown");
+	host[len - 1] = '\0';
+	host[strcspn(host, ".")] = '\0';
+}
+
+static void describe_process(void)
+{
+	char cmdline[4096], host[256], when[64];
+	time_t secs = (time_t)(time_origin_utc_ns / 1000000000ull);
+	ssize_t n = 0;
+	struct tm tm;
+	int fd;
+
+	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, cmdline, sizeof(cmdline) - 1);
+		close(fd);
+	}
+	if (n < 0)
+		n = 0;
+	cmdline[n] = '\0';
+	for (ssize_t i = 0; i + 1 < n; i++)
+		if (cmdline[i] == '\0')
+			cmdline[i] = ' ';
+	short_hostname(host, sizeof(host));
+	gmtime_r(&secs, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+	collector_set_meta(collector, "tool_version", GPT_TRACE_VERSION);
+	collector_set_meta(collector, "command_line", cmdline);
+	set_meta_u64("pid", (uint64_t)getpid());
+	collector_set_meta(collector, "host", host);
+	collector_set_meta(collector, "start_time_utc", when);
+	set_meta_u64("time_origin_utc_ns", time_origin_utc_ns);
+	collector_set_meta(collector, "time_clock", "CLOCK_MONOTONIC");
+	collector_set_meta(collector, "api_tracing", api_setting);
+	collector_set_meta(collector, "inject_entry", preloaded ? "LD_PRELOAD" : "CUDA_INJECTION64_PATH");
+	set_meta_u64("commit_interval_ms", config.commit_ms);
+	cupti_trace_describe(collector);
+}
+
+static int dl_find_cudart(struct dl_phdr_info *info, size_t size, void *data)
+{
+	const char *name = info->dlpi_name ? strstr(info->dlpi_name, "libcudart.so") : NULL;
+
+	(void)size;
+	if (name)
+		snprintf(data, 64, "%s", name);
+	return name != NULL;
+}
+
+static void describe_cuda_versions(void)
+{
+	void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	int (*driver_version)(int *) = cuda ? (int (*)(int *))dlsym(cuda, "cuDriverGetVersion") : NULL;
+	int (*runtime_version)(int *) = (int (*)(int *))dlsym(RTLD_DEFAULT, "cudaRuntimeGetVersion");
+	char soname[64] = "";
+	int version;
+
+	if (driver_version && driver_version(&version) == 0)
+		set_meta_u64("cuda_driver_version", (uint64_t)version);
+	if (runtime_version && runtime_version(&version) == 0)
+		set_meta_u64("cuda_runtime_version", (uint64_t)version);
+	else if (dl_iterate_phdr(dl_find_cudart, soname))
+		collector_set_meta(collector, "cuda_runtime_library", soname);
+	else
+		collector_set_meta(collector, "cuda_runtime_library", "static (version not exported)");
+	if (cuda)
+		dlclose(cuda);
+}
+
+/* A traced process that recorded nothing: was there a GPU at all? */
+static void check_no_device(void)
+{
+	void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	int (*device_count)(int *) = cuda ? (int (*)(int *))dlsym(cuda, "cuDeviceGetCount") : NULL;
+	int count = -1;
+
+	if (device_count && device_count(&count) != 0)
+		count = 0;
+	if (cuda)
+		dlclose(cuda);
+	if (count == 0) {
+		const char *reason = "no CUDA device found: the program ran untraced";
+
+		inject_say("%s", reason);
+		session_append_failure(reason);
+	}
+}
+
+static void wait_done(void)
+{
+	struct pollfd p = { .fd = done_pipe[0], .events = POLLIN };
+
+	while (poll(&p, 1, SIGNAL_FINALIZE_MS) < 0 && errno == EINTR)
+		;
+}
+
+static void inject_finalize(int on_flush_thread)
+{
+	int expected = STATE_ACTIVE;
+	char err[1024] = "", line[PATH_MAX + 8];
+	uint64_t dropped;
+	const char *path;
+	int rc;
+
+	if (!atomic_compare_exchange_strong(&state, &expected, STATE_FINALIZING)) {
+		if (expected == STATE_FINALIZING && atomic_load(&finalizer_tid) != gettid())
+			wait_done();
+		return;
+	}
+	atomic_store(&finalizer_tid, gettid());
+	if (!on_flush_thread) {
+		unsigned char quit = FLUSH_QUIT;
+
+		if (write(control_pipe[1], &quit, 1) == 1)
+			pthread_join(flush_thread, NULL);
+	}
+	cupti_trace_flush(1);
+	nvtx_detach();
+	dropped = cupti_trace_stop();
+	describe_cuda_versions();
+	collector_set_meta(collector, "exit_reason", exit_reason);
+
+	rc = collector_stop(collector, dropped, err, sizeof(err));
+	path = collector_path(collector);
+	if (rc > 0 && path) {
+		snprintf(line, sizeof(line), "%s\n", path);
+		session_append(line);
+		if (dropped)
+			inject_say("CUPTI dropped %llu records: trace '%s' is incomplete",
+				   (unsigned long long)dropped, path);
+		else if (!config.session[0] && !config.quiet)
+			inject_say("trace written to '%s'", path);
+	} else if (rc == 0) {
+		check_no_device();
+	} else {
+		if (!atomic_load(&error_reported))
+			inject_say("%s", err);
+		session_append_failure(err);
+	}
+	/* The collector is not freed: a late CUPTI callback may still look at it. */
+	atomic_store(&state, STATE_DONE);
+	if (write(done_pipe[1], "x", 1) < 0)
+		errno = 0;
+}
+
+static void *flush_main(void *arg)
+{
+	int period = (int)(config.commit_ms / 2 > 10 ? config.commit_ms / 2 : 10);
+	sigset_t all;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	for (;;) {
+		struct pollfd p = { .fd = control_pipe[0], .events = POLLIN };
+		unsigned char byte;
+		int n = poll(&p, 1, period);
+
+		if (n == 0) {
+			/* Buffers that are not full yet reach the writer, so commits stay timely. */
+			cupti_trace_flush(0);
+			nvtx_flush();
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || read(control_pipe[0], &byte, 1) != 1 || byte == FLUSH_QUIT)
+			break;
+		snprintf(exit_reason, sizeof(exit_reason), "signal %d", byte);
+		inject_finalize(1);
+		break;
+	}
+	return NULL;
+}
+
+static void on_signal(int sig)
+{
+	struct sigaction dfl;
+	int saved = errno;
+	int current = atomic_load(&state);
+
+	if ((current == STATE_ACTIVE || current == STATE_FINALIZING) && getpid() == owner_pid &&
+	    atomic_load(&finalizer_tid) != gettid()) {
+		struct pollfd p = { .fd = done_pipe[0], .events = POLLIN };
+		unsigned char byte = (unsigned char)sig;
+
+		if (current == STATE_FINALIZING || write(control_pipe[1], &byte, 1) == 1)
+			poll(&p, 1, SIGNAL_FINALIZE_MS);
+	}
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	sigemptyset(&dfl.sa_mask);
+	sigaction(sig, &dfl, NULL);
+	/* Pending until this handler returns, then the default action: the untraced exit status. */
+	raise(sig);
+	errno = saved;
+}
+
+static void install_signal(int sig)
+{
+	struct sigaction old, sa;
+
+	if (sigaction(sig, NULL, &old) < 0 || (old.sa_flags & SA_SIGINFO) ||
+	    old.sa_handler != SIG_DFL)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sa.sa_flags = SA_RESTART;
+	sigaction(sig, &sa, NULL);
+}
+
+static void inject_atexit(void)
+{
+	if (getpid() == owner_pid)
+		inject_finalize(0);
+}
+
+static void inject_start(void)
+{
+	struct collector_options options = { 0 };
+	int expected = STATE_LOADED;
+	char err[1024], host[256], path[PATH_MAX];
+	sigset_t all, old;
+	int rc;
+
+	if (!atomic_compare_exchange_strong(&state, &expected, STATE_STARTING))
+		return;
+	if (cupti_trace_subscribe(err, sizeof(err)) < 0)
+		goto out_untraced;
+	time_origin += (uint64_t)gpt_clock_offset;	/* 0 unless CUPTI refused our clock */
+
+	short_hostname(host, sizeof(host));
+	if (trace_path_expand(config.output, getpid(), host, path, sizeof(path)) < 0) {
+		snprintf(err, sizeof(err), "trace name too long: '%.900s': running untraced",
+			 config.output);
+		goto out_untraced;
+	}
+	options.path = path;
+	options.force = config.force;
+	options.commit_interval_ms = config.commit_ms;
+	options.time_origin = time_origin;
+	options.time_origin_utc_ns = time_origin_utc_ns;
+	options.pid = (uint32_t)getpid();
+	options.next_record = cupti_next_record;
+	options.api_name = cupti_api_name;
+	options.report = inject_report;
+	rc = collector_start(&options, &collector);
+	if (rc < 0) {
+		snprintf(err, sizeof(err), "cannot start the trace writer: %s: running untraced",
+			 strerror(-rc));
+		goto out_untraced;
+	}
+	if (pipe2(control_pipe, O_CLOEXEC) < 0 || pipe2(done_pipe, O_CLOEXEC) < 0) {
+		snprintf(err, sizeof(err), "cannot create a pipe: %s: running untraced",
+			 strerror(errno));
+		goto out_stop;
+	}
+	describe_process();
+	if (cupti_trace_enable(&config, collector, err, sizeof(err)) < 0)
+		goto out_stop;
+	nvtx_attach(collector);
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&flush_thread, NULL, flush_main, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0) {
+		cupti_trace_stop();
+		snprintf(err, sizeof(err), "cannot start the flush thread: %s: running untraced",
+			 strerror(rc));
+		goto out_stop;
+	}
+	/* Registered now, after the CUDA runtime's own exit handler: ours runs first. */
+	atexit(inject_atexit);
+	install_signal(SIGINT);
+	install_signal(SIGTERM);
+	atomic_store(&state, STATE_ACTIVE);
+	return;
+
+out_stop:
+	collector_stop(collector, 0, path, sizeof(path));
+out_untraced:
+	inject_say("%s", err);
+	session_append_failure(err);
+	atomic_store(&state, STATE_UNTRACED);
+}
+
+/* The CUDA driver's entry point (CUDA_INJECTION64_PATH), called from cuInit. */
+int InitializeInjection(void)
+{
+	inject_early_init();
+	inject_start();
+	return 1;
+}
+
+static int in_ld_preload(void)
+{
+	const char *preload = getenv("LD_PRELOAD");
+
+	return preload && strstr(preload, "libgpt_inject");
+}
+
+__attribute__((constructor)) static void inject_constructor(void)
+{
+	Dl_info self;
+	char path[PATH_MAX];
+
+	inject_early_init();
+	preloaded = in_ld_preload();
+	/*
+	 * Preloaded without the driver's variable (someone ran LD_PRELOAD by hand): name ourselves,
+	 * so that cuInit calls InitializeInjection. Only then, and only this early, do we touch the
+	 * environment (setenv is not safe once the program runs threads).
+	 */
+	if (!preloaded || getenv("CUDA_INJECTION64_PATH") ||
+	    !dladdr((void *)inject_constructor, &self) || !self.dli_fname ||
+	    !realpath(self.dli_fname, path))
+		return;
+	setenv("CUDA_INJECTION64_PATH", path, 0);
+	setenv("NVTX_INJECTION64_PATH", path, 0);
+}

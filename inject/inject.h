@@ -1,0 +1,73 @@
+/*
+ * Internals shared by the modules of libgpt_inject.so: the configuration read from the environment
+ * (docs/launcher-env.md) and the interfaces of the CUPTI and NVTX modules. inject.c owns the process
+ * lifecycle (entry points, exit, signals, fork); cupti.c owns everything that talks to CUPTI; nvtx.c
+ * implements the NVTX injection interface.
+ */
+#ifndef GPT_INJECT_INJECT_H
+#define GPT_INJECT_INJECT_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "collector/collector.h"
+
+enum inject_api_mode {
+	INJECT_API_DEFAULT,	/* launch/copy/set/sync/event/stream/graph-launch calls only */
+	INJECT_API_ALL,
+	INJECT_API_NONE,
+};
+
+struct inject_config {
+	char output[PATH_MAX];		/* GPT_TRACE_OUTPUT, absolute, before %p/%h expansion */
+	char session[PATH_MAX];		/* GPT_TRACE_SESSION, "" when unset */
+	int force, quiet;
+	unsigned commit_ms;
+	enum inject_api_mode api;
+};
+
+/* Print one line "gpt-trace: ..." on stderr with a single write(2). */
+void inject_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* cupti.c: loading CUPTI, subscribing, enabling activities, buffers and flushes. */
+
+/* Load CUPTI and take the subscriber slot; registers our clock. Returns 0 or -1 with err. */
+int cupti_trace_subscribe(char *err, size_t errlen);
+/* Enable activity kinds and API records, delivering buffers to collector. Returns 0 or -1. */
+int cupti_trace_enable(const struct inject_config *config, struct collector *collector, char *err,
+		       size_t errlen);
+/* cuptiActivityFlushAll; forced also returns buffers with incomplete records (at the end). */
+void cupti_trace_flush(int forced);
+/* Stop handing buffers to the collector; returns CUPTI's dropped-record count over the run. */
+uint64_t cupti_trace_stop(void);
+/* The collector's record iterator: cuptiActivityGetNextRecord through our table. */
+CUptiResult cupti_next_record(uint8_t *buffer, size_t valid, CUpti_Activity **record);
+/* Name of a runtime (event_class 0) or driver (1) API call, from CUPTI. */
+const char *cupti_api_name(int event_class, uint32_t cbid);
+/* Facts about CUPTI for GPT_META (version, library path, enabled API calls). */
+void cupti_trace_describe(struct collector *collector);
+
+/* nvtx.c: the NVTX injection (InitializeInjectionNvtx2 is exported from there). */
+
+/* Start delivering NVTX events (those recorded before CUDA started, then all) to collector. */
+void nvtx_attach(struct collector *collector);
+/* Hand the events recorded so far to the collector (called periodically). */
+void nvtx_flush(void);
+/* Final flush; later events are not recorded. */
+void nvtx_detach(void);
+/* Fork handlers: keep the batch lock consistent; in the child, forget the parent's events and,
+ * when inert, record nothing at all. */
+void nvtx_fork_prepare(void);
+void nvtx_fork_parent(void);
+void nvtx_fork_child(int inert);
+/* Add delta ns to the timestamps of events recorded so far (clock fallback, see clock.h). */
+void nvtx_shift_pending(int64_t delta);
+
+/* The entry point the CUDA driver calls from cuInit (exported; returns 1). */
+__attribute__((visibility("default"))) int InitializeInjection(void);
+
+/* inject.c: shared early initialisation (idempotent), for the NVTX entry point too. */
+void inject_early_init(void);
+
+#endif
