@@ -1,0 +1,561 @@
+/*
+ * gpt-trace report (see report.h): the header read from the canonical views, the rules run in table
+ * order, and the three renderings. The JSON rendering is the stable one: its fields are documented
+ * in docs/report-json.md and any change to them bumps REPORT_JSON_SCHEMA.
+ */
+#include "analyzer/report.h"
+#include "analyzer/stats.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- output helpers ---- */
+
+int report_format_parse(const char *name, enum report_format *out)
+{
+	if (!strcmp(name, "text"))
+		*out = REPORT_FORMAT_TEXT;
+	else if (!strcmp(name, "markdown") || !strcmp(name, "md"))
+		*out = REPORT_FORMAT_MARKDOWN;
+	else if (!strcmp(name, "json"))
+		*out = REPORT_FORMAT_JSON;
+	else
+		return -1;
+	return 0;
+}
+
+void report_json_string(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"':
+			fputs("\\\"", out);
+			break;
+		case '\\':
+			fputs("\\\\", out);
+			break;
+		case '\n':
+			fputs("\\n", out);
+			break;
+		case '\r':
+			fputs("\\r", out);
+			break;
+		case '\t':
+			fputs("\\t", out);
+			break;
+		default:
+			if (*p < 0x20)
+				fprintf(out, "\\u%04x", *p);
+			else
+				fputc(*p, out);
+		}
+	}
+	fputc('"', out);
+}
+
+void report_md_cell(FILE *out, const char *s)
+{
+	for (; s && *s; s++) {
+		if (*s == '|')
+			fputs("\\|", out);
+		else if (*s == '\n' || *s == '\r')
+			fputc(' ', out);
+		else
+			fputc(*s, out);
+	}
+}
+
+const char *report_duration(int64_t ns, char *buf, size_t len)
+{
+	int64_t a = ns < 0 ? -ns : ns;
+
+	if (a >= 1000000000)
+		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
+	else if (a >= 1000000)
+		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
+	else if (a >= 1000)
+		snprintf(buf, len, "%.3f us", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%" PRId64 " ns", ns);
+	return buf;
+}
+
+/* ---- the header ---- */
+
+static void push(char ***list, size_t *n, char *s)
+{
+	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = s;
+}
+
+static char *xprintf_str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *xprintf_str(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	s = xmalloc((size_t)(n < 0 ? 0 : n) + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+static int sql_failed(struct trace *trace, const char *what, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot read %s: %s", what, sqlite3_errmsg(trace_db(trace)));
+	return -EIO;
+}
+
+static int read_count(struct trace *trace, const char *view, int64_t *out, char *err, size_t errlen)
+{
+	char sql[64];
+	sqlite3_stmt *st;
+	int rc;
+
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", view);
+	if (sqlite3_prepare_v2(trace_db(trace), sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_failed(trace, view, err, errlen);
+	rc = sqlite3_step(st);
+	*out = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : sql_failed(trace, view, err, errlen);
+}
+
+/*
+ * One line per process: the command line our writer recorded (GPT_META "command"), else the process
+ * name from PROCESSES, with the pid.
+ */
+static int read_commands(struct trace *trace, struct report_header *hdr, char *err, size_t errlen)
+{
+	static const char sql[] =
+		"SELECT p.traceId, p.pid, p.name, "
+		"       (SELECT value FROM meta AS m WHERE m.traceId = p.traceId "
+		"        AND m.name IN ('command', 'command_line', 'cmdline') LIMIT 1) "
+		"FROM processes AS p ORDER BY p.traceId, p.pid";
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(trace_db(trace), sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_failed(trace, "processes", err, errlen);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 2);
+		const char *command = (const char *)sqlite3_column_text(st, 3);
+
+		push(&hdr->commands, &hdr->ncommands,
+		     xprintf_str("%s (pid %" PRId64 ")", command ? command : name ? name : "?",
+				 (int64_t)sqlite3_column_int64(st, 1)));
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_failed(trace, "processes", err, errlen);
+}
+
+/* What our writer says about the trace's own health: finished cleanly, records dropped. */
+static int read_notes(struct trace *trace, struct report_header *hdr, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	for (size_t t = 0; t < trace_count(trace); t++) {
+		int complete = 0;
+		int64_t dropped = 0;
+
+		if (trace_format(trace, t) != TRACE_FORMAT_GPT)
+			continue;
+		if (sqlite3_prepare_v2(trace_db(trace), "SELECT name, value FROM meta WHERE traceId = ?1 AND "
+				       "name IN ('trace_complete', 'cupti_dropped_records')", -1, &st, NULL) != SQLITE_OK)
+			return sql_failed(trace, "meta", err, errlen);
+		sqlite3_bind_int64(st, 1, (int64_t)t);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *name = (const char *)sqlite3_column_text(st, 0);
+
+			if (!strcmp(name, "trace_complete"))
+				complete = sqlite3_column_int(st, 1) == 1;
+			else
+				dropped = sqlite3_column_int64(st, 1);
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return sql_failed(trace, "meta", err, errlen);
+		if (!complete)
+			push(&hdr->notes, &hdr->nnotes,
+			     xprintf_str("%s was not finalized (the program crashed or was killed?): the last "
+					 "events may be missing", trace_path(trace, t)));
+		if (dropped > 0)
+			push(&hdr->notes, &hdr->nnotes,
+			     xprintf_str("%s: CUPTI dropped %" PRId64 " records; totals are underestimated",
+					 trace_path(trace, t), dropped));
+	}
+	return 0;
+}
+
+int report_header_read(struct trace *trace, const char *scope, struct report_header *hdr, char *err,
+		       size_t errlen)
+{
+	struct stats *st = NULL;
+	int ret;
+
+	for (size_t t = 0; t < trace_count(trace); t++)
+		push(&hdr->traces, &hdr->ntraces,
+		     xprintf_str("%s (%s)", trace_path(trace, t),
+				 trace_format(trace, t) == TRACE_FORMAT_GPT ? "gpt-trace" : "nsys"));
+	hdr->scope = scope ? xstrdup(scope) : NULL;
+	ret = read_commands(trace, hdr, err, errlen);
+	if (!ret)
+		ret = read_notes(trace, hdr, err, errlen);
+	if (!ret)
+		ret = read_count(trace, "kernels", &hdr->kernels, err, errlen);
+	if (!ret)
+		ret = read_count(trace, "copies", &hdr->copies, err, errlen);
+	if (!ret)
+		ret = read_count(trace, "api_calls", &hdr->api_calls, err, errlen);
+	if (!ret)
+		ret = stats_compute_devices(trace, &st, err, errlen);
+	if (ret < 0)
+		return ret;
+	hdr->start = st->start;
+	hdr->end = st->end;
+	hdr->ndevices = st->devices.count;
+	hdr->devices = xcalloc(hdr->ndevices ? hdr->ndevices : 1, sizeof(*hdr->devices));
+	for (size_t i = 0; i < st->devices.count; i++) {
+		const struct stats_row *r = &st->devices.rows[i];
+
+		hdr->devices[i] = (struct report_device){
+			.trace_id = r->key[0], .device = r->key[1], .label = xstrdup(r->label),
+			.busy_ns = r->busy_ns, .operations = r->sum.count,
+		};
+	}
+	stats_free(st);
+	return 0;
+}
+
+void report_header_release(struct report_header *hdr)
+{
+	if (!hdr)
+		return;
+	for (size_t i = 0; i < hdr->ntraces; i++)
+		free(hdr->traces[i]);
+	for (size_t i = 0; i < hdr->ncommands; i++)
+		free(hdr->commands[i]);
+	for (size_t i = 0; i < hdr->nnotes; i++)
+		free(hdr->notes[i]);
+	for (size_t i = 0; i < hdr->ndevices; i++)
+		free(hdr->devices[i].label);
+	free(hdr->traces);
+	free(hdr->commands);
+	free(hdr->notes);
+	free(hdr->devices);
+	free(hdr->scope);
+	memset(hdr, 0, sizeof(*hdr));
+}
+
+/* ---- rules ---- */
+
+int report_run_rules(struct trace *trace, const struct rule_config *config, const char *const *ids, size_t nids,
+		     struct findings *out, char *err, size_t errlen)
+{
+	struct rule_context ctx = { .trace = trace, .config = config, .out = out };
+	size_t n = 0;
+
+	for (size_t i = 0; ids ? i < nids : rule_table[i] != NULL; i++) {
+		const struct rule *rule = ids ? rule_find(ids[i]) : rule_table[i];
+		int ret;
+
+		if (!rule) {
+			snprintf(err, errlen, "unknown rule '%s'; 'gpt-trace rules' lists them", ids[i]);
+			return -EINVAL;
+		}
+		ret = rule->run(rule, &ctx, err, errlen);
+		if (ret < 0)
+			return ret;
+		n++;
+	}
+	findings_rank(out);
+	return (int)n;
+}
+
+/* ---- rendering ---- */
+
+static const char *severity_name(enum finding_severity s)
+{
+	switch (s) {
+	case SEVERITY_CRITICAL:
+		return "critical";
+	case SEVERITY_WARNING:
+		return "warning";
+	default:
+		return "info";
+	}
+}
+
+static const char *severity_color(enum finding_severity s)
+{
+	switch (s) {
+	case SEVERITY_CRITICAL:
+		return "\033[1;31m";
+	case SEVERITY_WARNING:
+		return "\033[1;33m";
+	default:
+		return "\033[1;36m";
+	}
+}
+
+static int64_t busy_total(const struct report_header *hdr)
+{
+	int64_t busy = 0;
+
+	for (size_t i = 0; i < hdr->ndevices; i++)
+		busy += hdr->devices[i].busy_ns;
+	return busy;
+}
+
+/* The share of the span the GPUs were busy, averaged over the devices that ran work. */
+static double busy_share(const struct report_header *hdr)
+{
+	int64_t span = hdr->end - hdr->start;
+
+	if (span <= 0 || !hdr->ndevices)
+		return 0.0;
+	return (double)busy_total(hdr) / ((double)span * (double)hdr->ndevices);
+}
+
+static int64_t recoverable_total(const struct findings *findings)
+{
+	int64_t total = 0;
+
+	for (size_t i = 0; i < findings->count; i++)
+		total += findings->items[i].recoverable_ns;
+	return total;
+}
+
+static void write_text(FILE *out, const struct report_header *hdr, const struct findings *findings,
+		       const struct report_options *opt)
+{
+	const char *bold = opt->color ? "\033[1m" : "", *dim = opt->color ? "\033[2m" : "";
+	const char *reset = opt->color ? "\033[0m" : "";
+	int64_t span = hdr->end - hdr->start;
+	char a[32], b[32];
+
+	fprintf(out, "%sgpt-trace report%s\n", bold, reset);
+	for (size_t i = 0; i < hdr->ntraces; i++)
+		fprintf(out, "  %-9s %s\n", i ? "" : "trace", hdr->traces[i]);
+	for (size_t i = 0; i < hdr->ncommands; i++)
+		fprintf(out, "  %-9s %s\n", i ? "" : "ran", hdr->commands[i]);
+	for (size_t i = 0; i < hdr->ndevices; i++)
+		fprintf(out, "  %-9s %s: busy %.1f%% (%s), %" PRId64 " operations\n", i ? "" : "on",
+			hdr->devices[i].label, span > 0 ? 100.0 * (double)hdr->devices[i].busy_ns / (double)span : 0.0,
+			report_duration(hdr->devices[i].busy_ns, a, sizeof(a)), hdr->devices[i].operations);
+	if (!hdr->ndevices)
+		fprintf(out, "  %-9s no GPU work in the trace\n", "on");
+	fprintf(out, "  %-9s %s\n", "span", report_duration(span, a, sizeof(a)));
+	fprintf(out, "  %-9s %.1f%%\n", "GPU busy", 100.0 * busy_share(hdr));
+	fprintf(out, "  %-9s %" PRId64 " kernels, %" PRId64 " copies, %" PRId64 " API calls\n", "events",
+		hdr->kernels, hdr->copies, hdr->api_calls);
+	if (hdr->scope)
+		fprintf(out, "  %-9s %s\n", "scope", hdr->scope);
+	for (size_t i = 0; i < hdr->nnotes; i++)
+		fprintf(out, "  %-9s %s\n", i ? "" : "note", hdr->notes[i]);
+	fprintf(out, "\n");
+
+	if (!findings->count) {
+		fprintf(out, "No findings from %zu rules.\n", opt->nrules);
+		return;
+	}
+	fprintf(out, "%s%zu finding%s%s from %zu rules, ranked by recoverable time (up to %s in all, %.1f%% of the "
+		"span)\n", bold, findings->count, findings->count == 1 ? "" : "s", reset, opt->nrules,
+		report_duration(recoverable_total(findings), a, sizeof(a)),
+		span > 0 ? 100.0 * (double)recoverable_total(findings) / (double)span : 0.0);
+	for (size_t i = 0; i < findings->count; i++) {
+		const struct finding *f = &findings->items[i];
+
+		fprintf(out, "\n%2zu. %s%-8s%s %s%s%s  %s\n", i + 1, opt->color ? severity_color(f->severity) : "",
+			severity_name(f->severity), reset, bold, f->rule_id, reset, f->message);
+		if (f->recoverable_ns > 0)
+			fprintf(out, "    recoverable: %s\n", report_duration(f->recoverable_ns, a, sizeof(a)));
+		else
+			fprintf(out, "    recoverable: unknown\n");
+		if (f->start || f->end)
+			fprintf(out, "    %swhere: %s to %s on the trace clock%s\n", dim,
+				report_duration(f->start, a, sizeof(a)), report_duration(f->end, b, sizeof(b)), reset);
+		for (size_t j = 0; j < f->nevidence; j++)
+			fprintf(out, "    - %s\n", f->evidence[j]);
+		if (f->fix && f->fix[0])
+			fprintf(out, "    %sfix:%s %s\n", bold, reset, f->fix);
+	}
+}
+
+static void write_markdown(FILE *out, const struct report_header *hdr, const struct findings *findings,
+			   const struct report_options *opt)
+{
+	int64_t span = hdr->end - hdr->start;
+	char a[32];
+
+	fprintf(out, "## gpt-trace report\n\n| | |\n| --- | --- |\n");
+	for (size_t i = 0; i < hdr->ntraces; i++) {
+		fprintf(out, "| %s | ", i ? "" : "**Trace**");
+		report_md_cell(out, hdr->traces[i]);
+		fprintf(out, " |\n");
+	}
+	for (size_t i = 0; i < hdr->ncommands; i++) {
+		fprintf(out, "| %s | `", i ? "" : "**Ran**");
+		report_md_cell(out, hdr->commands[i]);
+		fprintf(out, "` |\n");
+	}
+	for (size_t i = 0; i < hdr->ndevices; i++) {
+		fprintf(out, "| %s | ", i ? "" : "**On**");
+		report_md_cell(out, hdr->devices[i].label);
+		fprintf(out, ": busy %.1f%% (%s) |\n",
+			span > 0 ? 100.0 * (double)hdr->devices[i].busy_ns / (double)span : 0.0,
+			report_duration(hdr->devices[i].busy_ns, a, sizeof(a)));
+	}
+	fprintf(out, "| **Span** | %s |\n", report_duration(span, a, sizeof(a)));
+	fprintf(out, "| **GPU busy** | %.1f%% |\n", 100.0 * busy_share(hdr));
+	fprintf(out, "| **Events** | %" PRId64 " kernels, %" PRId64 " copies, %" PRId64 " API calls |\n", hdr->kernels,
+		hdr->copies, hdr->api_calls);
+	if (hdr->scope) {
+		fprintf(out, "| **Scope** | ");
+		report_md_cell(out, hdr->scope);
+		fprintf(out, " |\n");
+	}
+	fprintf(out, "\n");
+	for (size_t i = 0; i < hdr->nnotes; i++) {
+		fprintf(out, "> **Note:** ");
+		report_md_cell(out, hdr->notes[i]);
+		fprintf(out, "\n\n");
+	}
+	if (!findings->count) {
+		fprintf(out, "No findings from %zu rules.\n", opt->nrules);
+		return;
+	}
+	fprintf(out, "### Findings\n\n%zu finding%s from %zu rules, ranked by recoverable time (up to %s in all).\n\n",
+		findings->count, findings->count == 1 ? "" : "s", opt->nrules,
+		report_duration(recoverable_total(findings), a, sizeof(a)));
+	fprintf(out, "| # | Severity | Rule | Finding | Recoverable |\n| ---: | --- | --- | --- | ---: |\n");
+	for (size_t i = 0; i < findings->count; i++) {
+		const struct finding *f = &findings->items[i];
+
+		fprintf(out, "| %zu | %s | `%s` | ", i + 1, severity_name(f->severity), f->rule_id);
+		report_md_cell(out, f->message);
+		fprintf(out, " | %s |\n", f->recoverable_ns > 0 ? report_duration(f->recoverable_ns, a, sizeof(a)) : "?");
+	}
+	for (size_t i = 0; i < findings->count; i++) {
+		const struct finding *f = &findings->items[i];
+
+		fprintf(out, "\n#### %zu. `%s` (%s)\n\n", i + 1, f->rule_id, severity_name(f->severity));
+		report_md_cell(out, f->message);
+		fprintf(out, "\n\n");
+		for (size_t j = 0; j < f->nevidence; j++) {
+			fprintf(out, "- ");
+			report_md_cell(out, f->evidence[j]);
+			fprintf(out, "\n");
+		}
+		if (f->nevidence)
+			fprintf(out, "\n");
+		if (f->fix && f->fix[0]) {
+			fprintf(out, "**Fix:** ");
+			report_md_cell(out, f->fix);
+			fprintf(out, "\n");
+		}
+	}
+}
+
+static void json_list(FILE *out, char *const *items, size_t n)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", out);
+		report_json_string(out, items[i]);
+	}
+	fputc(']', out);
+}
+
+static void write_json(FILE *out, const struct report_header *hdr, const struct findings *findings,
+		       const struct report_options *opt)
+{
+	int64_t span = hdr->end - hdr->start;
+
+	fprintf(out, "{\n  \"schema\": \"%s\",\n  \"generator\": \"gpt-trace %s\",\n  \"traces\": ", REPORT_JSON_SCHEMA,
+		GPT_TRACE_VERSION);
+	json_list(out, hdr->traces, hdr->ntraces);
+	fprintf(out, ",\n  \"scope\": ");
+	report_json_string(out, hdr->scope);
+	fprintf(out, ",\n  \"processes\": ");
+	json_list(out, hdr->commands, hdr->ncommands);
+	fprintf(out, ",\n  \"notes\": ");
+	json_list(out, hdr->notes, hdr->nnotes);
+	fprintf(out, ",\n  \"span\": {\"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64 ", \"duration_ns\": %" PRId64 "},\n",
+		hdr->start, hdr->end, span);
+	fprintf(out, "  \"gpu\": {\"busy_share\": %.6f, \"devices\": [", busy_share(hdr));
+	for (size_t i = 0; i < hdr->ndevices; i++) {
+		const struct report_device *d = &hdr->devices[i];
+
+		fprintf(out, "%s\n    {\"trace\": %" PRId64 ", \"device\": %" PRId64 ", \"label\": ", i ? "," : "",
+			d->trace_id, d->device);
+		report_json_string(out, d->label);
+		fprintf(out, ", \"busy_ns\": %" PRId64 ", \"busy_share\": %.6f, \"operations\": %" PRId64 "}", d->busy_ns,
+			span > 0 ? (double)d->busy_ns / (double)span : 0.0, d->operations);
+	}
+	fprintf(out, "%s]},\n", hdr->ndevices ? "\n  " : "");
+	fprintf(out, "  \"events\": {\"kernels\": %" PRId64 ", \"copies\": %" PRId64 ", \"api_calls\": %" PRId64 "},\n",
+		hdr->kernels, hdr->copies, hdr->api_calls);
+	fprintf(out, "  \"rules_run\": %zu,\n  \"recoverable_ns\": %" PRId64 ",\n  \"findings\": [", opt->nrules,
+		recoverable_total(findings));
+	for (size_t i = 0; i < findings->count; i++) {
+		const struct finding *f = &findings->items[i];
+
+		fprintf(out, "%s\n    {\"rank\": %zu, \"rule\": ", i ? "," : "", i + 1);
+		report_json_string(out, f->rule_id);
+		fprintf(out, ", \"severity\": \"%s\", \"message\": ", severity_name(f->severity));
+		report_json_string(out, f->message);
+		fprintf(out, ",\n     \"recoverable_ns\": %" PRId64 ", \"recoverable_share\": %.6f", f->recoverable_ns,
+			span > 0 ? (double)f->recoverable_ns / (double)span : 0.0);
+		if (f->start || f->end)
+			fprintf(out, ", \"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64, f->start, f->end);
+		else
+			fprintf(out, ", \"start_ns\": null, \"end_ns\": null");
+		if (f->device >= 0)
+			fprintf(out, ", \"device\": %d", (int)f->device);
+		else
+			fprintf(out, ", \"device\": null");
+		if (f->stream >= 0)
+			fprintf(out, ", \"stream\": %" PRId64, f->stream);
+		else
+			fprintf(out, ", \"stream\": null");
+		fprintf(out, ",\n     \"evidence\": ");
+		json_list(out, f->evidence, f->nevidence);
+		fprintf(out, ",\n     \"fix\": ");
+		report_json_string(out, f->fix);
+		fprintf(out, "}");
+	}
+	fprintf(out, "%s]\n}\n", findings->count ? "\n  " : "");
+}
+
+void report_write(FILE *out, const struct report_header *hdr, const struct findings *findings,
+		  const struct report_options *options)
+{
+	switch (options->format) {
+	case REPORT_FORMAT_MARKDOWN:
+		write_markdown(out, hdr, findings, options);
+		break;
+	case REPORT_FORMAT_JSON:
+		write_json(out, hdr, findings, options);
+		break;
+	default:
+		write_text(out, hdr, findings, options);
+	}
+}

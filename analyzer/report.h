@@ -1,0 +1,80 @@
+/*
+ * The bottleneck report (gpt-trace report): a header saying what ran, where, for how long and how
+ * busy the GPU was, then the findings of the rules ranked by the time they would recover. Rendered
+ * as text for a terminal (colour optional), Markdown for a PR comment or CI summary, or JSON whose
+ * schema "gpt-trace-report/1" is documented in docs/report-json.md.
+ *
+ * Also the output helpers that stats shares: format names, JSON strings, Markdown table cells.
+ */
+#ifndef GPT_ANALYZER_REPORT_H
+#define GPT_ANALYZER_REPORT_H
+
+#include "analyzer/trace.h"
+#include "rules/rule.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum report_format {
+	REPORT_FORMAT_TEXT,
+	REPORT_FORMAT_MARKDOWN,
+	REPORT_FORMAT_JSON,
+};
+
+#define REPORT_JSON_SCHEMA "gpt-trace-report/1"
+
+/* "text", "markdown" (or "md"), "json"; returns -1 for anything else. */
+int report_format_parse(const char *name, enum report_format *out);
+
+/* s as a JSON string literal, quotes included; NULL as null. */
+void report_json_string(FILE *out, const char *s);
+/* s as one Markdown table cell: '|' escaped, newlines as spaces. */
+void report_md_cell(FILE *out, const char *s);
+/* ns as milliseconds or microseconds with a unit, e.g. "12.345 ms", "850.000 us". */
+const char *report_duration(int64_t ns, char *buf, size_t len);
+
+/* One GPU that ran work in the scope. */
+struct report_device {
+	int64_t trace_id, device;
+	char *label;		/* "GPU 0 (NVIDIA H200)" */
+	int64_t busy_ns;	/* union of its kernels, copies and sets */
+	int64_t operations;
+};
+
+/* What ran, where, how long, how busy: read from the canonical views. */
+struct report_header {
+	char **traces;			/* "path (gpt-trace|nsys)" per trace */
+	size_t ntraces;
+	char **commands;		/* command lines or process names, one per process */
+	size_t ncommands;
+	char **notes;			/* warnings about the trace itself (incomplete, dropped records) */
+	size_t nnotes;
+	char *scope;			/* the scope in words, NULL for the whole trace */
+	int64_t start, end;		/* span of GPU operations, syncs and API calls */
+	struct report_device *devices;
+	size_t ndevices;
+	int64_t kernels, copies, api_calls;	/* event counts in the scope */
+};
+
+/* Fill hdr (zero-initialised by the caller); scope may be NULL. Free with report_header_release(). */
+int report_header_read(struct trace *trace, const char *scope, struct report_header *hdr, char *err,
+		       size_t errlen);
+void report_header_release(struct report_header *hdr);
+
+/*
+ * Run rules over the trace and rank their findings. ids: the rule ids to run (NULL: every rule in
+ * rule_table). A rule that fails stops the report: returns a negative error with one line in err.
+ */
+int report_run_rules(struct trace *trace, const struct rule_config *config, const char *const *ids, size_t nids,
+		     struct findings *out, char *err, size_t errlen);
+
+struct report_options {
+	enum report_format format;
+	int color;		/* text only: ANSI colours */
+	size_t nrules;		/* how many rules ran, for the summary line */
+};
+
+void report_write(FILE *out, const struct report_header *hdr, const struct findings *findings,
+		  const struct report_options *options);
+
+#endif

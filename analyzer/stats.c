@@ -1,0 +1,1198 @@
+/*
+ * gpt-trace stats: the summary tables of stats.h.
+ *
+ * Every table is made the same way. Pass one streams the rows unsorted through a small hash table
+ * keyed by up to three integers (traceId and nameId, or the copy kinds, or a stream) and keeps count,
+ * sum, extremes and a running variance per key. Groups that share a label across traces (the same
+ * kernel name in two per-process files) are then merged. Pass two streams the durations sorted by
+ * duration alone; each row finds its group in the hash, counts its position, and the group's median
+ * is read when its middle position passes by. Memory is the hash (distinct keys), not the events.
+ * Busy time per device is the union of its operations' intervals, from one pass sorted by start.
+ */
+#define _GNU_SOURCE /* qsort_r */
+#include "analyzer/stats.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KEY_NULL INT64_MIN	/* a NULL key column (copy kinds an old export lacks) */
+
+/* ---- a hash of groups keyed by three integers ---- */
+
+struct group {
+	int64_t key[3];
+	struct stats_summary sum;
+	int64_t seen;		/* pass two: rows of this group seen so far */
+	double lo;		/* pass two: the lower middle value */
+	size_t merged;		/* index of the row of the output table this group feeds */
+};
+
+struct group_map {
+	struct group *groups;	/* dense, in order of first appearance */
+	size_t count, cap;
+	size_t *slots;		/* open addressing: index + 1, 0 = empty */
+	size_t nslots;
+};
+
+static uint64_t key_hash(const int64_t *k)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (int i = 0; i < 3; i++) {
+		h ^= (uint64_t)k[i];
+		h *= 1099511628211ULL;
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+static void map_grow(struct group_map *m)
+{
+	size_t n = m->nslots ? m->nslots * 2 : 64;
+
+	free(m->slots);
+	m->slots = xcalloc(n, sizeof(*m->slots));
+	m->nslots = n;
+	for (size_t g = 0; g < m->count; g++) {
+		size_t s = key_hash(m->groups[g].key) & (n - 1);
+
+		while (m->slots[s])
+			s = (s + 1) & (n - 1);
+		m->slots[s] = g + 1;
+	}
+}
+
+/* The group of key, created when create is set; NULL when absent. */
+static struct group *map_get(struct group_map *m, const int64_t *key, int create)
+{
+	size_t s;
+
+	if (m->nslots) {
+		s = key_hash(key) & (m->nslots - 1);
+		while (m->slots[s]) {
+			struct group *g = &m->groups[m->slots[s] - 1];
+
+			if (!memcmp(g->key, key, sizeof(g->key)))
+				return g;
+			s = (s + 1) & (m->nslots - 1);
+		}
+	}
+	if (!create)
+		return NULL;
+	if ((m->count + 1) * 2 > m->nslots)
+		map_grow(m);
+	if (m->count == m->cap) {
+		m->cap = m->cap ? m->cap * 2 : 64;
+		m->groups = xrealloc(m->groups, m->cap * sizeof(*m->groups));
+	}
+	s = key_hash(key) & (m->nslots - 1);
+	while (m->slots[s])
+		s = (s + 1) & (m->nslots - 1);
+	m->slots[s] = m->count + 1;
+	memset(&m->groups[m->count], 0, sizeof(struct group));
+	memcpy(m->groups[m->count].key, key, sizeof(m->groups[0].key));
+	return &m->groups[m->count++];
+}
+
+static void map_release(struct group_map *m)
+{
+	free(m->groups);
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+static int64_t text_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 1099511628211ULL;
+	}
+	return (int64_t)h;
+}
+
+/*
+ * The row of table labelled text, created (with a copy of text) when absent. names maps the text's
+ * hash, plus a probe number for colliding texts, to the row.
+ */
+static size_t row_for_label(struct group_map *names, struct stats_table *table, size_t *cap, const char *text)
+{
+	int64_t hk[3] = { text_hash(text), 0, 0 };
+	struct group *g;
+
+	for (;; hk[1]++) {
+		g = map_get(names, hk, 0);
+		if (!g)
+			break;
+		if (!strcmp(table->rows[g->merged].label, text))
+			return g->merged;
+	}
+	g = map_get(names, hk, 1);
+	g->merged = table->count;
+	if (table->count == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		table->rows = xrealloc(table->rows, *cap * sizeof(*table->rows));
+	}
+	memset(&table->rows[table->count], 0, sizeof(table->rows[0]));
+	table->rows[table->count].label = xstrdup(text);
+	table->rows[table->count].key[0] = table->rows[table->count].key[1] = -1;
+	table->rows[table->count].key[2] = -1;
+	return table->count++;
+}
+
+/* ---- summaries ---- */
+
+static void summary_add(struct stats_summary *s, int64_t dur, int64_t bytes)
+{
+	double delta;
+
+	if (!s->count || dur < s->min)
+		s->min = dur;
+	if (!s->count || dur > s->max)
+		s->max = dur;
+	s->count++;
+	s->total += dur;
+	s->bytes += bytes;
+	delta = (double)dur - s->mean;
+	s->mean += delta / (double)s->count;
+	s->m2 += delta * ((double)dur - s->mean);
+}
+
+/* Chan et al.'s pairwise combination of two running variances. */
+static void summary_merge(struct stats_summary *a, const struct stats_summary *b)
+{
+	double n, delta;
+
+	if (!b->count)
+		return;
+	if (!a->count) {
+		*a = *b;
+		return;
+	}
+	n = (double)(a->count + b->count);
+	delta = b->mean - a->mean;
+	a->m2 += b->m2 + delta * delta * (double)a->count * (double)b->count / n;
+	a->mean += delta * (double)b->count / n;
+	a->min = b->min < a->min ? b->min : a->min;
+	a->max = b->max > a->max ? b->max : a->max;
+	a->count += b->count;
+	a->total += b->total;
+	a->bytes += b->bytes;
+}
+
+double stats_stddev(const struct stats_summary *s)
+{
+	return s->count > 1 ? sqrt(s->m2 / (double)(s->count - 1)) : 0.0;
+}
+
+/* ---- SQL plumbing ---- */
+
+struct pass {
+	struct trace *trace;
+	char *err;
+	size_t errlen;
+};
+
+static int sql_error(struct pass *p, const char *what)
+{
+	snprintf(p->err, p->errlen, "cannot compute %s: %s", what, sqlite3_errmsg(trace_db(p->trace)));
+	return -EIO;
+}
+
+static int prepare(struct pass *p, const char *what, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(trace_db(p->trace), sql, -1, st, NULL) != SQLITE_OK)
+		return sql_error(p, what);
+	return 0;
+}
+
+static int64_t col_key(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? KEY_NULL : sqlite3_column_int64(st, i);
+}
+
+static void table_push(struct stats_table *t, size_t *cap, const struct stats_row *row)
+{
+	if (t->count == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		t->rows = xrealloc(t->rows, *cap * sizeof(*t->rows));
+	}
+	t->rows[t->count++] = *row;
+}
+
+static void table_release(struct stats_table *t)
+{
+	for (size_t i = 0; i < t->count; i++)
+		free(t->rows[i].label);
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}
+
+static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	s = xmalloc((size_t)(n < 0 ? 0 : n) + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/*
+ * Pass one: sql returns (key0, key1, key2, start, end, bytes); rows are summarized per key in map.
+ * The span of every row seen widens [*start, *end].
+ */
+static int pass_groups(struct pass *p, const char *what, const char *sql, struct group_map *map, int64_t *start,
+		       int64_t *end)
+{
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	ret = prepare(p, what, sql, &st);
+	if (ret < 0)
+		return ret;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t key[3] = { col_key(st, 0), col_key(st, 1), col_key(st, 2) };
+		int64_t s = sqlite3_column_int64(st, 3), e = sqlite3_column_int64(st, 4);
+		struct group *g;
+
+		if (sqlite3_column_type(st, 3) == SQLITE_NULL || sqlite3_column_type(st, 4) == SQLITE_NULL)
+			continue;
+		g = map_get(map, key, 1);
+		summary_add(&g->sum, e - s, sqlite3_column_int64(st, 5));
+		if (s < *start)
+			*start = s;
+		if (e > *end)
+			*end = e;
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_error(p, what);
+}
+
+/*
+ * Pass two: sql returns (key0, key1, key2, dur) ordered by dur over the same rows as pass one; the
+ * median of each output row (merged groups) is the middle of its values in that order.
+ */
+static int pass_medians(struct pass *p, const char *what, const char *sql, struct group_map *map,
+			struct stats_table *table)
+{
+	struct group_map counters = { 0 };
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	/* one counter per output row, keyed by its index */
+	for (size_t i = 0; i < table->count; i++) {
+		int64_t key[3] = { (int64_t)i, 0, 0 };
+
+		map_get(&counters, key, 1);
+	}
+	ret = prepare(p, what, sql, &st);
+	if (ret < 0) {
+		map_release(&counters);
+		return ret;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t key[3] = { col_key(st, 0), col_key(st, 1), col_key(st, 2) };
+		struct group *g = map_get(map, key, 0), *c;
+		struct stats_row *row;
+		int64_t n, dur = sqlite3_column_int64(st, 3);
+
+		if (!g || sqlite3_column_type(st, 3) == SQLITE_NULL)
+			continue;
+		row = &table->rows[g->merged];
+		c = &counters.groups[g->merged];
+		n = row->sum.count;
+		if (c->seen == (n - 1) / 2)
+			c->lo = (double)dur;
+		if (c->seen == n / 2)
+			row->sum.median = (c->lo + (double)dur) / 2;
+		c->seen++;
+	}
+	sqlite3_finalize(st);
+	map_release(&counters);
+	return rc == SQLITE_DONE ? 0 : sql_error(p, what);
+}
+
+/* The text of a StringIds id of one trace, or NULL. */
+static char *lookup_string(struct pass *p, int64_t trace_id, int64_t id)
+{
+	sqlite3_stmt *st;
+	char *s = NULL;
+
+	if (sqlite3_prepare_v2(trace_db(p->trace), "SELECT value FROM strings WHERE traceId = ?1 AND id = ?2",
+			       -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, trace_id);
+	sqlite3_bind_int64(st, 2, id);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		s = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return s;
+}
+
+/*
+ * Merge groups keyed (traceId, nameId) into one row per name, so that a kernel seen in several
+ * per-process traces is one row.
+ */
+static void merge_by_name(struct pass *p, struct group_map *map, struct stats_table *table)
+{
+	struct group_map names = { 0 };
+	size_t cap = 0;
+
+	for (size_t i = 0; i < map->count; i++) {
+		struct group *g = &map->groups[i];
+		char *label = g->key[1] == KEY_NULL ? NULL : lookup_string(p, g->key[0], g->key[1]);
+		size_t row;
+
+		if (!label)
+			label = g->key[1] == KEY_NULL ? xstrdup("(unnamed)")
+						      : xasprintf("(name id %" PRId64 ")", g->key[1]);
+		row = row_for_label(&names, table, &cap, label);
+		free(label);
+		summary_merge(&table->rows[row].sum, &g->sum);
+		g->merged = row;
+	}
+	map_release(&names);
+}
+
+static int compare_total_desc(const void *pa, const void *pb)
+{
+	const struct stats_row *a = pa, *b = pb;
+
+	if (a->sum.total != b->sum.total)
+		return a->sum.total > b->sum.total ? -1 : 1;
+	return strcmp(a->label, b->label);
+}
+
+static int compare_index_total_desc(const void *pa, const void *pb, void *arg)
+{
+	const struct stats_row *rows = arg;
+
+	return compare_total_desc(&rows[*(const size_t *)pa], &rows[*(const size_t *)pb]);
+}
+
+/* Sort rows by total time, most first, and re-point the groups of map at their rows. */
+static void sort_rows(struct stats_table *t, struct group_map *map)
+{
+	size_t n = t->count ? t->count : 1;
+	size_t *order = xmalloc(n * sizeof(*order)), *where = xmalloc(n * sizeof(*where));
+	struct stats_row *sorted = xmalloc(n * sizeof(*sorted));
+
+	for (size_t i = 0; i < t->count; i++)
+		order[i] = i;
+	qsort_r(order, t->count, sizeof(*order), compare_index_total_desc, t->rows);
+	for (size_t i = 0; i < t->count; i++) {
+		sorted[i] = t->rows[order[i]];
+		where[order[i]] = i;
+	}
+	memcpy(t->rows, sorted, t->count * sizeof(*sorted));
+	for (size_t g = 0; map && g < map->count; g++)
+		map->groups[g].merged = where[map->groups[g].merged];
+	free(sorted);
+	free(where);
+	free(order);
+}
+
+/* ---- the tables ---- */
+
+static int stats_kernels(struct pass *p, struct stats *st, struct group_map *streams)
+{
+	struct group_map map = { 0 };
+	sqlite3_stmt *q;
+	int ret, rc;
+
+	/* pass one, also summing per stream for the stream table */
+	ret = prepare(p, "kernel statistics",
+		      "SELECT traceId, nameId, deviceId, streamId, start, end FROM kernels", &q);
+	if (ret < 0)
+		return ret;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t key[3] = { col_key(q, 0), col_key(q, 1), 0 };
+		int64_t skey[3] = { col_key(q, 0), col_key(q, 2), col_key(q, 3) };
+		int64_t s = sqlite3_column_int64(q, 4), e = sqlite3_column_int64(q, 5);
+
+		if (sqlite3_column_type(q, 4) == SQLITE_NULL || sqlite3_column_type(q, 5) == SQLITE_NULL)
+			continue;
+		summary_add(&map_get(&map, key, 1)->sum, e - s, 0);
+		summary_add(&map_get(streams, skey, 1)->sum, e - s, 0);
+		if (s < st->start)
+			st->start = s;
+		if (e > st->end)
+			st->end = e;
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		map_release(&map);
+		return sql_error(p, "kernel statistics");
+	}
+	merge_by_name(p, &map, &st->kernels);
+	sort_rows(&st->kernels, &map);
+	for (size_t i = 0; i < st->kernels.count; i++)
+		st->kernel_ns += st->kernels.rows[i].sum.total;
+	ret = pass_medians(p, "kernel medians", "SELECT traceId, nameId, 0, dur FROM kernels ORDER BY dur", &map,
+			   &st->kernels);
+	map_release(&map);
+	return ret;
+}
+
+static const char *memcpy_kind(int64_t k)
+{
+	static const char *const names[] = { "unknown copy", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD",
+					     "DtoA", "DtoD", "HtoH", "PtoP", "unified HtoD", "unified DtoH",
+					     "unified DtoD" };
+
+	return k >= 0 && k < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[k] : "copy";
+}
+
+static const char *mem_kind(int64_t k)
+{
+	static const char *const names[] = { "pageable", "pinned", "device", "array", "managed",
+					     "device static", "managed static", "unknown" };
+
+	return k >= 0 && k < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[k] : "unknown";
+}
+
+static int stats_memops(struct pass *p, struct stats *st, struct group_map *streams)
+{
+	struct group_map map = { 0 };
+	size_t cap = 0;
+	int ret;
+
+	/* memsets are keyed with copyKind -1, keeping them apart from copies in one map */
+	ret = pass_groups(p, "memory operation statistics",
+			  "SELECT copyKind, srcKind, dstKind, start, end, bytes FROM copies "
+			  "UNION ALL SELECT -1, memKind, NULL, start, end, bytes FROM sets",
+			  &map, &st->start, &st->end);
+	if (ret < 0)
+		goto out;
+	for (size_t i = 0; i < map.count; i++) {
+		struct group *g = &map.groups[i];
+		struct stats_row r = { .key = { g->key[0], g->key[1], g->key[2] }, .sum = g->sum };
+
+		if (g->key[0] == -1)
+			r.label = xasprintf("memset (%s)", g->key[1] == KEY_NULL ? "unknown" : mem_kind(g->key[1]));
+		else if (g->key[1] == KEY_NULL && g->key[2] == KEY_NULL)
+			r.label = xasprintf("%s", memcpy_kind(g->key[0]));
+		else
+			r.label = xasprintf("%s (%s to %s)", memcpy_kind(g->key[0]),
+					    g->key[1] == KEY_NULL ? "unknown" : mem_kind(g->key[1]),
+					    g->key[2] == KEY_NULL ? "unknown" : mem_kind(g->key[2]));
+		g->merged = st->memops.count;
+		table_push(&st->memops, &cap, &r);
+	}
+	sort_rows(&st->memops, &map);
+	ret = pass_medians(p, "memory operation medians",
+			   "SELECT copyKind, srcKind, dstKind, dur FROM copies "
+			   "UNION ALL SELECT -1, memKind, NULL, dur FROM sets ORDER BY 4", &map, &st->memops);
+	if (ret < 0)
+		goto out;
+	/* per-stream busy time of copies and sets */
+	{
+		sqlite3_stmt *q;
+		int rc;
+
+		ret = prepare(p, "stream statistics",
+			      "SELECT traceId, deviceId, streamId, dur FROM copies "
+			      "UNION ALL SELECT traceId, deviceId, streamId, dur FROM sets", &q);
+		if (ret < 0)
+			goto out;
+		while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+			int64_t key[3] = { col_key(q, 0), col_key(q, 1), col_key(q, 2) };
+
+			if (sqlite3_column_type(q, 3) != SQLITE_NULL)
+				summary_add(&map_get(streams, key, 1)->sum, sqlite3_column_int64(q, 3), 0);
+		}
+		sqlite3_finalize(q);
+		if (rc != SQLITE_DONE)
+			ret = sql_error(p, "stream statistics");
+	}
+out:
+	map_release(&map);
+	return ret;
+}
+
+static int stats_api(struct pass *p, struct stats *st)
+{
+	struct group_map map = { 0 };
+	int ret;
+
+	ret = pass_groups(p, "API statistics", "SELECT traceId, nameId, 0, start, end, 0 FROM api_calls", &map,
+			  &st->start, &st->end);
+	if (ret < 0)
+		goto out;
+	merge_by_name(p, &map, &st->api);
+	sort_rows(&st->api, &map);
+	ret = pass_medians(p, "API medians", "SELECT traceId, nameId, 0, dur FROM api_calls ORDER BY dur", &map,
+			   &st->api);
+out:
+	map_release(&map);
+	return ret;
+}
+
+static int stats_syncs_span(struct pass *p, struct stats *st)
+{
+	struct group_map map = { 0 };
+	int ret = pass_groups(p, "synchronization span", "SELECT 0, 0, 0, start, end, 0 FROM syncs", &map,
+			      &st->start, &st->end);
+
+	map_release(&map);
+	return ret;
+}
+
+static char *gpu_name(struct pass *p, int64_t trace_id, int64_t device)
+{
+	sqlite3_stmt *q;
+	char *s = NULL;
+
+	if (sqlite3_prepare_v2(trace_db(p->trace), "SELECT name FROM gpus WHERE traceId = ?1 AND id = ?2",
+			       -1, &q, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(q, 1, trace_id);
+	sqlite3_bind_int64(q, 2, device);
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+		s = xstrdup((const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	return s;
+}
+
+/* "GPU 0 (NVIDIA H200)", with the trace index when several traces are open */
+static char *device_label(struct pass *p, size_t ntraces, int64_t trace_id, int64_t device)
+{
+	char *name = device == KEY_NULL ? NULL : gpu_name(p, trace_id, device);
+	char dev[32], *s;
+
+	if (device == KEY_NULL)
+		snprintf(dev, sizeof(dev), "GPU ?");
+	else
+		snprintf(dev, sizeof(dev), "GPU %" PRId64, device);
+	if (ntraces > 1)
+		s = name ? xasprintf("trace %" PRId64 " %s (%s)", trace_id, dev, name)
+			 : xasprintf("trace %" PRId64 " %s", trace_id, dev);
+	else
+		s = name ? xasprintf("%s (%s)", dev, name) : xstrdup(dev);
+	free(name);
+	return s;
+}
+
+/*
+ * Busy time per device: the union of its kernels', copies' and sets' intervals, from one pass in
+ * start order with one open interval per device.
+ */
+static int stats_device_busy(struct pass *p, struct stats *st)
+{
+	struct group_map map = { 0 };	/* key: traceId, deviceId; sum.min/max hold the open interval */
+	size_t cap = 0;
+	sqlite3_stmt *q;
+	int ret, rc;
+
+	ret = prepare(p, "device busy time",
+		      "SELECT traceId, deviceId, start, end FROM kernels WHERE end >= start "
+		      "UNION ALL SELECT traceId, deviceId, start, end FROM copies WHERE end >= start "
+		      "UNION ALL SELECT traceId, deviceId, start, end FROM sets WHERE end >= start "
+		      "ORDER BY 3", &q);
+	if (ret < 0)
+		return ret;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t key[3] = { col_key(q, 0), col_key(q, 1), 0 };
+		int64_t s = sqlite3_column_int64(q, 2), e = sqlite3_column_int64(q, 3);
+		struct group *g = map_get(&map, key, 1);
+
+		if (!g->seen) {
+			g->sum.min = s;
+			g->sum.max = e;
+			g->seen = 1;
+		} else if (s > g->sum.max) {
+			g->sum.total += g->sum.max - g->sum.min;
+			g->sum.min = s;
+			g->sum.max = e;
+		} else if (e > g->sum.max) {
+			g->sum.max = e;
+		}
+		g->sum.count++;
+		if (s < st->start)
+			st->start = s;
+		if (e > st->end)
+			st->end = e;
+	}
+	sqlite3_finalize(q);
+	if (rc != SQLITE_DONE) {
+		map_release(&map);
+		return sql_error(p, "device busy time");
+	}
+	for (size_t i = 0; i < map.count; i++) {
+		struct group *g = &map.groups[i];
+		struct stats_row r = { .key = { g->key[0], g->key[1], -1 } };
+
+		r.busy_ns = g->sum.total + g->sum.max - g->sum.min;
+		r.sum.count = g->sum.count;
+		r.label = device_label(p, st->ntraces, g->key[0], g->key[1]);
+		table_push(&st->devices, &cap, &r);
+	}
+	map_release(&map);
+	return 0;
+}
+
+static int compare_keys(const void *pa, const void *pb)
+{
+	const struct stats_row *a = pa, *b = pb;
+
+	for (int i = 0; i < 3; i++) {
+		if (a->key[i] != b->key[i])
+			return a->key[i] < b->key[i] ? -1 : 1;
+	}
+	return 0;
+}
+
+static void stats_streams(struct stats *st, struct group_map *streams)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < streams->count; i++) {
+		struct group *g = &streams->groups[i];
+		struct stats_row r = { .key = { g->key[0], g->key[1], g->key[2] }, .sum = g->sum };
+
+		r.busy_ns = g->sum.total;
+		if (g->key[2] == KEY_NULL)
+			r.label = xstrdup("stream ?");
+		else
+			r.label = xasprintf("stream %" PRId64, g->key[2]);
+		table_push(&st->streams, &cap, &r);
+	}
+	qsort(st->streams.rows, st->streams.count, sizeof(*st->streams.rows), compare_keys);
+	qsort(st->devices.rows, st->devices.count, sizeof(*st->devices.rows), compare_keys);
+}
+
+/*
+ * NVTX ranges and the GPU time of the kernels launched inside them. One pass over ranges and kernel
+ * launches (the API call of the same correlationId) of each thread, in time order: a range opens an
+ * accumulator, each launch adds its kernel's time to every range open on its thread at launch time,
+ * and a range that has ended folds into the row of its text. Nested ranges each count their
+ * launches (inclusive time, as a profiler's call tree).
+ */
+struct open_range {
+	int64_t end;
+	size_t row;
+	int64_t launched, launched_ns;
+};
+
+static void close_range(struct stats_table *t, const struct open_range *r)
+{
+	t->rows[r->row].launched += r->launched;
+	t->rows[r->row].launched_ns += r->launched_ns;
+}
+
+static int stats_nvtx(struct pass *p, struct stats *st)
+{
+	struct group_map texts = { 0 };	/* key: text hash, probe; merged: row */
+	struct open_range *open = NULL;
+	size_t nopen = 0, capopen = 0, cap = 0;
+	int64_t cur_trace = KEY_NULL, cur_tid = KEY_NULL, nranges = 0;
+	sqlite3_stmt *q;
+	int ret, rc;
+
+	ret = prepare(p, "NVTX statistics", "SELECT count(*) FROM nvtx WHERE end IS NOT NULL", &q);
+	if (ret < 0)
+		return ret;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		nranges = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	if (!nranges)
+		return 0;
+
+	/* kind 0: a range (sorted before launches at the same time); kind 1: a kernel launch */
+	ret = prepare(p, "NVTX statistics",
+		      "SELECT traceId, globalTid, start, end, 0, text, 0 FROM nvtx "
+		      "WHERE end IS NOT NULL AND end >= start AND (eventType IS NULL OR eventType IN (59, 60)) "
+		      "UNION ALL "
+		      "SELECT a.traceId, a.globalTid, a.start, NULL, 1, NULL, k.dur FROM kernels AS k "
+		      "JOIN api_calls AS a ON a.traceId = k.traceId AND a.correlationId = k.correlationId "
+		      "ORDER BY 1, 2, 3, 5", &q);
+	if (ret < 0)
+		return ret;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t trace_id = col_key(q, 0), tid = col_key(q, 1), t = sqlite3_column_int64(q, 2);
+		size_t keep = 0;
+
+		if (trace_id != cur_trace || tid != cur_tid) {
+			for (size_t i = 0; i < nopen; i++)
+				close_range(&st->nvtx, &open[i]);
+			nopen = 0;
+			cur_trace = trace_id;
+			cur_tid = tid;
+		}
+		for (size_t i = 0; i < nopen; i++) {
+			if (open[i].end <= t)
+				close_range(&st->nvtx, &open[i]);
+			else
+				open[keep++] = open[i];
+		}
+		nopen = keep;
+		if (sqlite3_column_int(q, 4) == 0) {
+			const char *text = (const char *)sqlite3_column_text(q, 5);
+			int64_t e = sqlite3_column_int64(q, 3);
+			size_t row = row_for_label(&texts, &st->nvtx, &cap, text ? text : "(unnamed)");
+
+			summary_add(&st->nvtx.rows[row].sum, e - t, 0);
+			if (nopen == capopen) {
+				capopen = capopen ? capopen * 2 : 16;
+				open = xrealloc(open, capopen * sizeof(*open));
+			}
+			open[nopen++] = (struct open_range){ .end = e, .row = row };
+		} else {
+			int64_t dur = sqlite3_column_int64(q, 6);
+
+			for (size_t i = 0; i < nopen; i++) {
+				open[i].launched++;
+				open[i].launched_ns += dur;
+			}
+		}
+	}
+	sqlite3_finalize(q);
+	for (size_t i = 0; i < nopen; i++)
+		close_range(&st->nvtx, &open[i]);
+	free(open);
+	map_release(&texts);
+	if (rc != SQLITE_DONE)
+		return sql_error(p, "NVTX statistics");
+	sort_rows(&st->nvtx, NULL);
+	return 0;
+}
+
+/* An empty scope has no span: 0, 0 rather than the sentinels. */
+static void fix_span(struct stats *st)
+{
+	if (st->start > st->end)
+		st->start = st->end = 0;
+}
+
+int stats_compute(struct trace *trace, struct stats **out, char *err, size_t errlen)
+{
+	struct pass p = { trace, err, errlen };
+	struct group_map streams = { 0 };
+	struct stats *st = xcalloc(1, sizeof(*st));
+	int ret;
+
+	*out = NULL;
+	st->ntraces = trace_count(trace);
+	st->start = INT64_MAX;
+	st->end = INT64_MIN;
+	ret = stats_kernels(&p, st, &streams);
+	if (!ret)
+		ret = stats_memops(&p, st, &streams);
+	if (!ret)
+		ret = stats_api(&p, st);
+	if (!ret)
+		ret = stats_syncs_span(&p, st);
+	if (!ret)
+		ret = stats_device_busy(&p, st);
+	if (!ret)
+		stats_streams(st, &streams);
+	if (!ret)
+		ret = stats_nvtx(&p, st);
+	map_release(&streams);
+	if (ret < 0) {
+		stats_free(st);
+		return ret;
+	}
+	fix_span(st);
+	*out = st;
+	return 0;
+}
+
+int stats_compute_devices(struct trace *trace, struct stats **out, char *err, size_t errlen)
+{
+	struct pass p = { trace, err, errlen };
+	struct stats *st = xcalloc(1, sizeof(*st));
+	struct group_map map = { 0 };
+	int ret;
+
+	*out = NULL;
+	st->ntraces = trace_count(trace);
+	st->start = INT64_MAX;
+	st->end = INT64_MIN;
+	ret = stats_device_busy(&p, st);
+	/* API calls and syncs widen the span; their min/max are one cheap pass each */
+	if (!ret)
+		ret = pass_groups(&p, "trace span",
+				  "SELECT 0, 0, 0, min(start), max(end), 0 FROM api_calls "
+				  "UNION ALL SELECT 0, 0, 0, min(start), max(end), 0 FROM syncs", &map, &st->start,
+				  &st->end);
+	map_release(&map);
+	if (ret < 0) {
+		stats_free(st);
+		return ret;
+	}
+	qsort(st->devices.rows, st->devices.count, sizeof(*st->devices.rows), compare_keys);
+	fix_span(st);
+	*out = st;
+	return 0;
+}
+
+void stats_free(struct stats *st)
+{
+	if (!st)
+		return;
+	table_release(&st->kernels);
+	table_release(&st->memops);
+	table_release(&st->api);
+	table_release(&st->devices);
+	table_release(&st->streams);
+	table_release(&st->nvtx);
+	free(st);
+}
+
+/* ---- output ---- */
+
+/*
+ * A table of preformatted cells for text and Markdown: numbers right-aligned, the last column (a
+ * name, often long) left-aligned and unpadded, as nsys stats prints them.
+ */
+struct cells {
+	size_t ncols, nrows;
+	char **cell;		/* row-major; row 0 is the header */
+};
+
+static void cells_add(struct cells *c, size_t col, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void cells_add(struct cells *c, size_t col, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[256];
+
+	if (col == 0) {
+		c->cell = xrealloc(c->cell, (c->nrows + 1) * c->ncols * sizeof(*c->cell));
+		c->nrows++;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	c->cell[(c->nrows - 1) * c->ncols + col] = xstrdup(buf);
+}
+
+/* The last column is added whole (names can be longer than the buffer of cells_add). */
+static void cells_add_label(struct cells *c, const char *label)
+{
+	c->cell[(c->nrows - 1) * c->ncols + c->ncols - 1] = xstrdup(label ? label : "");
+}
+
+static void cells_print(FILE *out, enum report_format format, const char *title, struct cells *c)
+{
+	size_t *width = xcalloc(c->ncols, sizeof(*width));
+
+	for (size_t r = 0; r < c->nrows; r++)
+		for (size_t k = 0; k < c->ncols; k++) {
+			size_t n = strlen(c->cell[r * c->ncols + k]);
+
+			if (n > width[k])
+				width[k] = n;
+		}
+	if (c->nrows == 1) {
+		/* a header alone says nothing; say "none" instead */
+		fprintf(out, format == REPORT_FORMAT_MARKDOWN ? "### %s\n\nNone.\n\n" : "%s\n  (none)\n\n", title);
+	} else if (format == REPORT_FORMAT_MARKDOWN) {
+		fprintf(out, "### %s\n\n", title);
+		for (size_t r = 0; r < c->nrows; r++) {
+			for (size_t k = 0; k < c->ncols; k++) {
+				fprintf(out, "| ");
+				report_md_cell(out, c->cell[r * c->ncols + k]);
+				fprintf(out, " ");
+			}
+			fprintf(out, "|\n");
+			if (r == 0) {
+				for (size_t k = 0; k < c->ncols; k++)
+					fprintf(out, "|%s", k + 1 < c->ncols ? " ---: " : " :--- ");
+				fprintf(out, "|\n");
+			}
+		}
+		fprintf(out, "\n");
+	} else {
+		fprintf(out, "%s\n", title);
+		for (size_t r = 0; r < c->nrows; r++) {
+			for (size_t k = 0; k + 1 < c->ncols; k++)
+				fprintf(out, "%*s  ", (int)width[k], c->cell[r * c->ncols + k]);
+			fprintf(out, "%s\n", c->cell[r * c->ncols + c->ncols - 1]);
+		}
+		fprintf(out, "\n");
+	}
+	for (size_t i = 0; i < c->nrows * c->ncols; i++)
+		free(c->cell[i]);
+	free(c->cell);
+	free(width);
+	c->cell = NULL;
+	c->nrows = 0;
+}
+
+/* ns as microseconds with three decimals: exact for whole nanoseconds */
+#define US(ns) ((double)(ns) / 1000.0)
+
+static double share(int64_t part, int64_t whole)
+{
+	return whole > 0 ? (double)part / (double)whole : 0.0;
+}
+
+static void write_summary_cells(struct cells *c, size_t col, const struct stats_summary *s)
+{
+	cells_add(c, col, "%.3f", US(s->total));
+	cells_add(c, col + 1, "%" PRId64, s->count);
+	cells_add(c, col + 2, "%.3f", US(s->count ? s->mean : 0));
+	cells_add(c, col + 3, "%.3f", US(s->median));
+	cells_add(c, col + 4, "%.3f", US(s->min));
+	cells_add(c, col + 5, "%.3f", US(s->max));
+	cells_add(c, col + 6, "%.3f", US(stats_stddev(s)));
+}
+
+static void write_text(FILE *out, const struct stats *st, struct trace *trace, enum report_format format)
+{
+	int64_t span = st->end - st->start, api_total = 0;
+	struct cells c = { 0 };
+	char buf[64];
+
+	for (size_t t = 0; t < trace_count(trace); t++)
+		fprintf(out, format == REPORT_FORMAT_MARKDOWN ? "- trace `%s` (%s)\n" : "trace: %s (%s)\n",
+			trace_path(trace, t), trace_format(trace, t) == TRACE_FORMAT_GPT ? "gpt-trace" : "nsys");
+	fprintf(out, format == REPORT_FORMAT_MARKDOWN ? "- span: %s (%" PRId64 " to %" PRId64 " ns)\n\n"
+						      : "span: %s (%" PRId64 " to %" PRId64 " ns)\n\n",
+		report_duration(span, buf, sizeof(buf)), st->start, st->end);
+
+	c.ncols = 9;
+	cells_add(&c, 0, "Time %%");
+	cells_add(&c, 1, "Total (us)");
+	cells_add(&c, 2, "Count");
+	cells_add(&c, 3, "Avg (us)");
+	cells_add(&c, 4, "Med (us)");
+	cells_add(&c, 5, "Min (us)");
+	cells_add(&c, 6, "Max (us)");
+	cells_add(&c, 7, "StdDev (us)");
+	cells_add_label(&c, "Kernel");
+	for (size_t i = 0; i < st->kernels.count; i++) {
+		const struct stats_row *r = &st->kernels.rows[i];
+
+		cells_add(&c, 0, "%.1f", 100.0 * share(r->sum.total, st->kernel_ns));
+		write_summary_cells(&c, 1, &r->sum);
+		cells_add_label(&c, r->label);
+	}
+	cells_print(out, format, "GPU kernels by name", &c);
+
+	c.ncols = 10;
+	cells_add(&c, 0, "Count");
+	cells_add(&c, 1, "Total (us)");
+	cells_add(&c, 2, "Avg (us)");
+	cells_add(&c, 3, "Med (us)");
+	cells_add(&c, 4, "Min (us)");
+	cells_add(&c, 5, "Max (us)");
+	cells_add(&c, 6, "Bytes");
+	cells_add(&c, 7, "Avg bytes");
+	cells_add(&c, 8, "GB/s");
+	cells_add_label(&c, "Operation");
+	for (size_t i = 0; i < st->memops.count; i++) {
+		const struct stats_row *r = &st->memops.rows[i];
+
+		cells_add(&c, 0, "%" PRId64, r->sum.count);
+		cells_add(&c, 1, "%.3f", US(r->sum.total));
+		cells_add(&c, 2, "%.3f", US(r->sum.mean));
+		cells_add(&c, 3, "%.3f", US(r->sum.median));
+		cells_add(&c, 4, "%.3f", US(r->sum.min));
+		cells_add(&c, 5, "%.3f", US(r->sum.max));
+		cells_add(&c, 6, "%" PRId64, r->sum.bytes);
+		cells_add(&c, 7, "%.0f", r->sum.count ? (double)r->sum.bytes / (double)r->sum.count : 0.0);
+		/* bytes per ns is GB/s */
+		cells_add(&c, 8, "%.3f", r->sum.total ? (double)r->sum.bytes / (double)r->sum.total : 0.0);
+		cells_add_label(&c, r->label);
+	}
+	cells_print(out, format, "Memory operations by kind", &c);
+
+	for (size_t i = 0; i < st->api.count; i++)
+		api_total += st->api.rows[i].sum.total;
+	c.ncols = 9;
+	cells_add(&c, 0, "Time %%");
+	cells_add(&c, 1, "Total (us)");
+	cells_add(&c, 2, "Count");
+	cells_add(&c, 3, "Avg (us)");
+	cells_add(&c, 4, "Med (us)");
+	cells_add(&c, 5, "Min (us)");
+	cells_add(&c, 6, "Max (us)");
+	cells_add(&c, 7, "StdDev (us)");
+	cells_add_label(&c, "API call");
+	for (size_t i = 0; i < st->api.count; i++) {
+		const struct stats_row *r = &st->api.rows[i];
+
+		cells_add(&c, 0, "%.1f", 100.0 * share(r->sum.total, api_total));
+		write_summary_cells(&c, 1, &r->sum);
+		cells_add_label(&c, r->label);
+	}
+	cells_print(out, format, "CUDA API calls by name", &c);
+
+	c.ncols = 4;
+	cells_add(&c, 0, "Busy %%");
+	cells_add(&c, 1, "Busy (us)");
+	cells_add(&c, 2, "Operations");
+	cells_add_label(&c, "Device / stream");
+	for (size_t i = 0; i < st->devices.count; i++) {
+		const struct stats_row *r = &st->devices.rows[i];
+
+		cells_add(&c, 0, "%.1f", 100.0 * share(r->busy_ns, span));
+		cells_add(&c, 1, "%.3f", US(r->busy_ns));
+		cells_add(&c, 2, "%" PRId64, r->sum.count);
+		cells_add_label(&c, r->label);
+		for (size_t j = 0; j < st->streams.count; j++) {
+			const struct stats_row *s = &st->streams.rows[j];
+
+			if (s->key[0] != r->key[0] || s->key[1] != r->key[1])
+				continue;
+			cells_add(&c, 0, "%.1f", 100.0 * share(s->busy_ns, span));
+			cells_add(&c, 1, "%.3f", US(s->busy_ns));
+			cells_add(&c, 2, "%" PRId64, s->sum.count);
+			c.cell[(c.nrows - 1) * c.ncols + c.ncols - 1] = xasprintf("  %s", s->label);
+		}
+	}
+	cells_print(out, format, "GPU busy time (share of the span)", &c);
+
+	c.ncols = 6;
+	cells_add(&c, 0, "Count");
+	cells_add(&c, 1, "Total (us)");
+	cells_add(&c, 2, "Avg (us)");
+	cells_add(&c, 3, "Kernels");
+	cells_add(&c, 4, "Kernel time (us)");
+	cells_add_label(&c, "NVTX range");
+	for (size_t i = 0; i < st->nvtx.count; i++) {
+		const struct stats_row *r = &st->nvtx.rows[i];
+
+		cells_add(&c, 0, "%" PRId64, r->sum.count);
+		cells_add(&c, 1, "%.3f", US(r->sum.total));
+		cells_add(&c, 2, "%.3f", US(r->sum.mean));
+		cells_add(&c, 3, "%" PRId64, r->launched);
+		cells_add(&c, 4, "%.3f", US(r->launched_ns));
+		cells_add_label(&c, r->label);
+	}
+	cells_print(out, format, "NVTX ranges (kernel time: kernels launched inside, same thread)", &c);
+}
+
+static void json_summary(FILE *out, const struct stats_summary *s)
+{
+	fprintf(out, "\"count\": %" PRId64 ", \"total_ns\": %" PRId64 ", \"avg_ns\": %.3f, \"median_ns\": %.1f, "
+		"\"min_ns\": %" PRId64 ", \"max_ns\": %" PRId64 ", \"stddev_ns\": %.3f",
+		s->count, s->total, s->count ? s->mean : 0.0, s->median, s->min, s->max, stats_stddev(s));
+}
+
+static void json_key(FILE *out, int64_t k)
+{
+	if (k == KEY_NULL)
+		fprintf(out, "null");
+	else
+		fprintf(out, "%" PRId64, k);
+}
+
+static void write_json(FILE *out, const struct stats *st, struct trace *trace)
+{
+	int64_t span = st->end - st->start, api_total = 0;
+
+	fprintf(out, "{\n  \"schema\": \"gpt-trace-stats/1\",\n  \"traces\": [");
+	for (size_t t = 0; t < trace_count(trace); t++) {
+		fprintf(out, "%s{\"path\": ", t ? ", " : "");
+		report_json_string(out, trace_path(trace, t));
+		fprintf(out, ", \"format\": \"%s\"}", trace_format(trace, t) == TRACE_FORMAT_GPT ? "gpt-trace" : "nsys");
+	}
+	fprintf(out, "],\n  \"span\": {\"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64 ", \"duration_ns\": %" PRId64
+		"},\n", st->start, st->end, span);
+
+	fprintf(out, "  \"kernels\": [");
+	for (size_t i = 0; i < st->kernels.count; i++) {
+		const struct stats_row *r = &st->kernels.rows[i];
+
+		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+		report_json_string(out, r->label);
+		fprintf(out, ", ");
+		json_summary(out, &r->sum);
+		fprintf(out, ", \"share\": %.6f}", share(r->sum.total, st->kernel_ns));
+	}
+	fprintf(out, "%s],\n  \"memory\": [", st->kernels.count ? "\n  " : "");
+	for (size_t i = 0; i < st->memops.count; i++) {
+		const struct stats_row *r = &st->memops.rows[i];
+
+		fprintf(out, "%s\n    {\"operation\": ", i ? "," : "");
+		report_json_string(out, r->label);
+		if (r->key[0] == -1) {
+			fprintf(out, ", \"copy_kind\": null, \"src_kind\": null, \"dst_kind\": null, \"mem_kind\": ");
+			json_key(out, r->key[1]);
+		} else {
+			fprintf(out, ", \"copy_kind\": ");
+			json_key(out, r->key[0]);
+			fprintf(out, ", \"src_kind\": ");
+			json_key(out, r->key[1]);
+			fprintf(out, ", \"dst_kind\": ");
+			json_key(out, r->key[2]);
+			fprintf(out, ", \"mem_kind\": null");
+		}
+		fprintf(out, ", \"bytes\": %" PRId64 ", ", r->sum.bytes);
+		json_summary(out, &r->sum);
+		fprintf(out, ", \"bandwidth_bytes_per_s\": %.1f}",
+			r->sum.total ? (double)r->sum.bytes * 1e9 / (double)r->sum.total : 0.0);
+	}
+	for (size_t i = 0; i < st->api.count; i++)
+		api_total += st->api.rows[i].sum.total;
+	fprintf(out, "%s],\n  \"api\": [", st->memops.count ? "\n  " : "");
+	for (size_t i = 0; i < st->api.count; i++) {
+		const struct stats_row *r = &st->api.rows[i];
+
+		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
+		report_json_string(out, r->label);
+		fprintf(out, ", ");
+		json_summary(out, &r->sum);
+		fprintf(out, ", \"share\": %.6f}", share(r->sum.total, api_total));
+	}
+	fprintf(out, "%s],\n  \"devices\": [", st->api.count ? "\n  " : "");
+	for (size_t i = 0; i < st->devices.count; i++) {
+		const struct stats_row *r = &st->devices.rows[i];
+
+		fprintf(out, "%s\n    {\"trace\": %" PRId64 ", \"device\": ", i ? "," : "", r->key[0]);
+		json_key(out, r->key[1]);
+		fprintf(out, ", \"label\": ");
+		report_json_string(out, r->label);
+		fprintf(out, ", \"operations\": %" PRId64 ", \"busy_ns\": %" PRId64 ", \"busy_share\": %.6f}",
+			r->sum.count, r->busy_ns, share(r->busy_ns, span));
+	}
+	fprintf(out, "%s],\n  \"streams\": [", st->devices.count ? "\n  " : "");
+	for (size_t i = 0; i < st->streams.count; i++) {
+		const struct stats_row *r = &st->streams.rows[i];
+
+		fprintf(out, "%s\n    {\"trace\": %" PRId64 ", \"device\": ", i ? "," : "", r->key[0]);
+		json_key(out, r->key[1]);
+		fprintf(out, ", \"stream\": ");
+		json_key(out, r->key[2]);
+		fprintf(out, ", \"operations\": %" PRId64 ", \"busy_ns\": %" PRId64 ", \"busy_share\": %.6f}",
+			r->sum.count, r->busy_ns, share(r->busy_ns, span));
+	}
+	fprintf(out, "%s],\n  \"nvtx\": [", st->streams.count ? "\n  " : "");
+	for (size_t i = 0; i < st->nvtx.count; i++) {
+		const struct stats_row *r = &st->nvtx.rows[i];
+
+		fprintf(out, "%s\n    {\"text\": ", i ? "," : "");
+		report_json_string(out, r->label);
+		fprintf(out, ", \"count\": %" PRId64 ", \"total_ns\": %" PRId64 ", \"avg_ns\": %.3f, "
+			"\"kernels\": %" PRId64 ", \"kernel_ns\": %" PRId64 "}",
+			r->sum.count, r->sum.total, r->sum.count ? r->sum.mean : 0.0, r->launched, r->launched_ns);
+	}
+	fprintf(out, "%s]\n}\n", st->nvtx.count ? "\n  " : "");
+}
+
+void stats_write(FILE *out, const struct stats *stats, struct trace *trace, enum report_format format)
+{
+	if (format == REPORT_FORMAT_JSON)
+		write_json(out, stats, trace);
+	else
+		write_text(out, stats, trace, format);
+}

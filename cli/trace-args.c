@@ -1,0 +1,120 @@
+/*
+ * Scope options and trace opening for the analyzer commands (see trace-args.h).
+ */
+#include "cli/trace-args.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "12.5" -> 12500000 ns; empty -> def; returns -1 when it is not a number of milliseconds */
+static int parse_ms(const char *s, size_t len, int64_t def, int64_t *out)
+{
+	char buf[64], *end;
+	double ms;
+
+	if (!len) {
+		*out = def;
+		return 0;
+	}
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	errno = 0;
+	ms = strtod(buf, &end);
+	if (errno || *end || end == buf || !isfinite(ms) || ms < 0 || ms > 9.2e12)
+		return -1;
+	*out = (int64_t)llround(ms * 1e6);
+	return 0;
+}
+
+static void append_words(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void append_words(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	va_list ap;
+
+	if (used && used + 2 < len) {
+		memcpy(buf + used, ", ", 3);
+		used += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+}
+
+/* The first event of the whole trace, before any scope: what --window counts from. */
+static int first_event(struct trace *trace, int64_t *origin)
+{
+	static const char sql[] = "SELECT min(s) FROM (SELECT min(start) AS s FROM kernels "
+				  "UNION ALL SELECT min(start) FROM copies UNION ALL SELECT min(start) FROM sets "
+				  "UNION ALL SELECT min(start) FROM api_calls)";
+	sqlite3_stmt *st;
+	int rc;
+
+	*origin = 0;
+	if (sqlite3_prepare_v2(trace_db(trace), sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*origin = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+struct trace *trace_args_open(char *const *paths, int npaths, const struct trace_args *args, int64_t *origin,
+			      char **scope)
+{
+	struct trace_scope sc = { 0 };
+	struct trace *trace;
+	char err[1024], words[1024] = "";
+	int64_t start_ns = 0, end_ns = 0;
+
+	*scope = NULL;
+	if (args->window) {
+		const char *colon = strchr(args->window, ':');
+
+		if (!colon || parse_ms(args->window, (size_t)(colon - args->window), 0, &start_ns) < 0 ||
+		    parse_ms(colon + 1, strlen(colon + 1), -1, &end_ns) < 0 ||
+		    (end_ns >= 0 && end_ns <= start_ns)) {
+			pr_err("invalid --window '%s': want START_MS:END_MS with START < END, in milliseconds",
+			       args->window);
+			return NULL;
+		}
+	}
+	if (trace_open((const char *const *)paths, (size_t)npaths, &trace, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		return NULL;
+	}
+	if (first_event(trace, origin) < 0) {
+		pr_err("cannot read '%s': %s", paths[0], sqlite3_errmsg(trace_db(trace)));
+		trace_close(trace);
+		return NULL;
+	}
+	if (args->window) {
+		sc.start = *origin + start_ns;
+		sc.end = end_ns >= 0 ? *origin + end_ns : 0;
+		append_words(words, sizeof(words), "window %s ms from the first event", args->window);
+	}
+	if (args->nvtx)
+		append_words(words, sizeof(words), "NVTX range '%s'", args->nvtx);
+	if (args->kernel)
+		append_words(words, sizeof(words), "kernels matching '%s'", args->kernel);
+	sc.nvtx_range = args->nvtx;
+	sc.kernel_glob = args->kernel;
+	if (words[0] && trace_set_scope(trace, &sc, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		trace_close(trace);
+		return NULL;
+	}
+	if (words[0])
+		*scope = xstrdup(words);
+	return trace;
+}

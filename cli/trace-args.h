@@ -1,0 +1,34 @@
+/*
+ * What the analyzer commands (stats, report) share on their command line: the scope options
+ * --window START_MS:END_MS, --nvtx NAME and --kernel GLOB, and opening the traces with one error
+ * line on failure. Private to cli/.
+ */
+#ifndef GPT_CLI_TRACE_ARGS_H
+#define GPT_CLI_TRACE_ARGS_H
+
+#include "analyzer/trace.h"
+
+#include <stdint.h>
+
+struct trace_args {
+	const char *window;	/* "START_MS:END_MS", milliseconds from the start of the trace */
+	const char *nvtx;
+	const char *kernel;
+};
+
+#define TRACE_ARGS_USAGE                                                                           \
+	"scope (each narrows the analysis; together they combine):\n"                              \
+	"  -w, --window START_MS:END_MS  events starting in this window, in ms from the trace's\n"   \
+	"                                first event (either side may be left empty)\n"             \
+	"  -n, --nvtx NAME               events starting inside NVTX ranges named NAME (same process)\n" \
+	"  -k, --kernel GLOB             kernels whose name matches GLOB ('*gemm*')\n"
+
+/*
+ * Open the traces and apply the scope. On failure prints one line and returns NULL. *origin gets the
+ * trace's first event (what --window counts from) and *scope a description of the scope in words
+ * (NULL for none; the caller frees it).
+ */
+struct trace *trace_args_open(char *const *paths, int npaths, const struct trace_args *args, int64_t *origin,
+			      char **scope);
+
+#endif
