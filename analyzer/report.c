@@ -363,8 +363,9 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 		fprintf(out, "  %-9s no GPU work in the trace\n", "on");
 	fprintf(out, "  %-9s %s\n", "span", report_duration(span, a, sizeof(a)));
 	fprintf(out, "  %-9s %.1f%%\n", "GPU busy", 100.0 * busy_share(hdr));
-	fprintf(out, "  %-9s %" PRId64 " kernels, %" PRId64 " copies, %" PRId64 " API calls\n", "events",
-		hdr->kernels, hdr->copies, hdr->api_calls);
+	fprintf(out, "  %-9s %" PRId64 " kernel%s, %" PRId64 " cop%s, %" PRId64 " API call%s\n", "events",
+		hdr->kernels, hdr->kernels == 1 ? "" : "s", hdr->copies, hdr->copies == 1 ? "y" : "ies",
+		hdr->api_calls, hdr->api_calls == 1 ? "" : "s");
 	if (hdr->scope)
 		fprintf(out, "  %-9s %s\n", "scope", hdr->scope);
 	for (size_t i = 0; i < hdr->nnotes; i++)
@@ -389,8 +390,9 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 		else
 			fprintf(out, "    recoverable: unknown\n");
 		if (f->start || f->end)
-			fprintf(out, "    %swhere: %s to %s on the trace clock%s\n", dim,
-				report_duration(f->start, a, sizeof(a)), report_duration(f->end, b, sizeof(b)), reset);
+			fprintf(out, "    %swhere: +%s to +%s from the first event%s\n", dim,
+				report_duration(f->start - hdr->origin, a, sizeof(a)),
+				report_duration(f->end - hdr->origin, b, sizeof(b)), reset);
 		for (size_t j = 0; j < f->nevidence; j++)
 			fprintf(out, "    - %s\n", f->evidence[j]);
 		if (f->fix && f->fix[0])
@@ -424,8 +426,9 @@ static void write_markdown(FILE *out, const struct report_header *hdr, const str
 	}
 	fprintf(out, "| **Span** | %s |\n", report_duration(span, a, sizeof(a)));
 	fprintf(out, "| **GPU busy** | %.1f%% |\n", 100.0 * busy_share(hdr));
-	fprintf(out, "| **Events** | %" PRId64 " kernels, %" PRId64 " copies, %" PRId64 " API calls |\n", hdr->kernels,
-		hdr->copies, hdr->api_calls);
+	fprintf(out, "| **Events** | %" PRId64 " kernel%s, %" PRId64 " cop%s, %" PRId64 " API call%s |\n",
+		hdr->kernels, hdr->kernels == 1 ? "" : "s", hdr->copies, hdr->copies == 1 ? "y" : "ies",
+		hdr->api_calls, hdr->api_calls == 1 ? "" : "s");
 	if (hdr->scope) {
 		fprintf(out, "| **Scope** | ");
 		report_md_cell(out, hdr->scope);
@@ -498,8 +501,8 @@ static void write_json(FILE *out, const struct report_header *hdr, const struct 
 	json_list(out, hdr->commands, hdr->ncommands);
 	fprintf(out, ",\n  \"notes\": ");
 	json_list(out, hdr->notes, hdr->nnotes);
-	fprintf(out, ",\n  \"span\": {\"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64 ", \"duration_ns\": %" PRId64 "},\n",
-		hdr->start, hdr->end, span);
+	fprintf(out, ",\n  \"origin_ns\": %" PRId64 ",\n  \"span\": {\"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64
+		", \"duration_ns\": %" PRId64 "},\n", hdr->origin, hdr->start, hdr->end, span);
 	fprintf(out, "  \"gpu\": {\"busy_share\": %.6f, \"devices\": [", busy_share(hdr));
 	for (size_t i = 0; i < hdr->ndevices; i++) {
 		const struct report_device *d = &hdr->devices[i];

@@ -50,6 +50,7 @@ struct report_header {
 	char **notes;			/* warnings about the trace itself (incomplete, dropped records) */
 	size_t nnotes;
 	char *scope;			/* the scope in words, NULL for the whole trace */
+	int64_t origin;			/* the trace's first event: "where" times print from it */
 	int64_t start, end;		/* span of GPU operations, syncs and API calls */
 	struct report_device *devices;
 	size_t ndevices;

@@ -1,14 +1,212 @@
 /*
- * gpt-trace report: NOT IMPLEMENTED YET. Placeholder so the command table links; the owner of this
- * command replaces this file.
+ * gpt-trace report: the bottleneck report. Opens the traces (ours or nsys exports), applies the
+ * scope, runs the rules of rules/registry.c with the thresholds of --config and --set, and writes
+ * the header and the ranked findings as text (colour on a terminal), Markdown or JSON.
  */
+#include "analyzer/report.h"
 #include "cli/commands.h"
+#include "cli/trace-args.h"
 #include "common/util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+	"usage: gpt-trace report [options] TRACE...\n"
+	"\n"
+	"Run the bottleneck rules over TRACE (a gpt-trace trace or an nsys SQLite export; several\n"
+	"per-process traces of one job are read together) and report what ran, where, for how long and\n"
+	"how busy the GPU was, then every finding ranked by the time it would recover, with evidence and\n"
+	"a fix.\n"
+	"\n"
+	"options:\n"
+	"  -f, --format FORMAT   text (default), markdown (for a PR comment or CI summary) or json\n"
+	"                        (schema gpt-trace-report/1, see docs/report-json.md)\n"
+	"  -o, --output FILE     write to FILE instead of stdout\n"
+	"  -c, --config FILE     thresholds from FILE: [rule-id] sections of 'param = value' lines\n"
+	"  -s, --set RULE.PARAM=VALUE\n"
+	"                        set one threshold (repeatable; after --config, later wins)\n"
+	"  -r, --rule ID         run only rule ID (repeatable; default: every rule)\n"
+	"      --color WHEN      auto (default: on a terminal unless NO_COLOR is set), always, never\n"
+	"      --fail-on SEVERITY  exit 1 when a finding has at least SEVERITY (info, warning,\n"
+	"                        critical): a CI gate\n"
+	"  -h, --help            print this help\n"
+	"\n" TRACE_ARGS_USAGE
+	"\n'gpt-trace rules' lists the rules and their thresholds.\n"
+	"exit status: 0 report written, 1 a finding reached --fail-on, 2 usage error or unreadable trace\n";
+
+enum {
+	OPT_COLOR = 256,
+	OPT_FAIL_ON,
+};
+
+static const struct option long_options[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "config", required_argument, NULL, 'c' },
+	{ "set", required_argument, NULL, 's' },
+	{ "rule", required_argument, NULL, 'r' },
+	{ "color", required_argument, NULL, OPT_COLOR },
+	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+	{ "window", required_argument, NULL, 'w' },
+	{ "nvtx", required_argument, NULL, 'n' },
+	{ "kernel", required_argument, NULL, 'k' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int parse_severity(const char *s, enum finding_severity *out)
+{
+	if (!strcmp(s, "info"))
+		*out = SEVERITY_INFO;
+	else if (!strcmp(s, "warning"))
+		*out = SEVERITY_WARNING;
+	else if (!strcmp(s, "critical"))
+		*out = SEVERITY_CRITICAL;
+	else
+		return -1;
+	return 0;
+}
+
+static int use_color(const char *when, const char *output)
+{
+	const char *no_color = getenv("NO_COLOR");
+
+	if (!strcmp(when, "always"))
+		return 1;
+	if (!strcmp(when, "never") || output)
+		return 0;
+	return isatty(STDOUT_FILENO) && !(no_color && no_color[0]);
+}
 
 int cmd_report(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("'report' is not implemented yet");
-	return GPT_EXIT_USAGE;
+	struct report_options opt = { .format = REPORT_FORMAT_TEXT };
+	struct report_header hdr = { 0 };
+	struct findings findings = { 0 };
+	struct rule_config *config = rule_config_new();
+	struct trace_args args = { 0 };
+	const char **ids = NULL, *output = NULL, *color = "auto";
+	enum finding_severity fail_on = SEVERITY_INFO;
+	struct trace *trace = NULL;
+	char err[1024], *scope = NULL;
+	size_t nids = 0;
+	int64_t origin;
+	int c, ret = GPT_EXIT_USAGE, gate = 0, n;
+	FILE *out = stdout;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:o:c:s:r:w:n:k:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (report_format_parse(optarg, &opt.format) < 0) {
+				pr_err("unknown format '%s': want text, markdown or json", optarg);
+				goto out;
+			}
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case 'c':
+			if (rule_config_load(config, optarg, err, sizeof(err)) < 0) {
+				pr_err("%s", err);
+				goto out;
+			}
+			break;
+		case 's':
+			if (rule_config_set(config, optarg, err, sizeof(err)) < 0) {
+				pr_err("%s", err);
+				goto out;
+			}
+			break;
+		case 'r':
+			if (!rule_find(optarg)) {
+				pr_err("unknown rule '%s'; 'gpt-trace rules' lists them", optarg);
+				goto out;
+			}
+			ids = xrealloc(ids, (nids + 1) * sizeof(*ids));
+			ids[nids++] = optarg;
+			break;
+		case OPT_COLOR:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never")) {
+				pr_err("invalid --color '%s': want auto, always or never", optarg);
+				goto out;
+			}
+			color = optarg;
+			break;
+		case OPT_FAIL_ON:
+			if (parse_severity(optarg, &fail_on) < 0) {
+				pr_err("invalid --fail-on '%s': want info, warning or critical", optarg);
+				goto out;
+			}
+			gate = 1;
+			break;
+		case 'w':
+			args.window = optarg;
+			break;
+		case 'n':
+			args.nvtx = optarg;
+			break;
+		case 'k':
+			args.kernel = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			ret = GPT_EXIT_OK;
+			goto out;
+		case ':':
+			pr_err("option '%s' needs a value; see 'gpt-trace report --help'", argv[optind - 1]);
+			goto out;
+		default:
+			pr_err("unknown option '%s'; see 'gpt-trace report --help'", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind >= argc) {
+		pr_err("no trace given; usage: gpt-trace report [options] TRACE...");
+		goto out;
+	}
+	trace = trace_args_open(argv + optind, argc - optind, &args, &origin, &scope);
+	if (!trace)
+		goto out;
+	if (report_header_read(trace, scope, &hdr, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		goto out;
+	}
+	hdr.origin = origin;
+	n = report_run_rules(trace, config, ids, nids, &findings, err, sizeof(err));
+	if (n < 0) {
+		pr_err("%s", err);
+		goto out;
+	}
+	opt.nrules = (size_t)n;
+	if (output && !(out = fopen(output, "w"))) {
+		pr_err("cannot write '%s': %m", output);
+		out = stdout;
+		goto out;
+	}
+	opt.color = opt.format == REPORT_FORMAT_TEXT && use_color(color, output);
+	report_write(out, &hdr, &findings, &opt);
+	if (fflush(out) != 0 || ferror(out)) {
+		pr_err("cannot write '%s': %m", output ? output : "stdout");
+		goto out;
+	}
+	ret = GPT_EXIT_OK;
+	for (size_t i = 0; gate && i < findings.count; i++) {
+		if (findings.items[i].severity >= fail_on)
+			ret = GPT_EXIT_REGRESSION;
+	}
+out:
+	if (out != stdout)
+		fclose(out);
+	findings_release(&findings);
+	report_header_release(&hdr);
+	rule_config_free(config);
+	trace_close(trace);
+	free(scope);
+	free(ids);
+	return ret;
 }

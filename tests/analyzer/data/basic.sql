@@ -6,7 +6,7 @@
 -- three; a mark at 100.
 INSERT INTO GPT_META VALUES ('schema_version', '1'), ('tool', 'gpt-trace'),
 	('time_origin_ns', '1700000000000000000'), ('command', './train --steps 2'),
-	('process_name', 'train'), ('pid', '4242');
+	('process_name', 'train'), ('pid', '4242'), ('trace_complete', '1');
 INSERT INTO StringIds VALUES (1, 'kA(float*)'), (2, 'kB(int)'), (3, 'cudaLaunchKernel'),
 	(4, 'cudaMemcpy'), (5, 'cudaMemcpyAsync'), (6, 'cudaMemsetAsync'), (7, 'cudaDeviceSynchronize'),
 	(8, 'kA'), (9, 'kB'), (10, 'tail');
