@@ -716,41 +716,80 @@ static void sass_add(struct metrics_access *a, const uint64_t v[NR_SASS])
 	}
 }
 
-/* Sum the flushed records into the kernel, its lines and the launch's row. */
+/* Record order for grouping: one instruction is one (cubin, function, offset). */
+static int record_cmp(const void *a, const void *b)
+{
+	const CUpti_SassMetrics_Data *x = *(const CUpti_SassMetrics_Data *const *)a;
+	const CUpti_SassMetrics_Data *y = *(const CUpti_SassMetrics_Data *const *)b;
+
+	if (x->cubinCrc != y->cubinCrc)
+		return x->cubinCrc < y->cubinCrc ? -1 : 1;
+	if (x->functionIndex != y->functionIndex)
+		return x->functionIndex < y->functionIndex ? -1 : 1;
+	if (x->pcOffset != y->pcOffset)
+		return x->pcOffset < y->pcOffset ? -1 : 1;
+	return 0;
+}
+
+/* One instruction's metrics, summed into the launch's row and the kernel's source line. */
+static void sass_instruction(struct metrics_session *s, struct metrics_kernel *k,
+			     struct metrics_row *row, const CUpti_SassMetrics_Data *d,
+			     const uint64_t v[NR_SASS], bool *resolved)
+{
+	struct metrics_line *line;
+	uint32_t lineno;
+	char *file;
+
+	if (!v[SASS_INST_LD] && !v[SASS_INST_ST])
+		return;
+	if (d->functionName && strcmp(d->functionName, k->name))
+		metrics_debug(s, "SASS record of %s while %s ran", d->functionName, k->name);
+	sass_add(&row->sass, v);
+	sass_source(s, d, &file, &lineno);
+	if (file)
+		*resolved = true;
+	else
+		s->sass_unresolved++;
+	line = metrics_kernel_line(k, file, lineno);
+	free(file);
+	if (line)
+		sass_add(&line->access, v);
+}
+
+/*
+ * Sum the flushed records into the kernel, its lines and the launch's row. CUPTI gives one record
+ * per instruction and metric (coalesced_copy: 6 records = 2 sector metrics x 2 instructions + one
+ * load and one store count), so the records are grouped by instruction first.
+ */
 static void sass_collect(struct metrics_session *s, struct metrics_kernel *k,
 			 struct metrics_row *row, const CUpti_SassMetrics_Data *data,
 			 size_t nr_records, size_t nr_instances)
 {
+	const CUpti_SassMetrics_Data **order;
 	bool resolved = false;
+	uint64_t v[NR_SASS];
 	size_t i, j;
 	int m;
 
+	order = malloc(nr_records * sizeof(*order));
+	if (!order)
+		return;
+	for (i = 0; i < nr_records; i++)
+		order[i] = &data[i];
+	qsort(order, nr_records, sizeof(*order), record_cmp);
 	for (i = 0; i < nr_records; i++) {
-		const CUpti_SassMetrics_Data *d = &data[i];
-		uint64_t v[NR_SASS] = { 0 };
-		struct metrics_line *line;
-		uint32_t lineno;
-		char *file;
+		const CUpti_SassMetrics_Data *d = order[i];
 
+		if (i == 0 || record_cmp(&order[i - 1], &order[i]))
+			memset(v, 0, sizeof(v));
 		for (j = 0; j < nr_instances; j++)
 			for (m = 0; m < NR_SASS; m++)
 				if (d->pInstanceValues[j].metricId == s->sass_ids[m])
 					v[m] += d->pInstanceValues[j].value;
-		if (!v[SASS_INST_LD] && !v[SASS_INST_ST])
-			continue;
-		if (d->functionName && strcmp(d->functionName, k->name))
-			metrics_debug(s, "SASS record of %s while %s ran", d->functionName, k->name);
-		sass_add(&row->sass, v);
-		sass_source(s, d, &file, &lineno);
-		if (file)
-			resolved = true;
-		else
-			s->sass_unresolved++;
-		line = metrics_kernel_line(k, file, lineno);
-		free(file);
-		if (line)
-			sass_add(&line->access, v);
+		if (i + 1 == nr_records || record_cmp(&order[i], &order[i + 1]))
+			sass_instruction(s, k, row, d, v, &resolved);
 	}
+	free(order);
 	if (resolved)
 		s->source_kernels++;
 }
@@ -762,9 +801,16 @@ static void sass_collect(struct metrics_session *s, struct metrics_kernel *k,
 static CUresult ctx_synchronize(void)
 {
 	static CUresult (*sync)(void);
+	void *driver;
 
 	if (!sync)
 		*(void **)&sync = dlsym(RTLD_DEFAULT, "cuCtxSynchronize");
+	if (!sync) {
+		/* The runtime loads libcuda with RTLD_LOCAL: ask for that copy by name. */
+		driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+		if (driver)
+			*(void **)&sync = dlsym(driver, "cuCtxSynchronize");
+	}
 	return sync ? sync() : CUDA_ERROR_NOT_INITIALIZED;
 }
 

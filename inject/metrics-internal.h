@@ -159,6 +159,7 @@ struct metrics_session {
 	uint64_t sass_kernels;
 	uint64_t source_kernels;	/* kernels with at least one line resolved */
 	uint64_t sass_unresolved;	/* SASS instructions with no cubin or no line */
+	uint64_t sass_rescaled;		/* instrumented launches whose counts were divided by passes */
 	char *first_problem;		/* kept for GPT_META */
 };
 

@@ -7,9 +7,11 @@
  * Which launch gets what: a launch passes the filter when its kernel matches one of the kernel=
  * globs (or there are none) and, with first=N, the kernel has had fewer than N launches profiled.
  * Such a launch is profiled with the range profiler (counters). The SASS instrumentation that gives
- * ideal sectors and source lines runs once per distinct kernel: on its first selected launch, on a
- * launch of its own unless sass=same, because the instrumentation slows the kernel (its duration
- * would be wrong) and kernel replay would run the patched code once per pass.
+ * ideal sectors and source lines runs once per distinct kernel, on its first selected launch, and
+ * by default on the same launch as the counters: measured on the H200, the instrumentation changed
+ * neither the sector counts nor the duration the range profiler reported for that launch (see
+ * docs/metrics.md), so no extra launch needs to go unmeasured. sass=separate puts it on a launch
+ * of its own instead (that launch then has SASS counts but no counters and no duration).
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -387,6 +389,7 @@ int metrics_session_open(const char *spec, metrics_report_fn report, struct metr
 	s->report = report;
 	s->want_counters = true;
 	s->want_source = true;
+	s->sass_same_launch = true;
 	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		char *end;
 
@@ -510,6 +513,12 @@ void metrics_launch_enter(struct metrics_session *s, CUcontext ctx, const char *
 	launch.kernel = k;
 	launch.correlation_id = correlation_id;
 	launch.start_ns = now_ns();
+	/*
+	 * The range profiler is enabled on a context before its first SASS instrumentation: enabled
+	 * only after SASS launches had come and gone, it saw no range at all on the H200.
+	 */
+	if (s->want_counters)
+		metrics_counters_setup(s, c);
 	if (sass) {
 		if (metrics_sass_setup(s, c) == 0 && metrics_sass_start(s, c) == 0)
 			launch.sass = true;
@@ -523,6 +532,38 @@ void metrics_launch_enter(struct metrics_session *s, CUcontext ctx, const char *
 		launch.counters = true;
 	if (launch.counters)
 		k->profiled++;
+}
+
+/*
+ * SASS counts of a launch that kernel replay ran several times: if the instrumentation counted
+ * every pass, its instruction count is a multiple of the hardware's request count (the same
+ * events), and everything it measured is divided back.
+ */
+static void sass_calibrate(struct metrics_session *s, struct metrics_row *row)
+{
+	struct metrics_kernel *k = row->kernel;
+	double hw = row->counters[COUNTER_LD_REQUESTS] + row->counters[COUNTER_ST_REQUESTS];
+	double sass = (double)(row->sass.ld_inst + row->sass.st_inst);
+	double times;
+	uint64_t n;
+	size_t i;
+
+	if (!row->has_counters || !row->has_sass || hw <= 0 || sass < 1.5 * hw)
+		return;
+	times = sass / hw;
+	n = (uint64_t)llround(times);
+	if (fabs(times - (double)n) > 0.05 * (double)n)
+		return;
+	metrics_debug(s, "%s: SASS counts are %.2f times the hardware's: divided by %llu",
+		      k->short_name, times, (unsigned long long)n);
+	s->sass_rescaled++;
+#define DIV(a) ((a).ld_sectors /= n, (a).ld_ideal /= n, (a).ld_inst /= n, \
+		(a).st_sectors /= n, (a).st_ideal /= n, (a).st_inst /= n)
+	DIV(row->sass);
+	DIV(k->sass);
+	for (i = 0; i < k->nr_lines; i++)
+		DIV(k->lines[i].access);
+#undef DIV
 }
 
 void metrics_launch_exit(struct metrics_session *s)
@@ -559,6 +600,8 @@ void metrics_launch_exit(struct metrics_session *s)
 				keep = true;
 			else
 				k->sass_failed = true;
+			if (row)
+				sass_calibrate(s, row);
 		}
 		if (row) {
 			row->replay_ns = now_ns() - launch.start_ns;

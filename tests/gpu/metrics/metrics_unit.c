@@ -230,6 +230,63 @@ static void test_write(void)
 	metrics_session_free(s);
 }
 
+/*
+ * Records as CUPTI flushes them on the H200: one per instruction and metric, in no useful order
+ * (coalesced_copy: sectors and ideal sectors of its LDG and STG, one load count, one store count).
+ * Each instruction's metrics are put together before it is classed as a load or a store.
+ */
+static void test_sass_records(void)
+{
+	struct metrics_session *s = open_ok("all");
+	struct metrics_kernel *k = kernel_get(s, "_Z14strided_gatherPKfPfm");
+	CUpti_SassMetrics_InstanceValue v[6];
+	CUpti_SassMetrics_Data d[6];
+	struct metrics_row row = { 0 };
+	/* pc 0x80: the load (32 sectors per request), pc 0x100: the store (4). */
+	static const struct { uint32_t pc; int metric; uint64_t value; } rec[6] = {
+		{ 0x100, SASS_SECTORS, 4096 }, { 0x80, SASS_INST_LD, 1024 },
+		{ 0x80, SASS_SECTORS, 32768 }, { 0x100, SASS_INST_ST, 1024 },
+		{ 0x80, SASS_SECTORS_IDEAL, 4096 }, { 0x100, SASS_SECTORS_IDEAL, 4096 },
+	};
+	int i;
+
+	for (i = 0; i < NR_SASS; i++)
+		s->sass_ids[i] = 1000 + (uint64_t)i;
+	for (i = 0; i < 6; i++) {
+		memset(&d[i], 0, sizeof(d[i]));
+		d[i].cubinCrc = 77;
+		d[i].functionIndex = 3;
+		d[i].functionName = k->name;
+		d[i].pcOffset = rec[i].pc;
+		d[i].pInstanceValues = &v[i];
+		v[i].metricId = s->sass_ids[rec[i].metric];
+		v[i].value = rec[i].value;
+	}
+	row.kernel = k;
+	sass_collect(s, k, &row, d, 6, 1);
+	CHECK(row.sass.ld_sectors == 32768 && row.sass.ld_ideal == 4096 && row.sass.ld_inst == 1024);
+	CHECK(row.sass.st_sectors == 4096 && row.sass.st_ideal == 4096 && row.sass.st_inst == 1024);
+	/* No cubin was loaded: one line, file unknown, holding both instructions. */
+	CHECK(k->nr_lines == 1 && !k->lines[0].file && k->lines[0].access.ld_sectors == 32768);
+	CHECK(s->sass_unresolved == 2 && s->source_kernels == 0);
+
+	/* Kernel replay ran the instrumented kernel three times: divided back. */
+	k->sass = row.sass;
+	row.has_sass = row.has_counters = true;
+	for (i = 0; i < NR_COUNTERS; i++)
+		row.counters[i] = 0;
+	row.counters[COUNTER_LD_REQUESTS] = 1024.0 / 3;
+	row.counters[COUNTER_ST_REQUESTS] = 1024.0 / 3;
+	sass_calibrate(s, &row);
+	CHECK(row.sass.ld_sectors == 32768 / 3 && k->sass.st_inst == 1024 / 3);
+	CHECK(k->lines[0].access.ld_sectors == 32768 / 3 && s->sass_rescaled == 1);
+	/* Counts that agree with the hardware's are left alone. */
+	row.counters[COUNTER_LD_REQUESTS] = row.counters[COUNTER_ST_REQUESTS] = 341;
+	sass_calibrate(s, &row);
+	CHECK(row.sass.ld_sectors == 32768 / 3 && s->sass_rescaled == 1);
+	metrics_session_free(s);
+}
+
 /* Hooks called with no session, or out of order, do nothing. */
 static void test_no_session(void)
 {
@@ -253,6 +310,7 @@ int main(void)
 	if (!getenv("METRICS_UNIT_NO_HOST"))
 		test_host_config();
 	test_write();
+	test_sass_records();
 	test_no_session();
 	if (failures) {
 		fprintf(stderr, "metrics_unit: %d check(s) failed\n", failures);

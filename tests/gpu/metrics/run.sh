@@ -50,7 +50,7 @@ probe() {
 }
 
 probe all "all,debug"
-probe same "all,sass=same,debug"
+probe separate "all,sass=separate,debug"
 probe counters "all,source=0"
 probe sass "all,counters=0"
 probe filter "kernel=transpose_*,first=1"
