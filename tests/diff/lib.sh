@@ -3,6 +3,8 @@
 
 set -u
 GPT="$BIN/gpt-trace"
+# In the sanitizer build a report must not pass for exit status 1 ("regression").
+export ASAN_OPTIONS="${ASAN_OPTIONS:-exitcode=86}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-exitcode=86}"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/gpt-diff-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 cd "$WORK" || exit 1
@@ -63,6 +65,10 @@ run() {
 	shift
 	"$@" >out.txt 2>err.txt
 	rc=$?
+	if grep -Eq 'Sanitizer|runtime error' err.txt; then
+		cat err.txt >&2
+		fail "'$*': sanitizer report"
+	fi
 	if [ "$rc" != "$want" ]; then
 		echo "--- stdout" >&2
 		cat out.txt >&2
