@@ -61,7 +61,7 @@ unset GPT_TRACE_OUTPUT GPT_TRACE_FORCE GPT_TRACE_API GPT_TRACE_COMMIT_MS GPT_TRA
 	GPT_TRACE_SESSION GPT_TRACE_INJECT_LIB
 
 device=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
-echo "device:  ${device:-unknown (nvidia-smi failed)}"
+echo "device:  ${device:-unknown (nvidia-smi failed: without a GPU every sample fails)}"
 echo "build:   $bin"
 echo "work:    $work"
 {
