@@ -495,6 +495,18 @@ bad_value:
 	return -EINVAL;
 }
 
+/* A '#' or ';' after white space starts a comment ("threshold = 3%  # why"). */
+static void strip_comment(char *s)
+{
+	for (char *c = s + 1; *c; c++) {
+		if ((*c == '#' || *c == ';') && isspace((unsigned char)c[-1])) {
+			*c = '\0';
+			break;
+		}
+	}
+	trim(s);
+}
+
 /* "[kernel "GLOB"]" -> GLOB, in place; NULL if the header is not of that form. */
 static char *kernel_section_glob(char *header)
 {
@@ -535,6 +547,8 @@ int diff_config_read(struct diff_config *cfg, const char *path, char *err, size_
 		s = trim(line);
 		if (!*s || *s == '#' || *s == ';')
 			continue;
+		if (*s != '[')
+			strip_comment(s);
 		if (*s == '[') {
 			char *close = strrchr(s, ']'), *glob;
 

@@ -222,6 +222,12 @@ EOF
 	run 0 "$GPT" diff -c order.conf -f json base.sqlite slow.sqlite
 	python3 -c 'import sys, json; d = json.load(open(sys.argv[1])); t = {k["name"]: k["threshold"] for k in d["kernels"]}; assert t["relu_kernel"] == 0.5 and t["gemm_kernel(float const*, float*)"] == 0.2, t' out.txt ||
 		fail "override order"
+	# The example of docs/ci.md, inline comments included.
+	sed -n '/^# ci\/kernels.conf$/,/^```$/p' "$SRC/docs/ci.md" | sed '$d' >doc.conf
+	grep -q '^\[kernel "\*gemm\*"\]$' doc.conf || fail "docs/ci.md config example not found"
+	run 0 "$GPT" diff -c doc.conf base.sqlite slow.sqlite
+	expect_line '^same .* 98 / 98 .*gemm_kernel.*\(threshold 8%, alpha 0.01, min 30 launches\)$'
+	expect_line "NVTX range 'train_step', first 2 launches per kernel skipped"
 	# baseline save takes the ignore patterns of the config.
 	run 0 "$GPT" baseline save -c ignore.conf base.sqlite -o b.json
 	python3 -c 'import sys, json; d = json.load(open(sys.argv[1])); assert [k["name"] for k in d["kernels"]] == ["old_kernel", "relu_kernel"]' b.json ||
