@@ -1,8 +1,8 @@
 /*
- * The CUPTI side of inject/metrics: per context, CUPTI's Range Profiler in auto-range, kernel-replay
- * mode for the per-launch counters, and the SASS Metrics API, with lazy patching, for the ideal
- * sector counts per instruction and their source lines. Called only from metrics.c with the
- * session lock held, on the launching thread, with the launch's context current.
+ * The CUPTI side of inject/metrics: per context, CUPTI's Range Profiler in auto-range,
+ * kernel-replay mode for the per-launch counters, and the SASS Metrics API, with lazy patching, for
+ * the ideal sector counts per instruction and their source lines. Called only from metrics.c with
+ * the session lock held, on the launching thread, with the launch's context current.
  *
  * Sequence for counters, as in NVIDIA's range_profiling sample: cuptiProfilerInitialize once; per
  * chip a host object (counter availability image of the first context, config image with the
@@ -23,11 +23,11 @@
 #include "inject/metrics-internal.h"
 
 const char *const metrics_counter_names[NR_COUNTERS] = {
-	[COUNTER_LD_SECTORS] = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
-	[COUNTER_LD_REQUESTS] = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
-	[COUNTER_ST_SECTORS] = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
-	[COUNTER_ST_REQUESTS] = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
-	[COUNTER_DURATION] = "gpu__time_duration.sum",
+    [COUNTER_LD_SECTORS] = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    [COUNTER_LD_REQUESTS] = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    [COUNTER_ST_SECTORS] = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    [COUNTER_ST_REQUESTS] = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    [COUNTER_DURATION] = "gpu__time_duration.sum",
 };
 
 /*
@@ -36,10 +36,10 @@ const char *const metrics_counter_names[NR_COUNTERS] = {
  * instruction counts say which instructions are loads and which are stores.
  */
 const char *const metrics_sass_names[NR_SASS] = {
-	[SASS_SECTORS] = "smsp__sass_sectors_mem_global",
-	[SASS_SECTORS_IDEAL] = "smsp__sass_sectors_mem_global_ideal",
-	[SASS_INST_LD] = "smsp__sass_inst_executed_op_global_ld",
-	[SASS_INST_ST] = "smsp__sass_inst_executed_op_global_st",
+    [SASS_SECTORS] = "smsp__sass_sectors_mem_global",
+    [SASS_SECTORS_IDEAL] = "smsp__sass_sectors_mem_global_ideal",
+    [SASS_INST_LD] = "smsp__sass_inst_executed_op_global_ld",
+    [SASS_INST_ST] = "smsp__sass_inst_executed_op_global_st",
 };
 
 /* Ranges the counter data image holds: one is expected per launch, the rest detect surprises. */
@@ -53,14 +53,14 @@ const char *metrics_cupti_reason(CUptiResult r)
 	case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
 	case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
 		return "access to the GPU performance counters is restricted to administrators "
-		       "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): run as root, or have an administrator "
-		       "set 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' in a file under "
-		       "/etc/modprobe.d/ and reload the nvidia module (or reboot)";
+		       "(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES): run as root, or have an "
+		       "administrator set 'options nvidia NVreg_RestrictProfilingToAdminUsers=0' "
+		       "in a file under /etc/modprobe.d/ and reload the nvidia module (or reboot)";
 	case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
 	case CUPTI_ERROR_HARDWARE_BUSY:
 	case CUPTI_ERROR_OLD_PROFILER_API_INITIALIZED:
-		return "another profiler (Nsight Compute, Nsight Systems, cuda-gdb or another CUPTI "
-		       "tool) holds the GPU counters";
+		return "another profiler (Nsight Compute, Nsight Systems, cuda-gdb or another "
+		       "CUPTI tool) holds the GPU counters";
 	case CUPTI_ERROR_NOT_SUPPORTED:
 	case CUPTI_ERROR_INVALID_DEVICE:
 	case CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED:
@@ -86,7 +86,8 @@ static void context_failed(struct metrics_session *s, struct metrics_context *c,
 
 	if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || !name)
 		name = "?";
-	metrics_report(s, "no %s on device %u: %s failed: %s [%s]; the program continues without them",
+	metrics_report(s,
+		       "no %s on device %u: %s failed: %s [%s]; the program continues without them",
 		       what, c->device_id, call, metrics_cupti_reason(r), name);
 }
 
@@ -112,7 +113,8 @@ struct metrics_context *metrics_context_get(struct metrics_session *s, CUcontext
 
 static int profiler_init(struct metrics_session *s, struct metrics_context *c, const char *what)
 {
-	CUpti_Profiler_Initialize_Params p = { .structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE };
+	CUpti_Profiler_Initialize_Params p = {.structSize =
+						  CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
 	CUptiResult r;
 
 	if (s->profiler_initialized)
@@ -133,7 +135,8 @@ static int profiler_init(struct metrics_session *s, struct metrics_context *c, c
 static int device_supported(struct metrics_session *s, struct metrics_context *c,
 			    CUpti_Profiler_API api, const char *what)
 {
-	CUpti_Profiler_DeviceSupported_Params p = { .structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE };
+	CUpti_Profiler_DeviceSupported_Params p = {
+	    .structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
 	const char *why = "unknown reason";
 	CUptiResult r;
 
@@ -147,7 +150,8 @@ static int device_supported(struct metrics_session *s, struct metrics_context *c
 	if (p.isSupported == CUPTI_PROFILER_CONFIGURATION_SUPPORTED)
 		return 0;
 	if (p.architecture == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
-		why = "its architecture is not supported (compute capability 7.5 or later is needed)";
+		why =
+		    "its architecture is not supported (compute capability 7.5 or later is needed)";
 	else if (p.vGpu == CUPTI_PROFILER_CONFIGURATION_DISABLED)
 		why = "profiling is disabled on this vGPU by the hypervisor";
 	else if (p.vGpu == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
@@ -160,14 +164,17 @@ static int device_supported(struct metrics_session *s, struct metrics_context *c
 		why = "SLI is on";
 	else if (p.wsl == CUPTI_PROFILER_CONFIGURATION_UNSUPPORTED)
 		why = "WSL is not supported";
-	metrics_report(s, "no %s on device %u: the device is not supported: %s; the program "
-		       "continues without them", what, c->device_id, why);
+	metrics_report(s,
+		       "no %s on device %u: the device is not supported: %s; the program "
+		       "continues without them",
+		       what, c->device_id, why);
 	return -1;
 }
 
 static const char *chip_name(struct metrics_session *s, struct metrics_context *c, const char *what)
 {
-	CUpti_Device_GetChipName_Params p = { .structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE };
+	CUpti_Device_GetChipName_Params p = {.structSize =
+						 CUpti_Device_GetChipName_Params_STRUCT_SIZE};
 	CUptiResult r;
 
 	p.deviceIndex = c->device_id;
@@ -185,8 +192,7 @@ static void chip_free(struct metrics_chip *chip)
 		return;
 	if (chip->host) {
 		gpt_host_deinitialize_params p = {
-			.structSize = GPT_HOST_SIZE(gpt_host_deinitialize_params, pHostObject)
-		};
+		    .structSize = GPT_HOST_SIZE(gpt_host_deinitialize_params, pHostObject)};
 
 		p.pHostObject = chip->host;
 		cuptiProfilerHostDeinitialize(&p);
@@ -218,20 +224,15 @@ static int chip_configure(struct metrics_session *s, struct metrics_chip *chip,
 {
 	const char *what = "hardware counters", *call;
 	gpt_host_initialize_params init = {
-		.structSize = GPT_HOST_SIZE(gpt_host_initialize_params, pHostObject)
-	};
+	    .structSize = GPT_HOST_SIZE(gpt_host_initialize_params, pHostObject)};
 	gpt_host_config_add_metrics_params add = {
-		.structSize = GPT_HOST_SIZE(gpt_host_config_add_metrics_params, numMetrics)
-	};
+	    .structSize = GPT_HOST_SIZE(gpt_host_config_add_metrics_params, numMetrics)};
 	gpt_host_config_image_size_params size = {
-		.structSize = GPT_HOST_SIZE(gpt_host_config_image_size_params, configImageSize)
-	};
+	    .structSize = GPT_HOST_SIZE(gpt_host_config_image_size_params, configImageSize)};
 	gpt_host_config_image_params image = {
-		.structSize = GPT_HOST_SIZE(gpt_host_config_image_params, pConfigImage)
-	};
+	    .structSize = GPT_HOST_SIZE(gpt_host_config_image_params, pConfigImage)};
 	gpt_host_num_passes_params passes = {
-		.structSize = GPT_HOST_SIZE(gpt_host_num_passes_params, numOfPasses)
-	};
+	    .structSize = GPT_HOST_SIZE(gpt_host_num_passes_params, numOfPasses)};
 	CUptiResult r;
 	size_t i;
 
@@ -247,16 +248,17 @@ static int chip_configure(struct metrics_session *s, struct metrics_chip *chip,
 
 	for (i = 0; i < nr_names; i++) {
 		gpt_host_metric_properties_params prop = {
-			.structSize = GPT_HOST_SIZE(gpt_host_metric_properties_params, metricType)
-		};
+		    .structSize = GPT_HOST_SIZE(gpt_host_metric_properties_params, metricType)};
 
 		prop.pHostObject = chip->host;
 		prop.pMetricName = names[i];
 		r = cuptiProfilerHostGetMetricProperties(&prop);
 		if (r != CUPTI_SUCCESS) {
-			metrics_report(s, "no %s on device %u: metric '%s' is not available on chip "
-				       "%s (%s); the program continues without them", what,
-				       device_id, names[i], chip->name, metrics_cupti_reason(r));
+			metrics_report(s,
+				       "no %s on device %u: metric '%s' is not available on chip "
+				       "%s (%s); the program continues without them",
+				       what, device_id, names[i], chip->name,
+				       metrics_cupti_reason(r));
 			return -1;
 		}
 	}
@@ -308,8 +310,7 @@ static struct metrics_chip *chip_get(struct metrics_session *s, struct metrics_c
 {
 	const char *what = "hardware counters";
 	CUpti_Profiler_GetCounterAvailability_Params avail = {
-		.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE
-	};
+	    .structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
 	struct metrics_chip *chip;
 	const char *name;
 	CUptiResult r;
@@ -357,8 +358,7 @@ out_free:
 static CUptiResult counter_data_reset(struct metrics_context *c)
 {
 	CUpti_RangeProfiler_CounterDataImage_Initialize_Params p = {
-		.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE
-	};
+	    .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE};
 
 	p.pRangeProfilerObject = c->range;
 	p.counterDataSize = c->counter_data_size;
@@ -368,7 +368,8 @@ static CUptiResult counter_data_reset(struct metrics_context *c)
 
 static CUptiResult range_set_config(struct metrics_context *c)
 {
-	CUpti_RangeProfiler_SetConfig_Params p = { .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE };
+	CUpti_RangeProfiler_SetConfig_Params p = {
+	    .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
 
 	p.pRangeProfilerObject = c->range;
 	p.configSize = c->chip->config_size;
@@ -387,7 +388,8 @@ static CUptiResult range_set_config(struct metrics_context *c)
 
 static void range_disable(struct metrics_context *c)
 {
-	CUpti_RangeProfiler_Disable_Params p = { .structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE };
+	CUpti_RangeProfiler_Disable_Params p = {.structSize =
+						    CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE};
 
 	if (!c->range)
 		return;
@@ -401,10 +403,10 @@ static void range_disable(struct metrics_context *c)
 static int range_enable(struct metrics_session *s, struct metrics_context *c)
 {
 	const char *what = "hardware counters";
-	CUpti_RangeProfiler_Enable_Params enable = { .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE };
+	CUpti_RangeProfiler_Enable_Params enable = {
+	    .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE};
 	CUpti_RangeProfiler_GetCounterDataSize_Params size = {
-		.structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE
-	};
+	    .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE};
 	CUptiResult r;
 
 	enable.ctx = c->ctx;
@@ -476,7 +478,8 @@ int metrics_counters_setup(struct metrics_session *s, struct metrics_context *c)
 
 int metrics_counters_start(struct metrics_session *s, struct metrics_context *c)
 {
-	CUpti_RangeProfiler_Start_Params p = { .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE };
+	CUpti_RangeProfiler_Start_Params p = {.structSize =
+						  CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
 	CUptiResult r;
 
 	if (!c->range && range_enable(s, c) < 0)
@@ -512,14 +515,14 @@ int metrics_counters_stop(struct metrics_session *s, struct metrics_context *c,
 			  struct metrics_row *row)
 {
 	const char *what = "hardware counters";
-	CUpti_RangeProfiler_Stop_Params stop = { .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE };
+	CUpti_RangeProfiler_Stop_Params stop = {.structSize =
+						    CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE};
 	CUpti_RangeProfiler_DecodeData_Params decode = {
-		.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE
-	};
+	    .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE};
 	CUpti_RangeProfiler_GetCounterDataInfo_Params info = {
-		.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE
-	};
-	gpt_host_evaluate_params eval = { .structSize = GPT_HOST_SIZE(gpt_host_evaluate_params, pMetricValues) };
+	    .structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE};
+	gpt_host_evaluate_params eval = {
+	    .structSize = GPT_HOST_SIZE(gpt_host_evaluate_params, pMetricValues)};
 	const char *call;
 	CUptiResult r;
 	int ret = 1;
@@ -587,7 +590,8 @@ int metrics_sass_setup(struct metrics_session *s, struct metrics_context *c)
 {
 	const char *what = "source-line metrics";
 	CUpti_SassMetrics_Config config[NR_SASS];
-	CUpti_SassMetricsSetConfig_Params set = { .structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE };
+	CUpti_SassMetricsSetConfig_Params set = {.structSize =
+						     CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
 	const char *chip;
 	CUptiResult r;
 	int i;
@@ -611,16 +615,17 @@ int metrics_sass_setup(struct metrics_session *s, struct metrics_context *c)
 		return -1;
 	for (i = 0; i < NR_SASS; i++) {
 		CUpti_SassMetrics_GetProperties_Params prop = {
-			.structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE
-		};
+		    .structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
 
 		prop.pChipName = chip;
 		prop.pMetricName = metrics_sass_names[i];
 		r = cuptiSassMetricsGetProperties(&prop);
 		if (r != CUPTI_SUCCESS) {
-			metrics_report(s, "no %s on device %u: SASS metric '%s' is not available on "
-				       "chip %s (%s)", what, c->device_id, metrics_sass_names[i],
-				       chip, metrics_cupti_reason(r));
+			metrics_report(s,
+				       "no %s on device %u: SASS metric '%s' is not available on "
+				       "chip %s (%s)",
+				       what, c->device_id, metrics_sass_names[i], chip,
+				       metrics_cupti_reason(r));
 			return -1;
 		}
 		s->sass_ids[i] = prop.metric.metricId;
@@ -644,20 +649,14 @@ out_ready:
 
 int metrics_sass_start(struct metrics_session *s, struct metrics_context *c)
 {
-	CUpti_SassMetricsEnable_Params p = { .structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE };
+	CUpti_SassMetricsEnable_Params p = {.structSize =
+						CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
 	CUptiResult r;
 
 	p.ctx = c->ctx;
 	/* Lazy: only the function launched inside the enable/disable pair is patched. */
 	p.enableLazyPatching = 1;
 	r = cuptiSassMetricsEnable(&p);
-	if (r != CUPTI_SUCCESS && c->range) {
-		/* Perhaps not beside an enabled range profiler: turn that off for this launch. */
-		metrics_debug(s, "SASS enable failed (%d) with the range profiler on; retrying "
-			      "without it", r);
-		range_disable(c);
-		r = cuptiSassMetricsEnable(&p);
-	}
 	if (r != CUPTI_SUCCESS) {
 		context_failed(s, c, "source-line metrics", "cuptiSassMetricsEnable", r);
 		c->sass_state = CTX_FAILED;
@@ -670,7 +669,8 @@ int metrics_sass_start(struct metrics_session *s, struct metrics_context *c)
 static void sass_source(struct metrics_session *s, const CUpti_SassMetrics_Data *d, char **file,
 			uint32_t *line)
 {
-	CUpti_GetSassToSourceCorrelationParams p = { .size = CUpti_GetSassToSourceCorrelationParamsSize };
+	CUpti_GetSassToSourceCorrelationParams p = {.size =
+							CUpti_GetSassToSourceCorrelationParamsSize};
 	struct metrics_cubin *cubin;
 	CUptiResult r;
 
@@ -818,10 +818,11 @@ int metrics_sass_stop(struct metrics_session *s, struct metrics_context *c,
 		      struct metrics_kernel *k, struct metrics_row *row)
 {
 	CUpti_SassMetricsGetDataProperties_Params props = {
-		.structSize = CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE
-	};
-	CUpti_SassMetricsFlushData_Params flush = { .structSize = CUpti_SassMetricsFlushData_Params_STRUCT_SIZE };
-	CUpti_SassMetricsDisable_Params disable = { .structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE };
+	    .structSize = CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
+	CUpti_SassMetricsFlushData_Params flush = {
+	    .structSize = CUpti_SassMetricsFlushData_Params_STRUCT_SIZE};
+	CUpti_SassMetricsDisable_Params disable = {.structSize =
+						       CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
 	CUpti_SassMetrics_InstanceValue *values = NULL;
 	CUpti_SassMetrics_Data *data = NULL;
 	const char *call = NULL;
@@ -901,8 +902,7 @@ void metrics_sass_unset(struct metrics_session *s)
 
 	for (dev = 0; dev < METRICS_MAX_DEVICES; dev++) {
 		CUpti_SassMetricsUnsetConfig_Params p = {
-			.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE
-		};
+		    .structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
 
 		if (s->sass_device[dev] <= 0)
 			continue;
@@ -925,7 +925,7 @@ void metrics_context_release(struct metrics_session *s, struct metrics_context *
 
 uint64_t metrics_cubin_crc(const void *cubin, size_t size)
 {
-	CUpti_GetCubinCrcParams p = { .size = CUpti_GetCubinCrcParamsSize };
+	CUpti_GetCubinCrcParams p = {.size = CUpti_GetCubinCrcParamsSize};
 
 	p.cubin = cubin;
 	p.cubinSize = size;

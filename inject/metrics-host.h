@@ -2,12 +2,13 @@
  * The part of CUPTI's profiler host API (cupti_profiler_host.h, CUDA 13.0) that inject/metrics.c
  * calls, declared for C.
  *
- * Why a copy: cupti_profiler_host.h includes <string>, so no C compiler can read it, and the injected
- * library is C. The structures below repeat the header's field for field; CUPTI checks structSize
- * on every call, so a future CUPTI that grows a structure still accepts these. A C++ translation
- * unit that defines GPT_METRICS_HOST_ABI_CHECK (tests/gpu/metrics/host_abi_check.cc) includes both
- * this file and the real header and compares every size and offset; the types here have their own
- * names so the two can meet, and the check leaves out the prototypes below, which would clash.
+ * Why a copy: cupti_profiler_host.h includes <string>, so no C compiler can read it, and the
+ * injected library is C. The structures below repeat the header's field for field; CUPTI checks
+ * structSize on every call, so a future CUPTI that grows a structure still accepts these. A C++
+ * translation unit that defines GPT_METRICS_HOST_ABI_CHECK (tests/gpu/metrics/host_abi_check.cc)
+ * includes both this file and the real header and compares every size and offset; the types here
+ * have their own names so the two can meet, and the check leaves out the prototypes below, which
+ * would clash.
  */
 #ifndef GPT_INJECT_METRICS_HOST_H
 #define GPT_INJECT_METRICS_HOST_H
@@ -17,7 +18,7 @@
 #include <cupti_result.h>
 
 #ifndef CUPTI_PROFILER_STRUCT_SIZE
-#define CUPTI_PROFILER_STRUCT_SIZE(type_, lastfield_) \
+#define CUPTI_PROFILER_STRUCT_SIZE(type_, lastfield_)                                              \
 	(offsetof(type_, lastfield_) + sizeof(((type_ *)0)->lastfield_))
 #endif
 
@@ -37,7 +38,7 @@ typedef struct CUpti_Profiler_Host_Object CUpti_Profiler_Host_Object;
 typedef struct {
 	size_t structSize;
 	void *pPriv;
-	int profilerType;			/* CUpti_ProfilerType, an enum (int) in the header */
+	int profilerType; /* CUpti_ProfilerType, an enum (int) in the header */
 	const char *pChipName;
 	const uint8_t *pCounterAvailabilityImage;
 	CUpti_Profiler_Host_Object *pHostObject;
@@ -57,7 +58,7 @@ typedef struct {
 	const char *pDescription;
 	const char *pHwUnit;
 	const char *pDimUnit;
-	int metricType;				/* CUpti_MetricType */
+	int metricType; /* CUpti_MetricType */
 } gpt_host_metric_properties_params;
 
 typedef struct {

@@ -1,6 +1,6 @@
 /*
- * Private to inject/metrics*.c: the session's state, shared between metrics.c (spec, filter, what is
- * kept, the tables written) and metrics-cupti.c (the Range Profiler and SASS Metrics calls).
+ * Private to inject/metrics*.c: the session's state, shared between metrics.c (spec, filter, what
+ * is kept, the tables written) and metrics-cupti.c (the Range Profiler and SASS Metrics calls).
  */
 #ifndef GPT_INJECT_METRICS_INTERNAL_H
 #define GPT_INJECT_METRICS_INTERNAL_H
@@ -43,22 +43,22 @@ struct metrics_access {
 
 /* One source line of one kernel, summed over the launches its SASS metrics were collected on. */
 struct metrics_line {
-	char *file;			/* NULL: no line information for these instructions */
+	char *file; /* NULL: no line information for these instructions */
 	uint32_t line;
 	struct metrics_access access;
 };
 
 /* One distinct kernel (by mangled name) seen at launch. */
 struct metrics_kernel {
-	struct metrics_kernel *next;	/* hash chain */
-	char *name;			/* as launched: the mangled name */
-	char *short_name;		/* the function's own name, what kernel= globs are matched to */
-	int selected;			/* filter result: 1 profile, 0 not */
-	uint64_t launches;		/* launches seen */
-	uint64_t profiled;		/* launches profiled with counters */
-	bool sass_done;			/* SASS metrics collected (once per kernel) */
+	struct metrics_kernel *next; /* hash chain */
+	char *name;		     /* as launched: the mangled name */
+	char *short_name;  /* the function's own name, what kernel= globs are matched to */
+	int selected;	   /* filter result: 1 profile, 0 not */
+	uint64_t launches; /* launches seen */
+	uint64_t profiled; /* launches profiled with counters */
+	bool sass_done;	   /* SASS metrics collected (once per kernel) */
 	bool sass_failed;
-	struct metrics_access sass;	/* the SASS totals */
+	struct metrics_access sass; /* the SASS totals */
 	struct metrics_line *lines;
 	size_t nr_lines, alloc_lines;
 };
@@ -71,9 +71,9 @@ struct metrics_row {
 	struct metrics_kernel *kernel;
 	bool has_counters;
 	double counters[NR_COUNTERS];
-	bool has_sass;			/* this launch carried the SASS instrumentation */
+	bool has_sass; /* this launch carried the SASS instrumentation */
 	struct metrics_access sass;
-	uint64_t replay_ns;		/* host time the launch call took, replay included */
+	uint64_t replay_ns; /* host time the launch call took, replay included */
 	uint32_t passes;
 };
 
@@ -81,7 +81,7 @@ struct metrics_row {
 struct metrics_chip {
 	struct metrics_chip *next;
 	char *name;
-	uint8_t *availability;		/* counter availability image of the first context */
+	uint8_t *availability; /* counter availability image of the first context */
 	CUpti_Profiler_Host_Object *host;
 	uint8_t *config;
 	size_t config_size;
@@ -103,10 +103,10 @@ struct metrics_context {
 	enum metrics_ctx_state counters_state;
 	enum metrics_ctx_state sass_state;
 	struct metrics_chip *chip;
-	CUpti_RangeProfiler_Object *range;	/* NULL while the range profiler is off */
+	CUpti_RangeProfiler_Object *range; /* NULL while the range profiler is off */
 	uint8_t *counter_data;
 	size_t counter_data_size;
-	bool configured;			/* SetConfig done for this counter data image */
+	bool configured; /* SetConfig done for this counter data image */
 };
 
 /* A loaded module's cubin, kept for SASS-to-source correlation. */
@@ -125,13 +125,11 @@ struct metrics_session {
 	/* spec */
 	char **globs;
 	size_t nr_globs;
-	uint64_t first;			/* 0: every launch */
-	bool want_counters;
-	bool want_source;
-	bool sass_same_launch;		/* SASS on the same launch as the counters (see docs) */
+	uint64_t first;	  /* 0: every launch */
+	bool want_source; /* SASS metrics and source lines, once per kernel */
 	bool debug;
 
-	pthread_mutex_t lock;		/* held from the outermost launch enter to its exit */
+	pthread_mutex_t lock; /* held from the outermost launch enter to its exit */
 	bool stopped;
 	bool profiler_initialized;
 	bool profiler_failed;
@@ -142,7 +140,7 @@ struct metrics_session {
 	struct metrics_chip *chips;
 	uint64_t sass_ids[NR_SASS];
 	bool sass_ids_known;
-	int8_t sass_device[METRICS_MAX_DEVICES];	/* 0 unknown, 1 configured, -1 failed */
+	int8_t sass_device[METRICS_MAX_DEVICES]; /* 0 unknown, 1 configured, -1 failed */
 
 	struct metrics_row *rows;
 	size_t nr_rows, alloc_rows;
@@ -154,21 +152,20 @@ struct metrics_session {
 
 	/* summary */
 	uint64_t replay_ns;
-	uint64_t ranges_missing;	/* profiled launches that gave no range (launch failed) */
-	uint64_t ranges_extra;		/* ranges beyond the one expected */
+	uint64_t ranges_missing; /* profiled launches that gave no range (launch failed) */
+	uint64_t ranges_extra;	 /* ranges beyond the one expected */
 	uint64_t sass_kernels;
-	uint64_t source_kernels;	/* kernels with at least one line resolved */
-	uint64_t sass_unresolved;	/* SASS instructions with no cubin or no line */
-	uint64_t sass_rescaled;		/* instrumented launches whose counts were divided by passes */
-	char *first_problem;		/* kept for GPT_META */
+	uint64_t source_kernels;  /* kernels with at least one line resolved */
+	uint64_t sass_unresolved; /* SASS instructions with no cubin or no line */
+	char *first_problem;	  /* kept for GPT_META */
 };
 
 /* Report one problem line through the session's reporter (printf-style). */
 void metrics_report(struct metrics_session *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 /* A debugging line on stderr when GPT_TRACE_METRICS_DEBUG=1. */
 void metrics_debug(struct metrics_session *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* metrics-cupti.c */
 struct metrics_context *metrics_context_get(struct metrics_session *s, CUcontext ctx);

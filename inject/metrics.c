@@ -8,10 +8,9 @@
  * globs (or there are none) and, with first=N, the kernel has had fewer than N launches profiled.
  * Such a launch is profiled with the range profiler (counters). The SASS instrumentation that gives
  * ideal sectors and source lines runs once per distinct kernel, on its first selected launch, and
- * by default on the same launch as the counters: measured on the H200, the instrumentation changed
- * neither the sector counts nor the duration the range profiler reported for that launch (see
- * docs/metrics.md), so no extra launch needs to go unmeasured. sass=separate puts it on a launch
- * of its own instead (that launch then has SASS counts but no counters and no duration).
+ * on that launch alone: measured on the H200, a launch that carried both came back with every SASS
+ * count zero (kernel replay and patching do not mix), while a launch of its own gave exactly
+ * Nsight Compute's figures. That launch then has SASS counts but no counters and no duration.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -29,7 +28,8 @@
 #define CUBIN_BYTES_MAX (1024UL * 1024 * 1024)
 #define REPORTED_MAX 16
 
-/* Where the launching thread stands: launch calls nest (runtime -> driver), only the outer counts. */
+/* Where the launching thread stands: launch calls nest (runtime -> driver), only the outer counts.
+ */
 static __thread struct {
 	int depth;
 	bool locked;
@@ -235,7 +235,8 @@ struct metrics_line *metrics_kernel_line(struct metrics_kernel *k, const char *f
 
 	for (i = 0; i < k->nr_lines; i++) {
 		l = &k->lines[i];
-		if (l->line == line && ((!l->file && !file) || (l->file && file && !strcmp(l->file, file))))
+		if (l->line == line &&
+		    ((!l->file && !file) || (l->file && file && !strcmp(l->file, file))))
 			return l;
 	}
 	if (k->nr_lines == k->alloc_lines) {
@@ -291,8 +292,8 @@ static bool spec_is_off(const char *spec)
 {
 	while (*spec == ' ')
 		spec++;
-	return !*spec || !strcmp(spec, "0") || !strcasecmp(spec, "off") || !strcasecmp(spec, "no") ||
-	       !strcasecmp(spec, "none") || !strcasecmp(spec, "false");
+	return !*spec || !strcmp(spec, "0") || !strcasecmp(spec, "off") ||
+	       !strcasecmp(spec, "no") || !strcasecmp(spec, "none") || !strcasecmp(spec, "false");
 }
 
 /* One item of the spec; returns 0 or -1 with err filled. */
@@ -336,38 +337,29 @@ static int parse_item(struct metrics_session *s, char *item, char *err, size_t e
 		errno = 0;
 		n = strtoull(value, &end, 10);
 		if (errno || *end || end == value || n == 0 || value[0] == '-') {
-			snprintf(err, errlen, "GPT_TRACE_METRICS: first=%s: expected a positive count "
-				 "of launches", value);
+			snprintf(err, errlen,
+				 "GPT_TRACE_METRICS: first=%s: expected a positive count "
+				 "of launches",
+				 value);
 			return -1;
 		}
 		s->first = n;
 		return 0;
 	}
-	if (!strcmp(item, "source") || !strcmp(item, "counters")) {
-		bool on;
-
-		if (parse_bool(value, &on) < 0) {
-			snprintf(err, errlen, "GPT_TRACE_METRICS: %s=%s: expected 0 or 1", item, value);
+	if (!strcmp(item, "source")) {
+		if (parse_bool(value, &s->want_source) < 0) {
+			snprintf(err, errlen, "GPT_TRACE_METRICS: source=%s: expected 0 or 1",
+				 value);
 			return -1;
 		}
-		if (!strcmp(item, "source"))
-			s->want_source = on;
-		else
-			s->want_counters = on;
 		return 0;
-	}
-	if (!strcmp(item, "sass")) {
-		if (!strcmp(value, "same") || !strcmp(value, "separate")) {
-			s->sass_same_launch = !strcmp(value, "same");
-			return 0;
-		}
-		snprintf(err, errlen, "GPT_TRACE_METRICS: sass=%s: expected same or separate", value);
-		return -1;
 	}
 	value[-1] = '=';
 out_unknown:
-	snprintf(err, errlen, "GPT_TRACE_METRICS: unknown item '%s' (expected all, kernel=GLOB, "
-		 "first=N, source=0|1, counters=0|1)", item);
+	snprintf(err, errlen,
+		 "GPT_TRACE_METRICS: unknown item '%s' (expected all, kernel=GLOB, "
+		 "first=N, source=0|1)",
+		 item);
 	return -1;
 }
 
@@ -387,9 +379,7 @@ int metrics_session_open(const char *spec, metrics_report_fn report, struct metr
 		goto out_free;
 	}
 	s->report = report;
-	s->want_counters = true;
 	s->want_source = true;
-	s->sass_same_launch = true;
 	for (item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
 		char *end;
 
@@ -402,11 +392,6 @@ int metrics_session_open(const char *spec, metrics_report_fn report, struct metr
 			continue;
 		if (parse_item(s, item, err, errlen) < 0)
 			goto out_free;
-	}
-	if (!s->want_counters && !s->want_source) {
-		snprintf(err, errlen, "GPT_TRACE_METRICS: counters=0 and source=0 leave nothing to "
-			 "collect");
-		goto out_free;
 	}
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_mutex_init(&s->cubin_lock, NULL);
@@ -441,7 +426,8 @@ void metrics_module_loaded(struct metrics_session *s, const void *cubin, size_t 
 		if (!s->cubin_limit_reported) {
 			s->cubin_limit_reported = true;
 			pthread_mutex_unlock(&s->cubin_lock);
-			metrics_report(s, "source lines only for the first %lu MiB of loaded modules",
+			metrics_report(s,
+				       "source lines only for the first %lu MiB of loaded modules",
 				       CUBIN_BYTES_MAX >> 20);
 			return;
 		}
@@ -499,10 +485,8 @@ void metrics_launch_enter(struct metrics_session *s, CUcontext ctx, const char *
 	k->launches++;
 	if (!k->selected)
 		return;
-	counters = s->want_counters && (!s->first || k->profiled < s->first);
 	sass = s->want_source && !k->sass_done && !k->sass_failed;
-	if (sass && counters && !s->sass_same_launch)
-		counters = false;
+	counters = !sass && (!s->first || k->profiled < s->first);
 	if (!counters && !sass)
 		return;
 	c = metrics_context_get(s, ctx);
@@ -514,56 +498,24 @@ void metrics_launch_enter(struct metrics_session *s, CUcontext ctx, const char *
 	launch.correlation_id = correlation_id;
 	launch.start_ns = now_ns();
 	/*
-	 * The range profiler is enabled on a context before its first SASS instrumentation: enabled
-	 * only after SASS launches had come and gone, it saw no range at all on the H200.
+	 * The range profiler is enabled (not started) on a context before its first SASS launch.
+	 * Measured on the H200: enabled only after SASS launches had come and gone, it saw no range
+	 * at all; without it enabled, only the first kernel instrumented gave SASS data.
 	 */
-	if (s->want_counters)
-		metrics_counters_setup(s, c);
+	metrics_counters_setup(s, c);
 	if (sass) {
 		if (metrics_sass_setup(s, c) == 0 && metrics_sass_start(s, c) == 0)
 			launch.sass = true;
 		else
 			k->sass_failed = true;
 	}
-	/* A kernel whose SASS metrics failed still gets its counters on this launch. */
-	if (!launch.sass && !counters && s->want_counters && (!s->first || k->profiled < s->first))
+	/* A kernel whose SASS metrics failed gets its counters on this launch instead. */
+	if (!launch.sass && !counters && (!s->first || k->profiled < s->first))
 		counters = true;
 	if (counters && metrics_counters_setup(s, c) == 0 && metrics_counters_start(s, c) == 0)
 		launch.counters = true;
 	if (launch.counters)
 		k->profiled++;
-}
-
-/*
- * SASS counts of a launch that kernel replay ran several times: if the instrumentation counted
- * every pass, its instruction count is a multiple of the hardware's request count (the same
- * events), and everything it measured is divided back.
- */
-static void sass_calibrate(struct metrics_session *s, struct metrics_row *row)
-{
-	struct metrics_kernel *k = row->kernel;
-	double hw = row->counters[COUNTER_LD_REQUESTS] + row->counters[COUNTER_ST_REQUESTS];
-	double sass = (double)(row->sass.ld_inst + row->sass.st_inst);
-	double times;
-	uint64_t n;
-	size_t i;
-
-	if (!row->has_counters || !row->has_sass || hw <= 0 || sass < 1.5 * hw)
-		return;
-	times = sass / hw;
-	n = (uint64_t)llround(times);
-	if (fabs(times - (double)n) > 0.05 * (double)n)
-		return;
-	metrics_debug(s, "%s: SASS counts are %.2f times the hardware's: divided by %llu",
-		      k->short_name, times, (unsigned long long)n);
-	s->sass_rescaled++;
-#define DIV(a) ((a).ld_sectors /= n, (a).ld_ideal /= n, (a).ld_inst /= n, \
-		(a).st_sectors /= n, (a).st_ideal /= n, (a).st_inst /= n)
-	DIV(row->sass);
-	DIV(k->sass);
-	for (i = 0; i < k->nr_lines; i++)
-		DIV(k->lines[i].access);
-#undef DIV
 }
 
 void metrics_launch_exit(struct metrics_session *s)
@@ -594,14 +546,12 @@ void metrics_launch_exit(struct metrics_session *s)
 				keep = true;
 		}
 		if (launch.sass) {
-			struct metrics_row scratch = { 0 };
+			struct metrics_row scratch = {0};
 
 			if (metrics_sass_stop(s, c, k, row ? row : &scratch) == 0)
 				keep = true;
 			else
 				k->sass_failed = true;
-			if (row)
-				sass_calibrate(s, row);
 		}
 		if (row) {
 			row->replay_ns = now_ns() - launch.start_ns;
@@ -670,8 +620,10 @@ void metrics_session_summary(struct metrics_session *s, char *buf, size_t size)
 		n += (size_t)snprintf(buf + n, size - n, ", %.2f s in kernel replay",
 				      (double)s->replay_ns / 1e9);
 	if (n < size && s->want_source)
-		n += (size_t)snprintf(buf + n, size - n, "; source lines for %llu of %llu kernels "
-				      "instrumented", (unsigned long long)s->source_kernels,
+		n += (size_t)snprintf(buf + n, size - n,
+				      "; source lines for %llu of %llu kernels "
+				      "instrumented",
+				      (unsigned long long)s->source_kernels,
 				      (unsigned long long)s->sass_kernels);
 	if (n < size && s->ranges_missing)
 		n += (size_t)snprintf(buf + n, size - n, "; %llu launches gave no counters",
@@ -680,38 +632,37 @@ void metrics_session_summary(struct metrics_session *s, char *buf, size_t size)
 		snprintf(buf + n, size - n, " (%s)", s->first_problem);
 }
 
-static const char kernel_table_sql[] =
-	"CREATE TABLE IF NOT EXISTS GPT_KERNEL_METRICS ("
-	" correlationId INTEGER NOT NULL,"
-	" deviceId INTEGER,"
-	" contextId INTEGER,"
-	" kernelName TEXT,"
-	" shortName TEXT,"
-	" source TEXT,"
-	" gldSectors INTEGER,"
-	" gldRequests INTEGER,"
-	" gstSectors INTEGER,"
-	" gstRequests INTEGER,"
-	" gldSectorsIdeal INTEGER,"
-	" gstSectorsIdeal INTEGER,"
-	" idealSource TEXT,"
-	" durationNs INTEGER,"
-	" replayDurationNs INTEGER,"
-	" passes INTEGER);"
-	"CREATE INDEX IF NOT EXISTS GPT_KERNEL_METRICS_correlationId"
-	" ON GPT_KERNEL_METRICS (correlationId);"
-	"CREATE TABLE IF NOT EXISTS GPT_SOURCE_METRICS ("
-	" kernelName TEXT,"
-	" shortName TEXT,"
-	" file TEXT,"
-	" line INTEGER,"
-	" gldSectors INTEGER,"
-	" gldSectorsIdeal INTEGER,"
-	" gldRequests INTEGER,"
-	" gstSectors INTEGER,"
-	" gstSectorsIdeal INTEGER,"
-	" gstRequests INTEGER,"
-	" launches INTEGER);";
+static const char kernel_table_sql[] = "CREATE TABLE IF NOT EXISTS GPT_KERNEL_METRICS ("
+				       " correlationId INTEGER NOT NULL,"
+				       " deviceId INTEGER,"
+				       " contextId INTEGER,"
+				       " kernelName TEXT,"
+				       " shortName TEXT,"
+				       " source TEXT,"
+				       " gldSectors INTEGER,"
+				       " gldRequests INTEGER,"
+				       " gstSectors INTEGER,"
+				       " gstRequests INTEGER,"
+				       " gldSectorsIdeal INTEGER,"
+				       " gstSectorsIdeal INTEGER,"
+				       " idealSource TEXT,"
+				       " durationNs INTEGER,"
+				       " replayDurationNs INTEGER,"
+				       " passes INTEGER);"
+				       "CREATE INDEX IF NOT EXISTS GPT_KERNEL_METRICS_correlationId"
+				       " ON GPT_KERNEL_METRICS (correlationId);"
+				       "CREATE TABLE IF NOT EXISTS GPT_SOURCE_METRICS ("
+				       " kernelName TEXT,"
+				       " shortName TEXT,"
+				       " file TEXT,"
+				       " line INTEGER,"
+				       " gldSectors INTEGER,"
+				       " gldSectorsIdeal INTEGER,"
+				       " gldRequests INTEGER,"
+				       " gstSectors INTEGER,"
+				       " gstSectorsIdeal INTEGER,"
+				       " gstRequests INTEGER,"
+				       " launches INTEGER);";
 
 static void bind_count(sqlite3_stmt *st, int col, double v)
 {
@@ -762,7 +713,8 @@ static int write_kernel_row(sqlite3_stmt *st, const struct metrics_row *row)
 			ideal_source = "sass-scaled";
 		}
 	} else {
-		/* An instrumented launch alone: counts from SASS, requests are warp instructions. */
+		/* An instrumented launch alone: counts from SASS, requests are warp instructions.
+		 */
 		sqlite3_bind_text(st, 6, "sass", -1, SQLITE_STATIC);
 		sqlite3_bind_int64(st, 7, (sqlite3_int64)row->sass.ld_sectors);
 		sqlite3_bind_int64(st, 8, (sqlite3_int64)row->sass.ld_inst);
@@ -808,8 +760,8 @@ static void write_meta(struct metrics_session *s, sqlite3 *db)
 	sqlite3_stmt *st = NULL;
 	char summary[512];
 
-	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO GPT_META (name, value) VALUES (?, ?)", -1,
-			       &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO GPT_META (name, value) VALUES (?, ?)",
+			       -1, &st, NULL) != SQLITE_OK)
 		return;
 	metrics_session_summary(s, summary, sizeof(summary));
 	sqlite3_bind_text(st, 1, "metrics_summary", -1, SQLITE_STATIC);
@@ -840,11 +792,14 @@ int metrics_session_write(struct metrics_session *s, sqlite3 *db, char *err, siz
 		goto out_sqlite;
 	if (sqlite3_exec(db, kernel_table_sql, NULL, NULL, NULL) != SQLITE_OK)
 		goto out_rollback;
-	if (sqlite3_prepare_v2(db, "INSERT INTO GPT_KERNEL_METRICS VALUES "
-			       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &kernel_st,
-			       NULL) != SQLITE_OK ||
-	    sqlite3_prepare_v2(db, "INSERT INTO GPT_SOURCE_METRICS VALUES "
-			       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &line_st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db,
+			       "INSERT INTO GPT_KERNEL_METRICS VALUES "
+			       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &kernel_st, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db,
+			       "INSERT INTO GPT_SOURCE_METRICS VALUES "
+			       "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &line_st, NULL) != SQLITE_OK)
 		goto out_rollback;
 	for (i = 0; i < s->nr_rows; i++)
 		if (write_kernel_row(kernel_st, &s->rows[i]) < 0)

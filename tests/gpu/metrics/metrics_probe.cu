@@ -28,13 +28,13 @@ extern "C" {
 }
 #include "kernels/access.cuh"
 
-#define CHECK_CUDA(call)                                                                        \
-	do {                                                                                    \
-		cudaError_t e_ = (call);                                                        \
-		if (e_ != cudaSuccess) {                                                        \
-			fprintf(stderr, "probe: %s: %s\n", #call, cudaGetErrorString(e_));      \
-			exit(1);                                                                \
-		}                                                                               \
+#define CHECK_CUDA(call)                                                                           \
+	do {                                                                                       \
+		cudaError_t e_ = (call);                                                           \
+		if (e_ != cudaSuccess) {                                                           \
+			fprintf(stderr, "probe: %s: %s\n", #call, cudaGetErrorString(e_));         \
+			exit(1);                                                                   \
+		}                                                                                  \
 	} while (0)
 
 static struct metrics_session *session;
@@ -90,7 +90,7 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
 
 		if (cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
 			const CUpti_ModuleResourceData *m =
-				(const CUpti_ModuleResourceData *)r->resourceDescriptor;
+			    (const CUpti_ModuleResourceData *)r->resourceDescriptor;
 
 			metrics_module_loaded(s, m->pCubin, m->cubinSize);
 		} else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
@@ -102,22 +102,22 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain, CU
 static int subscribe(struct metrics_session *s)
 {
 	static const CUpti_CallbackId runtime[] = {
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-		CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-		CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-		CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+	    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+	    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+	    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+	    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+	    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+	    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+	    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+	    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
 	};
 	static const CUpti_CallbackId driver[] = {
-		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
-		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
-		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-		CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-		CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+	    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+	    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+	    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+	    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+	    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+	    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
 	};
 	CUpti_SubscriberHandle sub;
 	CUptiResult r;
@@ -142,7 +142,7 @@ static int subscribe(struct metrics_session *s)
 /* The kernels, three launches each, then a check that replay left the answers right. */
 static int run_kernels(void)
 {
-	const size_t n = (size_t)1 << 24;		/* 64 MiB of floats */
+	const size_t n = (size_t)1 << 24; /* 64 MiB of floats */
 	const int rows = 4096, cols = 4096;
 	std::vector<float> host(n), out(n);
 	float *in_d, *out_d;
@@ -189,7 +189,8 @@ static int run_kernels(void)
 
 static double ratio(sqlite3_stmt *st, int num, int den)
 {
-	if (sqlite3_column_type(st, num) == SQLITE_NULL || sqlite3_column_type(st, den) == SQLITE_NULL)
+	if (sqlite3_column_type(st, num) == SQLITE_NULL ||
+	    sqlite3_column_type(st, den) == SQLITE_NULL)
 		return -1;
 	double d = sqlite3_column_double(st, den);
 	return d > 0 ? sqlite3_column_double(st, num) / d : -1;
@@ -207,26 +208,32 @@ static void print_trace(const char *path)
 	}
 	printf("\n%-16s %-8s %7s %7s %8s %8s %-11s %9s %6s %10s\n", "kernel", "source", "ld s/r",
 	       "st s/r", "ldIdl/r", "stIdl/r", "ideal", "dur us", "passes", "replay ms");
-	if (sqlite3_prepare_v2(db, "SELECT shortName, source, gldSectors, gldRequests, gstSectors, "
-			       "gstRequests, gldSectorsIdeal, gstSectorsIdeal, idealSource, durationNs, "
-			       "passes, replayDurationNs, correlationId FROM GPT_KERNEL_METRICS "
-			       "ORDER BY rowid", -1, &st, NULL) == SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT shortName, source, gldSectors, gldRequests, gstSectors, "
+		"gstRequests, gldSectorsIdeal, gstSectorsIdeal, idealSource, durationNs, "
+		"passes, replayDurationNs, correlationId FROM GPT_KERNEL_METRICS "
+		"ORDER BY rowid",
+		-1, &st, NULL) == SQLITE_OK) {
 		while (sqlite3_step(st) == SQLITE_ROW)
-			printf("%-16s %-8s %7.2f %7.2f %8.2f %8.2f %-11s %9.1f %6d %10.2f  corr=%d\n",
-			       sqlite3_column_text(st, 0), sqlite3_column_text(st, 1), ratio(st, 2, 3),
-			       ratio(st, 4, 5), ratio(st, 6, 3), ratio(st, 7, 5),
-			       sqlite3_column_type(st, 8) == SQLITE_NULL ? "-" :
-			       (const char *)sqlite3_column_text(st, 8),
-			       sqlite3_column_double(st, 9) / 1e3, sqlite3_column_int(st, 10),
-			       sqlite3_column_double(st, 11) / 1e6, sqlite3_column_int(st, 12));
+			printf(
+			    "%-16s %-8s %7.2f %7.2f %8.2f %8.2f %-11s %9.1f %6d %10.2f  corr=%d\n",
+			    sqlite3_column_text(st, 0), sqlite3_column_text(st, 1), ratio(st, 2, 3),
+			    ratio(st, 4, 5), ratio(st, 6, 3), ratio(st, 7, 5),
+			    sqlite3_column_type(st, 8) == SQLITE_NULL
+				? "-"
+				: (const char *)sqlite3_column_text(st, 8),
+			    sqlite3_column_double(st, 9) / 1e3, sqlite3_column_int(st, 10),
+			    sqlite3_column_double(st, 11) / 1e6, sqlite3_column_int(st, 12));
 		sqlite3_finalize(st);
 	}
-	printf("\n%-16s %-40s %5s %10s %10s %8s %10s %10s %8s\n", "kernel", "file", "line", "ldSect",
-	       "ldIdeal", "ldReq", "stSect", "stIdeal", "stReq");
-	if (sqlite3_prepare_v2(db, "SELECT shortName, file, line, gldSectors, gldSectorsIdeal, "
+	printf("\n%-16s %-40s %5s %10s %10s %8s %10s %10s %8s\n", "kernel", "file", "line",
+	       "ldSect", "ldIdeal", "ldReq", "stSect", "stIdeal", "stReq");
+	if (sqlite3_prepare_v2(db,
+			       "SELECT shortName, file, line, gldSectors, gldSectorsIdeal, "
 			       "gldRequests, gstSectors, gstSectorsIdeal, gstRequests "
-			       "FROM GPT_SOURCE_METRICS ORDER BY shortName, file, line", -1, &st,
-			       NULL) == SQLITE_OK) {
+			       "FROM GPT_SOURCE_METRICS ORDER BY shortName, file, line",
+			       -1, &st, NULL) == SQLITE_OK) {
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			const char *file = (const char *)sqlite3_column_text(st, 1);
 			const char *slash = file ? strrchr(file, '/') : NULL;
@@ -258,7 +265,8 @@ static void list_device(void)
 	chip.deviceIndex = 0;
 	CUptiResult rc = cuptiDeviceGetChipName(&chip);
 	printf("chip: %d %s\n", rc, chip.pChipName ? chip.pChipName : "?");
-	for (int api = CUPTI_PROFILER_RANGE_PROFILING; api <= CUPTI_PROFILER_SASS_METRICS; api += 2) {
+	for (int api = CUPTI_PROFILER_RANGE_PROFILING; api <= CUPTI_PROFILER_SASS_METRICS;
+	     api += 2) {
 		CUpti_Profiler_DeviceSupported_Params p = {};
 
 		p.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
@@ -322,7 +330,8 @@ int main(int argc, char **argv)
 	remove(out);
 	sqlite3 *db;
 	if (sqlite3_open(out, &db) == SQLITE_OK) {
-		sqlite3_exec(db, "CREATE TABLE GPT_META (name TEXT NOT NULL PRIMARY KEY, value TEXT)",
+		sqlite3_exec(db,
+			     "CREATE TABLE GPT_META (name TEXT NOT NULL PRIMARY KEY, value TEXT)",
 			     NULL, NULL, NULL);
 		sqlite3_close(db);
 	}

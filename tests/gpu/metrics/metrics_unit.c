@@ -11,12 +11,12 @@
 static int failures;
 static char last_report[1024];
 
-#define CHECK(cond)                                                                     \
-	do {                                                                            \
-		if (!(cond)) {                                                          \
-			fprintf(stderr, "metrics_unit: %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                     \
-		}                                                                       \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "metrics_unit: %s:%d: %s\n", __FILE__, __LINE__, #cond);   \
+			failures++;                                                                \
+		}                                                                                  \
 	} while (0)
 
 static void keep_report(const char *line)
@@ -55,16 +55,16 @@ static void test_spec(void)
 	CHECK(open_ok("off") == NULL);
 
 	s = open_ok("1");
-	CHECK(s && s->want_counters && s->want_source && !s->first && !s->nr_globs);
+	CHECK(s && s->want_source && !s->first && !s->nr_globs && !s->debug);
 	metrics_session_free(s);
 
 	s = open_ok(" kernel=transpose_* , first=2,kernel=*gather*, source=0 ");
-	CHECK(s && s->nr_globs == 2 && s->first == 2 && !s->want_source && s->want_counters);
+	CHECK(s && s->nr_globs == 2 && s->first == 2 && !s->want_source);
 	CHECK(s && !strcmp(s->globs[0], "transpose_*") && !strcmp(s->globs[1], "*gather*"));
 	metrics_session_free(s);
 
-	s = open_ok("all,counters=0,sass=same");
-	CHECK(s && !s->want_counters && s->want_source && s->sass_same_launch);
+	s = open_ok("all,debug,source=1");
+	CHECK(s && s->debug && s->want_source);
 	metrics_session_free(s);
 
 	open_fails("first=0", "first=0: expected a positive count");
@@ -72,21 +72,22 @@ static void test_spec(void)
 	open_fails("kernel=", "kernel= needs a name");
 	open_fails("all,bogus", "unknown item 'bogus'");
 	open_fails("source=maybe", "source=maybe: expected 0 or 1");
-	open_fails("counters=0,source=0", "leave nothing to collect");
+	open_fails("counters=0", "unknown item 'counters=0'");
 }
 
 static void test_names(void)
 {
 	static const char *const cases[][2] = {
-		{ "_Z14coalesced_copyPKfPfm", "coalesced_copy" },
-		{ "_Z15transpose_naivePKfPfii", "transpose_naive" },
-		{ "_ZN2ns6kernelIfEEvPT_", "kernel" },
-		{ "_Z10kernel_tplIfEvPT_", "kernel_tpl" },
-		{ "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_",
-		  "vectorized_elementwise_kernel" },
-		{ "_ZL6staticv", "static" },
-		{ "plain_c_kernel", "plain_c_kernel" },
-		{ "_Z", "_Z" },
+	    {"_Z14coalesced_copyPKfPfm", "coalesced_copy"},
+	    {"_Z15transpose_naivePKfPfii", "transpose_naive"},
+	    {"_ZN2ns6kernelIfEEvPT_", "kernel"},
+	    {"_Z10kernel_tplIfEvPT_", "kernel_tpl"},
+	    {"_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_"
+	     "11FillFunctorIfEESt5arrayIPcLm1EEEEviT0_T1_",
+	     "vectorized_elementwise_kernel"},
+	    {"_ZL6staticv", "static"},
+	    {"plain_c_kernel", "plain_c_kernel"},
+	    {"_Z", "_Z"},
 	};
 	struct metrics_session *s;
 	size_t i;
@@ -104,7 +105,8 @@ static void test_names(void)
 	CHECK(kernel_get(s, "_Z15transpose_naivePKfPfii")->selected);
 	CHECK(kernel_get(s, "_Z14strided_gatherPKfPfm")->selected);
 	CHECK(!kernel_get(s, "_Z14coalesced_copyPKfPfm")->selected);
-	CHECK(kernel_get(s, "_Z15transpose_naivePKfPfii") == kernel_get(s, "_Z15transpose_naivePKfPfii"));
+	CHECK(kernel_get(s, "_Z15transpose_naivePKfPfii") ==
+	      kernel_get(s, "_Z15transpose_naivePKfPfii"));
 	CHECK(s->nr_kernels == 3);
 	metrics_session_free(s);
 }
@@ -113,7 +115,8 @@ static void test_names(void)
 static void test_host_config(void)
 {
 	static const char *const missing[] = {
-		"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "no_such__metric.sum",
+	    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+	    "no_such__metric.sum",
 	};
 	struct metrics_session *s = open_ok("all");
 	struct metrics_chip *chip = calloc(1, sizeof(*chip));
@@ -129,14 +132,14 @@ static void test_host_config(void)
 	last_report[0] = '\0';
 	CHECK(chip_configure(s, chip, missing, 2, 3) < 0);
 	CHECK(strstr(last_report, "no hardware counters on device 3: metric 'no_such__metric.sum' "
-		      "is not available on chip GH100") != NULL);
+				  "is not available on chip GH100") != NULL);
 	chip_free(chip);
 	metrics_session_free(s);
 
 	CHECK(strstr(metrics_cupti_reason(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES),
-		      "NVreg_RestrictProfilingToAdminUsers=0"));
+		     "NVreg_RestrictProfilingToAdminUsers=0"));
 	CHECK(strstr(metrics_cupti_reason(CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED),
-		      "another profiler"));
+		     "another profiler"));
 }
 
 static int64_t query_int(sqlite3 *db, const char *sql)
@@ -169,8 +172,12 @@ static void test_write(void)
 	row->correlation_id = 7;
 	row->kernel = k;
 	row->has_sass = true;
-	row->sass = (struct metrics_access){ .ld_sectors = 32000, .ld_ideal = 4000, .ld_inst = 1000,
-					     .st_sectors = 4000, .st_ideal = 4000, .st_inst = 1000 };
+	row->sass = (struct metrics_access){.ld_sectors = 32000,
+					    .ld_ideal = 4000,
+					    .ld_inst = 1000,
+					    .st_sectors = 4000,
+					    .st_ideal = 4000,
+					    .st_inst = 1000};
 	row->replay_ns = 1000000;
 	k->sass = row->sass;
 	k->sass_done = true;
@@ -207,20 +214,24 @@ static void test_write(void)
 	      64000);
 	CHECK(query_int(db, "SELECT gldSectorsIdeal FROM GPT_KERNEL_METRICS "
 			    "WHERE correlationId = 9 AND idealSource = 'sass-scaled'") == 8000);
-	CHECK(query_int(db, "SELECT gstSectorsIdeal FROM GPT_KERNEL_METRICS WHERE correlationId = 9")
-	      == 8000);
+	CHECK(query_int(db,
+			"SELECT gstSectorsIdeal FROM GPT_KERNEL_METRICS WHERE correlationId = 9") ==
+	      8000);
 	CHECK(query_int(db, "SELECT durationNs FROM GPT_KERNEL_METRICS WHERE correlationId = 9") ==
 	      12345);
 	CHECK(query_int(db, "SELECT gldRequests FROM GPT_KERNEL_METRICS "
 			    "WHERE correlationId = 7 AND source = 'sass'") == 1000);
 	CHECK(query_int(db, "SELECT durationNs FROM GPT_KERNEL_METRICS WHERE correlationId = 7") ==
 	      -3);
-	CHECK(query_int(db, "SELECT line FROM GPT_SOURCE_METRICS WHERE file LIKE '%access.cu'") == 20);
+	CHECK(query_int(db, "SELECT line FROM GPT_SOURCE_METRICS WHERE file LIKE '%access.cu'") ==
+	      20);
 	CHECK(query_int(db, "SELECT gldSectors - gldSectorsIdeal FROM GPT_SOURCE_METRICS "
 			    "WHERE shortName = 'strided_gather' AND line = 20") == 28000);
-	CHECK(query_int(db, "SELECT count(*) FROM GPT_META WHERE name = 'metrics_summary' "
-			    "AND value LIKE 'metrics: 1 launches of 1 kernels profiled (0 passes each)%'")
-	      == 1);
+	CHECK(query_int(
+		  db,
+		  "SELECT count(*) FROM GPT_META WHERE name = 'metrics_summary' "
+		  "AND value LIKE 'metrics: 1 launches of 1 kernels profiled (0 passes each)%'") ==
+	      1);
 	sqlite3_close(db);
 
 	metrics_session_summary(s, summary, sizeof(summary));
@@ -241,12 +252,16 @@ static void test_sass_records(void)
 	struct metrics_kernel *k = kernel_get(s, "_Z14strided_gatherPKfPfm");
 	CUpti_SassMetrics_InstanceValue v[6];
 	CUpti_SassMetrics_Data d[6];
-	struct metrics_row row = { 0 };
+	struct metrics_row row = {0};
 	/* pc 0x80: the load (32 sectors per request), pc 0x100: the store (4). */
-	static const struct { uint32_t pc; int metric; uint64_t value; } rec[6] = {
-		{ 0x100, SASS_SECTORS, 4096 }, { 0x80, SASS_INST_LD, 1024 },
-		{ 0x80, SASS_SECTORS, 32768 }, { 0x100, SASS_INST_ST, 1024 },
-		{ 0x80, SASS_SECTORS_IDEAL, 4096 }, { 0x100, SASS_SECTORS_IDEAL, 4096 },
+	static const struct {
+		uint32_t pc;
+		int metric;
+		uint64_t value;
+	} rec[6] = {
+	    {0x100, SASS_SECTORS, 4096},      {0x80, SASS_INST_LD, 1024},
+	    {0x80, SASS_SECTORS, 32768},      {0x100, SASS_INST_ST, 1024},
+	    {0x80, SASS_SECTORS_IDEAL, 4096}, {0x100, SASS_SECTORS_IDEAL, 4096},
 	};
 	int i;
 
@@ -264,26 +279,13 @@ static void test_sass_records(void)
 	}
 	row.kernel = k;
 	sass_collect(s, k, &row, d, 6, 1);
-	CHECK(row.sass.ld_sectors == 32768 && row.sass.ld_ideal == 4096 && row.sass.ld_inst == 1024);
+	CHECK(row.sass.ld_sectors == 32768 && row.sass.ld_ideal == 4096 &&
+	      row.sass.ld_inst == 1024);
 	CHECK(row.sass.st_sectors == 4096 && row.sass.st_ideal == 4096 && row.sass.st_inst == 1024);
 	/* No cubin was loaded: one line, file unknown, holding both instructions. */
 	CHECK(k->nr_lines == 1 && !k->lines[0].file && k->lines[0].access.ld_sectors == 32768);
 	CHECK(s->sass_unresolved == 2 && s->source_kernels == 0);
 
-	/* Kernel replay ran the instrumented kernel three times: divided back. */
-	k->sass = row.sass;
-	row.has_sass = row.has_counters = true;
-	for (i = 0; i < NR_COUNTERS; i++)
-		row.counters[i] = 0;
-	row.counters[COUNTER_LD_REQUESTS] = 1024.0 / 3;
-	row.counters[COUNTER_ST_REQUESTS] = 1024.0 / 3;
-	sass_calibrate(s, &row);
-	CHECK(row.sass.ld_sectors == 32768 / 3 && k->sass.st_inst == 1024 / 3);
-	CHECK(k->lines[0].access.ld_sectors == 32768 / 3 && s->sass_rescaled == 1);
-	/* Counts that agree with the hardware's are left alone. */
-	row.counters[COUNTER_LD_REQUESTS] = row.counters[COUNTER_ST_REQUESTS] = 341;
-	sass_calibrate(s, &row);
-	CHECK(row.sass.ld_sectors == 32768 / 3 && s->sass_rescaled == 1);
 	metrics_session_free(s);
 }
 

@@ -50,9 +50,7 @@ probe() {
 }
 
 probe all "all,debug"
-probe separate "all,sass=separate,debug"
 probe counters "all,source=0"
-probe sass "all,counters=0"
 probe filter "kernel=transpose_*,first=1"
 
 step "ncu: the same four metrics and the duration, every launch of the plain probe"
