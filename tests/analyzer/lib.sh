@@ -30,13 +30,19 @@ expect() {
 }
 
 # expect_exit NAME CODE STDERR-PATTERN CMD...: exit status and one line on stderr matching the pattern
+# (an empty pattern: nothing on stderr)
 expect_exit() {
-	local name=$1 code=$2 pattern=$3 rc lines
+	local name=$1 code=$2 pattern=$3 rc lines ok
 	shift 3
 	"$@" > "$TMP/out" 2> "$TMP/err"
 	rc=$?
 	lines=$(wc -l < "$TMP/err")
-	if [ $rc -eq "$code" ] && grep -Eq -- "$pattern" "$TMP/err" && [ "$lines" -le 1 ]; then
+	if [ -z "$pattern" ]; then
+		[ ! -s "$TMP/err" ] && ok=1
+	else
+		grep -Eq -- "$pattern" "$TMP/err" && [ "$lines" -le 1 ] && ok=1
+	fi
+	if [ $rc -eq "$code" ] && [ -n "${ok:-}" ]; then
 		echo "ok   $name"
 	else
 		echo "FAIL $name: exit $rc (want $code), stderr:"
