@@ -1,7 +1,8 @@
 /*
  * Hardware metrics per kernel launch (issue 5): global load/store sectors and requests and the
  * kernel's duration from CUPTI's Range Profiler (auto range, kernel replay), and, once per distinct
- * kernel, the ideal sector counts and their source lines from CUPTI's SASS Metrics API.
+ * kernel, on a launch of its own (its first selected one), the ideal sector counts and their
+ * source lines from CUPTI's SASS Metrics API.
  *
  * The module never subscribes to CUPTI itself (one subscriber per process before CUDA 13.3): the
  * library's own CUPTI callback calls the hooks below. Everything is driven from the launching
