@@ -167,7 +167,14 @@ static void writer_fail(struct writer *w, const char *fmt, ...)
 
 static int writer_sql_failed(struct writer *w)
 {
-	writer_fail(w, "cannot write trace '%s': %s", w->path, sqlite3_errmsg(w->db));
+	int err = w->db ? sqlite3_system_errno(w->db) : 0;
+
+	/* "disk I/O error" alone does not tell a full disk from a file size limit. */
+	if (err)
+		writer_fail(w, "cannot write trace '%s': %s (%s)", w->path, sqlite3_errmsg(w->db),
+			    strerror(err));
+	else
+		writer_fail(w, "cannot write trace '%s': %s", w->path, sqlite3_errmsg(w->db));
 	return -1;
 }
 

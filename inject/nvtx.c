@@ -44,6 +44,7 @@ struct nvtxDomainRegistration_st {
 
 struct nvtxStringRegistration_st {
 	uint32_t id;
+	struct nvtxStringRegistration_st *next;
 };
 
 enum nvtx_mode {
@@ -57,6 +58,7 @@ static struct collector_nvtx_batch *batch;
 static struct collector *sink;
 static _Atomic int mode = NVTX_PENDING;
 static struct nvtxDomainRegistration_st *domains;
+static struct nvtxStringRegistration_st *strings;
 static atomic_uint next_domain_id = 1;
 static atomic_uint next_string_id = 1;
 static atomic_ullong next_range_id = 1;
@@ -453,6 +455,10 @@ static nvtxStringHandle_t register_string(nvtxDomainHandle_t domain, const char 
 	if (!handle)
 		return NULL;
 	handle->id = atomic_fetch_add(&next_string_id, 1);
+	pthread_mutex_lock(&nvtx_lock);
+	handle->next = strings;
+	strings = handle;
+	pthread_mutex_unlock(&nvtx_lock);
 	event_init(&ev, NVTX_EV_REGISTER, domain);
 	ev.range_id = handle->id;
 	nvtx_record(&ev, text ? text : "", text ? len : 0);

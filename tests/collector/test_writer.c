@@ -1,0 +1,382 @@
+/*
+ * The trace writer: rows written through writer.h are read back with SQLite and checked (tables,
+ * counts, StringIds, relative timestamps, globalPid/globalTid packing, GPT_META facts, indexes,
+ * end-of-run tables), and the file rules: no file without events, never overwrite (".1"), force,
+ * one error line for a directory that does not exist and for a full disk (RLIMIT_FSIZE).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collector/writer.h"
+#include "tests/collector/check.h"
+
+#define ORIGIN 1000000000000ull
+#define PID 4242
+
+static int reports;
+static char last_report[1024];
+
+static void count_report(const char *line)
+{
+	reports++;
+	snprintf(last_report, sizeof(last_report), "%s", line);
+}
+
+static const char *api_name(int event_class, uint32_t cbid)
+{
+	if (event_class == 0 && cbid == 211)
+		return "cudaLaunchKernel_v7000";
+	if (event_class == 1 && cbid == 307)
+		return "cuLaunchKernel";
+	return NULL;
+}
+
+static struct writer *new_writer(const char *path, int force)
+{
+	struct writer_options o = {
+		.path = path,
+		.force = force,
+		.time_origin = ORIGIN,
+		.time_origin_utc_ns = 1733877925987393218ull,
+		.pid = PID,
+		.api_name = api_name,
+		.report = count_report,
+	};
+
+	return writer_new(&o);
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+static struct kernel_row kernel(const char *name, uint64_t start, uint32_t correlation)
+{
+	struct kernel_row k = {
+		.start = ORIGIN + start,
+		.end = ORIGIN + start + 1500,
+		.device_id = 0,
+		.context_id = 1,
+		.stream_id = 7,
+		.correlation_id = correlation,
+		.name = name,
+		.launch_type = 1,
+		.registers_per_thread = 16,
+		.grid_x = 1, .grid_y = 1, .grid_z = 1,
+		.block_x = 32, .block_y = 1, .block_z = 1,
+		.grid_id = 5,
+	};
+
+	return k;
+}
+
+static void test_no_events_no_file(const char *dir)
+{
+	char path[600];
+	struct writer *w;
+	struct device_row dev = { .id = 0, .name = "GPU" };
+	struct context_row ctx = { .context_id = 1, .device_id = 0 };
+
+	snprintf(path, sizeof(path), "%s/empty.sqlite", dir);
+	w = new_writer(path, 0);
+	/* Facts that are not events do not create the file. */
+	writer_device(w, &dev);
+	writer_context(w, &ctx);
+	writer_meta(w, "pid", "1");
+	writer_thread_name(w, 1, "main", 4);
+	CHECK_EQ_INT(writer_finish(w, 0), 0);
+	CHECK(!exists(path));
+	CHECK(writer_path(w) == NULL);
+	writer_free(w);
+}
+
+static void test_rows(const char *dir)
+{
+	char path[600], text[256];
+	struct writer *w;
+	sqlite3 *db;
+	struct kernel_row k;
+	struct memcpy_row m = {
+		.start = ORIGIN + 10, .end = ORIGIN + 20, .device_id = 0, .context_id = 1,
+		.stream_id = 13, .correlation_id = 3, .bytes = 4096, .copy_kind = 1, .src_kind = 0,
+		.dst_kind = 2, .src_device = ROW_NO_ID, .src_context = ROW_NO_ID,
+		.dst_device = ROW_NO_ID, .dst_context = ROW_NO_ID,
+	};
+	struct memset_row s = {
+		.start = ORIGIN + 30, .end = ORIGIN + 40, .context_id = 1, .stream_id = 13,
+		.correlation_id = 4, .value = 0, .bytes = 64, .mem_kind = 2,
+	};
+	struct sync_row y = {
+		.start = ORIGIN + 50, .end = ORIGIN + 90, .context_id = 2, .stream_id = 13,
+		.correlation_id = 5, .sync_type = 3, .event_id = 0xffffffffu,
+	};
+	struct api_row a = {
+		.start = ORIGIN + 1, .end = ORIGIN + 9, .event_class = 0, .cbid = 211, .pid = PID,
+		.tid = (uint32_t)gettid(), .correlation_id = 1,
+	};
+	struct nvtx_row n = {
+		.start = ORIGIN + 5, .end = ORIGIN + 95, .has_end = 1, .event_type = 59,
+		.text = "step", .text_len = 4, .text_id = -1, .tid = (uint32_t)gettid(), .domain = 0,
+		.payload_type = 2, .payload = (uint64_t)-7,
+	};
+	struct device_row dev = {
+		.id = 1, .name = "NVIDIA H200", .total_memory = 150137864192ull,
+		.memory_bandwidth = 4916736000000ull, .clock_rate = 1980000000ull, .sm_count = 132,
+		.compute_major = 9, .compute_minor = 0,
+	};
+	struct context_row ctx = { .context_id = 2, .device_id = 1 };
+
+	snprintf(path, sizeof(path), "%s/rows.sqlite", dir);
+	w = new_writer(path, 0);
+	writer_meta(w, "command_line", "./app --size 4096");
+	writer_device(w, &dev);
+	writer_context(w, &ctx);
+	k = kernel("_Z6kernelPf", 100, 1);
+	CHECK_EQ_INT(writer_kernel(w, &k), 0);
+	CHECK(exists(path));	/* created on the first event */
+	k = kernel("_Z6kernelPf", 2000, 2);
+	k.graph_id = 9;
+	k.graph_node_id = 77;
+	CHECK_EQ_INT(writer_kernel(w, &k), 0);
+	k = kernel("plain_kernel", 4000, 6);
+	CHECK_EQ_INT(writer_kernel(w, &k), 0);
+	CHECK_EQ_INT(writer_memcpy(w, &m), 0);
+	CHECK_EQ_INT(writer_memset(w, &s), 0);
+	CHECK_EQ_INT(writer_sync(w, &y), 0);
+	CHECK_EQ_INT(writer_api(w, &a), 0);
+	a.correlation_id = 2;
+	CHECK_EQ_INT(writer_api(w, &a), 0);
+	a.event_class = 1;
+	a.cbid = 307;
+	a.correlation_id = 6;
+	CHECK_EQ_INT(writer_api(w, &a), 0);
+	a.cbid = 9999;	/* a name CUPTI does not give */
+	CHECK_EQ_INT(writer_api(w, &a), 0);
+	CHECK_EQ_INT(writer_nvtx(w, &n), 0);
+	writer_count_untimed(w);
+	writer_thread_name(w, 12345, "loader", 6);
+	CHECK_EQ_INT(writer_finish(w, 5), 1);
+	CHECK_EQ_STR(writer_path(w), path);
+	CHECK_EQ_INT(reports, 0);
+	writer_free(w);
+
+	CHECK_EQ_INT(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 3);
+	CHECK_EQ_INT(query_int(db, "SELECT min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 100);
+	CHECK_EQ_INT(query_int(db, "SELECT max(end) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 5500);
+	CHECK_EQ_INT(query_int(db, "SELECT globalPid FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1"),
+		     (long long)PID << 24);
+	CHECK_EQ_STR(query_text(db, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
+				    "StringIds s ON s.id = k.demangledName WHERE correlationId = 1",
+				text, sizeof(text)),
+		     "kernel(float*)");
+	CHECK_EQ_STR(query_text(db, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
+				    "StringIds s ON s.id = k.shortName WHERE correlationId = 1",
+				text, sizeof(text)),
+		     "kernel");
+	CHECK_EQ_STR(query_text(db, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
+				    "StringIds s ON s.id = k.mangledName WHERE correlationId = 1",
+				text, sizeof(text)),
+		     "_Z6kernelPf");
+	CHECK_EQ_STR(query_text(db, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN "
+				    "StringIds s ON s.id = k.demangledName WHERE correlationId = 6",
+				text, sizeof(text)),
+		     "plain_kernel");
+	/* Each distinct string once. */
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) - count(DISTINCT value) FROM StringIds"), 0);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE "
+				   "graphId IS NULL AND graphNodeId IS NULL"), 2);
+	CHECK_EQ_INT(query_int(db, "SELECT graphNodeId FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE "
+				   "graphId = 9"), 77);
+	CHECK_EQ_INT(query_int(db, "SELECT srcKind * 10 + dstKind FROM CUPTI_ACTIVITY_KIND_MEMCPY"), 2);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY WHERE "
+				   "srcDeviceId IS NULL"), 1);
+	CHECK_EQ_INT(query_int(db, "SELECT memKind FROM CUPTI_ACTIVITY_KIND_MEMSET"), 2);
+	/* Sync rows take their device from the context's record. */
+	CHECK_EQ_INT(query_int(db, "SELECT deviceId FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"), 1);
+	CHECK_EQ_INT(query_int(db, "SELECT syncType FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION"), 3);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"), 4);
+	CHECK_EQ_INT(query_int(db, "SELECT globalTid FROM CUPTI_ACTIVITY_KIND_RUNTIME LIMIT 1"),
+		     ((long long)PID << 24) | gettid());
+	CHECK_EQ_STR(query_text(db, "SELECT s.value FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN "
+				    "StringIds s ON s.id = r.nameId WHERE correlationId = 1",
+				text, sizeof(text)),
+		     "cudaLaunchKernel_v7000");
+	CHECK_EQ_INT(query_int(db, "SELECT eventClass FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN "
+				   "StringIds s ON s.id = r.nameId WHERE s.value = 'cuLaunchKernel'"),
+		     1);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM StringIds WHERE value = 'cu_cbid_9999'"), 1);
+	CHECK_EQ_STR(query_text(db, "SELECT text FROM NVTX_EVENTS", text, sizeof(text)), "step");
+	CHECK_EQ_INT(query_int(db, "SELECT int64Value FROM NVTX_EVENTS"), -7);
+	CHECK_EQ_INT(query_int(db, "SELECT end - start FROM NVTX_EVENTS"), 90);
+
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'gpt_schema_version'",
+				text, sizeof(text)),
+		     "1");
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'time_origin_ns'",
+				text, sizeof(text)),
+		     "1000000000000");
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'cupti_dropped_records'",
+				text, sizeof(text)),
+		     "5");
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'kernel_records'",
+				text, sizeof(text)),
+		     "3");
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'api_records'", text,
+				sizeof(text)),
+		     "4");
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'untimed_records'",
+				text, sizeof(text)),
+		     "1");
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'trace_complete'",
+				text, sizeof(text)),
+		     "1");
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'command_line'", text,
+				sizeof(text)),
+		     "./app --size 4096");
+	CHECK_EQ_STR(query_text(db, "SELECT name FROM TARGET_INFO_GPU WHERE id = 1", text,
+				sizeof(text)),
+		     "NVIDIA H200");
+	CHECK_EQ_INT(query_int(db, "SELECT memoryBandwidth FROM TARGET_INFO_GPU"), 4916736000000ll);
+	CHECK_EQ_INT(query_int(db, "SELECT smCount FROM TARGET_INFO_GPU"), 132);
+	CHECK_EQ_INT(query_int(db, "SELECT pid FROM PROCESSES"), PID);
+	CHECK_EQ_INT(query_int(db, "SELECT globalPid FROM PROCESSES"), (long long)PID << 24);
+	CHECK_EQ_INT(query_int(db, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME"),
+		     1733877925987393218ll);
+	CHECK_EQ_STR(query_text(db, "SELECT utcTime FROM TARGET_INFO_SESSION_START_TIME", text,
+				sizeof(text)),
+		     "2024-12-11T00:45:25");
+	/* The API rows' thread is alive (this one): its name is read from /proc; plus the named one. */
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM ThreadNames"), 2);
+	CHECK_EQ_INT(query_int(db, "SELECT t.globalTid FROM ThreadNames t JOIN StringIds s ON "
+				   "s.id = t.nameId WHERE s.value = 'loader'"),
+		     ((long long)PID << 24) | 12345);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
+				   "name = 'GPT_INDEX_RUNTIME_correlationId'"), 1);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM ENUM_CUDA_MEM_KIND"), 8);
+	CHECK_EQ_STR(query_text(db, "PRAGMA integrity_check", text, sizeof(text)), "ok");
+	sqlite3_close(db);
+	CHECK(!exists("rows.sqlite-journal"));
+}
+
+static void test_no_overwrite(const char *dir)
+{
+	char path[600], second[620];
+	struct writer *w;
+	struct kernel_row k = kernel("k", 1, 1);
+	sqlite3 *db;
+
+	snprintf(path, sizeof(path), "%s/same.sqlite", dir);
+	snprintf(second, sizeof(second), "%s/same.1.sqlite", dir);
+	w = new_writer(path, 0);
+	writer_kernel(w, &k);
+	CHECK_EQ_INT(writer_finish(w, 0), 1);
+	writer_free(w);
+
+	w = new_writer(path, 0);
+	writer_kernel(w, &k);
+	writer_kernel(w, &k);
+	CHECK_EQ_INT(writer_finish(w, 0), 1);
+	CHECK_EQ_STR(writer_path(w), second);
+	writer_free(w);
+	sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 1);
+	sqlite3_close(db);
+	sqlite3_open_v2(second, &db, SQLITE_OPEN_READONLY, NULL);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 2);
+	sqlite3_close(db);
+
+	/* force: the same name, replaced. */
+	w = new_writer(path, 1);
+	for (int i = 0; i < 3; i++)
+		writer_kernel(w, &k);
+	CHECK_EQ_INT(writer_finish(w, 0), 1);
+	CHECK_EQ_STR(writer_path(w), path);
+	writer_free(w);
+	sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 3);
+	sqlite3_close(db);
+	CHECK_EQ_INT(reports, 0);
+}
+
+static void test_bad_directory(const char *dir)
+{
+	char path[600], expected[700];
+	struct writer *w;
+	struct kernel_row k = kernel("k", 1, 1);
+
+	snprintf(path, sizeof(path), "%s/missing/dir/t.sqlite", dir);
+	reports = 0;
+	w = new_writer(path, 0);
+	CHECK_EQ_INT(writer_kernel(w, &k), -1);
+	CHECK_EQ_INT(writer_kernel(w, &k), -1);
+	CHECK_EQ_INT(writer_finish(w, 0), -1);
+	snprintf(expected, sizeof(expected), "cannot create trace '%s': No such file or directory",
+		 path);
+	CHECK_EQ_STR(writer_error(w), expected);
+	CHECK_EQ_INT(reports, 1);	/* one line, however many rows follow */
+	CHECK_EQ_STR(last_report, expected);
+	CHECK(!exists(path));
+	writer_free(w);
+}
+
+static void test_disk_full(const char *dir)
+{
+	char path[600];
+	struct writer *w;
+	struct rlimit old, small;
+	struct kernel_row k;
+	int failed = 0, i;
+
+	snprintf(path, sizeof(path), "%s/full.sqlite", dir);
+	reports = 0;
+	/* A file size limit behaves like a full disk: write() fails (EFBIG). */
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &old);
+	small = old;
+	small.rlim_cur = 256 * 1024;
+	setrlimit(RLIMIT_FSIZE, &small);
+	w = new_writer(path, 0);
+	for (i = 0; i < 100000 && !failed; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "kernel_%d", i % 5000);
+		k = kernel(name, (uint64_t)i * 10, (uint32_t)i);
+		if (writer_kernel(w, &k) < 0)
+			failed = 1;
+		else if (i % 1000 == 999 && writer_tick(w, (uint64_t)i * 1000000000ull, 1) < 0)
+			failed = 1;
+	}
+	setrlimit(RLIMIT_FSIZE, &old);
+	CHECK(failed);
+	CHECK_EQ_INT(writer_finish(w, 0), -1);
+	CHECK_EQ_INT(reports, 1);
+	CHECK(strncmp(last_report, "cannot write trace '", 20) == 0);
+	fprintf(stderr, "disk full reported as: %s\n", last_report);
+	writer_free(w);
+}
+
+int main(void)
+{
+	const char *dir = check_tmpdir();
+
+	if (chdir(dir) < 0)
+		return 2;
+	test_no_events_no_file(dir);
+	test_rows(dir);
+	test_no_overwrite(dir);
+	test_bad_directory(dir);
+	test_disk_full(dir);
+	check_rmtree(dir);
+	return check_exit("test_writer");
+}
