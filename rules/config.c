@@ -171,7 +171,7 @@ int rule_config_load(struct rule_config *config, const char *path, char *err, si
 		return -errno;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		char *s = line, *hash, *eq, *close;
+		char *s = line, *hash, *eq, *close, *dot;
 		size_t len;
 
 		lineno++;
@@ -220,13 +220,13 @@ int rule_config_load(struct rule_config *config, const char *path, char *err, si
 			ret = -EINVAL;
 			goto out_close;
 		}
-		if (section[0]) {
+		/* A key with a dot names its rule, in a section or not: "small-kernels.min_launches = 50"
+		 * (parameter names have no dots). */
+		dot = memchr(s, '.', (size_t)(eq - s));
+		if (!dot && section[0]) {
 			ret = apply(config, where, section, strlen(section), s, (size_t)(eq - s), eq + 1,
 				    strlen(eq + 1), err, errlen);
 		} else {
-			/* Outside any section a line names its rule: "small-kernels.min_launches = 50". */
-			char *dot = memchr(s, '.', (size_t)(eq - s));
-
 			if (!dot) {
 				snprintf(err, errlen, "%sparameter outside a [rule-id] section", where);
 				ret = -EINVAL;

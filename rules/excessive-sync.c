@@ -167,9 +167,10 @@ static int report_drains(const struct rule *rule, struct rule_context *ctx, stru
 			if (s->drains[i].trace_id == dev->trace_id && s->drains[i].device == dev->device &&
 			    !strcmp(s->drains[i].name, name))
 				d = &s->drains[i];
-		finding_evidence(f, "%s: %" PRId64 " calls blocked the host %s; %" PRId64
+		finding_evidence(f, "%s: %" PRId64 " call%s blocked the host %s; %" PRId64
 				 " drained the device, which then idled %s",
 				 fmt_name(&t1, name), (int64_t)sqlite3_column_int64(st, 2),
+				 plural(sqlite3_column_int64(st, 2)),
 				 fmt_duration(&t2, sqlite3_column_int64(st, 3)), d ? d->count : 0,
 				 fmt_duration(&t3, d ? d->idle : 0));
 	}

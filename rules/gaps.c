@@ -231,13 +231,12 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 		d = device_find(walk, &w, trace_id, key[1]);
 		if (end < start)
 			end = start;
-		if (!d->ops++) {
-			d->first = start;
-			d->last = end;
-			d->busy = end - start;
-			continue;
-		}
 		memset(&g, 0, sizeof(g));
+		if (!d->ops++) {
+			/* Idle time before a device's first operation is not a gap. */
+			d->first = start;
+			d->last = start;
+		}
 		g.trace_id = trace_id;
 		g.device = key[1];
 		g.stream = key[2];

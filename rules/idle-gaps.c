@@ -226,9 +226,9 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 fmt_percent(&t3, (double)idle / (double)active), fmt_duration(&t4, active),
 			 fmt_duration(&t5, sync), fmt_duration(&t6, host));
 	f->device = (int32_t)d->device;
-	finding_evidence(f, "%" PRId64 " gaps of at least %.1f us: host-wait %" PRId64 " (%s), sync-wait %" PRId64
+	finding_evidence(f, "%" PRId64 " gap%s of at least %.1f us: host-wait %" PRId64 " (%s), sync-wait %" PRId64
 			 " (%s), other %" PRId64 " (%s)",
-			 count, min_gap_us, d->cause[GAP_HOST_WAIT].count, fmt_duration(&t1, host),
+			 count, plural(count), min_gap_us, d->cause[GAP_HOST_WAIT].count, fmt_duration(&t1, host),
 			 d->cause[GAP_SYNC_WAIT].count, fmt_duration(&t2, sync), d->cause[GAP_OTHER].count,
 			 fmt_duration(&t3, other));
 	finding_evidence(f, "active from %s to %s, busy %s", fmt_at(&t1, clock, dev->first),
@@ -240,8 +240,9 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 		if (st->trace_id != d->trace_id || st->device != d->device)
 			continue;
 		finding_evidence(f,
-				 "stream %" PRId64 ": %" PRId64 " gaps before its work, host-wait %s, sync-wait %s, other %s",
+				 "stream %" PRId64 ": %" PRId64 " gap%s before its work, host-wait %s, sync-wait %s, other %s",
 				 st->stream, st->cause[0].count + st->cause[1].count + st->cause[2].count,
+				 plural(st->cause[0].count + st->cause[1].count + st->cause[2].count),
 				 fmt_duration(&t1, st->cause[GAP_HOST_WAIT].ns),
 				 fmt_duration(&t2, st->cause[GAP_SYNC_WAIT].ns),
 				 fmt_duration(&t3, st->cause[GAP_OTHER].ns));
@@ -253,8 +254,8 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 
 		if (b->trace_id != d->trace_id || b->device != d->device)
 			continue;
-		finding_evidence(f, "sync-wait after %s: %" PRId64 " gaps, %s", fmt_name(&t1, b->name),
-				 b->total.count, fmt_duration(&t2, b->total.ns));
+		finding_evidence(f, "sync-wait after %s: %" PRId64 " gap%s, %s", fmt_name(&t1, b->name),
+				 b->total.count, plural(b->total.count), fmt_duration(&t2, b->total.ns));
 		shown++;
 	}
 	for (size_t i = 0; i < d->nlargest; i++) {

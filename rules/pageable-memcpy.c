@@ -114,8 +114,9 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 			 "existing ones with cudaHostRegister; pin_memory=True in a PyTorch DataLoader), so "
 			 "copies run at full DMA bandwidth without a staging copy and can be made "
 			 "asynchronous with cudaMemcpyAsync.",
-			 "%s: %" PRId64 " host<->device copies (%s) use pageable host memory",
-			 fmt_device(&t1, ctx, d->trace_id, d->device), count, fmt_bytes(&t2, bytes));
+			 "%s: %" PRId64 " host<->device cop%s (%s) use%s pageable host memory",
+			 fmt_device(&t1, ctx, d->trace_id, d->device), count, count == 1 ? "y" : "ies",
+			 fmt_bytes(&t2, bytes), count == 1 ? "s" : "");
 	f->device = (int32_t)d->device;
 	for (int i = 0; i < NDIRS; i++) {
 		const struct direction *dir = &d->dir[i];
@@ -130,13 +131,14 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 			 dir->gpu_ns ? dir->bytes / (double)dir->gpu_ns : 0.0);
 		snprintf(t6.s, sizeof(t6.s), "%.1f GB/s",
 			 dir->host_ns ? dir->bytes / (double)dir->host_ns : 0.0);
-		finding_evidence(f, "%s: %" PRId64 " pageable copies, %s, GPU time %s (%s), host blocked %s (%s)",
-				 dir_name[i], dir->count, fmt_bytes(&t1, dir->bytes),
+		finding_evidence(f, "%s: %" PRId64 " pageable cop%s, %s, GPU time %s (%s), host blocked %s (%s)",
+				 dir_name[i], dir->count, dir->count == 1 ? "y" : "ies", fmt_bytes(&t1, dir->bytes),
 				 fmt_duration(&t2, dir->gpu_ns), t5.s, fmt_duration(&t3, dir->host_ns), t6.s);
 		if (dir->measured)
 			finding_evidence(f, "%s pinned reference: %.1f GB/s, measured on %" PRId64
-					 " pinned copies of %s in this trace; estimated %s from pinned memory",
+					 " pinned cop%s of %s in this trace; estimated %s from pinned memory",
 					 dir_name[i], dir->pinned_bw, dir->pinned_count,
+					 dir->pinned_count == 1 ? "y" : "ies",
 					 fmt_bytes(&t1, dir->pinned_bytes),
 					 fmt_duration(&t4, (int64_t)((double)dir->cost_ns - dir->recoverable)));
 		else if (pinned_gbps > 0)

@@ -83,6 +83,16 @@ const char *fmt_percent(struct rule_text *t, double fraction);	  /* "12.3%" */
 const char *rule_kernel_name(struct rule_text *t, struct rule_context *ctx, int64_t trace_id,
 			     int64_t name_id);
 
+/* Plural endings: "%" PRId64 " launch%s", n, plural_es(n) reads right for any count. */
+static inline const char *plural(int64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+static inline const char *plural_es(int64_t n)
+{
+	return n == 1 ? "" : "es";
+}
+
 /* "device 0", or "trace 1 device 0" when several traces are open. */
 const char *fmt_device(struct rule_text *t, struct rule_context *ctx, int64_t trace_id,
 		       int64_t device);

@@ -31,7 +31,8 @@ static const char totals_sql[] =
 	"SELECT traceId, deviceId, SUM(dur) FROM kernels GROUP BY traceId, deviceId";
 /* Only grids below the largest SM count come back; the per-device test is done here. */
 static const char grids_sql[] =
-	"SELECT traceId, deviceId, nameId, gridX * gridY * gridZ AS blocks, COUNT(*), SUM(dur)"
+	"SELECT traceId, deviceId, nameId, gridX * gridY * gridZ AS blocks, COUNT(*), SUM(dur),"
+	" MIN(start), MAX(end)"
 	" FROM kernels WHERE gridX * gridY * gridZ < ?1"
 	" GROUP BY traceId, deviceId, nameId, blocks ORDER BY traceId, deviceId, nameId, blocks";
 
@@ -42,6 +43,7 @@ struct device_grid {
 	int64_t kernel_ns;
 	double waste;
 	int64_t launches;
+	int64_t first, last;	/* first small-grid launch's start, last one's end */
 };
 
 /* One kernel name of one device: its small-grid launches. */
@@ -101,11 +103,14 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 "Give these kernels at least one block per SM: split the work finer (smaller tiles, "
 			 "split-K, more blocks per row), size grid-stride loops to the SM count, or run "
 			 "independent small kernels concurrently on separate streams.",
-			 "%s: %" PRId64 " launches of %zu kernels use fewer blocks than its %" PRId64
+			 "%s: %" PRId64 " launch%s of %zu kernel%s use fewer blocks than its %" PRId64
 			 " SMs, leaving up to %s of SM time idle",
-			 fmt_device(&t1, ctx, d->trace_id, d->device), d->launches, names, d->sms,
+			 fmt_device(&t1, ctx, d->trace_id, d->device), d->launches, plural_es(d->launches), names,
+			 plural((int64_t)names), d->sms,
 			 fmt_duration(&t2, (int64_t)d->waste));
 	f->device = (int32_t)d->device;
+	f->start = d->first;
+	f->end = d->last;
 	if (d->known)
 		finding_evidence(f, "SM count %" PRId64 " from the trace's GPU table", d->sms);
 	else
@@ -124,13 +129,15 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 		else
 			snprintf(t4.s, sizeof(t4.s), "%" PRId64 "-%" PRId64 " blocks", k->min_blocks,
 				 k->max_blocks);
-		finding_evidence(f, "%s: %" PRId64 " launches of %s, %s, idle SM time %s",
-				 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id), k->launches, t4.s,
+		finding_evidence(f, "%s: %" PRId64 " launch%s of %s, %s, idle SM time %s",
+				 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id), k->launches,
+				 plural_es(k->launches), t4.s,
 				 fmt_duration(&t2, k->ns), fmt_duration(&t3, (int64_t)k->waste));
 		shown++;
 	}
 	if (names > shown)
-		finding_evidence(f, "... and %zu more kernels", names - shown);
+		finding_evidence(f, "... and %zu more kernel%s", names - shown,
+				 plural((int64_t)(names - shown)));
 }
 
 static int small_grid_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
@@ -204,6 +211,10 @@ static int small_grid_run(const struct rule *rule, struct rule_context *ctx, cha
 			k->min_blocks = blocks;
 		}
 		k->max_blocks = blocks;
+		if (!d->launches || sqlite3_column_int64(st, 6) < d->first)
+			d->first = sqlite3_column_int64(st, 6);
+		if (sqlite3_column_int64(st, 7) > d->last)
+			d->last = sqlite3_column_int64(st, 7);
 		k->launches += launches;
 		k->ns += ns;
 		k->waste += waste;

@@ -76,6 +76,7 @@ struct device_small {
 	int64_t small, small_ns;	/* the small ones */
 	size_t names;			/* distinct small kernels */
 	int64_t recoverable;
+	int64_t first, last;		/* first small launch's start, last one's end */
 };
 
 struct small_state {
@@ -107,6 +108,10 @@ static int on_launch(const struct gap *g, void *arg)
 	d = device_of(s, g->trace_id, g->device);
 	if (!k || !d || k->median >= d->threshold)
 		return 0;
+	if (!d->first || g->end < d->first)
+		d->first = g->end;
+	if (g->next_end > d->last)
+		d->last = g->next_end;
 	idle = g->end - g->start;
 	d->recoverable += idle < (int64_t)d->launch_cost ? idle : (int64_t)d->launch_cost;
 	return 0;
@@ -141,11 +146,13 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 "Fuse the small kernels (torch.compile, nvFuser or a hand-written fused kernel), "
 			 "capture the launch sequence in a CUDA graph, or give each launch more work "
 			 "(larger batches).",
-			 "%s: %" PRId64 " launches of %zu kernels run shorter than the %s it takes to "
+			 "%s: %" PRId64 " launch%s of %zu kernel%s run shorter than the %s it takes to "
 			 "launch them",
-			 fmt_device(&t1, ctx, d->trace_id, d->device), d->small, d->names,
-			 fmt_duration(&t2, (int64_t)d->launch_cost));
+			 fmt_device(&t1, ctx, d->trace_id, d->device), d->small, plural_es(d->small), d->names,
+			 plural((int64_t)d->names), fmt_duration(&t2, (int64_t)d->launch_cost));
 	f->device = (int32_t)d->device;
+	f->start = d->first;
+	f->end = d->last;
 	if (d->measured)
 		finding_evidence(f, "launch cost: median launch API call %s over %" PRId64 " launches%s",
 				 fmt_duration(&t1, (int64_t)d->launch_cost), d->launch_calls,
@@ -158,12 +165,12 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 fmt_duration(&t2, d->kernel_ns),
 			 fmt_percent(&t3, d->kernel_ns ? (double)d->small_ns / (double)d->kernel_ns : 0));
 	for (size_t i = 0; i < n && i < 5; i++)
-		finding_evidence(f, "%s: %" PRId64 " launches, median %s, total %s",
+		finding_evidence(f, "%s: %" PRId64 " launch%s, median %s, total %s",
 				 rule_kernel_name(&t1, ctx, small[i].key[0], small[i].key[2]),
-				 small[i].count, fmt_duration(&t2, (int64_t)small[i].median),
+				 small[i].count, plural_es(small[i].count), fmt_duration(&t2, (int64_t)small[i].median),
 				 fmt_duration(&t3, (int64_t)small[i].sum));
 	if (n > 5)
-		finding_evidence(f, "... and %zu more small kernels", n - 5);
+		finding_evidence(f, "... and %zu more small kernel%s", n - 5, plural((int64_t)(n - 5)));
 	finding_evidence(f, "GPU idle before small kernels, up to one launch cost each: %s",
 			 fmt_duration(&t4, d->recoverable));
 	free(small);

@@ -134,8 +134,9 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 	f->start = first;
 	f->end = last;
 	for (size_t i = 0; i < n; i++)
-		finding_evidence(f, "%s %s: %" PRId64 " calls, %s, host blocked %s, GPU copy time %s",
+		finding_evidence(f, "%s %s: %" PRId64 " call%s, %s, host blocked %s, GPU copy time %s",
 				 fmt_name(&t1, groups[i].name), kind_name(groups[i].kind), groups[i].count,
+				 plural(groups[i].count),
 				 fmt_bytes(&t2, groups[i].bytes), fmt_duration(&t3, groups[i].host_ns),
 				 fmt_duration(&t4, groups[i].gpu_ns));
 	finding_evidence(f, "%" PRId64 " of them drained the device, which then idled %s until the next work",

@@ -93,9 +93,26 @@ static void no_metrics(const struct rule *rule, struct rule_context *ctx, const 
 	f = findings_add(ctx->out, rule, SEVERITY_INFO, 0,
 			 "Record with `gpt-trace run --metrics -- PROGRAM` to collect global load and store "
 			 "sectors and requests per kernel; this check reads them.",
-			 "uncoalesced global access not checked: the trace has no hardware metrics "
-			 "(record with gpt-trace run --metrics)");
+			 "uncoalesced global access not checked: no hardware metrics to read (needs "
+			 "gpt-trace run --metrics)");
 	finding_evidence(f, "%s", why);
+}
+
+/*
+ * Only to word the INFO finding right: whether the first file holds the raw table that the
+ * kernel_metrics view would read. Everything else goes through the views.
+ */
+static int has_metrics_table(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int yes = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM main.sqlite_master WHERE type = 'table'"
+			       " AND name = 'GPT_KERNEL_METRICS'", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return yes;
 }
 
 static void judge(struct access *a, double min_excess, double assumed)
@@ -146,8 +163,8 @@ static void report_kernel(const struct rule *rule, struct rule_context *ctx,
 	f->device = (int32_t)k->key[1];
 	access_evidence(f, "loads", ld, min_excess_pct);
 	access_evidence(f, "stores", st, min_excess_pct);
-	finding_evidence(f, "%s on %" PRId64 " launches (%s in total); counters from %" PRId64 " of them",
-			 fmt_device(&t2, ctx, k->key[0], k->key[1]), k->launches,
+	finding_evidence(f, "%s, %" PRId64 " launch%s (%s in total); counters from %" PRId64 " of them",
+			 fmt_device(&t2, ctx, k->key[0], k->key[1]), k->launches, plural_es(k->launches),
 			 fmt_duration(&t3, k->ns), k->measured);
 }
 
@@ -167,7 +184,10 @@ static int uncoalesced_access_run(const struct rule *rule, struct rule_context *
 	if (sqlite3_prepare_v2(db, metrics_sql, -1, &st, NULL) != SQLITE_OK) {
 		/* The view belongs to the metrics feature; a trace recorded without it lacks it. */
 		if (strstr(sqlite3_errmsg(db), "no such table")) {
-			no_metrics(rule, ctx, "the trace has no kernel_metrics view (no GPT_KERNEL_METRICS table)");
+			no_metrics(rule, ctx, has_metrics_table(db) ?
+				   "the trace has a GPT_KERNEL_METRICS table, but no kernel_metrics view "
+				   "reads it (this gpt-trace build does not load metrics)" :
+				   "the trace has no kernel_metrics view: it was recorded without --metrics");
 			return 0;
 		}
 		snprintf(err, errlen, "rule %s: cannot query the trace: %s", rule->id, sqlite3_errmsg(db));

@@ -2,7 +2,11 @@
  * rule-run: the rules' test driver. Opens a trace, runs one rule (or all), and prints the findings
  * in a stable plain-text form that tests compare with expected files:
  *
- *   rule-run [-c CONFIG] [-s rule.param=value]... [-r RULE] [-f] TRACE...
+ *   rule-run [-c CONFIG] [-s rule.param=value]... [-r RULE] [-f] [-x SQL] TRACE...
+ *   rule-run -l             (the rule table: ids, titles, parameters with their values)
+ *
+ * -x runs SQL on the trace's connection before the rules: the tests use it to stand in for views
+ * that later features create (kernel_metrics).
  *
  *   <rule> <severity> recoverable=<ns> device=<d> stream=<s> range=<start>..<end>
  *     <message>
@@ -21,6 +25,21 @@
 
 static const char *const severity_name[] = { "info", "warning", "critical" };
 
+static void list_rules(struct rule_config *config)
+{
+	struct rule_context ctx = { .config = config };
+
+	for (size_t i = 0; rule_table[i]; i++) {
+		const struct rule *rule = rule_table[i];
+
+		printf("%s: %s\n  %s\n", rule->id, rule->title, rule->measures);
+		for (size_t j = 0; j < rule->nparams; j++)
+			printf("  %s.%s = %g %s (default %g): %s\n", rule->id, rule->params[j].name,
+			       rule_param(&ctx, rule, rule->params[j].name), rule->params[j].unit,
+			       rule->params[j].default_value, rule->params[j].help);
+	}
+}
+
 static void print_finding(const struct finding *f, int with_fix)
 {
 	printf("%s %s recoverable=%" PRId64 " device=%d stream=%" PRId64 " range=%" PRId64 "..%" PRId64
@@ -38,13 +57,13 @@ int main(int argc, char **argv)
 {
 	struct rule_config *config = rule_config_new();
 	struct findings findings = { 0 };
-	const char *only = NULL;
+	const char *only = NULL, *sql = NULL;
 	struct trace *trace = NULL;
 	struct rule_context ctx;
-	int with_fix = 0, opt, status = 2;
+	int with_fix = 0, list = 0, opt, status = 2;
 	char err[512];
 
-	while ((opt = getopt(argc, argv, "c:s:r:f")) != -1) {
+	while ((opt = getopt(argc, argv, "c:s:r:flx:")) != -1) {
 		switch (opt) {
 		case 'c':
 			if (rule_config_load(config, optarg, err, sizeof(err)) < 0)
@@ -64,11 +83,22 @@ int main(int argc, char **argv)
 		case 'f':
 			with_fix = 1;
 			break;
+		case 'l':
+			list = 1;
+			break;
+		case 'x':
+			sql = optarg;
+			break;
 		default:
 			snprintf(err, sizeof(err), "usage: rule-run [-c CONFIG] [-s rule.param=value]... "
-				 "[-r RULE] [-f] TRACE...");
+				 "[-r RULE] [-f] [-x SQL] TRACE... | -l");
 			goto out_err;
 		}
+	}
+	if (list) {
+		list_rules(config);
+		status = 0;
+		goto out;
 	}
 	if (optind >= argc) {
 		snprintf(err, sizeof(err), "no trace given");
@@ -77,6 +107,15 @@ int main(int argc, char **argv)
 	if (trace_open((const char *const *)argv + optind, (size_t)(argc - optind), &trace, err,
 		       sizeof(err)) < 0)
 		goto out_err;
+	if (sql) {
+		char *msg = NULL;
+
+		if (sqlite3_exec(trace_db(trace), sql, NULL, NULL, &msg) != SQLITE_OK) {
+			snprintf(err, sizeof(err), "-x: %s", msg ? msg : "failed");
+			sqlite3_free(msg);
+			goto out_err;
+		}
+	}
 	ctx = (struct rule_context){ .trace = trace, .config = config, .out = &findings };
 	for (size_t i = 0; rule_table[i]; i++) {
 		const struct rule *rule = rule_table[i];
