@@ -7,7 +7,7 @@
  * Sequence for counters, as in NVIDIA's range_profiling sample: cuptiProfilerInitialize once; per
  * chip a host object (counter availability image of the first context, config image with the
  * metrics, number of passes); per context cuptiRangeProfilerEnable, a counter data image sized for
- * a few ranges, cuptiRangeProfilerSetConfig(auto range, kernel replay). Per profiled launch Start
+ * a few ranges, api.RangeProfilerSetConfig(auto range, kernel replay). Per profiled launch Start
  * before and Stop after the launch call; kernel replay has run every pass by the time the launch
  * returns, so Decode and Evaluate follow at once and the image is initialized again for the next.
  */
@@ -42,6 +42,77 @@ const char *const metrics_sass_names[NR_SASS] = {
     [SASS_INST_ST] = "smsp__sass_inst_executed_op_global_st",
 };
 
+/*
+ * CUPTI through a table: libgpt_inject.so dlopens CUPTI when CUDA starts and links no libcupti, so
+ * these are looked up in the library it loaded (metrics_session_attach()).
+ */
+#define METRICS_CUPTI_CALLS(X)                                                                     \
+	X(GetResultString)                                                                         \
+	X(GetDeviceId)                                                                             \
+	X(GetContextId)                                                                            \
+	X(GetCubinCrc)                                                                             \
+	X(GetSassToSourceCorrelation)                                                              \
+	X(DeviceGetChipName)                                                                       \
+	X(ProfilerInitialize)                                                                      \
+	X(ProfilerDeviceSupported)                                                                 \
+	X(ProfilerGetCounterAvailability)                                                          \
+	X(ProfilerHostInitialize)                                                                  \
+	X(ProfilerHostDeinitialize)                                                                \
+	X(ProfilerHostGetMetricProperties)                                                         \
+	X(ProfilerHostConfigAddMetrics)                                                            \
+	X(ProfilerHostGetConfigImageSize)                                                          \
+	X(ProfilerHostGetConfigImage)                                                              \
+	X(ProfilerHostGetNumOfPasses)                                                              \
+	X(ProfilerHostEvaluateToGpuValues)                                                         \
+	X(RangeProfilerEnable)                                                                     \
+	X(RangeProfilerDisable)                                                                    \
+	X(RangeProfilerStart)                                                                      \
+	X(RangeProfilerStop)                                                                       \
+	X(RangeProfilerSetConfig)                                                                  \
+	X(RangeProfilerDecodeData)                                                                 \
+	X(RangeProfilerGetCounterDataSize)                                                         \
+	X(RangeProfilerCounterDataImageInitialize)                                                 \
+	X(RangeProfilerGetCounterDataInfo)                                                         \
+	X(SassMetricsGetProperties)                                                                \
+	X(SassMetricsSetConfig)                                                                    \
+	X(SassMetricsUnsetConfig)                                                                  \
+	X(SassMetricsEnable)                                                                       \
+	X(SassMetricsDisable)                                                                      \
+	X(SassMetricsGetDataProperties)                                                            \
+	X(SassMetricsFlushData)
+
+#define METRICS_CUPTI_FIELD(name) __typeof__(&cupti##name) name;
+static struct {
+	bool loaded;
+	METRICS_CUPTI_CALLS(METRICS_CUPTI_FIELD)
+} api;
+#undef METRICS_CUPTI_FIELD
+
+int metrics_cupti_load(void *lib, char *err, size_t errlen)
+{
+	if (api.loaded)
+		return 0;
+	if (!lib)
+		lib = RTLD_DEFAULT;
+#define METRICS_CUPTI_LOAD(name)                                                                   \
+	*(void **)&api.name = dlsym(lib, "cupti" #name);                                           \
+	if (!api.name) {                                                                           \
+		snprintf(err, errlen,                                                              \
+			 "no hardware metrics: this CUPTI lacks cupti" #name                       \
+			 " (the Range Profiler and SASS Metrics APIs need CUDA 12.6 or later)");   \
+		return -1;                                                                         \
+	}
+	METRICS_CUPTI_CALLS(METRICS_CUPTI_LOAD)
+#undef METRICS_CUPTI_LOAD
+	api.loaded = true;
+	return 0;
+}
+
+bool metrics_cupti_loaded(void)
+{
+	return api.loaded;
+}
+
 /* Ranges the counter data image holds: one is expected per launch, the rest detect surprises. */
 #define RANGES_PER_IMAGE 4
 
@@ -72,7 +143,7 @@ const char *metrics_cupti_reason(CUptiResult r)
 	case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
 		return "the device does not support CUPTI profiling in this configuration";
 	default:
-		if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || !name)
+		if (!api.GetResultString || api.GetResultString(r, &name) != CUPTI_SUCCESS || !name)
 			name = "unknown CUPTI error";
 		return name;
 	}
@@ -84,7 +155,7 @@ static void context_failed(struct metrics_session *s, struct metrics_context *c,
 {
 	const char *name = NULL;
 
-	if (cuptiGetResultString(r, &name) != CUPTI_SUCCESS || !name)
+	if (!api.GetResultString || api.GetResultString(r, &name) != CUPTI_SUCCESS || !name)
 		name = "?";
 	metrics_report(s,
 		       "no %s on device %u: %s failed: %s [%s]; the program continues without them",
@@ -102,9 +173,9 @@ struct metrics_context *metrics_context_get(struct metrics_session *s, CUcontext
 	if (!c)
 		return NULL;
 	c->ctx = ctx;
-	if (cuptiGetDeviceId(ctx, &c->device_id) != CUPTI_SUCCESS)
+	if (api.GetDeviceId(ctx, &c->device_id) != CUPTI_SUCCESS)
 		c->device_id = 0;
-	if (cuptiGetContextId(ctx, &c->context_id) != CUPTI_SUCCESS)
+	if (api.GetContextId(ctx, &c->context_id) != CUPTI_SUCCESS)
 		c->context_id = 0;
 	c->next = s->contexts;
 	s->contexts = c;
@@ -121,7 +192,7 @@ static int profiler_init(struct metrics_session *s, struct metrics_context *c, c
 		return 0;
 	if (s->profiler_failed)
 		return -1;
-	r = cuptiProfilerInitialize(&p);
+	r = api.ProfilerInitialize(&p);
 	if (r != CUPTI_SUCCESS) {
 		s->profiler_failed = true;
 		context_failed(s, c, what, "cuptiProfilerInitialize", r);
@@ -133,7 +204,7 @@ static int profiler_init(struct metrics_session *s, struct metrics_context *c, c
 
 /* Says which of CUPTI's support flags is off, in one line. */
 static int device_supported(struct metrics_session *s, struct metrics_context *c,
-			    CUpti_Profiler_API api, const char *what)
+			    CUpti_Profiler_API which, const char *what)
 {
 	CUpti_Profiler_DeviceSupported_Params p = {
 	    .structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE};
@@ -141,8 +212,8 @@ static int device_supported(struct metrics_session *s, struct metrics_context *c
 	CUptiResult r;
 
 	p.cuDevice = (CUdevice)c->device_id;
-	p.api = api;
-	r = cuptiProfilerDeviceSupported(&p);
+	p.api = which;
+	r = api.ProfilerDeviceSupported(&p);
 	if (r != CUPTI_SUCCESS) {
 		context_failed(s, c, what, "cuptiProfilerDeviceSupported", r);
 		return -1;
@@ -178,7 +249,7 @@ static const char *chip_name(struct metrics_session *s, struct metrics_context *
 	CUptiResult r;
 
 	p.deviceIndex = c->device_id;
-	r = cuptiDeviceGetChipName(&p);
+	r = api.DeviceGetChipName(&p);
 	if (r != CUPTI_SUCCESS || !p.pChipName) {
 		context_failed(s, c, what, "cuptiDeviceGetChipName", r);
 		return NULL;
@@ -195,7 +266,7 @@ static void chip_free(struct metrics_chip *chip)
 		    .structSize = GPT_HOST_SIZE(gpt_host_deinitialize_params, pHostObject)};
 
 		p.pHostObject = chip->host;
-		cuptiProfilerHostDeinitialize(&p);
+		api.ProfilerHostDeinitialize(&p);
 	}
 	free(chip->availability);
 	free(chip->config);
@@ -239,7 +310,7 @@ static int chip_configure(struct metrics_session *s, struct metrics_chip *chip,
 	init.profilerType = GPT_CUPTI_PROFILER_TYPE_RANGE_PROFILER;
 	init.pChipName = chip->name;
 	init.pCounterAvailabilityImage = chip->availability;
-	r = cuptiProfilerHostInitialize(&init);
+	r = api.ProfilerHostInitialize(&init);
 	if (r != CUPTI_SUCCESS) {
 		call = "cuptiProfilerHostInitialize";
 		goto out_fail;
@@ -252,7 +323,7 @@ static int chip_configure(struct metrics_session *s, struct metrics_chip *chip,
 
 		prop.pHostObject = chip->host;
 		prop.pMetricName = names[i];
-		r = cuptiProfilerHostGetMetricProperties(&prop);
+		r = api.ProfilerHostGetMetricProperties(&prop);
 		if (r != CUPTI_SUCCESS) {
 			metrics_report(s,
 				       "no %s on device %u: metric '%s' is not available on chip "
@@ -266,13 +337,13 @@ static int chip_configure(struct metrics_session *s, struct metrics_chip *chip,
 	add.pHostObject = chip->host;
 	add.ppMetricNames = (const char **)names;
 	add.numMetrics = nr_names;
-	r = cuptiProfilerHostConfigAddMetrics(&add);
+	r = api.ProfilerHostConfigAddMetrics(&add);
 	if (r != CUPTI_SUCCESS) {
 		call = "cuptiProfilerHostConfigAddMetrics";
 		goto out_fail;
 	}
 	size.pHostObject = chip->host;
-	r = cuptiProfilerHostGetConfigImageSize(&size);
+	r = api.ProfilerHostGetConfigImageSize(&size);
 	if (r != CUPTI_SUCCESS) {
 		call = "cuptiProfilerHostGetConfigImageSize";
 		goto out_fail;
@@ -286,14 +357,14 @@ static int chip_configure(struct metrics_session *s, struct metrics_chip *chip,
 	image.pHostObject = chip->host;
 	image.configImageSize = chip->config_size;
 	image.pConfigImage = chip->config;
-	r = cuptiProfilerHostGetConfigImage(&image);
+	r = api.ProfilerHostGetConfigImage(&image);
 	if (r != CUPTI_SUCCESS) {
 		call = "cuptiProfilerHostGetConfigImage";
 		goto out_fail;
 	}
 	passes.configImageSize = chip->config_size;
 	passes.pConfigImage = chip->config;
-	r = cuptiProfilerHostGetNumOfPasses(&passes);
+	r = api.ProfilerHostGetNumOfPasses(&passes);
 	chip->passes = r == CUPTI_SUCCESS ? passes.numOfPasses : 0;
 	metrics_debug(s, "chip %s: config image %zu bytes, %zu passes", chip->name,
 		      chip->config_size, chip->passes);
@@ -328,7 +399,7 @@ static struct metrics_chip *chip_get(struct metrics_session *s, struct metrics_c
 
 	/* Where profiling is restricted to administrators, this is the call that says so. */
 	avail.ctx = c->ctx;
-	r = cuptiProfilerGetCounterAvailability(&avail);
+	r = api.ProfilerGetCounterAvailability(&avail);
 	if (r != CUPTI_SUCCESS) {
 		context_failed(s, c, what, "cuptiProfilerGetCounterAvailability", r);
 		goto out_free;
@@ -337,7 +408,7 @@ static struct metrics_chip *chip_get(struct metrics_session *s, struct metrics_c
 	if (!chip->availability)
 		goto out_nomem;
 	avail.pCounterAvailabilityImage = chip->availability;
-	r = cuptiProfilerGetCounterAvailability(&avail);
+	r = api.ProfilerGetCounterAvailability(&avail);
 	if (r != CUPTI_SUCCESS) {
 		context_failed(s, c, what, "cuptiProfilerGetCounterAvailability", r);
 		goto out_free;
@@ -363,7 +434,7 @@ static CUptiResult counter_data_reset(struct metrics_context *c)
 	p.pRangeProfilerObject = c->range;
 	p.counterDataSize = c->counter_data_size;
 	p.pCounterData = c->counter_data;
-	return cuptiRangeProfilerCounterDataImageInitialize(&p);
+	return api.RangeProfilerCounterDataImageInitialize(&p);
 }
 
 static CUptiResult range_set_config(struct metrics_context *c)
@@ -383,7 +454,7 @@ static CUptiResult range_set_config(struct metrics_context *c)
 	p.minNestingLevel = 1;
 	p.passIndex = 0;
 	p.targetNestingLevel = 1;
-	return cuptiRangeProfilerSetConfig(&p);
+	return api.RangeProfilerSetConfig(&p);
 }
 
 static void range_disable(struct metrics_context *c)
@@ -394,7 +465,7 @@ static void range_disable(struct metrics_context *c)
 	if (!c->range)
 		return;
 	p.pRangeProfilerObject = c->range;
-	cuptiRangeProfilerDisable(&p);
+	api.RangeProfilerDisable(&p);
 	c->range = NULL;
 	c->configured = false;
 }
@@ -410,7 +481,7 @@ static int range_enable(struct metrics_session *s, struct metrics_context *c)
 	CUptiResult r;
 
 	enable.ctx = c->ctx;
-	r = cuptiRangeProfilerEnable(&enable);
+	r = api.RangeProfilerEnable(&enable);
 	if (r != CUPTI_SUCCESS) {
 		context_failed(s, c, what, "cuptiRangeProfilerEnable", r);
 		return -1;
@@ -423,7 +494,7 @@ static int range_enable(struct metrics_session *s, struct metrics_context *c)
 		size.numMetrics = NR_COUNTERS;
 		size.maxNumOfRanges = RANGES_PER_IMAGE;
 		size.maxNumRangeTreeNodes = RANGES_PER_IMAGE;
-		r = cuptiRangeProfilerGetCounterDataSize(&size);
+		r = api.RangeProfilerGetCounterDataSize(&size);
 		if (r != CUPTI_SUCCESS) {
 			context_failed(s, c, what, "cuptiRangeProfilerGetCounterDataSize", r);
 			goto out_disable;
@@ -485,14 +556,14 @@ int metrics_counters_start(struct metrics_session *s, struct metrics_context *c)
 	if (!c->range && range_enable(s, c) < 0)
 		goto out_fail;
 	p.pRangeProfilerObject = c->range;
-	r = cuptiRangeProfilerStart(&p);
+	r = api.RangeProfilerStart(&p);
 	if (r != CUPTI_SUCCESS && !c->configured) {
 		/* The image was initialized again after the last decode: configure it anew. */
 		metrics_debug(s, "start without SetConfig failed (%d), configuring again", r);
 		r = range_set_config(c);
 		if (r == CUPTI_SUCCESS) {
 			c->configured = true;
-			r = cuptiRangeProfilerStart(&p);
+			r = api.RangeProfilerStart(&p);
 		}
 	}
 	if (r != CUPTI_SUCCESS) {
@@ -528,7 +599,7 @@ int metrics_counters_stop(struct metrics_session *s, struct metrics_context *c,
 	int ret = 1;
 
 	stop.pRangeProfilerObject = c->range;
-	r = cuptiRangeProfilerStop(&stop);
+	r = api.RangeProfilerStop(&stop);
 	if (r != CUPTI_SUCCESS) {
 		call = "cuptiRangeProfilerStop";
 		goto out_fail;
@@ -536,14 +607,14 @@ int metrics_counters_stop(struct metrics_session *s, struct metrics_context *c,
 	if (!stop.isAllPassSubmitted)
 		metrics_debug(s, "stop: not all passes submitted (pass %zu)", stop.passIndex);
 	decode.pRangeProfilerObject = c->range;
-	r = cuptiRangeProfilerDecodeData(&decode);
+	r = api.RangeProfilerDecodeData(&decode);
 	if (r != CUPTI_SUCCESS) {
 		call = "cuptiRangeProfilerDecodeData";
 		goto out_fail;
 	}
 	info.pCounterDataImage = c->counter_data;
 	info.counterDataImageSize = c->counter_data_size;
-	r = cuptiRangeProfilerGetCounterDataInfo(&info);
+	r = api.RangeProfilerGetCounterDataInfo(&info);
 	if (r != CUPTI_SUCCESS) {
 		call = "cuptiRangeProfilerGetCounterDataInfo";
 		goto out_fail;
@@ -562,7 +633,7 @@ int metrics_counters_stop(struct metrics_session *s, struct metrics_context *c,
 		eval.ppMetricNames = (const char **)metrics_counter_names;
 		eval.numMetrics = NR_COUNTERS;
 		eval.pMetricValues = row->counters;
-		r = cuptiProfilerHostEvaluateToGpuValues(&eval);
+		r = api.ProfilerHostEvaluateToGpuValues(&eval);
 		if (r != CUPTI_SUCCESS) {
 			call = "cuptiProfilerHostEvaluateToGpuValues";
 			goto out_fail;
@@ -619,7 +690,7 @@ int metrics_sass_setup(struct metrics_session *s, struct metrics_context *c)
 
 		prop.pChipName = chip;
 		prop.pMetricName = metrics_sass_names[i];
-		r = cuptiSassMetricsGetProperties(&prop);
+		r = api.SassMetricsGetProperties(&prop);
 		if (r != CUPTI_SUCCESS) {
 			metrics_report(s,
 				       "no %s on device %u: SASS metric '%s' is not available on "
@@ -636,7 +707,7 @@ int metrics_sass_setup(struct metrics_session *s, struct metrics_context *c)
 	set.numOfMetricConfig = NR_SASS;
 	set.pConfigs = config;
 	set.deviceIndex = c->device_id;
-	r = cuptiSassMetricsSetConfig(&set);
+	r = api.SassMetricsSetConfig(&set);
 	if (r != CUPTI_SUCCESS) {
 		context_failed(s, c, what, "cuptiSassMetricsSetConfig", r);
 		return -1;
@@ -656,7 +727,7 @@ int metrics_sass_start(struct metrics_session *s, struct metrics_context *c)
 	p.ctx = c->ctx;
 	/* Lazy: only the function launched inside the enable/disable pair is patched. */
 	p.enableLazyPatching = 1;
-	r = cuptiSassMetricsEnable(&p);
+	r = api.SassMetricsEnable(&p);
 	if (r != CUPTI_SUCCESS) {
 		context_failed(s, c, "source-line metrics", "cuptiSassMetricsEnable", r);
 		c->sass_state = CTX_FAILED;
@@ -683,7 +754,7 @@ static void sass_source(struct metrics_session *s, const CUpti_SassMetrics_Data 
 	p.cubinSize = cubin->size;
 	p.functionName = d->functionName;
 	p.pcOffset = d->pcOffset;
-	r = cuptiGetSassToSourceCorrelation(&p);
+	r = api.GetSassToSourceCorrelation(&p);
 	if (r != CUPTI_SUCCESS || !p.fileName) {
 		free(p.fileName);
 		free(p.dirName);
@@ -836,7 +907,7 @@ int metrics_sass_stop(struct metrics_session *s, struct metrics_context *c,
 	if (cr != CUDA_SUCCESS)
 		metrics_debug(s, "cuCtxSynchronize: %d", cr);
 	props.ctx = c->ctx;
-	r = cuptiSassMetricsGetDataProperties(&props);
+	r = api.SassMetricsGetDataProperties(&props);
 	if (r != CUPTI_SUCCESS) {
 		call = "cuptiSassMetricsGetDataProperties";
 		failed = r;
@@ -859,7 +930,7 @@ int metrics_sass_stop(struct metrics_session *s, struct metrics_context *c,
 		flush.numOfPatchedInstructionRecords = n;
 		flush.numOfInstances = props.numOfInstances;
 		flush.pMetricsData = data;
-		r = cuptiSassMetricsFlushData(&flush);
+		r = api.SassMetricsFlushData(&flush);
 		if (r != CUPTI_SUCCESS) {
 			call = "cuptiSassMetricsFlushData";
 			failed = r;
@@ -875,7 +946,7 @@ int metrics_sass_stop(struct metrics_session *s, struct metrics_context *c,
 
 out_disable:
 	disable.ctx = c->ctx;
-	r = cuptiSassMetricsDisable(&disable);
+	r = api.SassMetricsDisable(&disable);
 	if (r != CUPTI_SUCCESS && !call) {
 		call = "cuptiSassMetricsDisable";
 		failed = r;
@@ -907,7 +978,7 @@ void metrics_sass_unset(struct metrics_session *s)
 		if (s->sass_device[dev] <= 0)
 			continue;
 		p.deviceIndex = dev;
-		cuptiSassMetricsUnsetConfig(&p);
+		api.SassMetricsUnsetConfig(&p);
 		s->sass_device[dev] = 0;
 	}
 }
@@ -929,7 +1000,7 @@ uint64_t metrics_cubin_crc(const void *cubin, size_t size)
 
 	p.cubin = cubin;
 	p.cubinSize = size;
-	if (cuptiGetCubinCrc(&p) != CUPTI_SUCCESS)
+	if (api.GetCubinCrc(&p) != CUPTI_SUCCESS)
 		return 0;
 	return p.cubinCrc;
 }

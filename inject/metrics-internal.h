@@ -130,6 +130,7 @@ struct metrics_session {
 	bool debug;
 
 	pthread_mutex_t lock; /* held from the outermost launch enter to its exit */
+	bool attached;	      /* CUPTI's functions found (metrics_session_attach) */
 	bool stopped;
 	bool profiler_initialized;
 	bool profiler_failed;
@@ -168,6 +169,8 @@ void metrics_debug(struct metrics_session *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* metrics-cupti.c */
+int metrics_cupti_load(void *lib, char *err, size_t errlen);
+bool metrics_cupti_loaded(void);
 struct metrics_context *metrics_context_get(struct metrics_session *s, CUcontext ctx);
 int metrics_counters_setup(struct metrics_session *s, struct metrics_context *c);
 int metrics_counters_start(struct metrics_session *s, struct metrics_context *c);

@@ -410,12 +410,25 @@ out_free:
 	return -EINVAL;
 }
 
+int metrics_session_attach(struct metrics_session *s, void *cupti_lib, char *err, size_t errlen)
+{
+	if (!s)
+		return 0;
+	if (metrics_cupti_load(cupti_lib, err, errlen) < 0) {
+		if (!s->first_problem)
+			s->first_problem = strdup(err);
+		return -1;
+	}
+	s->attached = true;
+	return 0;
+}
+
 void metrics_module_loaded(struct metrics_session *s, const void *cubin, size_t size)
 {
 	struct metrics_cubin *c;
 	uint64_t crc;
 
-	if (!s || !s->want_source || !cubin || !size)
+	if (!s || !s->attached || !s->want_source || !cubin || !size)
 		return;
 	crc = metrics_cubin_crc(cubin, size);
 	pthread_mutex_lock(&s->cubin_lock);
@@ -468,7 +481,7 @@ void metrics_launch_enter(struct metrics_session *s, CUcontext ctx, const char *
 	struct metrics_kernel *k;
 	bool counters, sass;
 
-	if (!s || launch.depth++ > 0)
+	if (!s || !s->attached || launch.depth++ > 0)
 		return;
 	/*
 	 * Every launch waits here while another thread's launch is being profiled: a kernel that

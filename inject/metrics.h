@@ -34,10 +34,20 @@ typedef void (*metrics_report_fn)(const char *line);
  * Parse spec (the value of GPT_TRACE_METRICS) and make a session. A spec that turns metrics off
  * ("", "0", "off", "no") gives 0 and *out = NULL. A malformed spec gives a negative error and one
  * line in err. report may be NULL: lines then go to stderr prefixed "gpt-trace: ". No CUPTI call is
- * made here; the profilers are set up per context at its first profiled launch.
+ * made here (see metrics_session_attach); the profilers are set up per context at its first
+ * selected launch.
  */
 int metrics_session_open(const char *spec, metrics_report_fn report, struct metrics_session **out,
 			 char *err, size_t errlen);
+
+/*
+ * Bind the session to the CUPTI the library loaded: cupti_lib is the handle dlopen() returned
+ * (NULL: look in the process's global symbols, for programs linked with libcupti). Call it once
+ * CUPTI is loaded, before the first launch callback; until then every hook does nothing. A CUPTI
+ * without the Range Profiler or SASS Metrics API (before CUDA 12.6) gives -1 with one line in err,
+ * and the session stays inert.
+ */
+int metrics_session_attach(struct metrics_session *s, void *cupti_lib, char *err, size_t errlen);
 
 /*
  * CUPTI_CBID_RESOURCE_MODULE_LOADED: the module's cubin, copied (only when source lines are wanted)

@@ -120,7 +120,18 @@ static void test_host_config(void)
 	};
 	struct metrics_session *s = open_ok("all");
 	struct metrics_chip *chip = calloc(1, sizeof(*chip));
+	char err[256];
 
+	/* As the library does: dlopen CUPTI, hand the module the handle. */
+	CHECK(!s->attached);
+	CHECK(metrics_session_attach(s, dlopen("libcupti.so.13", RTLD_NOW | RTLD_LOCAL), err,
+				     sizeof(err)) == 0 &&
+	      s->attached);
+	if (!s->attached) {
+		fprintf(stderr, "metrics_unit: %s\n", err);
+		metrics_session_free(s);
+		return;
+	}
 	chip->name = strdup("GH100");
 	CHECK(chip_configure(s, chip, metrics_counter_names, NR_COUNTERS, 0) == 0);
 	CHECK(chip->config_size > 0);
@@ -293,6 +304,16 @@ static void test_sass_records(void)
 static void test_no_session(void)
 {
 	char err[64];
+
+	struct metrics_session *s = open_ok("all");
+
+	/* Not attached to CUPTI: launches pass untouched, nothing is locked or counted. */
+	metrics_launch_enter(s, (CUcontext)0x1, "_Z1kv", 1);
+	CHECK(launch.depth == 0 && !launch.locked && s->nr_kernels == 0);
+	metrics_launch_exit(s);
+	metrics_module_loaded(s, "x", 1);
+	CHECK(s->cubins == NULL);
+	metrics_session_free(s);
 
 	metrics_launch_enter(NULL, NULL, "k", 1);
 	metrics_launch_exit(NULL);
