@@ -108,11 +108,6 @@ int metrics_cupti_load(void *lib, char *err, size_t errlen)
 	return 0;
 }
 
-bool metrics_cupti_loaded(void)
-{
-	return api.loaded;
-}
-
 /* Ranges the counter data image holds: one is expected per launch, the rest detect surprises. */
 #define RANGES_PER_IMAGE 4
 

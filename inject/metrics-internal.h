@@ -170,7 +170,6 @@ void metrics_debug(struct metrics_session *s, const char *fmt, ...)
 
 /* metrics-cupti.c */
 int metrics_cupti_load(void *lib, char *err, size_t errlen);
-bool metrics_cupti_loaded(void);
 struct metrics_context *metrics_context_get(struct metrics_session *s, CUcontext ctx);
 int metrics_counters_setup(struct metrics_session *s, struct metrics_context *c);
 int metrics_counters_start(struct metrics_session *s, struct metrics_context *c);

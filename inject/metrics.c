@@ -28,8 +28,7 @@
 #define CUBIN_BYTES_MAX (1024UL * 1024 * 1024)
 #define REPORTED_MAX 16
 
-/* Where the launching thread stands: launch calls nest (runtime -> driver), only the outer counts.
- */
+/* Where the launching thread stands: launch calls nest (runtime, driver), the outer one counts. */
 static __thread struct {
 	int depth;
 	bool locked;
