@@ -229,7 +229,7 @@ static void write_summary_line(const struct diff_result *r, FILE *out)
 
 static void write_text(const struct diff_result *r, FILE *out)
 {
-	char name[4096], ci[48], p[32], nb[32], nn[32], mb[32], mn[32], note[160];
+	char name[16384], ci[48], p[32], nb[32], nn[32], mb[32], mn[32], note[160];
 
 	fprintf(out, "gpt-trace %s: BASE %s%s", command_name(r), r->base->from_baseline ? "baseline " : "",
 		r->base->source);
@@ -303,7 +303,7 @@ static void md_code(FILE *out, const char *s)
 
 static void write_markdown(const struct diff_result *r, FILE *out)
 {
-	char name[4096], ci[48], p[32], mb[32], mn[32], note[160];
+	char name[16384], ci[48], p[32], mb[32], mn[32], note[160];
 	size_t slower = diff_regressions(r);
 
 	if (slower)
@@ -542,7 +542,7 @@ static void write_junit(const struct diff_result *r, FILE *out)
 	size_t failures = r->verdicts[DIFF_SLOWER];
 	size_t skipped = r->verdicts[DIFF_INSUFFICIENT] + r->verdicts[DIFF_IGNORED] +
 			 r->verdicts[DIFF_MISSING];
-	char name[4096], why[1024];
+	char name[16384], why[1024];
 	double total = 0;
 
 	for (size_t i = 0; i < r->count; i++)
