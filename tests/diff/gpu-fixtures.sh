@@ -5,15 +5,15 @@
 . "$(dirname "$0")/lib.sh"
 
 FIX="$SRC/tests/fixtures/gpu"
-for f in slow_kernel-base slow_kernel-rerun slow_kernel-slow; do
+for f in slow_kernel_base slow_kernel_base2 slow_kernel_slow; do
 	if [ ! -f "$FIX/$f.sqlite" ]; then
 		echo "skip: GPU fixture $FIX/$f.sqlite is absent (recorded on the device by the lead)"
 		exit 77
 	fi
 done
-BASE="$FIX/slow_kernel-base.sqlite"
-RERUN="$FIX/slow_kernel-rerun.sqlite"
-SLOW="$FIX/slow_kernel-slow.sqlite"
+BASE="$FIX/slow_kernel_base.sqlite"
+RERUN="$FIX/slow_kernel_base2.sqlite"
+SLOW="$FIX/slow_kernel_slow.sqlite"
 
 case_same() {
 	# Two runs of the same program compare as the same.
