@@ -43,9 +43,15 @@ make_trace() {
 # check FILE SQL...: import FILE with perfetto-check and run the queries; the output (stdout) has one
 # block per query. Counts an import problem or a failed query as a failure.
 check() {
-	local file=$1 rc
+	local file=$1 rc q
+	local queries=()
 	shift
-	"$CHECKER" "$file" "$@" > "$TMP/check.out" 2> "$TMP/check.err"
+	# One line per query, so that each block of the output starts with exactly one "# SQL" line.
+	for q in "$@"; do
+		q=${q//$'\n'/ }
+		queries+=("${q//$'\t'/ }")
+	done
+	"$CHECKER" "$file" "${queries[@]}" > "$TMP/check.out" 2> "$TMP/check.err"
 	rc=$?
 	if [ $rc -ne 0 ]; then
 		echo "FAIL perfetto-check $(basename "$file"): exit $rc" >&2
