@@ -69,30 +69,6 @@ static void putf(struct chrome_sink *cs, const char *fmt, ...)
 		put(cs, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 if the bytes there are not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		return (s[1] & 0xc0) == 0x80 ? 2 : 0;
-	if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80)
-			return 0;
-		if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0))
-			return 0;	/* overlong, or a UTF-16 surrogate */
-		return 3;
-	}
-	if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		if ((s[1] & 0xc0) != 0x80 || (s[2] & 0xc0) != 0x80 || (s[3] & 0xc0) != 0x80)
-			return 0;
-		if ((s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-			return 0;
-		return 4;
-	}
-	return 0;
-}
-
 static void put_string(struct chrome_sink *cs, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
@@ -124,7 +100,7 @@ static void put_string(struct chrome_sink *cs, const char *str)
 			s++;
 			continue;
 		}
-		n = utf8_len(s);
+		n = export_utf8_len(s);
 		if (n) {
 			put(cs, (const char *)s, n);
 			s += n;

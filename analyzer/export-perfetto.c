@@ -28,6 +28,7 @@
 
 struct intern_slot {
 	char *key;		/* NULL: empty slot */
+	char *value;		/* what is written: key, or key made valid UTF-8 */
 	uint64_t hash;
 	uint64_t iid;
 };
@@ -58,6 +59,9 @@ struct perfetto_sink {
 	Perfetto__Protos__DebugAnnotation **ann_ptrs;
 	size_t ann_cap;
 	uint64_t category_iid;
+
+	char *inline_copies[64];	/* made-valid copies of strings written inline, freed per packet */
+	size_t n_inline_copies;
 
 	uint8_t *buf;
 	size_t buf_cap;
@@ -120,18 +124,27 @@ static uint64_t intern(struct perfetto_sink *ps, struct intern_table *t, const c
 	t->slots[j].key = strdup(s);
 	if (!t->slots[j].key)
 		return 0;
+	t->slots[j].value = export_utf8_valid(s) ? t->slots[j].key : export_utf8_sanitize(s);
+	if (!t->slots[j].value) {
+		free(t->slots[j].key);
+		t->slots[j].key = NULL;
+		return 0;
+	}
 	t->slots[j].hash = h;
 	t->slots[j].iid = ++t->count;	/* iid 0 means "not set" to Perfetto */
 	ps->interned_bytes += strlen(s) + 1 + sizeof(struct intern_slot);
 	*added = 1;
-	*stored = t->slots[j].key;
+	*stored = t->slots[j].value;
 	return t->slots[j].iid;
 }
 
 static void intern_release(struct intern_table *t)
 {
-	for (size_t i = 0; i < t->cap; i++)
+	for (size_t i = 0; i < t->cap; i++) {
+		if (t->slots[i].value != t->slots[i].key)
+			free(t->slots[i].value);
 		free(t->slots[i].key);
+	}
 	free(t->slots);
 }
 
@@ -239,6 +252,26 @@ static uint64_t intern_arg_value(struct perfetto_sink *ps, const char *s)
 	return iid;
 }
 
+/* A string written inline (not interned), made valid UTF-8 if needed. */
+static char *inline_text(struct perfetto_sink *ps, const char *s)
+{
+	char *copy;
+
+	if (export_utf8_valid(s) || ps->n_inline_copies == sizeof(ps->inline_copies) / sizeof(ps->inline_copies[0]))
+		return (char *)s;
+	copy = export_utf8_sanitize(s);
+	if (!copy)
+		return (char *)s;
+	ps->inline_copies[ps->n_inline_copies++] = copy;
+	return copy;
+}
+
+static void free_inline_copies(struct perfetto_sink *ps)
+{
+	while (ps->n_inline_copies)
+		free(ps->inline_copies[--ps->n_inline_copies]);
+}
+
 static size_t put_varint(uint8_t *p, uint64_t v)
 {
 	size_t n = 0;
@@ -299,6 +332,7 @@ static int write_packet(struct perfetto_sink *ps, Perfetto__Protos__TracePacket 
 	head = 1 + put_varint(ps->buf + 1, size);
 	perfetto__protos__trace_packet__pack(packet, ps->buf + head);
 	ret = export_file_write(ps->file, ps->buf, head + size);
+	free_inline_copies(ps);
 	ps->npackets++;
 	ps->n_new_names = ps->n_new_categories = ps->n_new_arg_names = ps->n_new_arg_values = 0;
 	return ret;
@@ -332,7 +366,7 @@ static int perfetto_track(struct timeline_sink *sink, const struct timeline_trac
 	case TIMELINE_PROCESS:
 		process.has_pid = 1;
 		process.pid = track->pid;
-		process.process_name = (char *)track->name;
+		process.process_name = inline_text(ps, track->name);
 		process.has_legacy_sort_index = 1;
 		process.legacy_sort_index = track->sort_index;
 		desc.process = &process;
@@ -344,7 +378,7 @@ static int perfetto_track(struct timeline_sink *sink, const struct timeline_trac
 		thread.pid = track->pid;
 		thread.has_tid = 1;
 		thread.tid = track->tid;
-		thread.thread_name = (char *)track->name;
+		thread.thread_name = inline_text(ps, track->name);
 		thread.has_legacy_sort_index = 1;
 		thread.legacy_sort_index = track->sort_index;
 		desc.thread = &thread;
@@ -352,7 +386,7 @@ static int perfetto_track(struct timeline_sink *sink, const struct timeline_trac
 		desc.sibling_order_rank = track->sort_index;
 		break;
 	case TIMELINE_LANE:
-		desc.name = (char *)track->name;
+		desc.name = inline_text(ps, track->name);
 		desc.has_sibling_order_rank = 1;
 		desc.sibling_order_rank = track->sort_index;
 		break;
@@ -364,7 +398,7 @@ static int perfetto_track(struct timeline_sink *sink, const struct timeline_trac
 		strcpy(counter_name, track->name);
 		strcat(counter_name, " ");
 		strcat(counter_name, track->unit);
-		desc.name = counter_name;
+		desc.name = inline_text(ps, counter_name);
 		counter.unit_name = (char *)track->unit;
 		desc.counter = &counter;
 		desc.has_sibling_order_rank = 1;
@@ -407,7 +441,7 @@ static int fill_event(struct perfetto_sink *ps, Perfetto__Protos__TrackEvent *te
 		te->name_iid = iid;
 	} else {
 		te->name_field_case = PERFETTO__PROTOS__TRACK_EVENT__NAME_FIELD_NAME;
-		te->name = (char *)(ev->name ? ev->name : "");
+		te->name = inline_text(ps, ev->name ? ev->name : "");
 	}
 	if (ev->category) {
 		ps->category_iid = intern_category(ps, ev->category);
@@ -427,7 +461,7 @@ static int fill_event(struct perfetto_sink *ps, Perfetto__Protos__TrackEvent *te
 			ann->name_iid = iid;
 		} else {
 			ann->name_field_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__NAME_FIELD_NAME;
-			ann->name = (char *)arg->name;
+			ann->name = inline_text(ps, arg->name);
 		}
 		switch (arg->type) {
 		case TIMELINE_ARG_INT:
@@ -445,7 +479,7 @@ static int fill_event(struct perfetto_sink *ps, Perfetto__Protos__TrackEvent *te
 				ann->string_value_iid = iid;
 			} else {
 				ann->value_case = PERFETTO__PROTOS__DEBUG_ANNOTATION__VALUE_STRING_VALUE;
-				ann->string_value = (char *)(arg->s ? arg->s : "");
+				ann->string_value = inline_text(ps, arg->s ? arg->s : "");
 			}
 			break;
 		}
@@ -562,6 +596,7 @@ static void perfetto_free(struct timeline_sink *sink)
 	free(ps->new_arg_value_ptrs);
 	free(ps->anns);
 	free(ps->ann_ptrs);
+	free_inline_copies(ps);
 	free(ps->buf);
 	free(ps);
 }

@@ -28,6 +28,12 @@ int export_file_commit(struct export_file *file, char *err, size_t errlen);
 /* Removes the temporary file and frees; accepts NULL. */
 void export_file_abort(struct export_file *file);
 
+/* UTF-8 (export-text.c): length of the valid sequence at s (1-4) or 0; whole-string check; a copy
+ * with each invalid byte replaced by U+FFFD (NULL when out of memory). */
+size_t export_utf8_len(const unsigned char *s);
+int export_utf8_valid(const char *s);
+char *export_utf8_sanitize(const char *s);
+
 enum timeline_track_kind {
 	TIMELINE_PROCESS = 1,	/* a host process or a pseudo-process (GPU, findings) */
 	TIMELINE_THREAD,	/* a host thread or a GPU stream: slices and instants */
