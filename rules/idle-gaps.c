@@ -297,8 +297,10 @@ static int idle_gaps_run(const struct rule *rule, struct rule_context *ctx, char
 	ret = gap_walk(rule, ctx, &walk, err, errlen);
 	if (ret < 0)
 		goto out;
-	qsort(s.streams, s.nstreams, sizeof(*s.streams), compare_streams);
-	qsort(s.blockers, s.nblockers, sizeof(*s.blockers), compare_blockers);
+	if (s.nstreams > 1)
+		qsort(s.streams, s.nstreams, sizeof(*s.streams), compare_streams);
+	if (s.nblockers > 1)
+		qsort(s.blockers, s.nblockers, sizeof(*s.blockers), compare_blockers);
 	for (size_t i = 0; i < walk.ndevices; i++) {
 		const struct gap_device *dev = &walk.devices[i];
 

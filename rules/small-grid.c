@@ -225,7 +225,8 @@ static int small_grid_run(const struct rule *rule, struct rule_context *ctx, cha
 		ret = rule_step_error(rule, ctx, err, errlen);
 		goto out;
 	}
-	qsort(s.kernels, s.nkernels, sizeof(*s.kernels), compare_waste);
+	if (s.nkernels > 1)
+		qsort(s.kernels, s.nkernels, sizeof(*s.kernels), compare_waste);
 
 	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
 	if (ret < 0)
