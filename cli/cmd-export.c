@@ -72,7 +72,8 @@ int cmd_export(int argc, char **argv)
 	struct stat st;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+f:o:zh", options, NULL)) != -1) {
+	opterr = 0;	/* one message of our own, not getopt's plus the usage */
+	while ((c = getopt_long(argc, argv, ":f:o:zh", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			opts.format = export_format_parse(optarg);
@@ -93,14 +94,16 @@ int cmd_export(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return GPT_EXIT_OK;
+		case ':':
+			pr_err("option '%s' needs a value; see 'gpt-trace export --help'", argv[optind - 1]);
+			return GPT_EXIT_USAGE;
 		default:
-			fputs(usage_text, stderr);
+			pr_err("unknown option '%s'; see 'gpt-trace export --help'", argv[optind - 1]);
 			return GPT_EXIT_USAGE;
 		}
 	}
 	if (optind >= argc) {
-		pr_err("export needs at least one trace file");
-		fputs(usage_text, stderr);
+		pr_err("export needs at least one trace file; see 'gpt-trace export --help'");
 		return GPT_EXIT_USAGE;
 	}
 	if (!output) {
