@@ -1,14 +1,477 @@
 /*
- * gpt-trace run: NOT IMPLEMENTED YET. Placeholder so the command table links; the owner of this
- * command replaces this file.
+ * gpt-trace run: run a program with libgpt_inject.so injected into every process of its tree, and
+ * summarize the traces once it ends.
+ *
+ * The launcher configures the library only through the environment (docs/launcher-env.md):
+ * LD_PRELOAD (our library first, then what the variable held), CUDA_INJECTION64_PATH,
+ * NVTX_INJECTION64_PATH and GPT_TRACE_*. Everything it can check before the program starts (the
+ * options, the library, the output directory) fails with exit status 2 and the program not run,
+ * since a failed traced run is cheaper to redo than a long run that wrote nothing. After that the
+ * launcher is transparent: the program's status is the launcher's status (run-child.h), and tracing
+ * problems are only reported.
  */
 #include "cli/commands.h"
+#include "cli/run-child.h"
+#include "cli/run-session.h"
+#include "cli/run-summary.h"
 #include "common/util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define INJECT_LIB_NAME "libgpt_inject.so"
+#define DEFAULT_OUTPUT "gpt-trace-%h-%p.sqlite"
+#define MAX_COMMIT_MS 3600000UL
+
+struct run_options {
+	const char *output;	/* pattern as given, NULL: DEFAULT_OUTPUT */
+	int force;
+	const char *api;
+	const char *metrics;	/* NULL: off */
+	unsigned long commit_ms;
+	int quiet;
+};
+
+static const char usage_text[] =
+	"usage: gpt-trace run [options] [--] PROGRAM [ARGS...]\n"
+	"\n"
+	"Run PROGRAM with libgpt_inject.so injected. Every process of its tree that uses CUDA writes its\n"
+	"own SQLite trace; the others pay next to nothing and write none. PROGRAM's arguments, input,\n"
+	"output, environment, working directory and exit status are left as they are; a summary of each\n"
+	"trace goes to stderr when PROGRAM ends.\n"
+	"\n"
+	"options:\n"
+	"  -o, --output PATTERN  trace file of each process: %p = pid, %h = short host name, %% = '%'\n"
+	"                        (default: gpt-trace-%h-%p.sqlite in the current directory)\n"
+	"  -f, --force           overwrite existing trace files (default: add .1, .2, ... to the name)\n"
+	"      --api WHICH       CUDA API calls recorded: default (launch, copy, set, sync, event,\n"
+	"                        stream and graph calls), all, or none\n"
+	"      --metrics[=SPEC]  collect kernel hardware metrics (passed on as GPT_TRACE_METRICS;\n"
+	"                        without SPEC: default)\n"
+	"      --commit-ms N     commit the trace every N ms (default 1000): a killed program loses\n"
+	"                        at most about that much\n"
+	"  -q, --quiet           print only problems (failed traces, dropped records)\n"
+	"  -h, --help            print this help\n"
+	"\n"
+	"SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to gpt-trace are passed to PROGRAM.\n"
+	"exit status: PROGRAM's (if a signal killed PROGRAM, gpt-trace ends by the same signal);\n"
+	"2 usage or setup error (PROGRAM not run), 126 PROGRAM not executable, 127 PROGRAM not found\n";
+
+enum {
+	OPT_API = 256,
+	OPT_METRICS,
+	OPT_COMMIT_MS,
+};
+
+static const struct option long_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "force", no_argument, NULL, 'f' },
+	{ "api", required_argument, NULL, OPT_API },
+	{ "metrics", optional_argument, NULL, OPT_METRICS },
+	{ "commit-ms", required_argument, NULL, OPT_COMMIT_MS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int usage_error(const char *fmt, ...)
+{
+	char message[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(message, sizeof(message), fmt, ap);
+	va_end(ap);
+	pr_err("run: %s; see 'gpt-trace run --help'", message);
+	return GPT_EXIT_USAGE;
+}
+
+/* Returns 0, 1 for --help, or GPT_EXIT_USAGE after printing why. */
+static int parse_options(int argc, char **argv, struct run_options *opts)
+{
+	char *end;
+	int c;
+
+	/* '+': the first non-option is PROGRAM; what follows it belongs to PROGRAM. */
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:o:fqh", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			opts->output = optarg;
+			break;
+		case 'f':
+			opts->force = 1;
+			break;
+		case 'q':
+			opts->quiet = 1;
+			break;
+		case 'h':
+			return 1;
+		case OPT_API:
+			if (strcmp(optarg, "default") && strcmp(optarg, "all") && strcmp(optarg, "none"))
+				return usage_error("invalid --api '%s': expected default, all or none",
+						   optarg);
+			opts->api = optarg;
+			break;
+		case OPT_METRICS:
+			opts->metrics = optarg ? optarg : "default";
+			break;
+		case OPT_COMMIT_MS:
+			errno = 0;
+			opts->commit_ms = strtoul(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' || opts->commit_ms == 0 ||
+			    opts->commit_ms > MAX_COMMIT_MS)
+				return usage_error("invalid --commit-ms '%s': expected milliseconds from "
+						   "1 to 3600000", optarg);
+			break;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt) {
+				char option[3] = { '-', (char)optopt, '\0' };
+
+				return usage_error("unknown option '%s'", option);
+			}
+			return usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return usage_error("no program given: gpt-trace run [options] -- PROGRAM [ARGS...]");
+	return 0;
+}
+
+/* 0 if path is a readable regular file, else -errno. */
+static int check_file(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (access(path, R_OK) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * The absolute path of libgpt_inject.so: $GPT_TRACE_INJECT_LIB, else beside our executable (the
+ * build tree), else ../lib/gpt-trace/ from it (an installation). NULL after printing why.
+ */
+static char *find_inject_lib(void)
+{
+	const char *override = getenv("GPT_TRACE_INJECT_LIB");
+	char exe[PATH_MAX], beside[PATH_MAX + 32], installed[PATH_MAX + 64];
+	char *slash, *lib;
+	ssize_t n;
+	int ret;
+
+	if (override && *override) {
+		ret = check_file(override);
+		lib = ret < 0 ? NULL : realpath(override, NULL);
+		if (!lib)
+			pr_err("cannot use GPT_TRACE_INJECT_LIB '%s': %s", override,
+			       strerror(ret < 0 ? -ret : errno));
+		return lib;
+	}
+
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0) {
+		pr_err("cannot find %s: cannot read /proc/self/exe: %s", INJECT_LIB_NAME,
+		       strerror(errno));
+		return NULL;
+	}
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (slash)
+		*slash = '\0';
+	snprintf(beside, sizeof(beside), "%s/" INJECT_LIB_NAME, exe);
+	snprintf(installed, sizeof(installed), "%s/../lib/gpt-trace/" INJECT_LIB_NAME, exe);
+
+	if (!check_file(beside))
+		lib = realpath(beside, NULL);
+	else if (!check_file(installed))
+		lib = realpath(installed, NULL);
+	else
+		lib = NULL;
+	if (!lib)
+		pr_err("cannot find %s: neither '%s' nor '%s' exists; build the gpt_inject target "
+		       "or set GPT_TRACE_INJECT_LIB", INJECT_LIB_NAME, beside, installed);
+	return lib;
+}
+
+/* Check the '%' escapes of a pattern: %p, %h and %% only. Returns 0 or GPT_EXIT_USAGE. */
+static int check_pattern(const char *pattern)
+{
+	if (!*pattern)
+		return usage_error("empty output pattern");
+	for (const char *p = pattern; *p; p++) {
+		if (*p != '%')
+			continue;
+		if (p[1] != 'p' && p[1] != 'h' && p[1] != '%')
+			return usage_error("invalid output pattern '%s': use %%p (pid), %%h (host) or "
+					   "%%%% ('%%')",
+					   pattern);
+		p++;
+	}
+	if (pattern[strlen(pattern) - 1] == '/')
+		return usage_error("output pattern '%s' names a directory, not a file", pattern);
+	return 0;
+}
+
+/* Whether a checked pattern holds %p (not the "%p" inside "%%p"). */
+static int has_pid_escape(const char *pattern)
+{
+	for (const char *p = pattern; *p; p++) {
+		if (*p != '%')
+			continue;
+		if (p[1] == 'p')
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
+static void short_hostname(char *buf, size_t len)
+{
+	if (gethostname(buf, len) < 0)
+		snprintf(buf, len, "localhost");
+	buf[len - 1] = '\0';
+	buf[strcspn(buf, ".")] = '\0';
+}
+
+/* Expand %h and %% of a pattern the way the library will; %p is left as it is. Returns a new string. */
+static char *expand_host(const char *pattern)
+{
+	char host[256];
+	size_t cap = strlen(pattern) * 128 + 1, len = 0;
+	char *out = xmalloc(cap);
+
+	short_hostname(host, sizeof(host));
+	for (const char *p = pattern; *p; p++) {
+		if (p[0] == '%' && p[1] == 'h') {
+			len += snprintf(out + len, cap - len, "%s", host);
+			p++;
+		} else if (p[0] == '%' && p[1] == '%') {
+			out[len++] = '%';
+			p++;
+		} else {
+			out[len++] = *p;
+		}
+	}
+	out[len] = '\0';
+	return out;
+}
+
+/*
+ * Make the pattern absolute against our cwd, so that a process that changes directory writes where
+ * the user asked, and check that the directory it names can take files. Returns the pattern to
+ * pass on (owned by the caller), or NULL after printing why.
+ */
+static char *resolve_output(const char *pattern)
+{
+	char cwd[PATH_MAX];
+	char *absolute, *expanded, *slash;
+	size_t len;
+	struct stat st;
+	int err = 0;
+
+	if (check_pattern(pattern))
+		return NULL;
+
+	if (pattern[0] == '/') {
+		absolute = xstrdup(pattern);
+	} else {
+		if (!getcwd(cwd, sizeof(cwd))) {
+			pr_err("cannot resolve output '%s': cannot get the current directory: %s",
+			       pattern, strerror(errno));
+			return NULL;
+		}
+		/* The cwd itself may hold '%', which the library must not read as an escape. */
+		len = 2 * strlen(cwd) + strlen(pattern) + 2;
+		absolute = xmalloc(len);
+		len = 0;
+		for (const char *p = cwd; *p; p++) {
+			if (*p == '%')
+				absolute[len++] = '%';
+			absolute[len++] = *p;
+		}
+		if (len == 0 || absolute[len - 1] != '/')
+			absolute[len++] = '/';
+		strcpy(absolute + len, pattern);
+	}
+
+	/* A directory that contains %p differs per process; the library reports it if it is bad. */
+	slash = strrchr(absolute, '/');
+	*slash = '\0';
+	if (has_pid_escape(absolute)) {
+		*slash = '/';
+		return absolute;
+	}
+	expanded = expand_host(*absolute ? absolute : "/");
+	*slash = '/';
+	if (stat(expanded, &st) < 0)
+		err = errno;
+	else if (!S_ISDIR(st.st_mode))
+		err = ENOTDIR;
+	else if (access(expanded, W_OK | X_OK) < 0)
+		err = errno;
+	if (err) {
+		pr_err("cannot write traces to '%s': %s", expanded, strerror(err));
+		free(expanded);
+		free(absolute);
+		return NULL;
+	}
+	free(expanded);
+
+	if (!has_pid_escape(absolute)) {
+		expanded = expand_host(absolute);
+		if (!stat(expanded, &st) && S_ISDIR(st.st_mode)) {
+			pr_err("cannot write traces to '%s': it is a directory; give a file name "
+			       "such as '%s/trace-%%p.sqlite'", expanded, expanded);
+			free(expanded);
+			free(absolute);
+			return NULL;
+		}
+		free(expanded);
+	}
+	return absolute;
+}
+
+static int set_env(const char *name, const char *value)
+{
+	if (setenv(name, value, 1) < 0) {
+		pr_err("cannot set %s: %s", name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * LD_PRELOAD gets our library in front of what it already held (the user's own preloads still
+ * load); a second `gpt-trace run` inside a traced program does not add it twice.
+ */
+static int set_preload(const char *lib)
+{
+	const char *old = getenv("LD_PRELOAD");
+	size_t lib_len = strlen(lib);
+	char *value;
+	int ret;
+
+	/* ld.so splits LD_PRELOAD at ':' and ' ': such a path cannot be preloaded. */
+	if (strpbrk(lib, ": ")) {
+		pr_warn("'%s' holds ':' or ' ' and cannot go into LD_PRELOAD; only programs that "
+			"load the CUDA driver through CUDA_INJECTION64_PATH are traced", lib);
+		return 0;
+	}
+	if (!old || !*old)
+		return set_env("LD_PRELOAD", lib);
+	if (!strncmp(old, lib, lib_len) && (old[lib_len] == '\0' || old[lib_len] == ':' ||
+					   old[lib_len] == ' '))
+		return 0;
+	value = xmalloc(lib_len + strlen(old) + 2);
+	sprintf(value, "%s:%s", lib, old);
+	ret = set_env("LD_PRELOAD", value);
+	free(value);
+	return ret;
+}
+
+static int set_environment(const struct run_options *opts, const char *lib, const char *output,
+			   const char *session_dir)
+{
+	char commit_ms[32];
+
+	snprintf(commit_ms, sizeof(commit_ms), "%lu", opts->commit_ms);
+	if (set_preload(lib) < 0 ||
+	    set_env("CUDA_INJECTION64_PATH", lib) < 0 ||
+	    set_env("NVTX_INJECTION64_PATH", lib) < 0 ||
+	    set_env("GPT_TRACE_OUTPUT", output) < 0 ||
+	    set_env("GPT_TRACE_FORCE", opts->force ? "1" : "0") < 0 ||
+	    set_env("GPT_TRACE_SESSION", session_dir) < 0 ||
+	    set_env("GPT_TRACE_API", opts->api) < 0 ||
+	    set_env("GPT_TRACE_COMMIT_MS", commit_ms) < 0 ||
+	    set_env("GPT_TRACE_QUIET", opts->quiet ? "1" : "0") < 0)
+		return -1;
+	/* Only the options decide; a value left in the user's environment does not. */
+	if (opts->metrics)
+		return set_env("GPT_TRACE_METRICS", opts->metrics);
+	unsetenv("GPT_TRACE_METRICS");
+	return 0;
+}
 
 int cmd_run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	pr_err("'run' is not implemented yet");
-	return GPT_EXIT_USAGE;
+	struct run_options opts = { .api = "default", .commit_ms = 1000 };
+	struct run_session session = { NULL };
+	struct run_child child;
+	char *lib = NULL, *output = NULL;
+	char **program, **lines = NULL;
+	size_t nlines = 0;
+	int exec_failed, ret;
+
+	ret = parse_options(argc, argv, &opts);
+	if (ret == 1) {
+		fputs(usage_text, stdout);
+		return GPT_EXIT_OK;
+	}
+	if (ret)
+		return ret;
+	program = argv + optind;
+
+	ret = GPT_EXIT_USAGE;
+	lib = find_inject_lib();
+	if (!lib)
+		goto out;
+	output = resolve_output(opts.output ? opts.output : DEFAULT_OUTPUT);
+	if (!output)
+		goto out;
+	if (run_session_create(&session) < 0)
+		goto out;
+	if (set_environment(&opts, lib, output, session.dir) < 0)
+		goto out;
+
+	ret = run_child_start(&child, program, &exec_failed);
+	if (ret < 0) {
+		if (exec_failed) {
+			pr_err("cannot run '%s': %s", program[0], strerror(-ret));
+			/* As a shell says: 127 not found, 126 found but not executable. */
+			ret = ret == -ENOENT ? 127 : 126;
+		} else {
+			pr_err("cannot start '%s': %s", program[0], strerror(-ret));
+			ret = GPT_EXIT_USAGE;
+		}
+		goto out;
+	}
+	ret = run_child_wait(&child);
+	if (ret < 0) {
+		pr_err("cannot wait for '%s': %s", program[0], strerror(-ret));
+		ret = GPT_EXIT_USAGE;
+		goto out;
+	}
+
+	run_session_read(&session, &lines, &nlines);
+	run_session_remove(&session);
+	run_summary_print(lines, nlines, opts.quiet, child.status);
+	run_session_free_lines(lines);
+	free(output);
+	free(lib);
+	run_exit_like(child.status);
+
+out:
+	run_session_remove(&session);
+	free(output);
+	free(lib);
+	return ret;
 }

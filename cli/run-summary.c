@@ -1,0 +1,244 @@
+/*
+ * The end-of-run summary of `gpt-trace run` (see run-summary.h). Each trace is opened with the
+ * analyzer's loader and read only through its canonical views (kernels, copies, sets, meta), so the
+ * summary counts exactly what `gpt-trace stats` and the rules will see.
+ *
+ * GPU busy share: per device, the length of the union of kernel, copy and set intervals divided by
+ * the span from the first of them to start to the last of them to end. Overlapping work (several
+ * streams, copy engines beside kernels) counts once, so the share never exceeds 100%.
+ */
+#include "cli/run-summary.h"
+#include "analyzer/trace.h"
+#include "common/util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+struct device_busy {
+	int64_t device;
+	int64_t first_start, last_end;
+	int64_t busy_ns;
+};
+
+struct trace_summary {
+	int64_t kernels;
+	int64_t copies;
+	int64_t copy_bytes;
+	int64_t dropped;	/* -1: the trace does not say (nsys exports) */
+	struct device_busy *devices;
+	size_t ndevices;
+};
+
+static void format_bytes(char *buf, size_t len, int64_t bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double value = (double)bytes;
+	int unit = -1;
+
+	while (value >= 1024.0 && unit < 3) {
+		value /= 1024.0;
+		unit++;
+	}
+	if (unit < 0)
+		snprintf(buf, len, "%" PRId64 " B", bytes);
+	else
+		snprintf(buf, len, "%.1f %s", value, units[unit]);
+}
+
+static void format_duration(char *buf, size_t len, int64_t ns)
+{
+	if (ns >= 1000000000)
+		snprintf(buf, len, "%.2f s", ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, len, "%.2f ms", ns / 1e6);
+	else if (ns >= 1000)
+		snprintf(buf, len, "%.2f us", ns / 1e3);
+	else
+		snprintf(buf, len, "%" PRId64 " ns", ns);
+}
+
+static int query_int64(sqlite3 *db, const char *sql, int64_t *a, int64_t *b)
+{
+	sqlite3_stmt *stmt;
+	int ret = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(stmt) == SQLITE_ROW) {
+		*a = sqlite3_column_int64(stmt, 0);
+		if (b)
+			*b = sqlite3_column_int64(stmt, 1);
+		ret = 0;
+	}
+	sqlite3_finalize(stmt);
+	return ret;
+}
+
+/* The union of the GPU intervals, device by device, swept in start order. */
+static int query_busy(sqlite3 *db, struct trace_summary *summary)
+{
+	static const char sql[] =
+		"SELECT deviceId, start, end FROM kernels"
+		" WHERE deviceId IS NOT NULL AND start IS NOT NULL AND end IS NOT NULL"
+		" UNION ALL SELECT deviceId, start, end FROM copies"
+		" WHERE deviceId IS NOT NULL AND start IS NOT NULL AND end IS NOT NULL"
+		" UNION ALL SELECT deviceId, start, end FROM sets"
+		" WHERE deviceId IS NOT NULL AND start IS NOT NULL AND end IS NOT NULL"
+		" ORDER BY 1, 2";
+	struct device_busy *dev = NULL;
+	int64_t run_start = 0, run_end = 0;
+	sqlite3_stmt *stmt;
+	size_t cap = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		return -1;
+	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+		int64_t device = sqlite3_column_int64(stmt, 0);
+		int64_t start = sqlite3_column_int64(stmt, 1);
+		int64_t end = sqlite3_column_int64(stmt, 2);
+
+		if (end < start)
+			end = start;
+		if (!dev || dev->device != device) {
+			if (dev)
+				dev->busy_ns += run_end - run_start;
+			if (summary->ndevices == cap) {
+				cap = cap ? 2 * cap : 4;
+				summary->devices =
+					xrealloc(summary->devices, cap * sizeof(*summary->devices));
+			}
+			dev = &summary->devices[summary->ndevices++];
+			dev->device = device;
+			dev->first_start = start;
+			dev->last_end = end;
+			dev->busy_ns = 0;
+			run_start = start;
+			run_end = end;
+			continue;
+		}
+		if (end > dev->last_end)
+			dev->last_end = end;
+		if (start > run_end) {
+			dev->busy_ns += run_end - run_start;
+			run_start = start;
+			run_end = end;
+		} else if (end > run_end) {
+			run_end = end;
+		}
+	}
+	if (dev)
+		dev->busy_ns += run_end - run_start;
+	sqlite3_finalize(stmt);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int64_t query_dropped(sqlite3 *db)
+{
+	static const char sql[] = "SELECT value FROM meta WHERE name = 'cupti_dropped_records'";
+	sqlite3_stmt *stmt;
+	int64_t dropped = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL) {
+		const char *text = (const char *)sqlite3_column_text(stmt, 0);
+		char *end;
+		long long value = strtoll(text, &end, 10);
+
+		if (end != text && *end == '\0' && value >= 0)
+			dropped = value;
+	}
+	sqlite3_finalize(stmt);
+	return dropped;
+}
+
+static int summarize(const char *path, struct trace_summary *summary)
+{
+	struct trace *trace;
+	char err[512];
+	sqlite3 *db;
+	int ret = -1;
+
+	memset(summary, 0, sizeof(*summary));
+	summary->dropped = -1;
+	if (trace_open(&path, 1, &trace, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		return -1;
+	}
+	db = trace_db(trace);
+	if (query_int64(db, "SELECT count(*) FROM kernels", &summary->kernels, NULL) < 0 ||
+	    query_int64(db, "SELECT count(*), coalesce(sum(bytes), 0) FROM copies",
+			&summary->copies, &summary->copy_bytes) < 0 ||
+	    query_busy(db, summary) < 0) {
+		pr_err("cannot summarize '%s': %s", path, sqlite3_errmsg(db));
+		goto out_close;
+	}
+	summary->dropped = query_dropped(db);
+	ret = 0;
+out_close:
+	trace_close(trace);
+	return ret;
+}
+
+static void print_summary(const char *path, const struct trace_summary *summary)
+{
+	char line[1024], bytes[32], span[32];
+	size_t len;
+
+	format_bytes(bytes, sizeof(bytes), summary->copy_bytes);
+	len = snprintf(line, sizeof(line), "wrote %s: %" PRId64 " kernel%s, %" PRId64 " cop%s (%s)",
+		       path, summary->kernels, summary->kernels == 1 ? "" : "s", summary->copies,
+		       summary->copies == 1 ? "y" : "ies", bytes);
+	if (!summary->ndevices && len < sizeof(line))
+		len += snprintf(line + len, sizeof(line) - len, ", no GPU activity");
+	for (size_t i = 0; i < summary->ndevices && len < sizeof(line); i++) {
+		const struct device_busy *dev = &summary->devices[i];
+		int64_t span_ns = dev->last_end - dev->first_start;
+
+		format_duration(span, sizeof(span), span_ns);
+		len += snprintf(line + len, sizeof(line) - len, ", GPU %" PRId64 " busy %.1f%% of %s",
+				dev->device, span_ns > 0 ? 100.0 * dev->busy_ns / span_ns : 100.0,
+				span);
+	}
+	fprintf(stderr, GPT_PREFIX "%s\n", line);
+}
+
+void run_summary_print(char *const *lines, size_t nlines, int quiet, int program_status)
+{
+	for (size_t i = 0; i < nlines; i++) {
+		struct trace_summary summary;
+
+		if (lines[i][0] == '!') {
+			/* "!<pid> <reason>", written by the process whose trace failed. */
+			const char *reason = strchr(lines[i], ' ');
+
+			if (reason)
+				pr_err("process %.*s: %s", (int)(reason - lines[i] - 1), lines[i] + 1,
+				       reason + 1);
+			else
+				pr_err("process %s: trace failed", lines[i] + 1);
+			continue;
+		}
+		if (summarize(lines[i], &summary) < 0) {
+			free(summary.devices);
+			continue;
+		}
+		if (!quiet)
+			print_summary(lines[i], &summary);
+		if (summary.dropped > 0)
+			pr_err("WARNING: CUPTI DROPPED %" PRId64 " RECORDS in %s: the trace is incomplete",
+			       summary.dropped, lines[i]);
+		free(summary.devices);
+	}
+	if (nlines || quiet)
+		return;
+	if (WIFSIGNALED(program_status))
+		pr_err("no trace was finished: the program was killed by signal %d (%s)",
+		       WTERMSIG(program_status), strsignal(WTERMSIG(program_status)));
+	else
+		fprintf(stderr, GPT_PREFIX "no trace was written: no process used CUDA\n");
+}
