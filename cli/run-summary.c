@@ -27,7 +27,8 @@ struct trace_summary {
 	int64_t kernels;
 	int64_t copies;
 	int64_t copy_bytes;
-	int64_t dropped;	/* -1: the trace does not say (nsys exports) */
+	int64_t dropped;	/* CUPTI records; -1: the trace does not say (nsys exports) */
+	int64_t nvtx_dropped;	/* NVTX events the library could not queue; -1: not said */
 	struct device_busy *devices;
 	size_t ndevices;
 };
@@ -136,24 +137,26 @@ static int query_busy(sqlite3 *db, struct trace_summary *summary)
 	return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int64_t query_dropped(sqlite3 *db)
+/* A count from GPT_META (through the meta view); -1 if absent or not a count. */
+static int64_t query_meta_count(sqlite3 *db, const char *name)
 {
-	static const char sql[] = "SELECT value FROM meta WHERE name = 'cupti_dropped_records'";
+	static const char sql[] = "SELECT value FROM meta WHERE name = ?";
 	sqlite3_stmt *stmt;
-	int64_t dropped = -1;
+	int64_t count = -1;
 
 	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK)
 		return -1;
+	sqlite3_bind_text(stmt, 1, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(stmt) == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL) {
 		const char *text = (const char *)sqlite3_column_text(stmt, 0);
 		char *end;
 		long long value = strtoll(text, &end, 10);
 
 		if (end != text && *end == '\0' && value >= 0)
-			dropped = value;
+			count = value;
 	}
 	sqlite3_finalize(stmt);
-	return dropped;
+	return count;
 }
 
 static int summarize(const char *path, struct trace_summary *summary)
@@ -177,7 +180,8 @@ static int summarize(const char *path, struct trace_summary *summary)
 		pr_err("cannot summarize '%s': %s", path, sqlite3_errmsg(db));
 		goto out_close;
 	}
-	summary->dropped = query_dropped(db);
+	summary->dropped = query_meta_count(db, "cupti_dropped_records");
+	summary->nvtx_dropped = query_meta_count(db, "nvtx_dropped_events");
 	ret = 0;
 out_close:
 	trace_close(trace);
@@ -229,9 +233,13 @@ void run_summary_print(char *const *lines, size_t nlines, int quiet, int program
 		}
 		if (!quiet)
 			print_summary(lines[i], &summary);
+		/* Loud whatever -q says: counts from this trace are too low. */
 		if (summary.dropped > 0)
 			pr_err("WARNING: CUPTI DROPPED %" PRId64 " RECORDS in %s: the trace is incomplete",
 			       summary.dropped, lines[i]);
+		if (summary.nvtx_dropped > 0)
+			pr_err("WARNING: %" PRId64 " NVTX EVENTS DROPPED in %s: NVTX ranges are incomplete",
+			       summary.nvtx_dropped, lines[i]);
 		free(summary.devices);
 	}
 	if (nlines || quiet)
