@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -461,6 +462,11 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 
+	/*
+	 * The summary must not change our status: if stderr is a pipe whose reader has gone
+	 * (`gpt-trace run prog 2>&1 | head -1`), lose the lines rather than die of SIGPIPE.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	run_session_read(&session, &lines, &nlines);
 	run_session_remove(&session);
 	run_summary_print(lines, nlines, opts.quiet, child.status);

@@ -11,6 +11,7 @@
  *   run-probe trap SIG READY         catch SIG, create READY, print "caught SIG" once it comes, exit 42
  *   run-probe wait READY             create READY and wait to be killed
  *   run-probe status CMD...          run CMD, print "exit N" or "signal N"
+ *   run-probe broken-stderr CMD...   the same, with CMD's stderr a pipe nobody reads any more
  *   run-probe kill-when-ready SIG READY CMD...
  *                                    run CMD, send it SIG once READY exists, print its status
  *   run-probe ctrl-c READY CMD...    run CMD on a new pseudo-terminal as its foreground process
@@ -268,6 +269,28 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "status") && argc >= 3) {
 		print_status(wait_child(spawn(argv + 2, 0)));
+		return 0;
+	}
+	if (!strcmp(cmd, "broken-stderr") && argc >= 3) {
+		int fds[2];
+		pid_t pid;
+
+		if (pipe(fds) < 0) {
+			perror("pipe");
+			return 99;
+		}
+		close(fds[0]);
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0) {
+			dup2(fds[1], STDERR_FILENO);
+			reset_signals();
+			signal(SIGPIPE, SIG_DFL);
+			execvp(argv[2], argv + 2);
+			_exit(127);
+		}
+		close(fds[1]);
+		print_status(wait_child(pid));
 		return 0;
 	}
 	if (!strcmp(cmd, "kill-when-ready") && argc >= 5) {

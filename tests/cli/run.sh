@@ -231,6 +231,9 @@ stdout-stderr)
 	"$GPT_TRACE" run -q -- sh -c 'echo out; echo err >&2' >out 2>err || fail "exit $?"
 	expect_eq "quiet stdout" "out" "$(cat out)"
 	expect_eq "quiet stderr" "err" "$(cat err)"
+	# Nobody reads stderr any more by the time the summary is printed: the status stays PROGRAM's.
+	out=$("$PROBE" broken-stderr "$GPT_TRACE" run -- "$PROBE" exit 5)
+	expect_eq "status with a broken stderr" "exit 5" "$out"
 	;;
 
 env)
