@@ -338,7 +338,7 @@ bad-output)
 		expect_grep "message" "Permission denied" err
 	fi
 	# The directory part may use %h; with %p in it only the library can tell.
-	mkdir "host-$(hostname | cut -d. -f1)"
+	mkdir "host-$(uname -n | cut -d. -f1)"
 	"$GPT_TRACE" run -q -o 'host-%h/t-%p.sqlite' -- sh -c 'touch ran' || fail "-o host-%h/: exit $?"
 	[ -e ran ] || fail "-o host-%h/ did not run the program"
 	rm ran
