@@ -157,14 +157,17 @@ static void collector_decode_buffer(struct collector *c, uint8_t *data, size_t v
 	}
 }
 
-/* Zero the used part of an emptied buffer and keep it for the next request. */
-static void collector_recycle(struct collector *c, uint8_t *data, size_t size, size_t valid)
+/*
+ * Zero an emptied buffer and keep it for the next request. All of it, not only the valid part:
+ * CUPTI was told that our buffers come zeroed and may have left bytes past the last record.
+ */
+static void collector_recycle(struct collector *c, uint8_t *data, size_t size)
 {
 	if (size != c->options.buffer_size) {
 		free(data);
 		return;
 	}
-	memset(data, 0, valid);
+	memset(data, 0, size);
 	pthread_mutex_lock(&c->lock);
 	if (c->npool < BUFFER_POOL_MAX) {
 		c->pool[c->npool++] = data;
@@ -178,13 +181,15 @@ static void collector_process(struct collector *c, struct item *item)
 {
 	switch (item->kind) {
 	case ITEM_BUFFER:
-		collector_decode_buffer(c, item->buffer.data, item->buffer.valid);
-		collector_recycle(c, item->buffer.data, item->buffer.size, item->buffer.valid);
+		if (!c->options.discard)
+			collector_decode_buffer(c, item->buffer.data, item->buffer.valid);
+		collector_recycle(c, item->buffer.data, item->buffer.size);
 		item->buffer.data = NULL;
 		break;
 	case ITEM_NVTX:
 		c->nvtx_dropped += item->nvtx->dropped;
-		nvtx_rows_add(&c->nvtx, c->writer, item->nvtx);
+		if (!c->options.discard)
+			nvtx_rows_add(&c->nvtx, c->writer, item->nvtx);
 		break;
 	case ITEM_META:
 		writer_meta(c->writer, item->meta.name, item->meta.value);

@@ -41,6 +41,7 @@ struct collector_options {
 	uint64_t time_origin_utc_ns;	/* the origin as UTC epoch ns (0: now) */
 	uint32_t pid;			/* the traced process, for globalPid/globalTid */
 	size_t buffer_size;		/* 0: COLLECTOR_BUFFER_SIZE */
+	int discard;			/* recycle buffers unread, write nothing (to measure CUPTI alone) */
 
 	/* CUPTI's record iterator (cuptiActivityGetNextRecord); tests pass their own. */
 	CUptiResult (*next_record)(uint8_t *buffer, size_t valid, CUpti_Activity **record);

@@ -188,6 +188,37 @@ static uint64_t CUPTIAPI cupti_clock(void)
 	return gpt_clock_now();
 }
 
+static uint64_t cupti_timestamp(void)
+{
+	uint64_t t = 0;
+
+	cupti.GetTimestamp(&t);
+	return t;
+}
+
+/* Returns how far timestamps taken before (the origin, early NVTX events) must move. */
+static int64_t clock_settle(const struct inject_config *config)
+{
+	uint64_t theirs = 0;
+	int64_t delta;
+
+	if (config->monotonic_clock && cupti.ActivityRegisterTimestampCallback &&
+	    cupti.ActivityRegisterTimestampCallback(cupti_clock) == CUPTI_SUCCESS)
+		return 0;
+	if (!cupti.GetTimestamp || cupti.GetTimestamp(&theirs) != CUPTI_SUCCESS)
+		return 0;
+	delta = (int64_t)(theirs - gpt_clock_now());
+	if (config->monotonic_clock) {
+		/* A CUPTI that refuses our clock: keep ours, shifted onto CUPTI's. */
+		gpt_clock_offset += delta;
+		return delta;
+	}
+	gpt_clock_source = cupti_timestamp;
+	gpt_clock_offset = 0;
+	/* CUPTI's clock is CLOCK_REALTIME on Linux: no shift, unless that ever changes. */
+	return delta > 1000000 || delta < -1000000 ? delta : 0;
+}
+
 static void context_add(CUcontext ctx)
 {
 	pthread_mutex_lock(&contexts_lock);
@@ -255,7 +286,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 		free(buffer);
 }
 
-int cupti_trace_subscribe(char *err, size_t errlen)
+int cupti_trace_subscribe(const struct inject_config *config, int64_t *shift, char *err,
+			  size_t errlen)
 {
 	CUptiResult result;
 
@@ -289,18 +321,8 @@ int cupti_trace_subscribe(char *err, size_t errlen)
 			 cupti_result(result));
 		return -1;
 	}
-	/* Our clock for every record, before any kind is enabled (see clock.h). */
-	if (!cupti.ActivityRegisterTimestampCallback ||
-	    cupti.ActivityRegisterTimestampCallback(cupti_clock) != CUPTI_SUCCESS) {
-		uint64_t theirs = 0;
-
-		if (cupti.GetTimestamp && cupti.GetTimestamp(&theirs) == CUPTI_SUCCESS) {
-			int64_t delta = (int64_t)(theirs - gpt_clock_now());
-
-			gpt_clock_offset += delta;
-			nvtx_shift_pending(delta);
-		}
-	}
+	/* Before any kind is enabled: a registered clock must be in place for every record. */
+	*shift = clock_settle(config);
 	return 0;
 }
 
@@ -446,8 +468,10 @@ void cupti_trace_describe(struct collector *collector)
 	collector_set_meta(collector, "cupti_library", cupti.path);
 	snprintf(value, sizeof(value), "%u", api_calls_enabled);
 	collector_set_meta(collector, "api_calls_selected", value);
-	collector_set_meta(collector, "cupti_timestamp_source",
-			   gpt_clock_offset ? "cupti (offset measured)" : "gpt-trace CLOCK_MONOTONIC");
+	collector_set_meta(collector, "time_clock",
+			   gpt_clock_source == cupti_timestamp ? "CUPTI (cuptiGetTimestamp)"
+			   : gpt_clock_offset		       ? "CLOCK_MONOTONIC shifted onto CUPTI's"
+							       : "CLOCK_MONOTONIC (registered with CUPTI)");
 	if (kinds_failed[0])
 		collector_set_meta(collector, "cupti_kinds_unavailable", kinds_failed);
 }

@@ -49,6 +49,18 @@
 #define SIGNAL_FINALIZE_MS 10000	/* longest a SIGINT/SIGTERM waits for the trace to be written */
 #define FLUSH_QUIT 0			/* control byte: flush thread, stop; others are signal numbers */
 
+static uint64_t clock_realtime(void)
+{
+	return gpt_clock_read(CLOCK_REALTIME);
+}
+
+static uint64_t clock_monotonic(void)
+{
+	return gpt_clock_read(CLOCK_MONOTONIC);
+}
+
+/* Until the configuration is read: the default, monotonic. */
+uint64_t (*gpt_clock_source)(void) = clock_monotonic;
 int64_t gpt_clock_offset;
 
 enum inject_state {
@@ -121,6 +133,8 @@ static void read_config(void)
 		snprintf(config.output, sizeof(config.output), "%s", output);
 	snprintf(config.session, sizeof(config.session), "%s", session ? session : "");
 	config.force = env_is("GPT_TRACE_FORCE", "1");
+	config.monotonic_clock = !env_is("GPT_TRACE_CLOCK", "cupti");
+	config.discard = env_is("GPT_TRACE_DISCARD", "1");
 	config.quiet = env_is("GPT_TRACE_QUIET", "1");
 	config.commit_ms = commit ? (unsigned)strtoul(commit, NULL, 10) : 0;
 	if (!config.commit_ms)
@@ -153,9 +167,10 @@ static void session_append(const char *line)
 
 static void session_append_failure(const char *reason)
 {
-	char line[1200];
+	char line[PATH_MAX + 1200];
 
-	snprintf(line, sizeof(line), "!%ld %s\n", (long)getpid(), reason);
+	if (snprintf(line, sizeof(line), "!%ld %s\n", (long)getpid(), reason) >= (int)sizeof(line))
+		return;
 	session_append(line);
 }
 
@@ -244,22 +259,47 @@ static int libcuda_loaded(void)
 	return 1;
 }
 
+/* Does CUDA_INJECTION64_PATH name another library than this one (another tool's)? */
+static int foreign_injection(char *other, size_t len)
+{
+	const char *path = getenv("CUDA_INJECTION64_PATH");
+	char theirs[PATH_MAX], ours[PATH_MAX];
+	Dl_info self;
+
+	if (!path || !*path || !dladdr((void *)foreign_injection, &self) || !self.dli_fname ||
+	    !realpath(self.dli_fname, ours))
+		return 0;
+	if (realpath(path, theirs) && strcmp(theirs, ours) == 0)
+		return 0;
+	snprintf(other, len, "%s", path);
+	return 1;
+}
+
 /*
  * At exit of a preloaded process that never reached CUDA initialisation: if it is a CUDA program
- * and this machine has no NVIDIA driver, say so once (the program itself ran as it would untraced).
+ * and this machine has no NVIDIA driver, or another tool took the driver's injection slot (nsys,
+ * ncu and compute-sanitizer set CUDA_INJECTION64_PATH to their own library), say so once; the
+ * program itself ran as it would untraced.
  */
 static void inject_exit_check(void)
 {
 	const char *reason = "no NVIDIA driver or GPU on this machine (/dev/nvidiactl is missing): "
 			     "the program ran untraced";
+	char other[PATH_MAX], line[PATH_MAX + 128];
 
 	if (getpid() != owner_pid || forked_child || !preloaded ||
 	    atomic_load(&state) != STATE_LOADED)
 		return;
-	if (libcuda_loaded() || access("/dev/nvidiactl", F_OK) == 0)
+	if (libcuda_loaded()) {
+		if (!foreign_injection(other, sizeof(other)))
+			return;
+		snprintf(line, sizeof(line), "another tool holds the CUDA injection slot "
+			 "(CUDA_INJECTION64_PATH=%.3000s): the program ran untraced", other);
+		reason = line;
+	} else if (access("/dev/nvidiactl", F_OK) == 0 ||
+		   (!dl_iterate_phdr(dl_find_cuda, NULL) && !exe_has_fatbin())) {
 		return;
-	if (!dl_iterate_phdr(dl_find_cuda, NULL) && !exe_has_fatbin())
-		return;
+	}
 	inject_say("%s", reason);
 	session_append_failure(reason);
 }
@@ -269,10 +309,11 @@ static void early_init_once(void)
 	struct timespec utc;
 
 	owner_pid = getpid();
+	read_config();
+	gpt_clock_source = config.monotonic_clock ? clock_monotonic : clock_realtime;
 	time_origin = gpt_clock_now();
 	clock_gettime(CLOCK_REALTIME, &utc);
 	time_origin_utc_ns = (uint64_t)utc.tv_sec * 1000000000ull + (uint64_t)utc.tv_nsec;
-	read_config();
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(inject_exit_check);
 	atomic_store(&state, STATE_LOADED);
@@ -330,11 +371,9 @@ static void describe_process(void)
 	collector_set_meta(collector, "host", host);
 	collector_set_meta(collector, "start_time_utc", when);
 	set_meta_u64("time_origin_utc_ns", time_origin_utc_ns);
-	collector_set_meta(collector, "time_clock", "CLOCK_MONOTONIC");
 	collector_set_meta(collector, "api_tracing", api_setting);
 	collector_set_meta(collector, "inject_entry", preloaded ? "LD_PRELOAD" : "CUDA_INJECTION64_PATH");
 	set_meta_u64("commit_interval_ms", config.commit_ms);
-	cupti_trace_describe(collector);
 }
 
 static int dl_find_cudart(struct dl_phdr_info *info, size_t size, void *data)
@@ -523,14 +562,17 @@ static void inject_start(void)
 	struct collector_options options = { 0 };
 	int expected = STATE_LOADED;
 	char err[1024], host[256], path[PATH_MAX];
+	int64_t shift = 0;
 	sigset_t all, old;
 	int rc;
 
 	if (!atomic_compare_exchange_strong(&state, &expected, STATE_STARTING))
 		return;
-	if (cupti_trace_subscribe(err, sizeof(err)) < 0)
+	if (cupti_trace_subscribe(&config, &shift, err, sizeof(err)) < 0)
 		goto out_untraced;
-	time_origin += (uint64_t)gpt_clock_offset;	/* 0 unless CUPTI refused our clock */
+	/* What was timed before CUPTI, onto CUPTI's clock (clock.h). */
+	time_origin += (uint64_t)shift;
+	nvtx_shift_pending(shift);
 
 	short_hostname(host, sizeof(host));
 	if (trace_path_expand(config.output, getpid(), host, path, sizeof(path)) < 0) {
@@ -547,6 +589,7 @@ static void inject_start(void)
 	options.next_record = cupti_next_record;
 	options.api_name = cupti_api_name;
 	options.report = inject_report;
+	options.discard = config.discard;
 	rc = collector_start(&options, &collector);
 	if (rc < 0) {
 		snprintf(err, sizeof(err), "cannot start the trace writer: %s: running untraced",
@@ -561,6 +604,7 @@ static void inject_start(void)
 	describe_process();
 	if (cupti_trace_enable(&config, collector, err, sizeof(err)) < 0)
 		goto out_stop;
+	cupti_trace_describe(collector);
 	nvtx_attach(collector);
 
 	sigfillset(&all);

@@ -25,6 +25,8 @@ struct inject_config {
 	int force, quiet;
 	unsigned commit_ms;
 	enum inject_api_mode api;
+	int monotonic_clock;		/* GPT_TRACE_CLOCK: 1 monotonic (default), 0 cupti (clock.h) */
+	int discard;			/* GPT_TRACE_DISCARD=1: decode nothing, write nothing */
 };
 
 /* Print one line "gpt-trace: ..." on stderr with a single write(2). */
@@ -32,8 +34,13 @@ void inject_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* cupti.c: loading CUPTI, subscribing, enabling activities, buffers and flushes. */
 
-/* Load CUPTI and take the subscriber slot; registers our clock. Returns 0 or -1 with err. */
-int cupti_trace_subscribe(char *err, size_t errlen);
+/*
+ * Load CUPTI and take the subscriber slot, then settle the clock (clock.h): register ours with
+ * CUPTI (monotonic) or switch to CUPTI's; *shift is how far timestamps taken so far must move to
+ * be on the new clock. Returns 0 or -1 with err.
+ */
+int cupti_trace_subscribe(const struct inject_config *config, int64_t *shift, char *err,
+			  size_t errlen);
 /* Enable activity kinds and API records, delivering buffers to collector. Returns 0 or -1. */
 int cupti_trace_enable(const struct inject_config *config, struct collector *collector, char *err,
 		       size_t errlen);

@@ -80,6 +80,10 @@ static inline int check_remove_entry(const char *path, const struct stat *st, in
 /* Remove a test's temporary directory and everything in it. */
 static inline void check_rmtree(const char *dir)
 {
+	if (getenv("GPT_TEST_KEEP")) {	/* for debugging: keep the files */
+		fprintf(stderr, "kept %s\n", dir);
+		return;
+	}
 	nftw(dir, check_remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 

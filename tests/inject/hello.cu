@@ -15,6 +15,7 @@
  *                              exits with status 7 through exit(); the parent checks the status
  *   hello --sleep-ms N         sleep N ms before exiting (signal tests)
  *   hello --reset              cudaDeviceReset() before exiting
+ *   hello --clock-bench        cost of clock_gettime per clock (no CUDA), ns per call
  */
 #include <cstdio>
 #include <cstdlib>
@@ -147,6 +148,28 @@ static void run_nvtx()
 	printf("nvtx done\n");
 }
 
+static void run_clock_bench()
+{
+	static const struct {
+		clockid_t id;
+		const char *name;
+	} clocks[] = {
+		{ CLOCK_MONOTONIC, "monotonic" },
+		{ CLOCK_REALTIME, "realtime" },
+		{ CLOCK_MONOTONIC_RAW, "monotonic_raw" },
+	};
+	const long n = 2000000;
+
+	for (const auto &c : clocks) {
+		struct timespec ts;
+		long long t0 = now_ns();
+
+		for (long i = 0; i < n; i++)
+			clock_gettime(c.id, &ts);
+		printf("clock %s ns_per_call %.1f\n", c.name, (double)(now_ns() - t0) / (double)n);
+	}
+}
+
 static int run_fork()
 {
 	int status = 0;
@@ -168,6 +191,10 @@ int main(int argc, char **argv)
 {
 	int count = 0, rc = 0;
 
+	if (argc > 1 && !strcmp(argv[1], "--clock-bench")) {
+		run_clock_bench();
+		return 0;
+	}
 	if (check(cudaGetDeviceCount(&count), "cudaGetDeviceCount") < 0)
 		return 0;
 	printf("devices: %d\n", count);
