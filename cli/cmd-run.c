@@ -43,27 +43,27 @@ struct run_options {
 static const char usage_text[] =
 	"usage: gpt-trace run [options] [--] PROGRAM [ARGS...]\n"
 	"\n"
-	"Run PROGRAM with libgpt_inject.so injected. Every process of its tree that uses CUDA writes its\n"
-	"own SQLite trace; the others pay next to nothing and write none. PROGRAM's arguments, input,\n"
-	"output, environment, working directory and exit status are left as they are; a summary of each\n"
+	"Run PROGRAM with libgpt_inject.so injected. Each process of its tree that uses CUDA\n"
+	"writes its own SQLite trace; the others write none. PROGRAM's arguments, input, output,\n"
+	"environment, working directory and exit status are left as they are; a summary of each\n"
 	"trace goes to stderr when PROGRAM ends.\n"
 	"\n"
 	"options:\n"
-	"  -o, --output PATTERN  trace file of each process: %p = pid, %h = short host name, %% = '%'\n"
+	"  -o, --output PATTERN  trace file of each process: %p pid, %h short host name, %% '%'\n"
 	"                        (default: gpt-trace-%h-%p.sqlite in the current directory)\n"
-	"  -f, --force           overwrite existing trace files (default: add .1, .2, ... to the name)\n"
-	"      --api WHICH       CUDA API calls recorded: default (launch, copy, set, sync, event,\n"
-	"                        stream and graph calls), all, or none\n"
-	"      --metrics[=SPEC]  collect kernel hardware metrics (passed on as GPT_TRACE_METRICS;\n"
-	"                        without SPEC: default)\n"
-	"      --commit-ms N     commit the trace every N ms (default 1000): a killed program loses\n"
-	"                        at most about that much\n"
+	"  -f, --force           overwrite existing trace files (default: add .1, .2, ...)\n"
+	"      --api WHICH       CUDA API calls recorded: default (launch, copy, set, sync,\n"
+	"                        event, stream and graph calls), all, or none\n"
+	"      --metrics[=SPEC]  collect kernel hardware metrics (passed on as\n"
+	"                        GPT_TRACE_METRICS; without SPEC: default)\n"
+	"      --commit-ms N     commit the trace every N ms (default 1000): a killed\n"
+	"                        program loses at most about that much\n"
 	"  -q, --quiet           print only problems (failed traces, dropped records)\n"
 	"  -h, --help            print this help\n"
 	"\n"
-	"SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to gpt-trace are passed to PROGRAM.\n"
+	"SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to gpt-trace go to PROGRAM.\n"
 	"exit status: PROGRAM's (if a signal killed PROGRAM, gpt-trace ends by the same signal);\n"
-	"2 usage or setup error (PROGRAM not run), 126 PROGRAM not executable, 127 PROGRAM not found\n";
+	"2 usage or setup error (PROGRAM not run), 126 PROGRAM not executable, 127 not found\n";
 
 enum {
 	OPT_API = 256,
@@ -96,10 +96,29 @@ static int usage_error(const char *fmt, ...)
 	return GPT_EXIT_USAGE;
 }
 
+static int is_api_choice(const char *api)
+{
+	return !strcmp(api, "default") || !strcmp(api, "all") || !strcmp(api, "none");
+}
+
+/* 0 for anything but a plain number of milliseconds in range. */
+static unsigned long parse_commit_ms(const char *text)
+{
+	unsigned long ms;
+	char *end;
+
+	if (text[0] < '0' || text[0] > '9')
+		return 0;
+	errno = 0;
+	ms = strtoul(text, &end, 10);
+	if (errno || *end || ms > MAX_COMMIT_MS)
+		return 0;
+	return ms;
+}
+
 /* Returns 0, 1 for --help, or GPT_EXIT_USAGE after printing why. */
 static int parse_options(int argc, char **argv, struct run_options *opts)
 {
-	char *end;
 	int c;
 
 	/* '+': the first non-option is PROGRAM; what follows it belongs to PROGRAM. */
@@ -119,8 +138,8 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
 		case 'h':
 			return 1;
 		case OPT_API:
-			if (strcmp(optarg, "default") && strcmp(optarg, "all") && strcmp(optarg, "none"))
-				return usage_error("invalid --api '%s': expected default, all or none",
+			if (!is_api_choice(optarg))
+				return usage_error("invalid --api '%s': use default, all or none",
 						   optarg);
 			opts->api = optarg;
 			break;
@@ -128,12 +147,10 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
 			opts->metrics = optarg ? optarg : "default";
 			break;
 		case OPT_COMMIT_MS:
-			errno = 0;
-			opts->commit_ms = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-' || opts->commit_ms == 0 ||
-			    opts->commit_ms > MAX_COMMIT_MS)
-				return usage_error("invalid --commit-ms '%s': expected milliseconds from "
-						   "1 to 3600000", optarg);
+			opts->commit_ms = parse_commit_ms(optarg);
+			if (!opts->commit_ms)
+				return usage_error("invalid --commit-ms '%s': expected 1 to %lu ms",
+						   optarg, MAX_COMMIT_MS);
 			break;
 		case ':':
 			return usage_error("option '%s' needs a value", argv[optind - 1]);
@@ -147,7 +164,8 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
 		}
 	}
 	if (optind >= argc)
-		return usage_error("no program given: gpt-trace run [options] -- PROGRAM [ARGS...]");
+		return usage_error("no program given: "
+				   "gpt-trace run [options] -- PROGRAM [ARGS...]");
 	return 0;
 }
 
@@ -222,9 +240,8 @@ static int check_pattern(const char *pattern)
 		if (*p != '%')
 			continue;
 		if (p[1] != 'p' && p[1] != 'h' && p[1] != '%')
-			return usage_error("invalid output pattern '%s': use %%p (pid), %%h (host) or "
-					   "%%%% ('%%')",
-					   pattern);
+			return usage_error("invalid output pattern '%s': use %%p (pid), "
+					   "%%h (host) or %%%% ('%%')", pattern);
 		p++;
 	}
 	if (pattern[strlen(pattern) - 1] == '/')
@@ -253,7 +270,7 @@ static void short_hostname(char *buf, size_t len)
 	buf[strcspn(buf, ".")] = '\0';
 }
 
-/* Expand %h and %% of a pattern the way the library will; %p is left as it is. Returns a new string. */
+/* Expand %h and %% of a pattern the way the library will; %p stays. Returns a new string. */
 static char *expand_host(const char *pattern)
 {
 	char host[256];

@@ -32,9 +32,9 @@ static void forward_signal(int sig, siginfo_t *info, void *ucontext)
 
 	(void)ucontext;
 	/*
-	 * Only signals another process sent to the launcher alone. The terminal's (SI_KERNEL) went to
-	 * the whole foreground process group, child included; sending them again would deliver Ctrl-C
-	 * twice. What the child sends us is not echoed back to it.
+	 * Only signals another process sent to the launcher alone. The terminal's (SI_KERNEL)
+	 * went to the whole foreground process group, child included; sending them again would
+	 * deliver Ctrl-C twice. What the child sends us is not echoed back to it.
 	 */
 	if (pid <= 0 || info->si_pid == pid)
 		goto out;
@@ -72,7 +72,7 @@ static int install_forwarding(void)
 	for (size_t i = 0; i < NR_FORWARDED; i++) {
 		if (sigaction(forwarded_signals[i], NULL, &inherited_actions[i]) < 0)
 			goto out_restore;
-		/* Inherited as ignored (nohup, a background job of a script): ignored by the program too. */
+		/* Inherited as ignored (nohup, background jobs of scripts): the program's too. */
 		if (inherited_actions[i].sa_handler == SIG_IGN)
 			continue;
 		if (sigaction(forwarded_signals[i], &action, NULL) < 0)
@@ -98,11 +98,11 @@ int run_child_start(struct run_child *child, char *const argv[], int *exec_faile
 	child->pid = -1;
 	child->status = 0;
 
-	/* The child reports a failed execvp() here; a successful one closes the pipe (O_CLOEXEC). */
+	/* The child reports a failed execvp() here; a successful one closes it (O_CLOEXEC). */
 	if (pipe2(exec_pipe, O_CLOEXEC) < 0)
 		return -errno;
 
-	/* Blocked until forward_pid is set, so that no signal arrives with nobody to forward it to. */
+	/* Blocked until forward_pid is set, so that none arrives with nobody to forward it to. */
 	sigemptyset(&forwarded);
 	for (size_t i = 0; i < NR_FORWARDED; i++)
 		sigaddset(&forwarded, forwarded_signals[i]);
@@ -194,6 +194,6 @@ void run_exit_like(int status)
 	sigprocmask(SIG_UNBLOCK, &mask, NULL);
 	raise(sig);
 
-	/* Only for a signal whose default action does not terminate us, which a dead child cannot have. */
+	/* Only for a signal whose default action is not to terminate: a dead child had none. */
 	exit(128 + sig);
 }

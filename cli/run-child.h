@@ -1,14 +1,14 @@
 /*
  * The traced program as a child of `gpt-trace run`: start it, forward signals to it, wait for it,
- * and finally leave the launcher the same way the program left (its exit status, or death by the
- * same signal), so that a shell, a job scheduler or `make` cannot tell the launcher from the program.
+ * and finally leave the launcher the way the program left (its exit status, or death by the same
+ * signal), so that a shell, a job scheduler or `make` cannot tell the launcher from the program.
  *
- * The child stays in the launcher's process group, so it remains in the terminal's foreground group:
- * Ctrl-C, Ctrl-\ and terminal hang-ups reach it directly from the kernel, and interactive programs
- * can read the terminal. While it runs, the launcher forwards SIGINT, SIGTERM, SIGHUP, SIGQUIT,
- * SIGUSR1 and SIGUSR2 that another process sent with kill()/sigqueue(), but not the ones the terminal
- * generated (the child already got those); a signal the launcher inherited as ignored stays ignored
- * for both, as it would be for the program run directly.
+ * The child stays in the launcher's process group, so it remains in the terminal's foreground
+ * group: Ctrl-C, Ctrl-\ and terminal hang-ups reach it directly from the kernel, and interactive
+ * programs can read the terminal. While it runs, the launcher forwards SIGINT, SIGTERM, SIGHUP,
+ * SIGQUIT, SIGUSR1 and SIGUSR2 that another process sent with kill()/sigqueue(), but not the ones
+ * the terminal generated (the child already got those); a signal the launcher inherited as ignored
+ * stays ignored for both, as it would be for the program run directly.
  */
 #ifndef GPT_CLI_RUN_CHILD_H
 #define GPT_CLI_RUN_CHILD_H

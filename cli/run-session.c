@@ -164,7 +164,8 @@ void run_session_remove(struct run_session *session)
 		closedir(dir);
 	}
 	if (rmdir(session->dir) < 0)
-		pr_warn("cannot remove the session directory '%s': %s", session->dir, strerror(errno));
+		pr_warn("cannot remove the session directory '%s': %s", session->dir,
+			strerror(errno));
 	free(session->dir);
 	session->dir = NULL;
 }

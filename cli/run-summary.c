@@ -202,13 +202,35 @@ static void print_summary(const char *path, const struct trace_summary *summary)
 	for (size_t i = 0; i < summary->ndevices && len < sizeof(line); i++) {
 		const struct device_busy *dev = &summary->devices[i];
 		int64_t span_ns = dev->last_end - dev->first_start;
+		double share = span_ns > 0 ? 100.0 * dev->busy_ns / span_ns : 100.0;
 
 		format_duration(span, sizeof(span), span_ns);
-		len += snprintf(line + len, sizeof(line) - len, ", GPU %" PRId64 " busy %.1f%% of %s",
-				dev->device, span_ns > 0 ? 100.0 * dev->busy_ns / span_ns : 100.0,
-				span);
+		len += snprintf(line + len, sizeof(line) - len,
+				", GPU %" PRId64 " busy %.1f%% of %s", dev->device, share, span);
 	}
 	fprintf(stderr, GPT_PREFIX "%s\n", line);
+}
+
+/* "!<pid> <reason>", written by a process whose trace failed. */
+static void print_failure(const char *line)
+{
+	const char *reason = strchr(line, ' ');
+
+	if (reason)
+		pr_err("process %.*s: %s", (int)(reason - line - 1), line + 1, reason + 1);
+	else
+		pr_err("process %s: trace failed", line + 1);
+}
+
+/* Loud whatever -q says: counts read from this trace are too low. */
+static void print_dropped(const char *path, const struct trace_summary *summary)
+{
+	if (summary->dropped > 0)
+		pr_err("WARNING: CUPTI DROPPED %" PRId64 " RECORDS in %s: the trace is incomplete",
+		       summary->dropped, path);
+	if (summary->nvtx_dropped > 0)
+		pr_err("WARNING: %" PRId64 " NVTX EVENTS DROPPED in %s: NVTX ranges are incomplete",
+		       summary->nvtx_dropped, path);
 }
 
 void run_summary_print(char *const *lines, size_t nlines, int quiet, int program_status)
@@ -217,14 +239,7 @@ void run_summary_print(char *const *lines, size_t nlines, int quiet, int program
 		struct trace_summary summary;
 
 		if (lines[i][0] == '!') {
-			/* "!<pid> <reason>", written by the process whose trace failed. */
-			const char *reason = strchr(lines[i], ' ');
-
-			if (reason)
-				pr_err("process %.*s: %s", (int)(reason - lines[i] - 1), lines[i] + 1,
-				       reason + 1);
-			else
-				pr_err("process %s: trace failed", lines[i] + 1);
+			print_failure(lines[i]);
 			continue;
 		}
 		if (summarize(lines[i], &summary) < 0) {
@@ -233,13 +248,7 @@ void run_summary_print(char *const *lines, size_t nlines, int quiet, int program
 		}
 		if (!quiet)
 			print_summary(lines[i], &summary);
-		/* Loud whatever -q says: counts from this trace are too low. */
-		if (summary.dropped > 0)
-			pr_err("WARNING: CUPTI DROPPED %" PRId64 " RECORDS in %s: the trace is incomplete",
-			       summary.dropped, lines[i]);
-		if (summary.nvtx_dropped > 0)
-			pr_err("WARNING: %" PRId64 " NVTX EVENTS DROPPED in %s: NVTX ranges are incomplete",
-			       summary.nvtx_dropped, lines[i]);
+		print_dropped(lines[i], &summary);
 		free(summary.devices);
 	}
 	if (nlines || quiet)

@@ -8,7 +8,8 @@
  *   run-probe env                    print the environment, one variable per line, sorted
  *   run-probe exit N                 exit with status N
  *   run-probe raise SIG              die of signal SIG
- *   run-probe trap SIG READY         catch SIG, create READY, print "caught SIG" once it comes, exit 42
+ *   run-probe trap SIG READY         catch SIG, create READY; once SIG comes print "caught SIG"
+ *                                    (its short name, e.g. TERM) and exit 42
  *   run-probe wait READY             create READY and wait to be killed
  *   run-probe status CMD...          run CMD, print "exit N" or "signal N"
  *   run-probe broken-stderr CMD...   the same, with CMD's stderr a pipe nobody reads any more
@@ -91,7 +92,7 @@ static int wait_ready(const char *path, pid_t pid)
 	return -1;
 }
 
-/* The child of status/kill-when-ready starts with default signal handling, whatever ctest gave us. */
+/* The programs the probe starts get default signal handling, whatever ctest gave the probe. */
 static void reset_signals(void)
 {
 	sigset_t none;
@@ -103,7 +104,7 @@ static void reset_signals(void)
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
-/* own_group: a process group of its own, so that a hung launcher and its program can both be killed. */
+/* own_group: a process group of its own, so that a hung launcher and its program both go. */
 static pid_t spawn(char **argv, int own_group)
 {
 	pid_t pid;
@@ -176,7 +177,7 @@ static int cmd_ctrl_c(const char *ready, char **argv)
 	if (pid == 0) {
 		int slave;
 
-		/* A new session whose controlling terminal is the pty: its process group is the foreground. */
+		/* A new session controlled by the pty: its process group is the foreground one. */
 		setsid();
 		slave = open(ptsname(master), O_RDWR);
 		if (slave < 0 || ioctl(slave, TIOCSCTTY, 0) < 0) {
