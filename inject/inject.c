@@ -47,6 +47,7 @@
 
 #define GPT_PREFIX "gpt-trace: "
 #define SIGNAL_FINALIZE_MS 10000	/* longest a SIGINT/SIGTERM waits for the trace to be written */
+#define SIGNAL_FLUSH_MS 3000		/* ... of which for CUPTI's final flush */
 #define FLUSH_QUIT 0			/* control byte: flush thread, stop; others are signal numbers */
 
 static uint64_t clock_realtime(void)
@@ -82,7 +83,7 @@ static struct inject_config config;
 static uint64_t time_origin, time_origin_utc_ns;
 static struct collector *collector;
 static pthread_t flush_thread;
-static int control_pipe[2] = { -1, -1 }, done_pipe[2] = { -1, -1 };
+static int control_pipe[2] = { -1, -1 }, done_pipe[2] = { -1, -1 }, flushed_pipe[2] = { -1, -1 };
 static char exit_reason[32] = "exit";
 static _Atomic pid_t finalizer_tid;
 static atomic_int error_reported;
@@ -433,6 +434,34 @@ static void wait_done(void)
 		;
 }
 
+static void *forced_flush_main(void *arg)
+{
+	(void)arg;
+	cupti_trace_flush(1);
+	if (write(flushed_pipe[1], "x", 1) < 0)
+		errno = 0;
+	return NULL;
+}
+
+/*
+ * CUPTI's final flush, on a signal: the interrupted thread may hold a lock that the flush needs
+ * (a signal can land inside a CUDA call), so flush from a helper thread and give up waiting after
+ * SIGNAL_FLUSH_MS; the trace then ends with what CUPTI had delivered.
+ */
+static void forced_flush_bounded(void)
+{
+	struct pollfd p = { .fd = flushed_pipe[0], .events = POLLIN };
+	pthread_t helper;
+
+	if (pthread_create(&helper, NULL, forced_flush_main, NULL) != 0) {
+		cupti_trace_flush(1);
+		return;
+	}
+	pthread_detach(helper);
+	while (poll(&p, 1, SIGNAL_FLUSH_MS) < 0 && errno == EINTR)
+		;
+}
+
 static void inject_finalize(int on_flush_thread)
 {
 	int expected = STATE_ACTIVE;
@@ -453,7 +482,10 @@ static void inject_finalize(int on_flush_thread)
 		if (write(control_pipe[1], &quit, 1) == 1)
 			pthread_join(flush_thread, NULL);
 	}
-	cupti_trace_flush(1);
+	if (on_flush_thread)
+		forced_flush_bounded();
+	else
+		cupti_trace_flush(1);
 	nvtx_detach();
 	dropped = cupti_trace_stop();
 	describe_cuda_versions();
@@ -464,7 +496,8 @@ static void inject_finalize(int on_flush_thread)
 	if (rc > 0 && path) {
 		snprintf(line, sizeof(line), "%s\n", path);
 		session_append(line);
-		if (dropped)
+		/* Under gpt-trace run (a session), the launcher's summary says all this. */
+		if (dropped && !config.session[0])
 			inject_say("CUPTI dropped %llu records: trace '%s' is incomplete",
 				   (unsigned long long)dropped, path);
 		else if (!config.session[0] && !config.quiet)
@@ -596,7 +629,8 @@ static void inject_start(void)
 			 strerror(-rc));
 		goto out_untraced;
 	}
-	if (pipe2(control_pipe, O_CLOEXEC) < 0 || pipe2(done_pipe, O_CLOEXEC) < 0) {
+	if (pipe2(control_pipe, O_CLOEXEC) < 0 || pipe2(done_pipe, O_CLOEXEC) < 0 ||
+	    pipe2(flushed_pipe, O_CLOEXEC) < 0) {
 		snprintf(err, sizeof(err), "cannot create a pipe: %s: running untraced",
 			 strerror(errno));
 		goto out_stop;

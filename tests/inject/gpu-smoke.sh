@@ -64,7 +64,7 @@ fi
 
 if want 3; then
 say "== 3 200000 launches: host ns per launch, 3 rounds of every variant, alternating"
-variants="bare default monotonic none none_monotonic discard"
+variants="bare default cupti_clock none none_cupti_clock discard"
 declare -A result
 for i in 1 2 3; do
 	for v in $variants; do
@@ -72,12 +72,12 @@ for i in 1 2 3; do
 		bare) r=$(per_launch X=1) ;;
 		default) r=$(per_launch LD_PRELOAD="$lib" CUDA_INJECTION64_PATH="$lib" \
 			GPT_TRACE_OUTPUT="$work/launch-$i.sqlite") ;;
-		monotonic) r=$(per_launch LD_PRELOAD="$lib" CUDA_INJECTION64_PATH="$lib" \
-			GPT_TRACE_CLOCK=monotonic GPT_TRACE_OUTPUT="$work/mono-$i.sqlite") ;;
+		cupti_clock) r=$(per_launch LD_PRELOAD="$lib" CUDA_INJECTION64_PATH="$lib" \
+			GPT_TRACE_CLOCK=cupti GPT_TRACE_OUTPUT="$work/cupti-$i.sqlite") ;;
 		none) r=$(per_launch LD_PRELOAD="$lib" CUDA_INJECTION64_PATH="$lib" GPT_TRACE_API=none \
 			GPT_TRACE_OUTPUT="$work/none-$i.sqlite") ;;
-		none_monotonic) r=$(per_launch LD_PRELOAD="$lib" CUDA_INJECTION64_PATH="$lib" \
-			GPT_TRACE_API=none GPT_TRACE_CLOCK=monotonic GPT_TRACE_OUTPUT="$work/nonem-$i.sqlite") ;;
+		none_cupti_clock) r=$(per_launch LD_PRELOAD="$lib" CUDA_INJECTION64_PATH="$lib" \
+			GPT_TRACE_API=none GPT_TRACE_CLOCK=cupti GPT_TRACE_OUTPUT="$work/nonec-$i.sqlite") ;;
 		discard) r=$(per_launch LD_PRELOAD="$lib" CUDA_INJECTION64_PATH="$lib" GPT_TRACE_API=none \
 			GPT_TRACE_DISCARD=1 GPT_TRACE_OUTPUT="$work/discard-$i.sqlite") ;;
 		esac
@@ -92,7 +92,7 @@ inject GPT_TRACE_OUTPUT="$work/wall.sqlite" "$hello" --launches 200000 >/dev/nul
 say "process wall ms, bare $(((t1 - t0) / 1000000)), traced incl. writing the trace $(((t2 - t1) / 1000000))"
 say "stderr: $(oneline e3)"
 facts launch-3.sqlite --with-start-index
-facts mono-3.sqlite
+facts cupti-3.sqlite
 facts none-3.sqlite
 fi
 
@@ -180,6 +180,20 @@ kill -KILL $p
 wait $p
 say "rc=$? err=$(oneline e) leftover=$(ls killed.sqlite* 2>/dev/null | tr '\n' ' ')"
 facts killed.sqlite
+fi
+
+if want 15; then
+say "== 15 SIGTERM in the middle of a launch loop"
+env LD_PRELOAD="$lib" CUDA_INJECTION64_PATH="$lib" GPT_TRACE_OUTPUT="$work/loop.sqlite" \
+	"$hello" --launches 5000000 >o 2>e &
+p=$!
+sleep 2
+t0=$(ns)
+kill -TERM $p
+wait $p
+rc=$?
+say "rc=$rc ms from kill to exit: $((($(ns) - t0) / 1000000)) err=$(oneline e)"
+facts loop.sqlite
 fi
 
 if want 14; then
