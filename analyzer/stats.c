@@ -399,7 +399,8 @@ static void sort_rows(struct stats_table *t, struct group_map *map)
 		sorted[i] = t->rows[order[i]];
 		where[order[i]] = i;
 	}
-	memcpy(t->rows, sorted, t->count * sizeof(*sorted));
+	if (t->count)
+		memcpy(t->rows, sorted, t->count * sizeof(*sorted));
 	for (size_t g = 0; map && g < map->count; g++)
 		map->groups[g].merged = where[map->groups[g].merged];
 	free(sorted);
@@ -657,6 +658,12 @@ static int compare_keys(const void *pa, const void *pb)
 	return 0;
 }
 
+static void sort_by_keys(struct stats_table *t)
+{
+	if (t->count > 1)
+		qsort(t->rows, t->count, sizeof(*t->rows), compare_keys);
+}
+
 static void stats_streams(struct stats *st, struct group_map *streams)
 {
 	size_t cap = 0;
@@ -672,8 +679,8 @@ static void stats_streams(struct stats *st, struct group_map *streams)
 			r.label = xasprintf("stream %" PRId64, g->key[2]);
 		table_push(&st->streams, &cap, &r);
 	}
-	qsort(st->streams.rows, st->streams.count, sizeof(*st->streams.rows), compare_keys);
-	qsort(st->devices.rows, st->devices.count, sizeof(*st->devices.rows), compare_keys);
+	sort_by_keys(&st->streams);
+	sort_by_keys(&st->devices);
 }
 
 /*
@@ -836,7 +843,7 @@ int stats_compute_devices(struct trace *trace, struct stats **out, char *err, si
 		stats_free(st);
 		return ret;
 	}
-	qsort(st->devices.rows, st->devices.count, sizeof(*st->devices.rows), compare_keys);
+	sort_by_keys(&st->devices);
 	fix_span(st);
 	*out = st;
 	return 0;

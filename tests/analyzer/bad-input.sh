@@ -19,7 +19,7 @@ python3 -c "f = open('$TMP/corrupt-schema.sqlite', 'r+b'); f.seek(100); f.write(
 mkdir "$TMP/dir.sqlite"
 
 # the analyzer commands that take traces (added as they land)
-COMMANDS=""
+COMMANDS="stats report"
 
 check() {
 	local what=$1 file=$2 pattern=$3
@@ -41,5 +41,15 @@ check "corrupt pages" "$TMP/corrupt.sqlite" "corrupt or truncated file"
 check "corrupt schema" "$TMP/corrupt-schema.sqlite" "corrupt or truncated file|not a SQLite database"
 check "directory" "$TMP/dir.sqlite" "is a directory"
 
+# several traces, one of them bad: the bad one is named
+expect_exit "bad among good: report" 2 "^gpt-trace: cannot open '$TMP/half.sqlite': truncated" \
+	"$GPT" report "$H200" "$TMP/half.sqlite" "$CLOVER"
+# a trace with tables missing (nsys creates them lazily) is not bad input: CloverLeaf has no NVTX
+# and no MEMSET table, a trace with only a kernel table reads fine
+sqlite3 "$TMP/kernels-only.sqlite" "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER,
+	deviceId INTEGER, streamId INTEGER, demangledName INTEGER); INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL
+	VALUES (100, 200, 0, 7, 1)"
+expect_exit "kernels-only trace: stats" 0 "" "$GPT" stats "$TMP/kernels-only.sqlite"
+expect_exit "kernels-only trace: report" 0 "" "$GPT" report "$TMP/kernels-only.sqlite"
 expect_exit "unknown nvtx range" 2 "no NVTX range named 'nope'" "$QUERY" --nvtx nope --counts "$H200"
 finish

@@ -70,7 +70,7 @@ api_calls|11
 nvtx|3
 gpus|1
 processes|1
-meta|6" "$("$QUERY" --counts "$TMP/basic.sqlite")"
+meta|7" "$("$QUERY" --counts "$TMP/basic.sqlite")"
 expect "synthetic nvtx text from StringIds" "step|800|3200|2400
 tail|4800|7200|2400
 mark|100||" "$("$QUERY" --sql "SELECT text, start, end, dur FROM nvtx ORDER BY rowid" "$TMP/basic.sqlite")"
