@@ -271,7 +271,7 @@ env)
 	expect_eq "--metrics=" ld,st "$(value GPT_TRACE_METRICS)"
 	"$GPT_TRACE" run -q --metrics -o /tmp/abs-%p.sqlite --api=none -- "$PROBE" env >traced-all ||
 		fail "exit $?"
-	expect_eq "--metrics" default "$(value GPT_TRACE_METRICS)"
+	expect_eq "--metrics" 1 "$(value GPT_TRACE_METRICS)"
 	expect_eq "absolute -o" "/tmp/abs-%p.sqlite" "$(value GPT_TRACE_OUTPUT)"
 	expect_eq "--api=none" none "$(value GPT_TRACE_API)"
 
