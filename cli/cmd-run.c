@@ -266,7 +266,7 @@ static int has_pid_escape(const char *pattern)
 static void short_hostname(char *buf, size_t len)
 {
 	if (gethostname(buf, len) < 0)
-		snprintf(buf, len, "localhost");
+		snprintf(buf, len, "unknown");
 	buf[len - 1] = '\0';
 	buf[strcspn(buf, ".")] = '\0';
 }
