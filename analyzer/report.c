@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- output helpers ---- */
 
@@ -265,8 +266,16 @@ void report_header_release(struct report_header *hdr)
 
 /* ---- rules ---- */
 
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 int report_run_rules(struct trace *trace, const struct rule_config *config, const char *const *ids, size_t nids,
-		     struct findings *out, char *err, size_t errlen)
+		     struct findings *out, FILE *timings, char *err, size_t errlen)
 {
 	struct rule_context ctx = { .trace = trace, .config = config, .out = out };
 	size_t n = 0;
@@ -279,9 +288,15 @@ int report_run_rules(struct trace *trace, const struct rule_config *config, cons
 			snprintf(err, errlen, "unknown rule '%s'; 'gpt-trace rules' lists them", ids[i]);
 			return -EINVAL;
 		}
+		double t0 = now_seconds();
+		size_t before = out->count;
+
 		ret = rule->run(rule, &ctx, err, errlen);
 		if (ret < 0)
 			return ret;
+		if (timings)
+			fprintf(timings, "gpt-trace: rule %-20s %8.3f s, %zu finding%s\n", rule->id, now_seconds() - t0,
+				out->count - before, out->count - before == 1 ? "" : "s");
 		n++;
 	}
 	findings_rank(out);

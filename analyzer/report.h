@@ -64,10 +64,11 @@ void report_header_release(struct report_header *hdr);
 
 /*
  * Run rules over the trace and rank their findings. ids: the rule ids to run (NULL: every rule in
- * rule_table). A rule that fails stops the report: returns a negative error with one line in err.
+ * rule_table). timings: when not NULL, one line per rule with its run time goes there. Returns the
+ * number of rules run; a rule that fails stops the report: a negative error with one line in err.
  */
 int report_run_rules(struct trace *trace, const struct rule_config *config, const char *const *ids, size_t nids,
-		     struct findings *out, char *err, size_t errlen);
+		     struct findings *out, FILE *timings, char *err, size_t errlen);
 
 struct report_options {
 	enum report_format format;

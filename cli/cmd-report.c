@@ -33,6 +33,7 @@ static const char usage_text[] =
 	"      --color WHEN      auto (default: on a terminal unless NO_COLOR is set), always, never\n"
 	"      --fail-on SEVERITY  exit 1 when a finding has at least SEVERITY (info, warning,\n"
 	"                        critical): a CI gate\n"
+	"      --timings         print each rule's run time on stderr\n"
 	"  -h, --help            print this help\n"
 	"\n" TRACE_ARGS_USAGE
 	"\n'gpt-trace rules' lists the rules and their thresholds.\n"
@@ -41,6 +42,7 @@ static const char usage_text[] =
 enum {
 	OPT_COLOR = 256,
 	OPT_FAIL_ON,
+	OPT_TIMINGS,
 };
 
 static const struct option long_options[] = {
@@ -51,6 +53,7 @@ static const struct option long_options[] = {
 	{ "rule", required_argument, NULL, 'r' },
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
+	{ "timings", no_argument, NULL, OPT_TIMINGS },
 	{ "window", required_argument, NULL, 'w' },
 	{ "nvtx", required_argument, NULL, 'n' },
 	{ "kernel", required_argument, NULL, 'k' },
@@ -95,7 +98,7 @@ int cmd_report(int argc, char **argv)
 	char err[1024], *scope = NULL;
 	size_t nids = 0;
 	int64_t origin;
-	int c, ret = GPT_EXIT_USAGE, gate = 0, n;
+	int c, ret = GPT_EXIT_USAGE, gate = 0, timings = 0, n;
 	FILE *out = stdout;
 
 	opterr = 0;
@@ -144,6 +147,9 @@ int cmd_report(int argc, char **argv)
 			}
 			gate = 1;
 			break;
+		case OPT_TIMINGS:
+			timings = 1;
+			break;
 		case 'w':
 			args.window = optarg;
 			break;
@@ -177,7 +183,7 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	hdr.origin = origin;
-	n = report_run_rules(trace, config, ids, nids, &findings, err, sizeof(err));
+	n = report_run_rules(trace, config, ids, nids, &findings, timings ? stderr : NULL, err, sizeof(err));
 	if (n < 0) {
 		pr_err("%s", err);
 		goto out;
