@@ -857,21 +857,27 @@ int trace_set_scope(struct trace *trace, const struct trace_scope *scope, char *
 
 /* ---- open/close ---- */
 
+/*
+ * Line files up by their origins. Our origins are on CUPTI's clock and nsys's are UTC, so each kind
+ * of file aligns only with files of its own kind; a file without a known origin stays on its own
+ * clock.
+ */
 static void set_shifts(struct trace *trace)
 {
-	int64_t min_origin = 0;
-
-	for (size_t i = 0; i < trace->nfiles; i++) {
-		int64_t o = trace->files[i].origin;
-
-		if (o > 0 && (!min_origin || o < min_origin))
-			min_origin = o;
-	}
-	/* A file without a known origin stays on its own clock. */
 	for (size_t i = 0; i < trace->nfiles; i++) {
 		struct trace_file *f = &trace->files[i];
+		int64_t min_origin = f->origin;
 
-		f->shift = f->origin > 0 && trace->nfiles > 1 ? f->origin - min_origin : 0;
+		f->shift = 0;
+		if (f->origin <= 0 || trace->nfiles < 2)
+			continue;
+		for (size_t j = 0; j < trace->nfiles; j++) {
+			const struct trace_file *o = &trace->files[j];
+
+			if (o->format == f->format && o->origin > 0 && o->origin < min_origin)
+				min_origin = o->origin;
+		}
+		f->shift = f->origin - min_origin;
 	}
 }
 
