@@ -80,10 +80,13 @@ void trace_close(struct trace *trace);
 sqlite3 *trace_db(struct trace *trace);
 
 /*
- * Restrict every canonical view to a scope: a time window [start, end) (both 0: no window), the time
- * spans of NVTX ranges whose text equals nvtx_range (NULL: none), and kernels whose name matches the
- * glob kernel_glob (NULL: all). Events are kept when they start inside the window. Setting a new
- * scope replaces the old one; a scope of all zeros/NULLs restores the whole trace.
+ * Restrict every canonical view to a scope: a time window [start, end) (both 0: no window; start 0:
+ * no lower bound, end 0: no upper bound), the time spans of NVTX ranges whose text equals nvtx_range
+ * (NULL: none), and kernels whose name matches the glob kernel_glob (NULL: all). Events are kept when
+ * they start inside the window, and inside one of the ranges of their own process (pid). The glob
+ * restricts the kernels view only; gpus, processes, meta and strings are never scoped. Setting a
+ * new scope replaces the old one; a scope of all zeros/NULLs restores the whole trace. An NVTX name
+ * that matches no range is an error (-ENOENT), so that a typo does not give an empty report.
  */
 struct trace_scope {
 	int64_t start, end;
