@@ -25,9 +25,10 @@ static const struct rule_param params[] = {
 	{ "min_syncs", 10, "count", "report a device drained by at least this many synchronizations" },
 };
 
+/* Filtered by nameId first (api_names_sql), so SQLite groups only the synchronize calls. */
 static const char calls_sql[] =
-	"SELECT traceId, name, COUNT(*), SUM(dur) FROM api_calls WHERE " SQL_SYNC_API
-	" GROUP BY traceId, name";
+	"SELECT traceId, nameId, COUNT(*), SUM(dur) FROM api_calls WHERE %s"
+	" GROUP BY traceId, nameId ORDER BY traceId, nameId";
 static const char records_sql[] =
 	"SELECT traceId, deviceId, syncType, COUNT(*), SUM(dur) FROM syncs"
 	" GROUP BY traceId, deviceId, syncType ORDER BY traceId, deviceId, syncType";
@@ -40,15 +41,23 @@ struct drain {
 	int64_t longest, longest_start, longest_end;
 };
 
+struct sync_records;
+
+/* Synchronize calls of one name in one trace. */
+struct sync_calls {
+	int64_t trace_id;
+	const char *name;	/* owned by the api_names */
+	int64_t count, blocked;
+};
+
 struct sync_state {
 	struct drain *drains;
 	size_t n;
+	struct sync_calls *calls;
+	size_t ncalls;
+	struct sync_records *records;
+	size_t nrecords;
 };
-
-static int is_copy_call(const char *name)
-{
-	return !strncmp(name, "cudaMemcpy", 10) || !strncmp(name, "cuMemcpy", 8);
-}
 
 static int on_gap(const struct gap *g, void *arg)
 {
@@ -56,7 +65,7 @@ static int on_gap(const struct gap *g, void *arg)
 	int64_t len = g->end - g->start;
 	struct drain *d = NULL;
 
-	if (g->cause != GAP_SYNC_WAIT || is_copy_call(g->blocker))
+	if (g->cause != GAP_SYNC_WAIT || !(api_class_of(g->blocker) & API_SYNC))
 		return 0;
 	for (size_t i = 0; i < s->n && !d; i++)
 		if (s->drains[i].trace_id == g->trace_id && s->drains[i].device == g->device &&
@@ -95,43 +104,66 @@ static const char *sync_type_name(int type)
 	return "unknown";
 }
 
-/* Evidence lines from the CUPTI synchronization records of one device; returns how many there are. */
-static int64_t add_records(const struct rule *rule, struct rule_context *ctx, struct finding *f,
-			   int64_t trace_id, int64_t device, char *err, size_t errlen, int *ret)
+/* CUPTI synchronization records of one (trace, device, syncType): a handful of rows. */
+struct sync_records {
+	int64_t trace_id, device;
+	int type;
+	int64_t count, ns;
+};
+
+static int load_records(const struct rule *rule, struct rule_context *ctx, struct sync_state *s,
+			char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	int64_t total = 0;
-	struct rule_text t1;
-	int rc;
+	int ret, rc;
 
-	*ret = rule_prepare(rule, ctx, records_sql, &st, err, errlen);
-	if (*ret < 0)
-		return 0;
+	ret = rule_prepare(rule, ctx, records_sql, &st, err, errlen);
+	if (ret < 0)
+		return ret;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (sqlite3_column_int64(st, 0) != trace_id || sqlite3_column_int64(st, 1) != device)
-			continue;
-		total += sqlite3_column_int64(st, 3);
-		if (f)
-			finding_evidence(f, "CUPTI records: %" PRId64 " %s on this device, %s in total",
-					 (int64_t)sqlite3_column_int64(st, 3), sync_type_name(sqlite3_column_int(st, 2)),
-					 fmt_duration(&t1, sqlite3_column_int64(st, 4)));
+		struct sync_records *r;
+
+		s->records = xrealloc(s->records, (s->nrecords + 1) * sizeof(*s->records));
+		r = &s->records[s->nrecords++];
+		r->trace_id = sqlite3_column_int64(st, 0);
+		r->device = sqlite3_column_int64(st, 1);
+		r->type = sqlite3_column_int(st, 2);
+		r->count = sqlite3_column_int64(st, 3);
+		r->ns = sqlite3_column_int64(st, 4);
 	}
 	if (rc != SQLITE_DONE)
-		*ret = rule_step_error(rule, ctx, err, errlen);
+		ret = rule_step_error(rule, ctx, err, errlen);
 	sqlite3_finalize(st);
+	return ret;
+}
+
+/* Evidence lines from the synchronization records of one device (f may be NULL); their count. */
+static int64_t add_records(const struct sync_state *s, struct finding *f, int64_t trace_id,
+			   int64_t device)
+{
+	struct rule_text t1;
+	int64_t total = 0;
+
+	for (size_t i = 0; i < s->nrecords; i++) {
+		const struct sync_records *r = &s->records[i];
+
+		if (r->trace_id != trace_id || r->device != device)
+			continue;
+		total += r->count;
+		if (f)
+			finding_evidence(f, "CUPTI records: %" PRId64 " %s on this device, %s in total",
+					 r->count, sync_type_name(r->type), fmt_duration(&t1, r->ns));
+	}
 	return total;
 }
 
-static int report_drains(const struct rule *rule, struct rule_context *ctx, struct sync_state *s,
-			 const struct gap_device *dev, const struct rule_clock *clock,
-			 double min_syncs, char *err, size_t errlen)
+static void report_drains(const struct rule *rule, struct rule_context *ctx, struct sync_state *s,
+			  const struct gap_device *dev, const struct rule_clock *clock, double min_syncs)
 {
 	int64_t count = 0, idle = 0;
 	struct rule_text t1, t2, t3, t4;
 	const struct drain *longest = NULL;
 	struct finding *f;
-	sqlite3_stmt *st;
-	int ret = 0, rc;
 
 	for (size_t i = 0; i < s->n; i++) {
 		const struct drain *d = &s->drains[i];
@@ -144,7 +176,7 @@ static int report_drains(const struct rule *rule, struct rule_context *ctx, stru
 			longest = d;
 	}
 	if (!count || (double)count < min_syncs)
-		return 0;
+		return;
 	f = findings_add(ctx->out, rule, rule_severity(idle, rule_clock_span(clock, dev->trace_id)), idle,
 			 "Synchronize only where the host needs a result: drop per-iteration "
 			 "cudaDeviceSynchronize/cudaStreamSynchronize calls, order GPU work with events and "
@@ -153,35 +185,24 @@ static int report_drains(const struct rule *rule, struct rule_context *ctx, stru
 			 "%s: %" PRId64 " synchronizations left it idle, %s in total until the next work",
 			 fmt_device(&t1, ctx, dev->trace_id, dev->device), count, fmt_duration(&t2, idle));
 	f->device = (int32_t)dev->device;
-	ret = rule_prepare(rule, ctx, calls_sql, &st, err, errlen);
-	if (ret < 0)
-		return ret;
 	/* Per call name: how often the process called it, how long it blocked, how often it drained. */
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = rule_column_text(st, 1);
+	for (size_t c = 0; c < s->ncalls; c++) {
+		const struct sync_calls *calls = &s->calls[c];
 		const struct drain *d = NULL;
 
-		if (sqlite3_column_int64(st, 0) != dev->trace_id)
+		if (calls->trace_id != dev->trace_id)
 			continue;
 		for (size_t i = 0; i < s->n && !d; i++)
 			if (s->drains[i].trace_id == dev->trace_id && s->drains[i].device == dev->device &&
-			    !strcmp(s->drains[i].name, name))
+			    !strcmp(s->drains[i].name, calls->name))
 				d = &s->drains[i];
 		finding_evidence(f, "%s: %" PRId64 " call%s blocked the host %s; %" PRId64
 				 " drained the device, which then idled %s",
-				 fmt_name(&t1, name), (int64_t)sqlite3_column_int64(st, 2),
-				 plural(sqlite3_column_int64(st, 2)),
-				 fmt_duration(&t2, sqlite3_column_int64(st, 3)), d ? d->count : 0,
+				 fmt_name(&t1, calls->name), calls->count, plural(calls->count),
+				 fmt_duration(&t2, calls->blocked), d ? d->count : 0,
 				 fmt_duration(&t3, d ? d->idle : 0));
 	}
-	if (rc != SQLITE_DONE)
-		ret = rule_step_error(rule, ctx, err, errlen);
-	sqlite3_finalize(st);
-	if (ret < 0)
-		return ret;
-	add_records(rule, ctx, f, dev->trace_id, dev->device, err, errlen, &ret);
-	if (ret < 0)
-		return ret;
+	add_records(s, f, dev->trace_id, dev->device);
 	if (longest) {
 		finding_evidence(f, "longest: %s idle from %s to %s after %s", fmt_duration(&t1, longest->longest),
 				 fmt_at(&t2, clock, longest->longest_start),
@@ -189,30 +210,34 @@ static int report_drains(const struct rule *rule, struct rule_context *ctx, stru
 		f->start = longest->longest_start;
 		f->end = longest->longest_end;
 	}
-	return 0;
 }
 
-/* Without API records: state the synchronization records, claim nothing. */
-static int report_unattributed(const struct rule *rule, struct rule_context *ctx,
-			       const struct gap_device *dev, double min_syncs, char *err, size_t errlen)
+/* Without API records: state the synchronization records of each device, claim nothing. */
+static void report_unattributed(const struct rule *rule, struct rule_context *ctx,
+				const struct sync_state *s, int64_t trace_id, double min_syncs)
 {
-	struct rule_text t1;
-	struct finding *f;
-	int64_t total;
-	int ret = 0;
+	for (size_t i = 0; i < s->nrecords; i++) {
+		const struct sync_records *r = &s->records[i];
+		struct rule_text t1;
+		struct finding *f;
+		int64_t total;
 
-	total = add_records(rule, ctx, NULL, dev->trace_id, dev->device, err, errlen, &ret);
-	if (ret < 0 || !total || (double)total < min_syncs)
-		return ret;
-	f = findings_add(ctx->out, rule, SEVERITY_INFO, 0,
-			 "Record CUDA API calls too (gpt-trace records them by default; nsys: -t cuda) to "
-			 "see which synchronizations stall the GPU.",
-			 "%s: %" PRId64 " synchronizations recorded, but without CUDA API records it cannot "
-			 "tell whether they left the GPU idle",
-			 fmt_device(&t1, ctx, dev->trace_id, dev->device), total);
-	f->device = (int32_t)dev->device;
-	add_records(rule, ctx, f, dev->trace_id, dev->device, err, errlen, &ret);
-	return ret;
+		/* Once per device: at its first row. */
+		if (r->trace_id != trace_id || (i && s->records[i - 1].trace_id == trace_id &&
+						s->records[i - 1].device == r->device))
+			continue;
+		total = add_records(s, NULL, trace_id, r->device);
+		if (!total || (double)total < min_syncs)
+			continue;
+		f = findings_add(ctx->out, rule, SEVERITY_INFO, 0,
+				 "Record CUDA API calls too (gpt-trace records them by default; nsys: -t cuda) "
+				 "to see which synchronizations stall the GPU.",
+				 "%s: %" PRId64 " synchronizations recorded, but without CUDA API records it "
+				 "cannot tell whether they left the GPU idle",
+				 fmt_device(&t1, ctx, trace_id, r->device), total);
+		f->device = (int32_t)r->device;
+		add_records(s, f, trace_id, r->device);
+	}
 }
 
 static int has_api_calls(const struct rule *rule, struct rule_context *ctx, int64_t trace_id,
@@ -236,42 +261,95 @@ static int has_api_calls(const struct rule *rule, struct rule_context *ctx, int6
 	return ret;
 }
 
+static int load_calls(const struct rule *rule, struct rule_context *ctx, struct sync_state *s,
+		      const struct api_names *names, char *err, size_t errlen)
+{
+	char *filter = api_names_sql(names, API_SYNC);
+	char *sql = sqlite3_mprintf(calls_sql, filter);
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	sqlite3_free(filter);
+	ret = rule_prepare(rule, ctx, sql, &st, err, errlen);
+	sqlite3_free(sql);
+	if (ret < 0)
+		return ret;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct sync_calls *c;
+
+		s->calls = xrealloc(s->calls, (s->ncalls + 1) * sizeof(*s->calls));
+		c = &s->calls[s->ncalls++];
+		c->trace_id = sqlite3_column_int64(st, 0);
+		c->name = api_names_name(names, c->trace_id, sqlite3_column_int64(st, 1));
+		c->count = sqlite3_column_int64(st, 2);
+		c->blocked = sqlite3_column_int64(st, 3);
+	}
+	if (rc != SQLITE_DONE)
+		ret = rule_step_error(rule, ctx, err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
 static int excessive_sync_run(const struct rule *rule, struct rule_context *ctx, char *err,
 			      size_t errlen)
 {
 	double min_syncs = rule_param(ctx, rule, "min_syncs");
 	struct sync_state s = { 0 };
-	struct gap_walk walk = { .fn = on_gap, .arg = &s };
+	struct api_names names = { 0 };
+	struct gap_walk walk = { .fn = on_gap, .arg = &s, .names = &names };
 	struct rule_clock clock = { 0 };
-	int ret;
+	int ret, walked = 0;
 
 	walk.min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3);
 	if (walk.min_gap < 1)
 		walk.min_gap = 1;
-	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+	ret = api_names_load(rule, ctx, &names, err, errlen);
 	if (ret < 0)
 		goto out;
-	ret = gap_walk(rule, ctx, &walk, err, errlen);
+	ret = load_calls(rule, ctx, &s, &names, err, errlen);
 	if (ret < 0)
 		goto out;
-	for (size_t i = 0; i < walk.ndevices && ret == 0; i++) {
-		const struct gap_device *dev = &walk.devices[i];
+	ret = load_records(rule, ctx, &s, err, errlen);
+	if (ret < 0)
+		goto out;
+	/* A trace with fewer synchronize calls than min_syncs cannot have that many drains. */
+	for (size_t i = 0; i < s.ncalls && !walked; i++) {
+		int64_t total = 0;
+
+		for (size_t j = 0; j < s.ncalls; j++)
+			if (s.calls[j].trace_id == s.calls[i].trace_id)
+				total += s.calls[j].count;
+		if ((double)total >= min_syncs && total > 0) {
+			ret = gap_walk(rule, ctx, &walk, err, errlen);
+			if (ret < 0)
+				goto out;
+			walked = 1;
+		}
+	}
+	if (walked && s.n) {
+		ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+		if (ret < 0)
+			goto out;
+		for (size_t i = 0; i < walk.ndevices; i++)
+			report_drains(rule, ctx, &s, &walk.devices[i], &clock, min_syncs);
+	}
+	/* Traces without API records: the synchronization records alone, claiming nothing. */
+	for (size_t id = 0; id < trace_count(ctx->trace) && ret == 0; id++) {
 		int api;
 
-		ret = has_api_calls(rule, ctx, dev->trace_id, &api, err, errlen);
-		if (ret < 0)
-			break;
-		if (api)
-			ret = report_drains(rule, ctx, &s, dev, &clock, min_syncs, err, errlen);
-		else
-			ret = report_unattributed(rule, ctx, dev, min_syncs, err, errlen);
+		ret = has_api_calls(rule, ctx, (int64_t)id, &api, err, errlen);
+		if (ret == 0 && !api)
+			report_unattributed(rule, ctx, &s, (int64_t)id, min_syncs);
 	}
 out:
 	gap_walk_release(&walk);
 	rule_clock_release(&clock);
+	api_names_release(&names);
 	for (size_t i = 0; i < s.n; i++)
 		free(s.drains[i].name);
 	free(s.drains);
+	free(s.calls);
+	free(s.records);
 	return ret;
 }
 

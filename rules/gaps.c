@@ -1,17 +1,21 @@
 /*
- * GPU idle gaps and their causes (see gaps.h for the definitions).
+ * GPU idle gaps and their causes (see gaps.h for the definitions), and the classes of API names.
  *
- * Two queries sorted by (traceId, start) are merged: every GPU operation joined to the API call that
- * issued it, and every blocking API call. The blocking calls are kept per host thread in a short
- * ring of the most recent ones; an operation's gap is classified by asking its issuing thread's ring
- * whether a blocking call other than its own was running when the device went idle. Calls on one
- * thread do not overlap, so only calls made while the device idled can push the one that matters out
- * of the ring; RECENT_CALLS of them in one gap would have to happen first.
+ * Two queries sorted by (traceId, start) are merged: the GPU operations, and the API calls that
+ * issue or block (selected by nameId, never by reading names row by row). An API call always starts
+ * before the operation it issues, so by the time an operation comes up its call has been read: calls
+ * that issue work wait in a table keyed by correlation id until their operation arrives (launches in
+ * flight - a few thousand at most, since CUDA's launch queues are bounded; the table drops the
+ * oldest beyond PENDING_MAX), and blocking calls are kept per host thread in a ring of the most recent
+ * ones. An operation's gap is blamed by asking its issuing thread's ring whether a blocking call other
+ * than its own was running when the device went idle. Calls on one thread do not overlap, so only
+ * calls made while the device idled can push the one that matters out of the ring; RECENT_CALLS of
+ * them in one gap would have to happen first. This replaces a SQL join of every operation with its
+ * API call, which cost SQLite an index over all API calls per walk.
  */
 #include "rules/gaps.h"
 
 #include "common/util.h"
-#include "rules/rule-util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,117 +23,299 @@
 #include <string.h>
 
 #define RECENT_CALLS 16
+#define PENDING_MAX (1u << 18)
+
+/* ---- API names ---- */
+
+unsigned api_class_of(const char *name)
+{
+	static const char *const syncs[] = {
+		"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
+		"cudaThreadSynchronize", "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
+	};
+	unsigned cls = 0;
+
+	for (size_t i = 0; i < sizeof(syncs) / sizeof(syncs[0]); i++)
+		if (!strncmp(name, syncs[i], strlen(syncs[i])))
+			return API_SYNC;
+	if (!strncmp(name, "cudaGraphLaunch", 15) || !strncmp(name, "cuGraphLaunch", 13))
+		return API_LAUNCH | API_GRAPH;
+	if (!strncmp(name, "cudaLaunch", 10) || !strncmp(name, "cuLaunch", 8))
+		return API_LAUNCH;
+	if (!strncmp(name, "cudaMemcpy", 10) || !strncmp(name, "cuMemcpy", 8)) {
+		cls = API_COPY;
+		if (!strstr(name, "Async"))
+			cls |= API_BLOCKING_COPY;
+		return cls;
+	}
+	if (!strncmp(name, "cudaMemset", 10) || !strncmp(name, "cuMemset", 8))
+		return API_SET;
+	return 0;
+}
+
+int api_names_load(const struct rule *rule, struct rule_context *ctx, struct api_names *names,
+		   char *err, size_t errlen)
+{
+	/* Every CUDA API name starts with "cu"; kernel names and the rest are skipped in SQL. */
+	static const char sql[] = "SELECT traceId, id, value FROM strings WHERE value LIKE 'cu%'";
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	memset(names, 0, sizeof(*names));
+	ret = rule_prepare(rule, ctx, sql, &st, err, errlen);
+	if (ret < 0)
+		return ret;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t key[RULE_INDEX_KEYS] = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1) };
+		const char *name = rule_column_text(st, 2);
+		unsigned cls = api_class_of(name);
+		int created;
+		size_t i;
+
+		if (!cls)
+			continue;
+		i = rule_index_get(&names->index, key, &created);
+		if (!created)
+			continue;
+		names->keys = xrealloc(names->keys, (i + 1) * sizeof(*names->keys));
+		names->keys[i][0] = key[0];
+		names->keys[i][1] = key[1];
+		names->classes = xrealloc(names->classes, (i + 1) * sizeof(*names->classes));
+		names->names = xrealloc(names->names, (i + 1) * sizeof(*names->names));
+		names->classes[i] = cls;
+		names->names[i] = xstrdup(name);
+		names->n = i + 1;
+	}
+	if (rc != SQLITE_DONE)
+		ret = rule_step_error(rule, ctx, err, errlen);
+	sqlite3_finalize(st);
+	if (ret < 0)
+		api_names_release(names);
+	return ret;
+}
+
+unsigned api_names_class(const struct api_names *names, int64_t trace_id, int64_t name_id)
+{
+	int64_t key[RULE_INDEX_KEYS] = { trace_id, name_id };
+	size_t i = rule_index_find(&names->index, key);
+
+	return i == SIZE_MAX ? 0 : names->classes[i];
+}
+
+const char *api_names_name(const struct api_names *names, int64_t trace_id, int64_t name_id)
+{
+	int64_t key[RULE_INDEX_KEYS] = { trace_id, name_id };
+	size_t i = rule_index_find(&names->index, key);
+
+	return i == SIZE_MAX ? "?" : names->names[i];
+}
+
+char *api_names_sql(const struct api_names *names, unsigned mask)
+{
+	sqlite3_str *s = sqlite3_str_new(NULL);
+	int first = 1;
+
+	/* Few names qualify (tens), so a literal list is the cheapest filter for SQLite. */
+	for (size_t i = 0; i < names->n; i++) {
+		if (!(names->classes[i] & mask))
+			continue;
+		sqlite3_str_appendf(s, "%s(traceId = %lld AND nameId = %lld)", first ? "" : " OR ",
+				    (long long)names->keys[i][0], (long long)names->keys[i][1]);
+		first = 0;
+	}
+	if (first)
+		sqlite3_str_appendall(s, "0");
+	return sqlite3_str_finish(s);
+}
+
+void api_names_release(struct api_names *names)
+{
+	for (size_t i = 0; i < names->n; i++)
+		free(names->names[i]);
+	free(names->names);
+	free(names->classes);
+	free(names->keys);
+	rule_index_release(&names->index);
+	memset(names, 0, sizeof(*names));
+}
+
+/* ---- the walk ---- */
 
 struct blocking_call {
 	int64_t start, end;
-	const char *name;	/* interned in struct walker.names */
+	const char *name;	/* owned by the api_names */
 };
 
 struct host_thread {
-	int64_t trace_id, tid;
-	int used;
 	unsigned next;		/* ring position of the next call */
 	struct blocking_call recent[RECENT_CALLS];
 };
 
-struct walker {
-	struct host_thread *threads;	/* open addressing, cap a power of two */
-	size_t nthreads, cap;
-	char **names;
-	size_t nnames;
-	size_t last_device;		/* index of the device of the previous operation */
+/* An API call that issued work whose operation has not come up yet. */
+struct pending_call {
+	int64_t trace_id, pid, correlation;
+	int64_t start, end, tid, name_id;
+	unsigned cls;
+	int used;
 };
 
-static const char ops_sql[] =
-	"SELECT o.traceId, o.deviceId, o.streamId, o.start, o.end, o.kind, o.nameId, o.graphNodeId,"
-	" a.start, a.end, a.globalTid FROM ("
-	" SELECT traceId, deviceId, streamId, start, end, correlationId, pid, 0 AS kind, nameId,"
-	"  graphNodeId FROM kernels"
-	" UNION ALL SELECT traceId, deviceId, streamId, start, end, correlationId, pid, 1, NULL,"
-	"  graphNodeId FROM copies"
-	" UNION ALL SELECT traceId, deviceId, streamId, start, end, correlationId, pid, 2, NULL,"
-	"  graphNodeId FROM sets) AS o"
-	" LEFT JOIN api_calls AS a ON a.traceId = o.traceId AND a.pid = o.pid"
-	"  AND a.correlationId = o.correlationId"
-	" ORDER BY o.traceId, o.start, o.end, o.deviceId, o.streamId";
+struct walker {
+	const struct api_names *names;
+	struct rule_index thread_index;		/* (traceId, globalTid) -> threads[] */
+	struct host_thread *threads;
+	size_t nthreads;
+	struct pending_call *pending;		/* open addressing, cap a power of two */
+	size_t npending, cap;
+	int64_t (*order)[3];			/* keys in arrival order, a ring of PENDING_MAX */
+	size_t order_head, order_len, order_cap;
+	size_t last_device;			/* index of the device of the previous operation */
+};
 
-static const char blocking_sql[] =
-	"SELECT traceId, globalTid, start, end, name FROM api_calls"
-	" WHERE globalTid IS NOT NULL AND (" SQL_SYNC_API " OR " SQL_SYNC_COPY_API ")"
-	" ORDER BY traceId, start";
-
-const char *gap_cause_name(enum gap_cause cause)
+static size_t pending_hash(int64_t trace_id, int64_t pid, int64_t correlation, size_t cap)
 {
-	switch (cause) {
-	case GAP_HOST_WAIT:
-		return "host-wait";
-	case GAP_SYNC_WAIT:
-		return "sync-wait";
-	case GAP_OTHER:
-		break;
+	uint64_t h = (uint64_t)correlation * 0x9e3779b97f4a7c15ull;
+
+	h ^= (uint64_t)pid * 0xc2b2ae3d27d4eb4full + (uint64_t)trace_id;
+	return (size_t)(h ^ (h >> 31)) & (cap - 1);
+}
+
+static struct pending_call *pending_slot(struct walker *w, int64_t trace_id, int64_t pid,
+					 int64_t correlation)
+{
+	size_t i = pending_hash(trace_id, pid, correlation, w->cap);
+
+	while (w->pending[i].used && (w->pending[i].correlation != correlation ||
+				      w->pending[i].pid != pid || w->pending[i].trace_id != trace_id))
+		i = (i + 1) & (w->cap - 1);
+	return &w->pending[i];
+}
+
+/* Linear-probing deletion by shifting later members of the cluster back. */
+static void pending_delete(struct walker *w, struct pending_call *slot)
+{
+	size_t i = (size_t)(slot - w->pending), j = i;
+
+	w->pending[i].used = 0;
+	w->npending--;
+	for (;;) {
+		size_t home;
+
+		j = (j + 1) & (w->cap - 1);
+		if (!w->pending[j].used)
+			return;
+		home = pending_hash(w->pending[j].trace_id, w->pending[j].pid, w->pending[j].correlation,
+				    w->cap);
+		/* Move j back to i unless its home lies cyclically in (i, j]. */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			w->pending[i] = w->pending[j];
+			w->pending[j].used = 0;
+			i = j;
+		}
 	}
-	return "other";
 }
 
-static size_t thread_hash(int64_t trace_id, int64_t tid, size_t cap)
+static void pending_add(struct walker *w, const struct pending_call *call)
 {
-	uint64_t h = (uint64_t)tid * 0x9e3779b97f4a7c15ull ^ (uint64_t)trace_id * 0xc2b2ae3d27d4eb4full;
+	struct pending_call *slot;
 
-	return (size_t)(h >> 17) & (cap - 1);
-}
-
-static struct host_thread *thread_find(struct walker *w, int64_t trace_id, int64_t tid, int create)
-{
-	size_t i;
-
-	if (create && (w->nthreads + 1) * 2 > w->cap) {
-		struct host_thread *old = w->threads;
+	if ((w->npending + 1) * 2 > w->cap) {
+		struct pending_call *old = w->pending;
 		size_t oldcap = w->cap;
 
-		w->cap = w->cap ? 2 * w->cap : 64;
-		w->threads = xcalloc(w->cap, sizeof(*w->threads));
-		for (size_t j = 0; j < oldcap; j++) {
-			if (!old[j].used)
-				continue;
-			i = thread_hash(old[j].trace_id, old[j].tid, w->cap);
-			while (w->threads[i].used)
-				i = (i + 1) & (w->cap - 1);
-			w->threads[i] = old[j];
-		}
+		w->cap = w->cap ? 2 * w->cap : 1024;
+		w->pending = xcalloc(w->cap, sizeof(*w->pending));
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].used)
+				*pending_slot(w, old[i].trace_id, old[i].pid, old[i].correlation) = old[i];
 		free(old);
 	}
-	if (!w->cap)
-		return NULL;
-	for (i = thread_hash(trace_id, tid, w->cap); w->threads[i].used; i = (i + 1) & (w->cap - 1))
-		if (w->threads[i].trace_id == trace_id && w->threads[i].tid == tid)
-			return &w->threads[i];
-	if (!create)
-		return NULL;
-	w->threads[i].used = 1;
-	w->threads[i].trace_id = trace_id;
-	w->threads[i].tid = tid;
-	w->nthreads++;
+	slot = pending_slot(w, call->trace_id, call->pid, call->correlation);
+	/* A runtime call and the driver call inside it share a correlation id: keep the outer one. */
+	if (slot->used)
+		return;
+	*slot = *call;
+	slot->used = 1;
+	w->npending++;
+
+	/* Remember the arrival order; beyond PENDING_MAX calls, the oldest is dropped if unmatched. */
+	if (w->order_len == PENDING_MAX) {
+		int64_t *old = w->order[w->order_head];
+		struct pending_call *victim = pending_slot(w, old[0], old[1], old[2]);
+
+		if (victim->used)
+			pending_delete(w, victim);
+		w->order_head = (w->order_head + 1) % w->order_cap;
+		w->order_len--;
+	}
+	if (w->order_len == w->order_cap) {
+		size_t cap = w->order_cap ? 2 * w->order_cap : 1024;
+		int64_t (*order)[3] = xmalloc(cap * sizeof(*order));
+
+		for (size_t i = 0; i < w->order_len; i++)
+			memcpy(order[i], w->order[(w->order_head + i) % w->order_cap], sizeof(order[i]));
+		free(w->order);
+		w->order = order;
+		w->order_cap = cap;
+		w->order_head = 0;
+	}
+	{
+		int64_t *o = w->order[(w->order_head + w->order_len) % w->order_cap];
+
+		o[0] = call->trace_id;
+		o[1] = call->pid;
+		o[2] = call->correlation;
+		w->order_len++;
+	}
+}
+
+static struct host_thread *thread_get(struct walker *w, int64_t trace_id, int64_t tid, int create)
+{
+	int64_t key[RULE_INDEX_KEYS] = { trace_id, tid };
+	size_t i;
+	int created;
+
+	if (!create) {
+		i = rule_index_find(&w->thread_index, key);
+		return i == SIZE_MAX ? NULL : &w->threads[i];
+	}
+	i = rule_index_get(&w->thread_index, key, &created);
+	if (created) {
+		w->threads = xrealloc(w->threads, (i + 1) * sizeof(*w->threads));
+		memset(&w->threads[i], 0, sizeof(w->threads[i]));
+		w->nthreads = i + 1;
+	}
 	return &w->threads[i];
 }
 
-static const char *intern(struct walker *w, const char *name)
+/* Take one API call from the stream: a blocking call into its thread's ring, an issuing call into
+ * the pending table. Columns: traceId, start, end, globalTid, pid, correlationId, nameId. */
+static void take_call(struct walker *w, sqlite3_stmt *st)
 {
-	for (size_t i = 0; i < w->nnames; i++)
-		if (!strcmp(w->names[i], name))
-			return w->names[i];
-	w->names = xrealloc(w->names, (w->nnames + 1) * sizeof(char *));
-	w->names[w->nnames] = xstrdup(name);
-	return w->names[w->nnames++];
-}
+	int64_t trace_id = sqlite3_column_int64(st, 0), name_id = sqlite3_column_int64(st, 6);
+	unsigned cls = api_names_class(w->names, trace_id, name_id);
 
-static void add_blocking(struct walker *w, sqlite3_stmt *st)
-{
-	struct host_thread *t = thread_find(w, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), 1);
-	struct blocking_call *c = &t->recent[t->next++ % RECENT_CALLS];
+	if ((cls & API_BLOCKS) && sqlite3_column_type(st, 3) != SQLITE_NULL) {
+		struct host_thread *t = thread_get(w, trace_id, sqlite3_column_int64(st, 3), 1);
+		struct blocking_call *c = &t->recent[t->next++ % RECENT_CALLS];
 
-	c->start = sqlite3_column_int64(st, 2);
-	c->end = sqlite3_column_int64(st, 3);
-	c->name = intern(w, rule_column_text(st, 4));
+		c->start = sqlite3_column_int64(st, 1);
+		c->end = sqlite3_column_int64(st, 2);
+		c->name = api_names_name(w->names, trace_id, name_id);
+	}
+	if ((cls & API_ISSUES) && sqlite3_column_type(st, 5) != SQLITE_NULL) {
+		struct pending_call call = {
+			.trace_id = trace_id,
+			.pid = sqlite3_column_int64(st, 4),
+			.correlation = sqlite3_column_int64(st, 5),
+			.start = sqlite3_column_int64(st, 1),
+			.end = sqlite3_column_int64(st, 2),
+			.tid = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3),
+			.name_id = name_id,
+			.cls = cls,
+		};
+
+		pending_add(w, &call);
+	}
 }
 
 static struct gap_device *device_find(struct gap_walk *walk, struct walker *w, int64_t trace_id,
@@ -157,8 +343,8 @@ static struct gap_device *device_find(struct gap_walk *walk, struct walker *w, i
 	return d;
 }
 
-/* Blame one gap; g->start, g->api_* and the thread are filled in. */
-static void classify(struct walker *w, struct gap *g, int64_t trace_id, int have_tid, int64_t tid)
+/* Blame one gap; g->start and g->api_* are filled in, tid is the issuing thread or -1. */
+static void classify(struct walker *w, struct gap *g, int64_t tid)
 {
 	struct host_thread *t;
 
@@ -166,7 +352,7 @@ static void classify(struct walker *w, struct gap *g, int64_t trace_id, int have
 	if (g->api_start < 0 || g->api_end <= g->start)
 		return;
 	g->cause = GAP_HOST_WAIT;
-	t = have_tid ? thread_find(w, trace_id, tid, 0) : NULL;
+	t = tid >= 0 ? thread_get(w, g->trace_id, tid, 0) : NULL;
 	if (!t)
 		return;
 	for (unsigned i = 1; i <= RECENT_CALLS; i++) {
@@ -185,69 +371,141 @@ static void classify(struct walker *w, struct gap *g, int64_t trace_id, int have
 	}
 }
 
+static char *ops_sql(unsigned ops)
+{
+	static const char *const arms[] = {
+		"SELECT traceId, deviceId, streamId, start, end, 0 AS kind, nameId, graphNodeId,"
+		" correlationId, pid, NULL AS bytes, NULL AS copyKind, NULL AS srcKind, NULL AS dstKind"
+		" FROM kernels",
+		"SELECT traceId, deviceId, streamId, start, end, 1, NULL, graphNodeId, correlationId, pid,"
+		" bytes, copyKind, srcKind, dstKind FROM copies",
+		"SELECT traceId, deviceId, streamId, start, end, 2, NULL, graphNodeId, correlationId, pid,"
+		" bytes, NULL, NULL, NULL FROM sets",
+	};
+	sqlite3_str *s = sqlite3_str_new(NULL);
+	int first = 1;
+
+	sqlite3_str_appendall(s, "SELECT * FROM (");
+	for (int i = 0; i < 3; i++) {
+		if (!(ops & (1u << i)))
+			continue;
+		sqlite3_str_appendf(s, "%s%s", first ? "" : " UNION ALL ", arms[i]);
+		first = 0;
+	}
+	sqlite3_str_appendall(s, ") ORDER BY traceId, start, end, deviceId, streamId");
+	return sqlite3_str_finish(s);
+}
+
+static int prepare_owned(const struct rule *rule, struct rule_context *ctx, char *sql,
+			 sqlite3_stmt **st, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!sql) {
+		snprintf(err, errlen, "rule %s: out of memory", rule->id);
+		return -ENOMEM;
+	}
+	ret = rule_prepare(rule, ctx, sql, st, err, errlen);
+	sqlite3_free(sql);
+	return ret;
+}
+
+static int64_t column_or(sqlite3_stmt *st, int col, int64_t null_value)
+{
+	return sqlite3_column_type(st, col) == SQLITE_NULL ? null_value : sqlite3_column_int64(st, col);
+}
+
 int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
 	     size_t errlen)
 {
 	struct walker w = { 0 };
-	sqlite3_stmt *ops = NULL, *blocking = NULL;
-	int ret, rc, brc;
-	int64_t prev_key[6] = { -1, -1, -1, -1, -1, -1 };
+	struct api_names own_names = { 0 };
+	sqlite3_stmt *ops = NULL, *calls = NULL;
+	int ret, rc, crc;
+	char *filter;
 
 	walk->devices = NULL;
 	walk->ndevices = 0;
-	ret = rule_prepare(rule, ctx, ops_sql, &ops, err, errlen);
+	w.names = walk->names;
+	if (!w.names) {
+		ret = api_names_load(rule, ctx, &own_names, err, errlen);
+		if (ret < 0)
+			return ret;
+		w.names = &own_names;
+	}
+	ret = prepare_owned(rule, ctx, ops_sql(walk->ops ? walk->ops : GAP_WALK_ALL), &ops, err, errlen);
 	if (ret < 0)
 		goto out;
-	ret = rule_prepare(rule, ctx, blocking_sql, &blocking, err, errlen);
+	filter = api_names_sql(w.names, walk->api ? walk->api : API_ISSUES | API_BLOCKS);
+	ret = prepare_owned(rule, ctx,
+			    sqlite3_mprintf("SELECT traceId, start, end, globalTid, pid, correlationId, nameId"
+					    " FROM api_calls WHERE %s ORDER BY traceId, start", filter),
+			    &calls, err, errlen);
+	sqlite3_free(filter);
 	if (ret < 0)
 		goto out;
-	brc = sqlite3_step(blocking);
+	crc = sqlite3_step(calls);
 	while ((rc = sqlite3_step(ops)) == SQLITE_ROW) {
 		int64_t trace_id = sqlite3_column_int64(ops, 0);
 		int64_t start = sqlite3_column_int64(ops, 3);
 		int64_t end = sqlite3_column_int64(ops, 4);
-		int64_t key[6] = { trace_id, sqlite3_column_int64(ops, 1), sqlite3_column_int64(ops, 2),
-				   start, end, sqlite3_column_int64(ops, 5) };
+		int64_t tid = -1;
+		struct pending_call *call = NULL;
 		struct gap_device *d;
 		struct gap g;
 
-		/* An operation joined to two API rows (a runtime and a driver call sharing one
-		 * correlation id) comes out twice, side by side; count it once. */
-		if (!memcmp(key, prev_key, sizeof(key)))
-			continue;
-		memcpy(prev_key, key, sizeof(key));
-
-		while (brc == SQLITE_ROW && (sqlite3_column_int64(blocking, 0) < trace_id ||
-					     (sqlite3_column_int64(blocking, 0) == trace_id &&
-					      sqlite3_column_int64(blocking, 2) <= start))) {
-			add_blocking(&w, blocking);
-			brc = sqlite3_step(blocking);
+		while (crc == SQLITE_ROW && (sqlite3_column_int64(calls, 0) < trace_id ||
+					     (sqlite3_column_int64(calls, 0) == trace_id &&
+					      sqlite3_column_int64(calls, 1) <= start))) {
+			take_call(&w, calls);
+			crc = sqlite3_step(calls);
 		}
-		if (brc != SQLITE_ROW && brc != SQLITE_DONE) {
+		if (crc != SQLITE_ROW && crc != SQLITE_DONE) {
 			ret = rule_step_error(rule, ctx, err, errlen);
 			goto out;
 		}
 
-		d = device_find(walk, &w, trace_id, key[1]);
+		memset(&g, 0, sizeof(g));
+		g.trace_id = trace_id;
+		g.device = sqlite3_column_int64(ops, 1);
+		g.stream = sqlite3_column_int64(ops, 2);
+		g.next_op = (enum gpu_op)sqlite3_column_int(ops, 5);
+		g.next_name_id = column_or(ops, 6, -1);
+		g.next_start = start;
+		g.next_end = end < start ? start : end;
+		g.next_graph_node = column_or(ops, 7, 0);
+		g.bytes = column_or(ops, 10, -1);
+		g.copy_kind = (int)column_or(ops, 11, -1);
+		g.src_kind = (int)column_or(ops, 12, -1);
+		g.dst_kind = (int)column_or(ops, 13, -1);
+		g.api_start = g.api_end = g.api_name_id = -1;
+		if (w.cap && sqlite3_column_type(ops, 8) != SQLITE_NULL) {
+			call = pending_slot(&w, trace_id, sqlite3_column_int64(ops, 9),
+					    sqlite3_column_int64(ops, 8));
+			if (!call->used)
+				call = NULL;
+		}
+		if (call) {
+			g.api_start = call->start;
+			g.api_end = call->end;
+			g.api_name_id = call->name_id;
+			g.api_class = call->cls;
+			tid = call->tid;
+			/* A graph launch issues many operations; keep it for the others. */
+			if (!(call->cls & API_GRAPH))
+				pending_delete(&w, call);
+		}
+
+		d = device_find(walk, &w, trace_id, g.device);
 		if (end < start)
 			end = start;
-		memset(&g, 0, sizeof(g));
 		if (!d->ops++) {
 			/* Idle time before a device's first operation is not a gap. */
 			d->first = start;
 			d->last = start;
 		}
-		g.trace_id = trace_id;
-		g.device = key[1];
-		g.stream = key[2];
 		g.start = d->last;
 		g.end = start > d->last ? start : d->last;
-		g.next_op = (enum gpu_op)key[5];
-		g.next_name_id = sqlite3_column_type(ops, 6) == SQLITE_NULL ? -1 : sqlite3_column_int64(ops, 6);
-		g.next_end = end;
-		g.next_graph_node = sqlite3_column_int64(ops, 7);
-		g.api_start = sqlite3_column_type(ops, 8) == SQLITE_NULL ? -1 : sqlite3_column_int64(ops, 8);
-		g.api_end = sqlite3_column_type(ops, 9) == SQLITE_NULL ? -1 : sqlite3_column_int64(ops, 9);
 		if (end > d->last) {
 			d->busy += end - (start > d->last ? start : d->last);
 			d->last = end;
@@ -255,8 +513,7 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 		if (g.end - g.start < walk->min_gap)
 			continue;
 		if (g.end > g.start)
-			classify(&w, &g, trace_id, sqlite3_column_type(ops, 10) != SQLITE_NULL,
-				 sqlite3_column_int64(ops, 10));
+			classify(&w, &g, tid);
 		else
 			g.cause = GAP_OTHER;
 		ret = walk->fn(&g, walk->arg);
@@ -269,11 +526,12 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 		ret = rule_step_error(rule, ctx, err, errlen);
 out:
 	sqlite3_finalize(ops);
-	sqlite3_finalize(blocking);
+	sqlite3_finalize(calls);
+	rule_index_release(&w.thread_index);
 	free(w.threads);
-	for (size_t i = 0; i < w.nnames; i++)
-		free(w.names[i]);
-	free(w.names);
+	free(w.pending);
+	free(w.order);
+	api_names_release(&own_names);
 	if (ret < 0)
 		gap_walk_release(walk);
 	return ret;
@@ -284,4 +542,17 @@ void gap_walk_release(struct gap_walk *walk)
 	free(walk->devices);
 	walk->devices = NULL;
 	walk->ndevices = 0;
+}
+
+const char *gap_cause_name(enum gap_cause cause)
+{
+	switch (cause) {
+	case GAP_HOST_WAIT:
+		return "host-wait";
+	case GAP_SYNC_WAIT:
+		return "sync-wait";
+	case GAP_OTHER:
+		break;
+	}
+	return "other";
 }

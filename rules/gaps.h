@@ -1,6 +1,6 @@
 /*
  * GPU idle gaps and their causes, in one streaming pass over a trace (private to rules/; used by
- * idle-gaps, excessive-sync, sync-memcpy and small-kernels).
+ * idle-gaps, excessive-sync, sync-memcpy, small-kernels and pageable-memcpy).
  *
  * A device is idle from the moment all work started on it so far has ended (kernels, copies and
  * memsets of every stream) until the next operation starts. Each gap is blamed, in the manner of
@@ -15,13 +15,45 @@
  *              started late (launch latency, a dependency on another stream or event), or the
  *              trace has no API record of who issued it.
  *
- * Memory grows with the number of devices and host threads, not with the number of events: SQLite
- * sorts the operations by time and this code keeps one running state per device and per thread.
+ * Memory grows with the number of devices, host threads and launches in flight, not with the number
+ * of events: SQLite sorts the operations and the API calls by time, and this code merges the two.
  */
 #ifndef GPT_RULES_GAPS_H
 #define GPT_RULES_GAPS_H
 
 #include "rules/rule.h"
+#include "rules/rule-util.h"
+
+/* What an API call is, from its name (cudaLaunchKernel_v7000, cuMemcpyHtoDAsync_v2...). */
+enum api_class {
+	API_LAUNCH = 1 << 0,		/* issues kernels */
+	API_GRAPH = 1 << 1,		/* issues a whole graph's work under one correlation id */
+	API_COPY = 1 << 2,
+	API_SET = 1 << 3,
+	API_SYNC = 1 << 4,		/* device, stream, event or context synchronize */
+	API_BLOCKING_COPY = 1 << 5,	/* a copy call without "Async" */
+};
+#define API_ISSUES (API_LAUNCH | API_GRAPH | API_COPY | API_SET)
+#define API_BLOCKS (API_SYNC | API_BLOCKING_COPY)
+
+unsigned api_class_of(const char *name);
+
+/* The classified API names of every trace (from the strings view). */
+struct api_names {
+	struct rule_index index;	/* (traceId, nameId) -> entry */
+	int64_t (*keys)[2];		/* traceId, nameId */
+	unsigned *classes;
+	char **names;
+	size_t n;
+};
+int api_names_load(const struct rule *rule, struct rule_context *ctx, struct api_names *names,
+		   char *err, size_t errlen);
+unsigned api_names_class(const struct api_names *names, int64_t trace_id, int64_t name_id);
+const char *api_names_name(const struct api_names *names, int64_t trace_id, int64_t name_id);
+/* An SQL condition on api_calls' traceId and nameId: calls whose class meets mask ("0" if none).
+ * Free with sqlite3_free(). */
+char *api_names_sql(const struct api_names *names, unsigned mask);
+void api_names_release(struct api_names *names);
 
 enum gap_cause {
 	GAP_HOST_WAIT = 0,
@@ -43,9 +75,14 @@ struct gap {
 	enum gap_cause cause;
 	enum gpu_op next_op;
 	int64_t next_name_id;			/* kernels: nameId; -1 otherwise */
-	int64_t next_end;			/* when that operation ended */
+	int64_t next_start, next_end;		/* when that operation ran (start may precede end of
+						   the gap's start when operations overlap) */
 	int64_t next_graph_node;		/* its graphNodeId, 0 when not launched from a graph */
+	int64_t bytes;				/* copies: bytes, copyKind, srcKind, dstKind (-1: NULL) */
+	int copy_kind, src_kind, dst_kind;
 	int64_t api_start, api_end;		/* its API call; -1 when unknown */
+	int64_t api_name_id;			/* that call's nameId, -1 when unknown */
+	unsigned api_class;
 	const char *blocker;			/* sync-wait: the call the host was blocked in;
 						   valid only during the callback */
 	int64_t blocker_start, blocker_end;
@@ -59,9 +96,19 @@ struct gap_device {
 	int64_t ops;
 };
 
+#define GAP_WALK_KERNELS (1u << GPU_OP_KERNEL)
+#define GAP_WALK_COPIES (1u << GPU_OP_COPY)
+#define GAP_WALK_SETS (1u << GPU_OP_SET)
+#define GAP_WALK_ALL (GAP_WALK_KERNELS | GAP_WALK_COPIES | GAP_WALK_SETS)
+
 struct gap_walk {
 	/* In: gaps at least this long are passed to fn; 0 passes every operation. */
 	int64_t min_gap;
+	/* Which operations to walk; 0 means all. Gaps are device idle time only when all are. */
+	unsigned ops;
+	const struct api_names *names;
+	/* Which API calls to read (enum api_class); 0 means API_ISSUES | API_BLOCKS. */
+	unsigned api;
 	int (*fn)(const struct gap *gap, void *arg);	/* a negative return stops the walk */
 	void *arg;
 	/* Out: one entry per device that ran anything, in order of first appearance. */

@@ -195,9 +195,18 @@ static const char *op_text(struct rule_text *t, struct rule_context *ctx, const 
 	return t->s;
 }
 
+/* Whether a device's host-wait and sync-wait idle time reaches min_idle_pct of its active time. */
+static int qualifies(const struct device_idle *d, const struct gap_device *dev, double min_idle_pct)
+{
+	int64_t active = dev->last - dev->first;
+	int64_t blamed = d->cause[GAP_HOST_WAIT].ns + d->cause[GAP_SYNC_WAIT].ns;
+
+	return active > 0 && blamed > 0 && (double)blamed * 100.0 >= min_idle_pct * (double)active;
+}
+
 static void report_device(const struct rule *rule, struct rule_context *ctx, struct idle_state *s,
 			  const struct device_idle *d, const struct gap_device *dev,
-			  const struct rule_clock *clock, double min_gap_us, double min_idle_pct)
+			  const struct rule_clock *clock, double min_gap_us)
 {
 	int64_t active = dev->last - dev->first;
 	int64_t host = d->cause[GAP_HOST_WAIT].ns, sync = d->cause[GAP_SYNC_WAIT].ns;
@@ -208,9 +217,6 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	struct finding *f;
 	size_t shown;
 
-	if (active <= 0 || (double)(host + sync) * 100.0 < min_idle_pct * (double)active ||
-	    host + sync <= 0)
-		return;
 	if (sync >= host)
 		fix = "Let the host queue work ahead: remove synchronizations between launches "
 		      "(cudaDeviceSynchronize, cudaStreamSynchronize, blocking cudaMemcpy) or move them "
@@ -285,15 +291,12 @@ static int idle_gaps_run(const struct rule *rule, struct rule_context *ctx, char
 	double min_idle_pct = rule_param(ctx, rule, "min_idle_pct");
 	struct idle_state s = { .max_gaps = (size_t)rule_param(ctx, rule, "max_gaps") };
 	struct gap_walk walk = { .min_gap = (int64_t)(min_gap_us * 1e3), .fn = on_gap, .arg = &s };
-	struct rule_clock clock;
-	int ret;
+	struct rule_clock clock = { 0 };
+	int ret, have_clock = 0;
 
 	/* A zero-length gap is not idle time: never pass every operation to on_gap. */
 	if (walk.min_gap < 1)
 		walk.min_gap = 1;
-	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-	if (ret < 0)
-		return ret;
 	ret = gap_walk(rule, ctx, &walk, err, errlen);
 	if (ret < 0)
 		goto out;
@@ -304,10 +307,18 @@ static int idle_gaps_run(const struct rule *rule, struct rule_context *ctx, char
 	for (size_t i = 0; i < walk.ndevices; i++) {
 		const struct gap_device *dev = &walk.devices[i];
 
-		for (size_t j = 0; j < s.ndevices; j++)
-			if (s.devices[j].trace_id == dev->trace_id && s.devices[j].device == dev->device)
-				report_device(rule, ctx, &s, &s.devices[j], dev, &clock, min_gap_us,
-					      min_idle_pct);
+		for (size_t j = 0; j < s.ndevices; j++) {
+			if (s.devices[j].trace_id != dev->trace_id || s.devices[j].device != dev->device ||
+			    !qualifies(&s.devices[j], dev, min_idle_pct))
+				continue;
+			if (!have_clock) {
+				ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+				if (ret < 0)
+					goto out;
+				have_clock = 1;
+			}
+			report_device(rule, ctx, &s, &s.devices[j], dev, &clock, min_gap_us);
+		}
 	}
 out:
 	gap_walk_release(&walk);

@@ -12,6 +12,7 @@
  * (PCIe 3.0 x16). Those are typical achieved rates, not link maxima; NVLink-C2C hosts (GH200) are
  * far faster, so set pinned_gbps there.
  */
+#include "rules/gaps.h"
 #include "rules/rule-util.h"
 
 #include "common/util.h"
@@ -31,19 +32,15 @@ static const struct rule_param params[] = {
 	{ "min_mb", 1, "MB", "or with at least this many megabytes copied from or to pageable memory" },
 };
 
-#define PAGEABLE "((c.copyKind = 1 AND c.srcKind = 0) OR (c.copyKind = 2 AND c.dstKind = 0))"
-#define PINNED "((copyKind = 1 AND srcKind = 1) OR (copyKind = 2 AND dstKind = 1))"
-
-static const char pinned_sql[] =
-	"SELECT traceId, deviceId, copyKind, COUNT(*), SUM(bytes), SUM(dur) FROM copies WHERE " PINNED
-	" GROUP BY traceId, deviceId, copyKind";
+/* Copies per device and direction, pinned and pageable apart: a GROUP BY over the copies alone. */
+static const char totals_sql[] =
+	"SELECT traceId, deviceId, copyKind,"
+	" (copyKind = 1 AND srcKind = 1) OR (copyKind = 2 AND dstKind = 1) AS pinned,"
+	" COUNT(*), SUM(bytes), SUM(dur) FROM copies"
+	" WHERE (copyKind = 1 AND srcKind IN (0, 1)) OR (copyKind = 2 AND dstKind IN (0, 1))"
+	" GROUP BY 1, 2, 3, 4";
 static const char gpus_sql[] =
 	"SELECT traceId, id, MAX(computeMajor), MAX(computeMinor) FROM gpus GROUP BY traceId, id";
-static const char pageable_sql[] =
-	"SELECT c.traceId, c.deviceId, c.copyKind, c.bytes, c.dur, a.dur, c.start, c.end"
-	" FROM copies AS c LEFT JOIN api_calls AS a"
-	" ON a.traceId = c.traceId AND a.pid = c.pid AND a.correlationId = c.correlationId"
-	" WHERE " PAGEABLE " ORDER BY c.traceId, c.deviceId, c.copyKind";
 
 enum { HTOD, DTOH, NDIRS };
 
@@ -57,6 +54,7 @@ struct direction {
 	double pinned_bytes;
 	double recoverable;
 	int64_t first, last;
+	int64_t walked;				/* pageable copies seen in the walk */
 };
 
 struct device_copies {
@@ -68,6 +66,7 @@ struct device_copies {
 struct pageable_state {
 	struct device_copies *devices;
 	size_t n;
+	double pinned_gbps;
 };
 
 static struct device_copies *device_get(struct pageable_state *s, int64_t trace_id, int64_t device)
@@ -165,20 +164,52 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 	f->end = last;
 }
 
+/* One pageable copy, with the API call that issued it, from the gap walk over copies. */
+static int on_copy(const struct gap *g, void *arg)
+{
+	struct pageable_state *s = arg;
+	struct device_copies *d;
+	struct direction *dir;
+	double pinned;
+	int64_t gpu, host, cost;
+
+	if (g->next_op != GPU_OP_COPY || !((g->copy_kind == 1 && g->src_kind == 0) ||
+					   (g->copy_kind == 2 && g->dst_kind == 0)))
+		return 0;
+	d = device_get(s, g->trace_id, g->device);
+	dir = &d->dir[g->copy_kind == 1 ? HTOD : DTOH];
+	gpu = g->next_end - g->next_start;
+	host = g->api_start >= 0 ? g->api_end - g->api_start : 0;
+	cost = host > gpu ? host : gpu;
+	if (!dir->measured)
+		dir->pinned_bw = s->pinned_gbps > 0 ? s->pinned_gbps : link_gbps(d->major);
+	/* GB/s is bytes per ns. */
+	pinned = (double)(g->bytes > 0 ? g->bytes : 0) / dir->pinned_bw;
+	if (!dir->walked++)
+		dir->first = g->next_start;
+	dir->last = g->next_end;
+	dir->gpu_ns += gpu;
+	dir->host_ns += host;
+	dir->cost_ns += cost;
+	if ((double)cost > pinned)
+		dir->recoverable += (double)cost - pinned;
+	return 0;
+}
+
 static int pageable_memcpy_run(const struct rule *rule, struct rule_context *ctx, char *err,
 			       size_t errlen)
 {
-	double pinned_gbps = rule_param(ctx, rule, "pinned_gbps");
 	double min_reference = rule_param(ctx, rule, "min_reference_mb") * 1e6;
 	double min_copies = rule_param(ctx, rule, "min_copies");
 	double min_bytes = rule_param(ctx, rule, "min_mb") * 1e6;
-	struct pageable_state s = { 0 };
+	struct pageable_state s = { .pinned_gbps = rule_param(ctx, rule, "pinned_gbps") };
+	struct gap_walk walk = { .ops = GAP_WALK_COPIES, .api = API_COPY, .fn = on_copy, .arg = &s };
 	struct rule_clock clock = { 0 };
 	sqlite3_stmt *st = NULL;
-	int ret, rc;
+	int ret, rc, any = 0;
 
-	/* Pinned copies per device and direction: the measured reference, where there is one. */
-	ret = rule_prepare(rule, ctx, pinned_sql, &st, err, errlen);
+	/* Totals first: the pinned reference where there is one, and whether anything qualifies. */
+	ret = rule_prepare(rule, ctx, totals_sql, &st, err, errlen);
 	if (ret < 0)
 		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -186,11 +217,16 @@ static int pageable_memcpy_run(const struct rule *rule, struct rule_context *ctx
 						     sqlite3_column_int64(st, 1));
 		struct direction *dir = &d->dir[sqlite3_column_int(st, 2) == 1 ? HTOD : DTOH];
 
-		dir->pinned_count = sqlite3_column_int64(st, 3);
-		dir->pinned_bytes = sqlite3_column_double(st, 4);
-		if (dir->pinned_bytes >= min_reference && sqlite3_column_int64(st, 5) > 0) {
-			dir->measured = 1;
-			dir->pinned_bw = dir->pinned_bytes / sqlite3_column_double(st, 5);
+		if (sqlite3_column_int(st, 3)) {
+			dir->pinned_count = sqlite3_column_int64(st, 4);
+			dir->pinned_bytes = sqlite3_column_double(st, 5);
+			if (dir->pinned_bytes >= min_reference && sqlite3_column_int64(st, 6) > 0) {
+				dir->measured = 1;
+				dir->pinned_bw = dir->pinned_bytes / sqlite3_column_double(st, 6);
+			}
+		} else {
+			dir->count = sqlite3_column_int64(st, 4);
+			dir->bytes = sqlite3_column_double(st, 5);
 		}
 	}
 	if (rc != SQLITE_DONE) {
@@ -199,6 +235,16 @@ static int pageable_memcpy_run(const struct rule *rule, struct rule_context *ctx
 	}
 	sqlite3_finalize(st);
 	st = NULL;
+	for (size_t i = 0; i < s.n; i++) {
+		const struct device_copies *d = &s.devices[i];
+		int64_t count = d->dir[HTOD].count + d->dir[DTOH].count;
+
+		if (count && ((double)count >= min_copies ||
+			      d->dir[HTOD].bytes + d->dir[DTOH].bytes >= min_bytes))
+			any = 1;
+	}
+	if (!any)
+		goto out;
 
 	ret = rule_prepare(rule, ctx, gpus_sql, &st, err, errlen);
 	if (ret < 0)
@@ -216,41 +262,11 @@ static int pageable_memcpy_run(const struct rule *rule, struct rule_context *ctx
 		ret = rule_step_error(rule, ctx, err, errlen);
 		goto out;
 	}
-	sqlite3_finalize(st);
-	st = NULL;
 
-	ret = rule_prepare(rule, ctx, pageable_sql, &st, err, errlen);
+	/* Each pageable copy against its own API call: how long the host was blocked. */
+	ret = gap_walk(rule, ctx, &walk, err, errlen);
 	if (ret < 0)
 		goto out;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct device_copies *d = device_get(&s, sqlite3_column_int64(st, 0),
-						     sqlite3_column_int64(st, 1));
-		struct direction *dir = &d->dir[sqlite3_column_int(st, 2) == 1 ? HTOD : DTOH];
-		double bytes = sqlite3_column_double(st, 3);
-		int64_t gpu = sqlite3_column_int64(st, 4);
-		int64_t host = sqlite3_column_int64(st, 5);
-		int64_t cost = host > gpu ? host : gpu;
-		double pinned;
-
-		if (!dir->measured)
-			dir->pinned_bw = pinned_gbps > 0 ? pinned_gbps : link_gbps(d->major);
-		/* GB/s is bytes per ns. */
-		pinned = bytes / dir->pinned_bw;
-		if (!dir->count++)
-			dir->first = sqlite3_column_int64(st, 6);
-		dir->last = sqlite3_column_int64(st, 7);
-		dir->bytes += bytes;
-		dir->gpu_ns += gpu;
-		dir->host_ns += host;
-		dir->cost_ns += cost;
-		if ((double)cost > pinned)
-			dir->recoverable += (double)cost - pinned;
-	}
-	if (rc != SQLITE_DONE) {
-		ret = rule_step_error(rule, ctx, err, errlen);
-		goto out;
-	}
-
 	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
 	if (ret < 0)
 		goto out;
@@ -260,10 +276,11 @@ static int pageable_memcpy_run(const struct rule *rule, struct rule_context *ctx
 		double bytes = d->dir[HTOD].bytes + d->dir[DTOH].bytes;
 
 		if (count && ((double)count >= min_copies || bytes >= min_bytes))
-			report_device(rule, ctx, d, &clock, pinned_gbps);
+			report_device(rule, ctx, d, &clock, s.pinned_gbps);
 	}
 out:
 	sqlite3_finalize(st);
+	gap_walk_release(&walk);
 	rule_clock_release(&clock);
 	free(s.devices);
 	return ret;

@@ -41,15 +41,15 @@ const char *rule_column_text(sqlite3_stmt *stmt, int col)
 int rule_clock_init(struct rule_clock *clock, const struct rule *rule, struct rule_context *ctx,
 		    char *err, size_t errlen)
 {
+	/* Plain aggregates per trace: a GROUP BY traceId would make SQLite sort every event. */
 	static const char sql[] =
-		"SELECT traceId, MIN(s), MAX(e) FROM ("
-		" SELECT traceId, MIN(start) AS s, MAX(end) AS e FROM kernels GROUP BY traceId"
-		" UNION ALL SELECT traceId, MIN(start), MAX(end) FROM copies GROUP BY traceId"
-		" UNION ALL SELECT traceId, MIN(start), MAX(end) FROM sets GROUP BY traceId"
-		" UNION ALL SELECT traceId, MIN(start), MAX(end) FROM api_calls GROUP BY traceId)"
-		" WHERE s IS NOT NULL GROUP BY traceId";
+		"SELECT MIN(s), MAX(e) FROM ("
+		" SELECT MIN(start) AS s, MAX(end) AS e FROM kernels WHERE traceId = ?1"
+		" UNION ALL SELECT MIN(start), MAX(end) FROM copies WHERE traceId = ?1"
+		" UNION ALL SELECT MIN(start), MAX(end) FROM sets WHERE traceId = ?1"
+		" UNION ALL SELECT MIN(start), MAX(end) FROM api_calls WHERE traceId = ?1)";
 	sqlite3_stmt *st;
-	int ret, rc;
+	int ret;
 
 	memset(clock, 0, sizeof(*clock));
 	clock->ntraces = trace_count(ctx->trace);
@@ -59,18 +59,23 @@ int rule_clock_init(struct rule_clock *clock, const struct rule *rule, struct ru
 	ret = rule_prepare(rule, ctx, sql, &st, err, errlen);
 	if (ret < 0)
 		goto out_release;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
+	for (size_t id = 0; id < clock->ntraces; id++) {
+		int rc;
 
-		if (id < 0 || (size_t)id >= clock->ntraces)
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, (int64_t)id);
+		rc = sqlite3_step(st);
+		if (rc != SQLITE_ROW) {
+			ret = rule_step_error(rule, ctx, err, errlen);
+			break;
+		}
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
 			continue;
-		clock->span_start[id] = sqlite3_column_int64(st, 1);
-		clock->span_end[id] = sqlite3_column_int64(st, 2);
+		clock->span_start[id] = sqlite3_column_int64(st, 0);
+		clock->span_end[id] = sqlite3_column_int64(st, 1);
 		if (clock->span_start[id] < clock->origin)
 			clock->origin = clock->span_start[id];
 	}
-	if (rc != SQLITE_DONE)
-		ret = rule_step_error(rule, ctx, err, errlen);
 	sqlite3_finalize(st);
 	if (clock->origin == INT64_MAX)
 		clock->origin = 0;
@@ -190,99 +195,166 @@ const char *rule_kernel_name(struct rule_text *t, struct rule_context *ctx, int6
 	return t->s;
 }
 
-static int compare_keys(const int64_t *a, const int64_t *b, int nkeys)
+
+struct rule_index_slot {
+	int64_t key[RULE_INDEX_KEYS];
+	size_t value;
+	int used;
+};
+
+static size_t key_hash(const int64_t *key, size_t cap)
 {
-	for (int i = 0; i < nkeys; i++)
-		if (a[i] != b[i])
-			return a[i] < b[i] ? -1 : 1;
-	return 0;
+	uint64_t h = 0x84222325cbf29ce4ull;
+
+	for (int i = 0; i < RULE_INDEX_KEYS; i++)
+		h = (h ^ (uint64_t)key[i]) * 0x100000001b3ull;
+	return (size_t)(h ^ (h >> 29)) & (cap - 1);
 }
 
-int rule_medians(const struct rule *rule, struct rule_context *ctx, const char *count_sql,
-		 const char *values_sql, int nkeys, struct rule_median **out, size_t *nout, char *err,
-		 size_t errlen)
+static struct rule_index_slot *slot_of(const struct rule_index *index, const int64_t *key)
 {
-	struct rule_median *groups = NULL;
-	size_t n = 0, cap = 0, g = 0;
-	sqlite3_stmt *st = NULL;
-	int64_t pos = 0;
-	int ret, rc;
+	size_t i = key_hash(key, index->cap);
 
-	*out = NULL;
-	*nout = 0;
-	ret = rule_prepare(rule, ctx, count_sql, &st, err, errlen);
-	if (ret < 0)
-		return ret;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			groups = xrealloc(groups, cap * sizeof(*groups));
-		}
-		memset(&groups[n], 0, sizeof(groups[n]));
-		for (int k = 0; k < nkeys; k++)
-			groups[n].key[k] = sqlite3_column_int64(st, k);
-		groups[n].count = sqlite3_column_int64(st, nkeys);
-		n++;
-	}
-	if (rc != SQLITE_DONE) {
-		ret = rule_step_error(rule, ctx, err, errlen);
-		goto out_free;
-	}
-	sqlite3_finalize(st);
-	ret = rule_prepare(rule, ctx, values_sql, &st, err, errlen);
-	if (ret < 0)
-		goto out_free;
-	/* Both queries are ordered by the keys: walk the groups alongside the values. */
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t key[RULE_MAX_KEYS] = { 0 };
-		double v = sqlite3_column_double(st, nkeys);
-		struct rule_median *m;
-
-		for (int k = 0; k < nkeys; k++)
-			key[k] = sqlite3_column_int64(st, k);
-		while (g < n && compare_keys(groups[g].key, key, nkeys) < 0) {
-			g++;
-			pos = 0;
-		}
-		if (g == n || compare_keys(groups[g].key, key, nkeys))
-			continue;
-		m = &groups[g];
-		m->sum += v;
-		if (pos == (m->count - 1) / 2)
-			m->median = v;
-		if (pos == m->count / 2 && m->count % 2 == 0)
-			m->median = (m->median + v) / 2;
-		pos++;
-	}
-	if (rc != SQLITE_DONE) {
-		ret = rule_step_error(rule, ctx, err, errlen);
-		goto out_free;
-	}
-	sqlite3_finalize(st);
-	*out = groups;
-	*nout = n;
-	return 0;
-out_free:
-	sqlite3_finalize(st);
-	free(groups);
-	return ret;
+	while (index->slots[i].used &&
+	       memcmp(index->slots[i].key, key, sizeof(index->slots[i].key)))
+		i = (i + 1) & (index->cap - 1);
+	return &index->slots[i];
 }
 
-const struct rule_median *rule_median_find(const struct rule_median *groups, size_t n, int nkeys,
-					   const int64_t *key)
+size_t rule_index_get(struct rule_index *index, const int64_t *key, int *created)
 {
-	size_t lo = 0, hi = n;
+	struct rule_index_slot *slot;
+
+	if ((index->count + 1) * 2 > index->cap) {
+		struct rule_index_slot *old = index->slots;
+		size_t oldcap = index->cap;
+
+		index->cap = index->cap ? 2 * index->cap : 64;
+		index->slots = xcalloc(index->cap, sizeof(*index->slots));
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].used)
+				*slot_of(index, old[i].key) = old[i];
+		free(old);
+	}
+	slot = slot_of(index, key);
+	if (created)
+		*created = !slot->used;
+	if (!slot->used) {
+		slot->used = 1;
+		memcpy(slot->key, key, sizeof(slot->key));
+		slot->value = index->count++;
+	}
+	return slot->value;
+}
+
+size_t rule_index_find(const struct rule_index *index, const int64_t *key)
+{
+	const struct rule_index_slot *slot;
+
+	if (!index->cap)
+		return SIZE_MAX;
+	slot = slot_of(index, key);
+	return slot->used ? slot->value : SIZE_MAX;
+}
+
+void rule_index_release(struct rule_index *index)
+{
+	free(index->slots);
+	memset(index, 0, sizeof(*index));
+}
+
+struct dur_bucket {
+	int64_t id;
+	int64_t count;
+	double sum;
+	int64_t min, max;
+};
+
+static int64_t bucket_of(int64_t ns)
+{
+	int e;
+
+	if (ns < 256)
+		return ns < 0 ? 0 : ns;
+	e = 63 - __builtin_clzll((unsigned long long)ns);
+	return 256 + (int64_t)(e - 8) * 128 + ((ns >> (e - 7)) & 127);
+}
+
+void dur_hist_add(struct dur_hist *hist, int64_t ns)
+{
+	int64_t id = bucket_of(ns);
+	size_t lo = 0, hi = hist->n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int c = compare_keys(groups[mid].key, key, nkeys);
 
-		if (!c)
-			return &groups[mid];
-		if (c < 0)
+		if (hist->buckets[mid].id < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return NULL;
+	if (lo == hist->n || hist->buckets[lo].id != id) {
+		if (hist->n == hist->cap) {
+			hist->cap = hist->cap ? 2 * hist->cap : 8;
+			hist->buckets = xrealloc(hist->buckets, hist->cap * sizeof(*hist->buckets));
+		}
+		memmove(&hist->buckets[lo + 1], &hist->buckets[lo],
+			(hist->n - lo) * sizeof(*hist->buckets));
+		hist->buckets[lo] = (struct dur_bucket){ id, 0, 0, ns, ns };
+		hist->n++;
+	}
+	if (ns < hist->buckets[lo].min)
+		hist->buckets[lo].min = ns;
+	if (ns > hist->buckets[lo].max)
+		hist->buckets[lo].max = ns;
+	hist->buckets[lo].count++;
+	hist->buckets[lo].sum += (double)ns;
+	hist->count++;
+	hist->sum += (double)ns;
+}
+
+/*
+ * The (estimated) value at rank pos, 0-based, in sorted order: within its bucket, interpolated
+ * between the bucket's smallest and largest value - exact when they are equal, and close for the
+ * evenly spread values of one kernel's jitter.
+ */
+static double value_at(const struct dur_hist *hist, int64_t pos)
+{
+	for (size_t i = 0; i < hist->n; i++) {
+		const struct dur_bucket *b = &hist->buckets[i];
+
+		if (pos < b->count)
+			return b->count == 1 ? (double)b->min :
+			       (double)b->min + (double)(b->max - b->min) * (double)pos /
+							(double)(b->count - 1);
+		pos -= b->count;
+	}
+	return 0;
+}
+
+double dur_hist_median(const struct dur_hist *hist)
+{
+	if (!hist->count)
+		return 0;
+	if (hist->count % 2)
+		return value_at(hist, hist->count / 2);
+	return (value_at(hist, hist->count / 2 - 1) + value_at(hist, hist->count / 2)) / 2;
+}
+
+double dur_hist_sum_capped(const struct dur_hist *hist, double cap)
+{
+	double total = 0;
+
+	for (size_t i = 0; i < hist->n; i++) {
+		double mean = hist->buckets[i].sum / (double)hist->buckets[i].count;
+
+		total += mean < cap ? hist->buckets[i].sum : cap * (double)hist->buckets[i].count;
+	}
+	return total;
+}
+
+void dur_hist_release(struct dur_hist *hist)
+{
+	free(hist->buckets);
+	memset(hist, 0, sizeof(*hist));
 }

@@ -34,22 +34,41 @@ int rule_step_error(const struct rule *rule, struct rule_context *ctx, char *err
 const char *rule_column_text(sqlite3_stmt *stmt, int col);
 
 /*
- * Exact medians per group without holding the values: count_sql returns (key..., count) and
- * values_sql (key..., value), both ordered by the keys, values_sql then by value, over the same rows.
- * Up to RULE_MAX_KEYS integer keys. The result is one entry per group, in key order; free() it.
+ * Integer keys (up to RULE_INDEX_KEYS words; unused words 0) to dense indexes 0, 1, 2... in order of
+ * first appearance: how rules aggregate per kernel, device or stream in one unsorted pass, so that
+ * memory grows with the number of distinct keys and SQLite never sorts the events.
  */
-#define RULE_MAX_KEYS 3
-struct rule_median {
-	int64_t key[RULE_MAX_KEYS];
-	int64_t count;
-	double median, sum;
+#define RULE_INDEX_KEYS 4
+struct rule_index_slot;
+struct rule_index {
+	struct rule_index_slot *slots;
+	size_t cap, count;
 };
-int rule_medians(const struct rule *rule, struct rule_context *ctx, const char *count_sql,
-		 const char *values_sql, int nkeys, struct rule_median **out, size_t *nout, char *err,
-		 size_t errlen);
-/* The group of keys in a result of rule_medians(), or NULL. */
-const struct rule_median *rule_median_find(const struct rule_median *groups, size_t n, int nkeys,
-					   const int64_t *key);
+/* The key's index; a key not seen before gets the next one and sets *created (may be NULL). */
+size_t rule_index_get(struct rule_index *index, const int64_t *key, int *created);
+/* The key's index, or SIZE_MAX. */
+size_t rule_index_find(const struct rule_index *index, const int64_t *key);
+void rule_index_release(struct rule_index *index);
+
+/*
+ * Durations in a log-linear histogram: exact below 256 ns, then 128 buckets per power of two
+ * (0.8% wide), each keeping its count, sum, smallest and largest value. A median read from it is
+ * interpolated inside the median's bucket: exact when the values there are equal, within 0.8%
+ * otherwise. Memory grows with the
+ * number of occupied buckets (a few dozen for one kernel's durations), not with the values.
+ */
+struct dur_bucket;
+struct dur_hist {
+	struct dur_bucket *buckets;	/* occupied ones, by bucket */
+	size_t n, cap;
+	int64_t count;
+	double sum;
+};
+void dur_hist_add(struct dur_hist *hist, int64_t ns);
+double dur_hist_median(const struct dur_hist *hist);
+/* The sum of min(value, cap) over the values (per bucket, from its mean where it straddles cap). */
+double dur_hist_sum_capped(const struct dur_hist *hist, double cap);
+void dur_hist_release(struct dur_hist *hist);
 
 /*
  * Where the trace lies on its clock: the origin (earliest event of all traces, so that evidence

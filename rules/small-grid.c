@@ -27,14 +27,9 @@ static const struct rule_param params[] = {
 
 static const char gpus_sql[] =
 	"SELECT traceId, id, MAX(smCount) FROM gpus WHERE smCount > 0 GROUP BY traceId, id";
-static const char totals_sql[] =
-	"SELECT traceId, deviceId, SUM(dur) FROM kernels GROUP BY traceId, deviceId";
-/* Only grids below the largest SM count come back; the per-device test is done here. */
-static const char grids_sql[] =
-	"SELECT traceId, deviceId, nameId, gridX * gridY * gridZ AS blocks, COUNT(*), SUM(dur),"
-	" MIN(start), MAX(end)"
-	" FROM kernels WHERE gridX * gridY * gridZ < ?1"
-	" GROUP BY traceId, deviceId, nameId, blocks ORDER BY traceId, deviceId, nameId, blocks";
+/* One unsorted pass over the kernels: totals and small grids are summed here, per key. */
+static const char kernels_sql[] =
+	"SELECT traceId, deviceId, nameId, gridX * gridY * gridZ, dur, start, end FROM kernels";
 
 struct device_grid {
 	int64_t trace_id, device;
@@ -55,27 +50,75 @@ struct small_kernel {
 };
 
 struct grid_state {
+	struct rule_index device_index;	/* (trace, device) -> devices[] */
 	struct device_grid *devices;
 	size_t ndevices;
+	struct rule_index kernel_index;	/* (trace, device, nameId) -> kernels[] */
 	struct small_kernel *kernels;
-	size_t nkernels, cap;
+	size_t nkernels;
 };
 
 static struct device_grid *device_get(struct grid_state *s, int64_t trace_id, int64_t device,
 				      int64_t default_sms)
 {
-	struct device_grid *d;
+	int64_t key[RULE_INDEX_KEYS] = { trace_id, device };
+	int created;
+	size_t i = rule_index_get(&s->device_index, key, &created);
 
-	for (size_t i = 0; i < s->ndevices; i++)
-		if (s->devices[i].trace_id == trace_id && s->devices[i].device == device)
-			return &s->devices[i];
-	s->devices = xrealloc(s->devices, (s->ndevices + 1) * sizeof(*s->devices));
-	d = &s->devices[s->ndevices++];
-	memset(d, 0, sizeof(*d));
-	d->trace_id = trace_id;
-	d->device = device;
-	d->sms = default_sms;
-	return d;
+	if (created) {
+		s->devices = xrealloc(s->devices, (i + 1) * sizeof(*s->devices));
+		memset(&s->devices[i], 0, sizeof(s->devices[i]));
+		s->devices[i].trace_id = trace_id;
+		s->devices[i].device = device;
+		s->devices[i].sms = default_sms;
+		s->ndevices = i + 1;
+	}
+	return &s->devices[i];
+}
+
+/* One kernel launch of the scan. */
+static void add_launch(struct grid_state *s, sqlite3_stmt *st, int64_t default_sms)
+{
+	int64_t trace_id = sqlite3_column_int64(st, 0), device = sqlite3_column_int64(st, 1);
+	int64_t name_id = sqlite3_column_int64(st, 2), blocks = sqlite3_column_int64(st, 3);
+	int64_t ns = sqlite3_column_int64(st, 4);
+	int64_t start = sqlite3_column_int64(st, 5), end = sqlite3_column_int64(st, 6);
+	struct device_grid *d = device_get(s, trace_id, device, default_sms);
+	int64_t key[RULE_INDEX_KEYS] = { trace_id, device, name_id };
+	struct small_kernel *k;
+	double waste;
+	int created;
+	size_t i;
+
+	d->kernel_ns += ns;
+	if (blocks >= d->sms || d->sms <= 0)
+		return;
+	waste = (double)ns * (1.0 - (double)blocks / (double)d->sms);
+	i = rule_index_get(&s->kernel_index, key, &created);
+	if (created) {
+		s->kernels = xrealloc(s->kernels, (i + 1) * sizeof(*s->kernels));
+		k = &s->kernels[i];
+		memset(k, 0, sizeof(*k));
+		k->trace_id = trace_id;
+		k->device = device;
+		k->name_id = name_id;
+		k->min_blocks = k->max_blocks = blocks;
+		s->nkernels = i + 1;
+	}
+	k = &s->kernels[i];
+	if (blocks < k->min_blocks)
+		k->min_blocks = blocks;
+	if (blocks > k->max_blocks)
+		k->max_blocks = blocks;
+	k->launches++;
+	k->ns += ns;
+	k->waste += waste;
+	if (!d->launches || start < d->first)
+		d->first = start;
+	if (end > d->last)
+		d->last = end;
+	d->waste += waste;
+	d->launches++;
 }
 
 static int compare_waste(const void *pa, const void *pb)
@@ -147,8 +190,7 @@ static int small_grid_run(const struct rule *rule, struct rule_context *ctx, cha
 	struct grid_state s = { 0 };
 	struct rule_clock clock = { 0 };
 	sqlite3_stmt *st = NULL;
-	int64_t max_sms = default_sms;
-	int ret, rc;
+	int ret, rc, have_clock = 0;
 
 	ret = rule_prepare(rule, ctx, gpus_sql, &st, err, errlen);
 	if (ret < 0)
@@ -159,8 +201,6 @@ static int small_grid_run(const struct rule *rule, struct rule_context *ctx, cha
 
 		d->sms = sqlite3_column_int64(st, 2);
 		d->known = 1;
-		if (d->sms > max_sms)
-			max_sms = d->sms;
 	}
 	if (rc != SQLITE_DONE) {
 		ret = rule_step_error(rule, ctx, err, errlen);
@@ -169,77 +209,35 @@ static int small_grid_run(const struct rule *rule, struct rule_context *ctx, cha
 	sqlite3_finalize(st);
 	st = NULL;
 
-	ret = rule_prepare(rule, ctx, totals_sql, &st, err, errlen);
+	ret = rule_prepare(rule, ctx, kernels_sql, &st, err, errlen);
 	if (ret < 0)
 		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		device_get(&s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), default_sms)
-			->kernel_ns = sqlite3_column_int64(st, 2);
-	if (rc != SQLITE_DONE) {
-		ret = rule_step_error(rule, ctx, err, errlen);
-		goto out;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-
-	ret = rule_prepare(rule, ctx, grids_sql, &st, err, errlen);
-	if (ret < 0)
-		goto out;
-	sqlite3_bind_int64(st, 1, max_sms);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t trace_id = sqlite3_column_int64(st, 0), device = sqlite3_column_int64(st, 1);
-		int64_t name_id = sqlite3_column_int64(st, 2), blocks = sqlite3_column_int64(st, 3);
-		int64_t launches = sqlite3_column_int64(st, 4), ns = sqlite3_column_int64(st, 5);
-		struct device_grid *d = device_get(&s, trace_id, device, default_sms);
-		struct small_kernel *k = s.nkernels ? &s.kernels[s.nkernels - 1] : NULL;
-		double waste;
-
-		if (blocks >= d->sms || d->sms <= 0)
-			continue;
-		waste = (double)ns * (1.0 - (double)blocks / (double)d->sms);
-		/* Rows come grouped by kernel: extend the last one or start the next. */
-		if (!k || k->trace_id != trace_id || k->device != device || k->name_id != name_id) {
-			if (s.nkernels == s.cap) {
-				s.cap = s.cap ? 2 * s.cap : 16;
-				s.kernels = xrealloc(s.kernels, s.cap * sizeof(*s.kernels));
-			}
-			k = &s.kernels[s.nkernels++];
-			memset(k, 0, sizeof(*k));
-			k->trace_id = trace_id;
-			k->device = device;
-			k->name_id = name_id;
-			k->min_blocks = blocks;
-		}
-		k->max_blocks = blocks;
-		if (!d->launches || sqlite3_column_int64(st, 6) < d->first)
-			d->first = sqlite3_column_int64(st, 6);
-		if (sqlite3_column_int64(st, 7) > d->last)
-			d->last = sqlite3_column_int64(st, 7);
-		k->launches += launches;
-		k->ns += ns;
-		k->waste += waste;
-		d->waste += waste;
-		d->launches += launches;
-	}
+		add_launch(&s, st, default_sms);
 	if (rc != SQLITE_DONE) {
 		ret = rule_step_error(rule, ctx, err, errlen);
 		goto out;
 	}
 	if (s.nkernels > 1)
 		qsort(s.kernels, s.nkernels, sizeof(*s.kernels), compare_waste);
-
-	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-	if (ret < 0)
-		goto out;
 	for (size_t i = 0; i < s.ndevices; i++) {
 		const struct device_grid *d = &s.devices[i];
 
-		if (d->launches && d->waste * 100.0 >= min_waste_pct * (double)d->kernel_ns)
-			report_device(rule, ctx, &s, d, &clock);
+		if (!d->launches || d->waste * 100.0 < min_waste_pct * (double)d->kernel_ns)
+			continue;
+		if (!have_clock) {
+			ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+			if (ret < 0)
+				goto out;
+			have_clock = 1;
+		}
+		report_device(rule, ctx, &s, d, &clock);
 	}
 out:
 	sqlite3_finalize(st);
 	rule_clock_release(&clock);
+	rule_index_release(&s.device_index);
+	rule_index_release(&s.kernel_index);
 	free(s.devices);
 	free(s.kernels);
 	return ret;

@@ -10,6 +10,9 @@
  * idle time before each small kernel; so it is the sum over small-kernel launches of the device's
  * idle time just before the launch, each capped at one launch cost. Kernels queued back to back
  * contribute nothing, which keeps the estimate honest for programs that are not launch-bound.
+ *
+ * All of it comes from one gap walk; medians come from duration histograms (rule-util.h), exact
+ * when the values in the median's bucket are equal and within 0.8% otherwise.
  */
 #include "rules/gaps.h"
 #include "rules/rule-util.h"
@@ -32,41 +35,20 @@ static const struct rule_param params[] = {
 	  "or whose small kernels take at least this share of its kernel time" },
 };
 
-/* Keys of the per-kernel groups: traceId, deviceId, nameId. */
-static const char kernel_count_sql[] =
-	"SELECT traceId, deviceId, nameId, COUNT(*) FROM kernels WHERE COALESCE(graphNodeId, 0) = 0"
-	" GROUP BY traceId, deviceId, nameId ORDER BY traceId, deviceId, nameId";
-static const char kernel_values_sql[] =
-	"SELECT traceId, deviceId, nameId, dur FROM kernels WHERE COALESCE(graphNodeId, 0) = 0"
-	" ORDER BY traceId, deviceId, nameId, dur";
+/* One kernel name on one device. */
+struct kernel_group {
+	int64_t trace_id, device, name_id;
+	struct dur_hist durations;
+	struct dur_hist idle_before;	/* device idle time before each launch */
+	int64_t first, last;
+	int small;
+};
 
-/*
- * Keys of the launch-cost groups: traceId, deviceId. The first launch of each kernel is left out:
- * with CUDA's lazy loading it also loads the module (milliseconds on the nvFuser fixture), which
- * says nothing about the cost of the launches that repeat. A trace in which every kernel runs once
- * falls back to all launches (launch_any_sql).
- */
-#define LAUNCH_JOIN                                                                                \
-	" FROM kernels AS k JOIN api_calls AS a"                                                   \
-	" ON a.traceId = k.traceId AND a.pid = k.pid AND a.correlationId = k.correlationId"
-#define REPEATED                                                                                   \
-	" JOIN (SELECT traceId, deviceId, nameId, MIN(start) AS first FROM kernels"                \
-	"  WHERE COALESCE(graphNodeId, 0) = 0 GROUP BY traceId, deviceId, nameId) AS f"           \
-	" ON f.traceId = k.traceId AND f.deviceId = k.deviceId AND f.nameId = k.nameId"            \
-	" WHERE COALESCE(k.graphNodeId, 0) = 0 AND k.start > f.first"
-#define ALL " WHERE COALESCE(k.graphNodeId, 0) = 0"
-static const char launch_count_sql[] = "SELECT k.traceId, k.deviceId, COUNT(*)" LAUNCH_JOIN REPEATED
-	" GROUP BY k.traceId, k.deviceId ORDER BY k.traceId, k.deviceId";
-static const char launch_values_sql[] = "SELECT k.traceId, k.deviceId, a.dur" LAUNCH_JOIN REPEATED
-	" ORDER BY k.traceId, k.deviceId, a.dur";
-static const char launch_any_count_sql[] = "SELECT k.traceId, k.deviceId, COUNT(*)" LAUNCH_JOIN ALL
-	" GROUP BY k.traceId, k.deviceId ORDER BY k.traceId, k.deviceId";
-static const char launch_any_values_sql[] = "SELECT k.traceId, k.deviceId, a.dur" LAUNCH_JOIN ALL
-	" ORDER BY k.traceId, k.deviceId, a.dur";
-
-/* One device's verdict. */
+/* One device's launches and verdict. */
 struct device_small {
 	int64_t trace_id, device;
+	struct dur_hist launches;	/* launch calls of kernels, but each kernel's first */
+	struct dur_hist first_launches;	/* each kernel's first launch call */
 	double launch_cost;		/* ns: median launch call, or the assumed cost */
 	int measured;			/* launch_cost comes from API records */
 	int repeated;			/* ... of launches other than each kernel's first */
@@ -75,74 +57,96 @@ struct device_small {
 	int64_t kernels, kernel_ns;	/* every (non-graph) kernel of the device */
 	int64_t small, small_ns;	/* the small ones */
 	size_t names;			/* distinct small kernels */
-	int64_t recoverable;
+	double recoverable;
 	int64_t first, last;		/* first small launch's start, last one's end */
 };
 
 struct small_state {
-	struct rule_median *kernels;	/* per (trace, device, name); count 0 marks "not small" */
+	struct rule_index kernel_index;	/* (trace, device, nameId) -> kernels[] */
+	struct kernel_group *kernels;
 	size_t nkernels;
+	struct rule_index device_index;	/* (trace, device) -> devices[] */
 	struct device_small *devices;
 	size_t ndevices;
 };
 
-static struct device_small *device_of(struct small_state *s, int64_t trace_id, int64_t device)
+static struct device_small *device_get(struct small_state *s, int64_t trace_id, int64_t device)
 {
-	for (size_t i = 0; i < s->ndevices; i++)
-		if (s->devices[i].trace_id == trace_id && s->devices[i].device == device)
-			return &s->devices[i];
-	return NULL;
+	int64_t key[RULE_INDEX_KEYS] = { trace_id, device };
+	int created;
+	size_t i = rule_index_get(&s->device_index, key, &created);
+
+	if (created) {
+		s->devices = xrealloc(s->devices, (i + 1) * sizeof(*s->devices));
+		memset(&s->devices[i], 0, sizeof(s->devices[i]));
+		s->devices[i].trace_id = trace_id;
+		s->devices[i].device = device;
+		s->ndevices = i + 1;
+	}
+	return &s->devices[i];
 }
 
 static int on_launch(const struct gap *g, void *arg)
 {
 	struct small_state *s = arg;
-	int64_t key[3] = { g->trace_id, g->device, g->next_name_id };
-	const struct rule_median *k;
+	int64_t key[RULE_INDEX_KEYS] = { g->trace_id, g->device, g->next_name_id };
 	struct device_small *d;
-	int64_t idle;
+	struct kernel_group *k;
+	int created;
+	size_t i;
 
+	/* Kernels launched from a graph share one launch call: their launch cost is amortised. */
 	if (g->next_op != GPU_OP_KERNEL || g->next_graph_node)
 		return 0;
-	k = rule_median_find(s->kernels, s->nkernels, 3, key);
-	d = device_of(s, g->trace_id, g->device);
-	if (!k || !d || k->median >= d->threshold)
-		return 0;
-	if (!d->first || g->end < d->first)
-		d->first = g->end;
-	if (g->next_end > d->last)
-		d->last = g->next_end;
-	idle = g->end - g->start;
-	d->recoverable += idle < (int64_t)d->launch_cost ? idle : (int64_t)d->launch_cost;
+	i = rule_index_get(&s->kernel_index, key, &created);
+	if (created) {
+		s->kernels = xrealloc(s->kernels, (i + 1) * sizeof(*s->kernels));
+		memset(&s->kernels[i], 0, sizeof(s->kernels[i]));
+		s->kernels[i].trace_id = g->trace_id;
+		s->kernels[i].device = g->device;
+		s->kernels[i].name_id = g->next_name_id;
+		s->kernels[i].first = g->next_start;
+		s->nkernels = i + 1;
+	}
+	k = &s->kernels[i];
+	dur_hist_add(&k->durations, g->next_end - g->next_start);
+	dur_hist_add(&k->idle_before, g->end - g->start);
+	k->last = g->next_end;
+	d = device_get(s, g->trace_id, g->device);
+	if (g->api_start >= 0 && (g->api_class & API_LAUNCH))
+		dur_hist_add(created ? &d->first_launches : &d->launches, g->api_end - g->api_start);
 	return 0;
 }
 
 static int compare_small(const void *pa, const void *pb)
 {
-	const struct rule_median *a = pa, *b = pb;
+	const struct kernel_group *a = *(struct kernel_group *const *)pa;
+	const struct kernel_group *b = *(struct kernel_group *const *)pb;
 
-	if (a->count != b->count)
-		return a->count > b->count ? -1 : 1;
-	return a->key[2] < b->key[2] ? -1 : a->key[2] > b->key[2];
+	if (a->durations.count != b->durations.count)
+		return a->durations.count > b->durations.count ? -1 : 1;
+	return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
 }
 
 static void report_device(const struct rule *rule, struct rule_context *ctx, struct small_state *s,
 			  struct device_small *d, const struct rule_clock *clock)
 {
 	struct rule_text t1, t2, t3, t4;
-	struct rule_median *small = xcalloc(d->names ? d->names : 1, sizeof(*small));
+	struct kernel_group **small = xcalloc(d->names ? d->names : 1, sizeof(*small));
 	size_t n = 0;
 	struct finding *f;
 
 	for (size_t i = 0; i < s->nkernels; i++) {
-		const struct rule_median *k = &s->kernels[i];
+		struct kernel_group *k = &s->kernels[i];
 
-		if (k->key[0] == d->trace_id && k->key[1] == d->device && k->median < d->threshold)
-			small[n++] = *k;
+		if (k->trace_id == d->trace_id && k->device == d->device && k->small)
+			small[n++] = k;
 	}
-	qsort(small, n, sizeof(*small), compare_small);
-	f = findings_add(ctx->out, rule, rule_severity(d->recoverable, rule_clock_span(clock, d->trace_id)),
-			 d->recoverable,
+	if (n > 1)
+		qsort(small, n, sizeof(*small), compare_small);
+	f = findings_add(ctx->out, rule,
+			 rule_severity((int64_t)d->recoverable, rule_clock_span(clock, d->trace_id)),
+			 (int64_t)d->recoverable,
 			 "Fuse the small kernels (torch.compile, nvFuser or a hand-written fused kernel), "
 			 "capture the launch sequence in a CUDA graph, or give each launch more work "
 			 "(larger batches).",
@@ -166,13 +170,14 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 fmt_percent(&t3, d->kernel_ns ? (double)d->small_ns / (double)d->kernel_ns : 0));
 	for (size_t i = 0; i < n && i < 5; i++)
 		finding_evidence(f, "%s: %" PRId64 " launch%s, median %s, total %s",
-				 rule_kernel_name(&t1, ctx, small[i].key[0], small[i].key[2]),
-				 small[i].count, plural_es(small[i].count), fmt_duration(&t2, (int64_t)small[i].median),
-				 fmt_duration(&t3, (int64_t)small[i].sum));
+				 rule_kernel_name(&t1, ctx, small[i]->trace_id, small[i]->name_id),
+				 small[i]->durations.count, plural_es(small[i]->durations.count),
+				 fmt_duration(&t2, (int64_t)dur_hist_median(&small[i]->durations)),
+				 fmt_duration(&t3, (int64_t)small[i]->durations.sum));
 	if (n > 5)
 		finding_evidence(f, "... and %zu more small kernel%s", n - 5, plural((int64_t)(n - 5)));
 	finding_evidence(f, "GPU idle before small kernels, up to one launch cost each: %s",
-			 fmt_duration(&t4, d->recoverable));
+			 fmt_duration(&t4, (int64_t)d->recoverable));
 	free(small);
 }
 
@@ -184,89 +189,79 @@ static int small_kernels_run(const struct rule *rule, struct rule_context *ctx, 
 	double min_launches = rule_param(ctx, rule, "min_launches");
 	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
 	struct small_state s = { 0 };
-	struct rule_median *launches = NULL, *any_launches = NULL;
-	size_t nlaunches = 0, nany = 0;
 	struct gap_walk walk = { .min_gap = 0, .fn = on_launch, .arg = &s };
 	struct rule_clock clock = { 0 };
-	int ret, fire = 0;
+	int ret, have_clock = 0;
 
-	ret = rule_medians(rule, ctx, kernel_count_sql, kernel_values_sql, 3, &s.kernels, &s.nkernels,
-			   err, errlen);
-	if (ret < 0)
-		goto out;
-	ret = rule_medians(rule, ctx, launch_count_sql, launch_values_sql, 2, &launches, &nlaunches,
-			   err, errlen);
-	if (ret < 0)
-		goto out;
-	/* Only a device whose kernels all ran once needs the fallback; usually none does. */
-	for (size_t i = 0; i < s.nkernels; i++) {
-		if (!rule_median_find(launches, nlaunches, 2, s.kernels[i].key)) {
-			ret = rule_medians(rule, ctx, launch_any_count_sql, launch_any_values_sql, 2,
-					   &any_launches, &nany, err, errlen);
-			if (ret < 0)
-				goto out;
-			break;
-		}
-	}
-
-	/* One verdict per device, from its kernels' medians and its launch cost. */
-	for (size_t i = 0; i < s.nkernels; i++) {
-		const struct rule_median *k = &s.kernels[i];
-		struct device_small *d = device_of(&s, k->key[0], k->key[1]);
-
-		if (!d) {
-			const struct rule_median *l = rule_median_find(launches, nlaunches, 2, k->key);
-
-			if (!l)
-				l = rule_median_find(any_launches, nany, 2, k->key);
-
-			s.devices = xrealloc(s.devices, (s.ndevices + 1) * sizeof(*s.devices));
-			d = &s.devices[s.ndevices++];
-			memset(d, 0, sizeof(*d));
-			d->trace_id = k->key[0];
-			d->device = k->key[1];
-			d->measured = l != NULL;
-			d->repeated = l && l >= launches && l < launches + nlaunches;
-			d->launch_cost = l ? l->median : max_duration;
-			d->launch_calls = l ? l->count : 0;
-			d->threshold = l ? ratio * l->median : max_duration;
-		}
-		d->kernels += k->count;
-		d->kernel_ns += (int64_t)k->sum;
-		if (k->median < d->threshold) {
-			d->small += k->count;
-			d->small_ns += (int64_t)k->sum;
-			d->names++;
-		}
-	}
-	for (size_t i = 0; i < s.ndevices; i++)
-		if (s.devices[i].small &&
-		    ((double)s.devices[i].small >= min_launches ||
-		     (double)s.devices[i].small_ns * 100.0 >= min_gpu_pct * (double)s.devices[i].kernel_ns))
-			fire = 1;
-	if (!fire)
-		goto out;
-
-	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-	if (ret < 0)
-		goto out;
+	/* One pass: every kernel's duration and the idle time before it, every launch call's. */
 	ret = gap_walk(rule, ctx, &walk, err, errlen);
 	if (ret < 0)
 		goto out;
 	for (size_t i = 0; i < s.ndevices; i++) {
 		struct device_small *d = &s.devices[i];
 
-		if (d->small && ((double)d->small >= min_launches ||
-				 (double)d->small_ns * 100.0 >= min_gpu_pct * (double)d->kernel_ns))
-			report_device(rule, ctx, &s, d, &clock);
+		/* Lazy loading makes a kernel's first launch load its module (milliseconds on the
+		 * nvFuser fixture); only a trace whose kernels all ran once falls back to those. */
+		if (d->launches.count) {
+			d->measured = d->repeated = 1;
+			d->launch_cost = dur_hist_median(&d->launches);
+			d->launch_calls = d->launches.count;
+		} else if (d->first_launches.count) {
+			d->measured = 1;
+			d->launch_cost = dur_hist_median(&d->first_launches);
+			d->launch_calls = d->first_launches.count;
+		} else {
+			d->launch_cost = max_duration;
+		}
+		d->threshold = d->measured ? ratio * d->launch_cost : max_duration;
+	}
+	for (size_t i = 0; i < s.nkernels; i++) {
+		struct kernel_group *k = &s.kernels[i];
+		struct device_small *d = device_get(&s, k->trace_id, k->device);
+
+		d->kernels += k->durations.count;
+		d->kernel_ns += (int64_t)k->durations.sum;
+		if (dur_hist_median(&k->durations) >= d->threshold)
+			continue;
+		k->small = 1;
+		d->small += k->durations.count;
+		d->small_ns += (int64_t)k->durations.sum;
+		d->names++;
+		d->recoverable += dur_hist_sum_capped(&k->idle_before, d->launch_cost);
+		if (!d->first || k->first < d->first)
+			d->first = k->first;
+		if (k->last > d->last)
+			d->last = k->last;
+	}
+	for (size_t i = 0; i < s.ndevices; i++) {
+		struct device_small *d = &s.devices[i];
+
+		if (!d->small || ((double)d->small < min_launches &&
+				  (double)d->small_ns * 100.0 < min_gpu_pct * (double)d->kernel_ns))
+			continue;
+		if (!have_clock) {
+			ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+			if (ret < 0)
+				goto out;
+			have_clock = 1;
+		}
+		report_device(rule, ctx, &s, d, &clock);
 	}
 out:
 	gap_walk_release(&walk);
 	rule_clock_release(&clock);
-	free(launches);
-	free(any_launches);
+	for (size_t i = 0; i < s.nkernels; i++) {
+		dur_hist_release(&s.kernels[i].durations);
+		dur_hist_release(&s.kernels[i].idle_before);
+	}
 	free(s.kernels);
+	for (size_t i = 0; i < s.ndevices; i++) {
+		dur_hist_release(&s.devices[i].launches);
+		dur_hist_release(&s.devices[i].first_launches);
+	}
 	free(s.devices);
+	rule_index_release(&s.kernel_index);
+	rule_index_release(&s.device_index);
 	return ret;
 }
 

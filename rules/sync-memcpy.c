@@ -4,6 +4,10 @@
  * queue the next kernels meanwhile, and the copy cannot overlap computation. Device-to-device and
  * peer copies are left out: the runtime does not block the host for them.
  *
+ * The copies are found in the same gap walk that measures the idle time: each copy operation comes
+ * with the API call that issued it, so no join of calls and copies is needed. A blocking call
+ * without a copy record (a copy of nothing, or a trace that lost the record) is not counted.
+ *
  * Recoverable time: the GPU idle time that follows blocking copies which drained the device (the
  * host was still inside the copy call when the device ran out of work, then issued the next
  * operation late), in gaps of at least min_gap_us. This is measured, and conservative: with
@@ -24,20 +28,15 @@ static const struct rule_param params[] = {
 	{ "min_copies", 10, "count", "report a device with at least this many blocking copies" },
 };
 
-/* Blocking copy calls, with the copy each one issued where the trace has it (device -1 if not). */
-static const char copies_sql[] =
-	"SELECT a.traceId, COALESCE(c.deviceId, -1), a.name, COALESCE(c.copyKind, 0), COUNT(*),"
-	" SUM(a.dur), SUM(c.dur), SUM(c.bytes), MIN(a.start), MAX(a.end)"
-	" FROM (SELECT * FROM api_calls WHERE " SQL_SYNC_COPY_API ") AS a"
-	" LEFT JOIN copies AS c ON c.traceId = a.traceId AND c.pid = a.pid"
-	"  AND c.correlationId = a.correlationId"
-	" WHERE COALESCE(c.copyKind, 0) NOT IN (8, 10, 13)"
-	" GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4";
+/* Blocking copy calls per trace, filtered by nameId (api_names_sql): the cheap test first. */
+static const char calls_sql[] =
+	"SELECT traceId, COUNT(*) FROM api_calls WHERE %s GROUP BY traceId";
 
+/* Blocking copies of one device, API name and direction. */
 struct copy_group {
-	int64_t trace_id, device;
-	char *name;
+	int64_t trace_id, device, name_id;
 	int kind;
+	const char *name;		/* owned by the api_names */
 	int64_t count, host_ns, gpu_ns;
 	double bytes;
 	int64_t first, last;
@@ -49,17 +48,52 @@ struct device_drains {
 };
 
 struct memcpy_state {
+	const struct api_names *names;
+	int64_t min_gap;
+	struct rule_index group_index;	/* (trace, device, nameId, copyKind) -> groups[] */
+	struct copy_group *groups;
+	size_t ngroups;
 	struct device_drains *drains;
 	size_t n;
 };
 
-static int on_gap(const struct gap *g, void *arg)
+static int on_op(const struct gap *g, void *arg)
 {
 	struct memcpy_state *s = arg;
 	struct device_drains *d = NULL;
 
-	if (g->cause != GAP_SYNC_WAIT ||
-	    (strncmp(g->blocker, "cudaMemcpy", 10) && strncmp(g->blocker, "cuMemcpy", 8)))
+	/* A blocking copy (device-to-device and peer copies do not block the host). */
+	if (g->next_op == GPU_OP_COPY && (g->api_class & API_BLOCKING_COPY) && g->copy_kind != 8 &&
+	    g->copy_kind != 10 && g->copy_kind != 13) {
+		int64_t key[RULE_INDEX_KEYS] = { g->trace_id, g->device, g->api_name_id, g->copy_kind };
+		int created;
+		size_t i = rule_index_get(&s->group_index, key, &created);
+		struct copy_group *c;
+
+		if (created) {
+			s->groups = xrealloc(s->groups, (i + 1) * sizeof(*s->groups));
+			c = &s->groups[i];
+			memset(c, 0, sizeof(*c));
+			c->trace_id = g->trace_id;
+			c->device = g->device;
+			c->name_id = g->api_name_id;
+			c->kind = g->copy_kind;
+			c->name = api_names_name(s->names, g->trace_id, g->api_name_id);
+			c->first = g->api_start;
+			s->ngroups = i + 1;
+		}
+		c = &s->groups[i];
+		c->count++;
+		c->host_ns += g->api_end - g->api_start;
+		c->gpu_ns += g->next_end - g->next_start;
+		c->bytes += g->bytes > 0 ? (double)g->bytes : 0;
+		if (g->api_start < c->first)
+			c->first = g->api_start;
+		if (g->api_end > c->last)
+			c->last = g->api_end;
+	}
+	if (g->cause != GAP_SYNC_WAIT || g->end - g->start < s->min_gap ||
+	    !(api_class_of(g->blocker) & API_BLOCKING_COPY))
 		return 0;
 	for (size_t i = 0; i < s->n && !d; i++)
 		if (s->drains[i].trace_id == g->trace_id && s->drains[i].device == g->device)
@@ -97,6 +131,19 @@ static const char *kind_name(int kind)
 	return "kind unknown";
 }
 
+static int compare_groups(const void *pa, const void *pb)
+{
+	const struct copy_group *a = pa, *b = pb;
+
+	if (a->trace_id != b->trace_id)
+		return a->trace_id < b->trace_id ? -1 : 1;
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	if (a->name_id != b->name_id)
+		return a->name_id < b->name_id ? -1 : 1;
+	return a->kind < b->kind ? -1 : a->kind > b->kind;
+}
+
 static void report_device(const struct rule *rule, struct rule_context *ctx,
 			  const struct copy_group *groups, size_t n, const struct memcpy_state *s,
 			  const struct rule_clock *clock)
@@ -120,25 +167,20 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 		if (s->drains[i].trace_id == trace_id && s->drains[i].device == device)
 			drains = &s->drains[i];
 	idle = drains ? drains->idle : 0;
-	if (device >= 0)
-		fmt_device(&t1, ctx, trace_id, device);
-	else
-		snprintf(t1.s, sizeof(t1.s), "no copy records");
 	f = findings_add(ctx->out, rule, rule_severity(idle, rule_clock_span(clock, trace_id)), idle,
 			 "Use cudaMemcpyAsync from pinned host memory on a non-default stream and "
 			 "synchronize once, where the result is needed, so copies overlap kernels and the "
 			 "host keeps queuing work.",
-			 "%s: %" PRId64 " blocking copies held the host for %s", t1.s, count,
-			 fmt_duration(&t2, host));
-	f->device = device >= 0 ? (int32_t)device : -1;
+			 "%s: %" PRId64 " blocking copies held the host for %s",
+			 fmt_device(&t1, ctx, trace_id, device), count, fmt_duration(&t2, host));
+	f->device = (int32_t)device;
 	f->start = first;
 	f->end = last;
 	for (size_t i = 0; i < n; i++)
 		finding_evidence(f, "%s %s: %" PRId64 " call%s, %s, host blocked %s, GPU copy time %s",
 				 fmt_name(&t1, groups[i].name), kind_name(groups[i].kind), groups[i].count,
-				 plural(groups[i].count),
-				 fmt_bytes(&t2, groups[i].bytes), fmt_duration(&t3, groups[i].host_ns),
-				 fmt_duration(&t4, groups[i].gpu_ns));
+				 plural(groups[i].count), fmt_bytes(&t2, groups[i].bytes),
+				 fmt_duration(&t3, groups[i].host_ns), fmt_duration(&t4, groups[i].gpu_ns));
 	finding_evidence(f, "%" PRId64 " of them drained the device, which then idled %s until the next work",
 			 drains ? drains->count : 0, fmt_duration(&t1, idle));
 	finding_evidence(f, "first at %s, last ending at %s", fmt_at(&t1, clock, first),
@@ -149,79 +191,69 @@ static int sync_memcpy_run(const struct rule *rule, struct rule_context *ctx, ch
 			   size_t errlen)
 {
 	double min_copies = rule_param(ctx, rule, "min_copies");
-	struct memcpy_state s = { 0 };
-	struct gap_walk walk = { .fn = on_gap, .arg = &s };
+	struct api_names names = { 0 };
+	struct memcpy_state s = { .names = &names };
+	struct gap_walk walk = { .fn = on_op, .arg = &s, .names = &names };
 	struct rule_clock clock = { 0 };
-	struct copy_group *groups = NULL;
-	size_t n = 0, cap = 0;
 	sqlite3_stmt *st = NULL;
-	int ret, rc, any = 0;
+	char *filter, *sql;
+	int ret, rc, any = 0, have_clock = 0;
 
-	ret = rule_prepare(rule, ctx, copies_sql, &st, err, errlen);
+	ret = api_names_load(rule, ctx, &names, err, errlen);
 	if (ret < 0)
 		goto out;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct copy_group *g;
-
-		if (n == cap) {
-			cap = cap ? 2 * cap : 8;
-			groups = xrealloc(groups, cap * sizeof(*groups));
-		}
-		g = &groups[n++];
-		g->trace_id = sqlite3_column_int64(st, 0);
-		g->device = sqlite3_column_int64(st, 1);
-		g->name = xstrdup(rule_column_text(st, 2));
-		g->kind = sqlite3_column_int(st, 3);
-		g->count = sqlite3_column_int64(st, 4);
-		g->host_ns = sqlite3_column_int64(st, 5);
-		g->gpu_ns = sqlite3_column_int64(st, 6);
-		g->bytes = sqlite3_column_double(st, 7);
-		g->first = sqlite3_column_int64(st, 8);
-		g->last = sqlite3_column_int64(st, 9);
-	}
+	filter = api_names_sql(&names, API_BLOCKING_COPY);
+	sql = sqlite3_mprintf(calls_sql, filter);
+	sqlite3_free(filter);
+	ret = rule_prepare(rule, ctx, sql, &st, err, errlen);
+	sqlite3_free(sql);
+	if (ret < 0)
+		goto out;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if ((double)sqlite3_column_int64(st, 1) >= min_copies)
+			any = 1;
 	if (rc != SQLITE_DONE) {
 		ret = rule_step_error(rule, ctx, err, errlen);
 		goto out;
 	}
-	/* Groups come ordered by trace and device: total each device's run of groups. */
-	for (size_t i = 0, j; i < n; i = j) {
-		int64_t count = 0;
-
-		for (j = i; j < n && groups[j].trace_id == groups[i].trace_id &&
-			    groups[j].device == groups[i].device; j++)
-			count += groups[j].count;
-		if ((double)count >= min_copies && count > 0)
-			any = 1;
-	}
 	if (!any)
 		goto out;
 
-	walk.min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3);
-	if (walk.min_gap < 1)
-		walk.min_gap = 1;
-	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-	if (ret < 0)
-		goto out;
+	/* Every operation, for the copies; drains are gaps of at least min_gap_us. */
+	s.min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3);
+	if (s.min_gap < 1)
+		s.min_gap = 1;
+	walk.min_gap = 0;
 	ret = gap_walk(rule, ctx, &walk, err, errlen);
 	if (ret < 0)
 		goto out;
-	for (size_t i = 0, j; i < n; i = j) {
+	if (s.ngroups > 1)
+		qsort(s.groups, s.ngroups, sizeof(*s.groups), compare_groups);
+	/* Groups are ordered by trace and device: total each device's run of groups. */
+	for (size_t i = 0, j; i < s.ngroups; i = j) {
 		int64_t count = 0;
 
-		for (j = i; j < n && groups[j].trace_id == groups[i].trace_id &&
-			    groups[j].device == groups[i].device; j++)
-			count += groups[j].count;
-		if ((double)count >= min_copies && count > 0)
-			report_device(rule, ctx, &groups[i], j - i, &s, &clock);
+		for (j = i; j < s.ngroups && s.groups[j].trace_id == s.groups[i].trace_id &&
+			    s.groups[j].device == s.groups[i].device; j++)
+			count += s.groups[j].count;
+		if ((double)count < min_copies || !count)
+			continue;
+		if (!have_clock) {
+			ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+			if (ret < 0)
+				goto out;
+			have_clock = 1;
+		}
+		report_device(rule, ctx, &s.groups[i], j - i, &s, &clock);
 	}
 out:
 	sqlite3_finalize(st);
 	gap_walk_release(&walk);
 	rule_clock_release(&clock);
-	for (size_t i = 0; i < n; i++)
-		free(groups[i].name);
-	free(groups);
+	rule_index_release(&s.group_index);
+	free(s.groups);
 	free(s.drains);
+	api_names_release(&names);
 	return ret;
 }
 

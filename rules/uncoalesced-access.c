@@ -42,9 +42,8 @@ static const char metrics_sql[] =
 	" FROM kernel_metrics AS m JOIN kernels AS k ON k.traceId = m.traceId"
 	"  AND k.correlationId = m.correlationId AND k.globalPid = m.globalPid"
 	" GROUP BY m.traceId, k.deviceId, k.nameId ORDER BY m.traceId, k.deviceId, k.nameId";
-static const char times_sql[] =
-	"SELECT traceId, deviceId, nameId, COUNT(*), SUM(dur) FROM kernels"
-	" GROUP BY traceId, deviceId, nameId ORDER BY traceId, deviceId, nameId";
+/* Unsorted: each launch is added to its kernel's total here. */
+static const char times_sql[] = "SELECT traceId, deviceId, nameId, dur FROM kernels";
 
 enum { LOADS, STORES, NDIRS };
 
@@ -238,8 +237,8 @@ static int uncoalesced_access_run(const struct rule *rule, struct rule_context *
 
 		if (!k)
 			continue;
-		k->launches = sqlite3_column_int64(st, 3);
-		k->ns = sqlite3_column_int64(st, 4);
+		k->launches++;
+		k->ns += sqlite3_column_int64(st, 3);
 	}
 	if (rc != SQLITE_DONE) {
 		ret = rule_step_error(rule, ctx, err, errlen);
