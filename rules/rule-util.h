@@ -12,20 +12,6 @@
 /* Longest kernel or API name printed in an evidence line; longer ones lose their middle. */
 #define RULE_NAME_MAX 96
 
-/*
- * The SQL test for a host-side API call that blocks the calling thread until the GPU has finished
- * earlier work: the synchronize calls of the runtime and driver APIs, and copies without "Async"
- * (cudaMemcpy from or to host memory returns only once the copy is done). Used where a rule asks
- * "was the host waiting for the GPU?"; column `name` of api_calls.
- */
-#define SQL_SYNC_API                                                                               \
-	"(name LIKE 'cudaDeviceSynchronize%' OR name LIKE 'cudaStreamSynchronize%'"                \
-	" OR name LIKE 'cudaEventSynchronize%' OR name LIKE 'cudaThreadSynchronize%'"              \
-	" OR name LIKE 'cuCtxSynchronize%' OR name LIKE 'cuStreamSynchronize%'"                    \
-	" OR name LIKE 'cuEventSynchronize%')"
-#define SQL_SYNC_COPY_API                                                                          \
-	"((name LIKE 'cudaMemcpy%' OR name LIKE 'cuMemcpy%') AND name NOT LIKE '%Async%')"
-
 int rule_prepare(const struct rule *rule, struct rule_context *ctx, const char *sql,
 		 sqlite3_stmt **stmt, char *err, size_t errlen);
 /* After sqlite3_step() returned neither SQLITE_ROW nor SQLITE_DONE: fill err, return -EIO. */
