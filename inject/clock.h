@@ -5,9 +5,9 @@
  *   monotonic  (default) CLOCK_MONOTONIC, registered with CUPTI as its timestamp source
  *              (cuptiActivityRegisterTimestampCallback), so that CUPTI's records use it too.
  *              Readable before CUPTI is loaded, immune to wall-clock steps, shared by all
- *              processes of a host (traces of one job align). Measured on the H200 box:
- *              clock_gettime costs 24 ns there, and 200,000 launches ran 140-210 ns per launch
- *              faster with it than with CUPTI's own clock.
+ *              processes of a host (traces of one job align). On the H200 box clock_gettime
+ *              costs 23 ns; 200,000 launches ran 140-210 ns per launch faster with it than with
+ *              CUPTI's own clock in one run, equally fast (within noise) in another.
  *   cupti      CUPTI's own clock (CLOCK_REALTIME on Linux): read through cuptiGetTimestamp once
  *              CUPTI is loaded; before that (NVTX events of a process that has not initialised
  *              CUDA yet) CLOCK_REALTIME, shifted by the difference measured when CUPTI loads.

@@ -47,7 +47,7 @@
 
 #define GPT_PREFIX "gpt-trace: "
 #define SIGNAL_FINALIZE_MS 10000	/* longest a SIGINT/SIGTERM waits for the trace to be written */
-#define SIGNAL_FLUSH_MS 3000		/* ... of which for CUPTI's final flush */
+#define SIGNAL_FLUSH_MS 1000		/* ... of which for CUPTI's final flush (ms when it can) */
 #define FLUSH_QUIT 0			/* control byte: flush thread, stop; others are signal numbers */
 
 static uint64_t clock_realtime(void)
