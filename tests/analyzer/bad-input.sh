@@ -51,5 +51,12 @@ sqlite3 "$TMP/kernels-only.sqlite" "CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (sta
 	VALUES (100, 200, 0, 7, 1)"
 expect_exit "kernels-only trace: stats" 0 "" "$GPT" stats "$TMP/kernels-only.sqlite"
 expect_exit "kernels-only trace: report" 0 "" "$GPT" report "$TMP/kernels-only.sqlite"
+# A file too big for the up-front quick_check (over 32 MiB): damage in the middle is found by the
+# query that reads it, still one line and exit 2.
+"$SRC/bench/analyzer/make-trace.sh" "$TMP/big.sqlite" 400000
+python3 -c "f = open('$TMP/big.sqlite', 'r+b'); f.seek(4096 * 5000); f.write(b'\xa5' * 4096 * 20)"
+for cmd in stats report; do
+	expect_exit "corrupt big file: $cmd" 2 "malformed" "$GPT" $cmd "$TMP/big.sqlite"
+done
 expect_exit "unknown nvtx range" 2 "no NVTX range named 'nope'" "$QUERY" --nvtx nope --counts "$H200"
 finish
