@@ -334,7 +334,7 @@ static int excessive_sync_run(const struct rule *rule, struct rule_context *ctx,
 			report_drains(rule, ctx, &s, &walk.devices[i], &clock, min_syncs);
 	}
 	/* Traces without API records: the synchronization records alone, claiming nothing. */
-	for (size_t id = 0; id < trace_count(ctx->trace) && ret == 0; id++) {
+	for (size_t id = 0; s.nrecords && id < trace_count(ctx->trace) && ret == 0; id++) {
 		int api;
 
 		ret = has_api_calls(rule, ctx, (int64_t)id, &api, err, errlen);

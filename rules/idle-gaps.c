@@ -186,10 +186,12 @@ static const char *op_text(struct rule_text *t, struct rule_context *ctx, const 
 			 rule_kernel_name(&name, ctx, g->trace_id, g->next_name_id));
 		break;
 	case GPU_OP_COPY:
-		snprintf(t->s, sizeof(t->s), "a memcpy");
+		snprintf(t->s, sizeof(t->s), "a copy (%s, %s)", copy_kind_name(g->copy_kind),
+			 fmt_bytes(&name, g->bytes > 0 ? (double)g->bytes : 0));
 		break;
 	case GPU_OP_SET:
-		snprintf(t->s, sizeof(t->s), "a memset");
+		snprintf(t->s, sizeof(t->s), "a memset (%s)",
+			 fmt_bytes(&name, g->bytes > 0 ? (double)g->bytes : 0));
 		break;
 	}
 	return t->s;

@@ -358,3 +358,16 @@ void dur_hist_release(struct dur_hist *hist)
 	free(hist->buckets);
 	memset(hist, 0, sizeof(*hist));
 }
+
+const char *copy_kind_name(int kind)
+{
+	static const char *const names[] = {
+		[1] = "HtoD", [2] = "DtoH", [3] = "HtoA", [4] = "AtoH", [5] = "AtoA", [6] = "AtoD",
+		[7] = "DtoA", [8] = "DtoD", [9] = "HtoH", [10] = "PtoP", [11] = "UVM HtoD",
+		[12] = "UVM DtoH", [13] = "UVM DtoD",
+	};
+
+	if (kind > 0 && (size_t)kind < sizeof(names) / sizeof(names[0]))
+		return names[kind];
+	return "copy";
+}

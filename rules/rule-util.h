@@ -88,6 +88,9 @@ const char *fmt_percent(struct rule_text *t, double fraction);	  /* "12.3%" */
 const char *rule_kernel_name(struct rule_text *t, struct rule_context *ctx, int64_t trace_id,
 			     int64_t name_id);
 
+/* "HtoD", "DtoH"... for an ENUM_CUDA_MEMCPY_OPER value; "copy" for unknown ones. */
+const char *copy_kind_name(int kind);
+
 /* Plural endings: "%" PRId64 " launch%s", n, plural_es(n) reads right for any count. */
 static inline const char *plural(int64_t n)
 {

@@ -110,27 +110,6 @@ static int on_op(const struct gap *g, void *arg)
 	return 0;
 }
 
-static const char *kind_name(int kind)
-{
-	switch (kind) {
-	case 1:
-		return "HtoD";
-	case 2:
-		return "DtoH";
-	case 3:
-		return "HtoA";
-	case 4:
-		return "AtoH";
-	case 9:
-		return "HtoH";
-	case 11:
-		return "UVM HtoD";
-	case 12:
-		return "UVM DtoH";
-	}
-	return "kind unknown";
-}
-
 static int compare_groups(const void *pa, const void *pb)
 {
 	const struct copy_group *a = pa, *b = pb;
@@ -178,7 +157,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 	f->end = last;
 	for (size_t i = 0; i < n; i++)
 		finding_evidence(f, "%s %s: %" PRId64 " call%s, %s, host blocked %s, GPU copy time %s",
-				 fmt_name(&t1, groups[i].name), kind_name(groups[i].kind), groups[i].count,
+				 fmt_name(&t1, groups[i].name), copy_kind_name(groups[i].kind), groups[i].count,
 				 plural(groups[i].count), fmt_bytes(&t2, groups[i].bytes),
 				 fmt_duration(&t3, groups[i].host_ns), fmt_duration(&t4, groups[i].gpu_ns));
 	finding_evidence(f, "%" PRId64 " of them drained the device, which then idled %s until the next work",
