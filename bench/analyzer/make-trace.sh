@@ -20,7 +20,7 @@ PRAGMA cache_size = -262144;
 BEGIN;
 INSERT INTO GPT_META VALUES ('schema_version', '1'), ('tool', 'gpt-trace bench/analyzer/make-trace.sh'),
 	('time_origin_ns', '1700000000000000000'), ('command', 'synthetic-train --kernels $n'),
-	('process_name', 'synthetic-train'), ('pid', '1000');
+	('process_name', 'synthetic-train'), ('pid', '1000'), ('trace_complete', '1');
 INSERT INTO TARGET_INFO_GPU (vmId, id, name, busLocation, totalMemory, memoryBandwidth, clockRate, smCount,
 	computeMajor, computeMinor) VALUES (0, 0, 'NVIDIA H200', '0000:45:00.0', 150137864192, 4916736000000,
 	1980000000, 132, 9, 0);
