@@ -37,18 +37,22 @@ measure() {
 	shift
 	log=$(mktemp)
 	/usr/bin/time -v "$@" > /dev/null 2> "$log" || { cat "$log" >&2; rm -f "$log"; exit 1; }
-	local wall rss
+	local wall rss cpu load
+	load=$(cut -d' ' -f1 /proc/loadavg)
 	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0;
 		for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$log")
+	cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$log")
 	rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$log")
 	rm -f "$log"
-	printf '| `%s` | %.1f s | %.1f MiB | %.2f M/s |\n' "$name" "$wall" "$(echo "$rss / 1024" | bc -l)" \
-		"$(echo "$events / $wall / 1000000" | bc -l)"
+	printf '| `%s` | %.1f s | %.1f s | %.1f MiB | %.2f M/s | %s |\n' "$name" "$wall" "$cpu" \
+		"$(echo "$rss / 1024" | bc -l)" "$(echo "$events / $wall / 1000000" | bc -l)" "$load"
 }
 
+# CPU time is the steadier number on a shared machine; the load average (1 min, at the end of the
+# run) says how shared it was.
 table=$(
-	echo "| command | wall | peak RSS | events/s |"
-	echo "|---|---:|---:|---:|"
+	echo "| command | wall | CPU | peak RSS | events/s (wall) | load |"
+	echo "|---|---:|---:|---:|---:|---:|"
 	measure "gpt-trace stats" "$bin/gpt-trace" stats "$trace"
 	measure "gpt-trace report" "$bin/gpt-trace" report "$trace"
 )
