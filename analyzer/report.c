@@ -138,15 +138,17 @@ static int read_count(struct trace *trace, const char *view, int64_t *out, char 
 }
 
 /*
- * One line per process: the command line our writer recorded (GPT_META "command"), else the process
- * name from PROCESSES, with the pid.
+ * One line per process: the command line our writer recorded (GPT_META "command_line"), else the
+ * process name from PROCESSES, with the pid and, when recorded, the host.
  */
 static int read_commands(struct trace *trace, struct report_header *hdr, char *err, size_t errlen)
 {
 	static const char sql[] =
 		"SELECT p.traceId, p.pid, p.name, "
 		"       (SELECT value FROM meta AS m WHERE m.traceId = p.traceId "
-		"        AND m.name IN ('command', 'command_line', 'cmdline') LIMIT 1) "
+		"        AND m.name IN ('command', 'command_line', 'cmdline') LIMIT 1), "
+		"       (SELECT value FROM meta AS m WHERE m.traceId = p.traceId AND m.name IN ('host', 'hostname') "
+		"        LIMIT 1) "
 		"FROM processes AS p ORDER BY p.traceId, p.pid";
 	sqlite3_stmt *st;
 	int rc;
@@ -156,10 +158,11 @@ static int read_commands(struct trace *trace, struct report_header *hdr, char *e
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(st, 2);
 		const char *command = (const char *)sqlite3_column_text(st, 3);
+		const char *host = (const char *)sqlite3_column_text(st, 4);
 
 		push(&hdr->commands, &hdr->ncommands,
-		     xprintf_str("%s (pid %" PRId64 ")", command ? command : name ? name : "?",
-				 (int64_t)sqlite3_column_int64(st, 1)));
+		     xprintf_str("%s (pid %" PRId64 "%s%s)", command ? command : name ? name : "?",
+				 (int64_t)sqlite3_column_int64(st, 1), host ? " on " : "", host ? host : ""));
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : sql_failed(trace, "processes", err, errlen);
