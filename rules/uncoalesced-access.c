@@ -14,6 +14,9 @@
  * the measured ones) times the flagged excess sectors over all its global sectors - the time the
  * memory system spends on sectors nobody asked for, assuming the kernel is bound by them.
  *
+ * Where a source_metrics view gives per-line counts (kernels built with -lineinfo), the finding names
+ * the three source lines with the most excess sectors.
+ *
  * Without the view (or with no rows in it) the rule makes no guess: one INFO finding says the check
  * needs `gpt-trace run --metrics`.
  */
@@ -137,6 +140,32 @@ static void access_evidence(struct finding *f, const char *what, const struct ac
 			 a->flagged ? "flagged" : "not flagged", min_excess_pct);
 }
 
+/*
+ * Source lines with the most excess sectors, where the trace has them: the source_metrics view
+ * (traceId plus the columns of GPT_SOURCE_METRICS, filled from the SASS Metrics API for kernels
+ * built with -lineinfo), matched on the kernel's short name. Without the view, nothing is added.
+ */
+static void add_source_lines(struct rule_context *ctx, struct finding *f, const struct kernel_access *k)
+{
+	static const char sql[] =
+		"SELECT file, line, SUM(COALESCE(gldSectors - gldSectorsIdeal, 0)) AS ld,"
+		" SUM(COALESCE(gstSectors - gstSectorsIdeal, 0)) AS st FROM source_metrics"
+		" WHERE traceId = ?1 AND file IS NOT NULL AND shortName ="
+		"  (SELECT shortName FROM kernels WHERE traceId = ?1 AND nameId = ?2 LIMIT 1)"
+		" GROUP BY file, line HAVING ld + st > 0 ORDER BY ld + st DESC, file, line LIMIT 3";
+	sqlite3_stmt *st;
+
+	if (sqlite3_prepare_v2(trace_db(ctx->trace), sql, -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, k->key[0]);
+	sqlite3_bind_int64(st, 2, k->key[2]);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		finding_evidence(f, "source %s:%d: %lld excess load sectors, %lld excess store sectors",
+				 rule_column_text(st, 0), sqlite3_column_int(st, 1),
+				 (long long)sqlite3_column_int64(st, 2), (long long)sqlite3_column_int64(st, 3));
+	sqlite3_finalize(st);
+}
+
 static void report_kernel(const struct rule *rule, struct rule_context *ctx,
 			  const struct kernel_access *k, const struct rule_clock *clock,
 			  double min_excess_pct)
@@ -165,6 +194,7 @@ static void report_kernel(const struct rule *rule, struct rule_context *ctx,
 	finding_evidence(f, "%s, %" PRId64 " launch%s (%s in total); counters from %" PRId64 " of them",
 			 fmt_device(&t2, ctx, k->key[0], k->key[1]), k->launches, plural_es(k->launches),
 			 fmt_duration(&t3, k->ns), k->measured);
+	add_source_lines(ctx, f, k);
 }
 
 static int uncoalesced_access_run(const struct rule *rule, struct rule_context *ctx, char *err,

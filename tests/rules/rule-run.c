@@ -5,7 +5,7 @@
  *   rule-run [-c CONFIG] [-s rule.param=value]... [-r RULE] [-f] [-x SQL] TRACE...
  *   rule-run -l             (the rule table: ids, titles, parameters with their values)
  *
- * -x runs SQL on the trace's connection before the rules: the tests use it to stand in for views
+ * -x (repeatable) runs SQL on the trace's connection before the rules: the tests use it to stand in for views
  * that later features create (kernel_metrics).
  *
  *   <rule> <severity> recoverable=<ns> device=<d> stream=<s> range=<start>..<end>
@@ -57,7 +57,8 @@ int main(int argc, char **argv)
 {
 	struct rule_config *config = rule_config_new();
 	struct findings findings = { 0 };
-	const char *only = NULL, *sql = NULL;
+	const char *only = NULL, *sql[8];
+	size_t nsql = 0;
 	struct trace *trace = NULL;
 	struct rule_context ctx;
 	int with_fix = 0, list = 0, opt, status = 2;
@@ -87,7 +88,11 @@ int main(int argc, char **argv)
 			list = 1;
 			break;
 		case 'x':
-			sql = optarg;
+			if (nsql == sizeof(sql) / sizeof(sql[0])) {
+				snprintf(err, sizeof(err), "too many -x");
+				goto out_err;
+			}
+			sql[nsql++] = optarg;
 			break;
 		default:
 			snprintf(err, sizeof(err), "usage: rule-run [-c CONFIG] [-s rule.param=value]... "
@@ -107,10 +112,10 @@ int main(int argc, char **argv)
 	if (trace_open((const char *const *)argv + optind, (size_t)(argc - optind), &trace, err,
 		       sizeof(err)) < 0)
 		goto out_err;
-	if (sql) {
+	for (size_t i = 0; i < nsql; i++) {
 		char *msg = NULL;
 
-		if (sqlite3_exec(trace_db(trace), sql, NULL, NULL, &msg) != SQLITE_OK) {
+		if (sqlite3_exec(trace_db(trace), sql[i], NULL, NULL, &msg) != SQLITE_OK) {
 			snprintf(err, sizeof(err), "-x: %s", msg ? msg : "failed");
 			sqlite3_free(msg);
 			goto out_err;

@@ -24,3 +24,12 @@ INSERT INTO GPT_KERNEL_METRICS (correlationId, deviceId, contextId, gldSectors, 
 	(2, 0, 1, 32768, 1024, 4096, 1024, 4096, 4096),
 	(3, 0, 1, 4096, 1024, 32768, 1024, 4096, 4096),
 	(4, 0, 1, 8192, 1024, 8192, 1024, NULL, NULL);
+-- Per source line (GPT_SOURCE_METRICS, from the SASS Metrics API on -lineinfo builds): the gather's
+-- two lines and the transpose's store line; the test's source_metrics view stands in for the loader.
+CREATE TABLE GPT_SOURCE_METRICS (kernelName TEXT, shortName TEXT, file TEXT, line INTEGER,
+	gldSectors INTEGER, gldSectorsIdeal INTEGER, gldRequests INTEGER, gstSectors INTEGER,
+	gstSectorsIdeal INTEGER, gstRequests INTEGER, launches INTEGER);
+INSERT INTO GPT_SOURCE_METRICS VALUES
+	('_Z14strided_gatherv', 'strided_gather', '/src/access.cu', 42, 24576, 3072, 768, 0, 0, 0, 1),
+	('_Z14strided_gatherv', 'strided_gather', '/src/access.cu', 43, 8192, 1024, 256, 4096, 4096, 1024, 1),
+	('_Z9transposev', 'transpose', '/src/access.cu', 57, 4096, 4096, 1024, 32768, 4096, 1024, 1);
