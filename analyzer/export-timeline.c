@@ -42,6 +42,9 @@
 #define SORT_NVTX_LANES 1000000
 #define SORT_SYNC_LANES 2000000
 #define SORT_COUNTERS 3000000
+/* Sort indices of processes: host processes count from 0. */
+#define SORT_GPUS 1000000
+#define SORT_FINDINGS 2000000
 
 #define COUNTER_BUCKETS 1000
 #define SYNC_INVALID 4294967295LL	/* CUPTI_SYNCHRONIZATION_INVALID_VALUE: no stream / no event */
@@ -71,6 +74,7 @@ struct lane_set {
 struct host_process {
 	int64_t trace_id;
 	int32_t pid;
+	int32_t nthreads;	/* threads other than the main one, for their order */
 	char *name;
 	struct timeline_track track;
 	struct lane_set nvtx_ranges, syncs;
@@ -99,6 +103,12 @@ struct gpu_stream {
 	struct lane_set lanes;
 };
 
+/* A correlation id whose GPU items are still being numbered (graph launches: several items). */
+struct flow_rank {
+	int64_t trace_id, correlation_id;
+	int64_t seen;
+};
+
 struct timeline {
 	struct trace *trace;
 	sqlite3 *db;
@@ -109,17 +119,22 @@ struct timeline {
 	uint64_t next_uuid;
 	int32_t next_tid;
 
-	struct host_process *procs;
-	size_t nprocs;
-	struct host_thread *threads;
-	size_t nthreads;
+	/* Host processes and threads, made as the walk meets them (so in (trace, pid, tid) order). */
+	struct host_process **procs;
+	size_t nprocs, procs_cap;
+	struct host_thread **threads;
+	size_t nthreads, threads_cap;
+	sqlite3_stmt *process_name;
+
 	struct gpu *gpus;
 	size_t ngpus;
-	struct gpu_stream *streams;
+	struct gpu_stream *streams;	/* sorted by (device, stream, trace, pid) */
 	size_t nstreams;
 
 	uint64_t *flows;	/* flow ids of the API call being written */
 	size_t flows_cap;
+	struct flow_rank *ranks;
+	size_t nranks, ranks_cap;
 };
 
 /* Enum labels as in collector/schema.sql (nsys's ENUM_* tables). */
@@ -365,89 +380,93 @@ static int load_extent(struct timeline *tl)
 	return 0;
 }
 
-static int load_processes(struct timeline *tl)
+/* The process (trace_id, pid), declared on first use; NULL only when out of memory (ret set). */
+static struct host_process *get_process(struct timeline *tl, int64_t trace_id, int32_t pid, int *ret)
 {
-	static const char sql[] =
-		"SELECT h.traceId, h.pid, (SELECT p.name FROM processes p"
-		"   WHERE p.traceId = h.traceId AND p.pid = h.pid LIMIT 1) FROM ("
-		" SELECT traceId, pid FROM api_calls UNION"
-		" SELECT traceId, pid FROM nvtx WHERE eventType IN (34, 59, 60) UNION"
-		" SELECT traceId, pid FROM syncs) h"
-		" ORDER BY h.traceId, h.pid";
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int ret = prepare(tl, sql, &st);
+	struct host_process *p;
+	const char *name;
 
-	if (ret < 0)
-		return ret;
-	while ((ret = sqlite3_step(st)) == SQLITE_ROW) {
-		struct host_process *p;
-		const char *name = column_text(st, 2);
-
-		if (tl->nprocs == cap) {
-			cap = cap ? cap * 2 : 8;
-			p = realloc(tl->procs, cap * sizeof(*p));
-			if (!p)
-				goto out_nomem;
-			tl->procs = p;
-		}
-		p = &tl->procs[tl->nprocs];
-		memset(p, 0, sizeof(*p));
-		p->trace_id = sqlite3_column_int64(st, 0);
-		p->pid = sqlite3_column_int(st, 1);
-		p->name = name && *name ? strdup(name) : format("process %" PRId32, p->pid);
-		if (!p->name)
-			goto out_nomem;
-		tl->nprocs++;
+	for (size_t i = tl->nprocs; i-- > 0;) {
+		if (tl->procs[i]->trace_id == trace_id && tl->procs[i]->pid == pid)
+			return tl->procs[i];
 	}
-	if (sqlite3_finalize(st) != SQLITE_OK)
-		return sql_error(tl, "listing processes failed");
-	return 0;
+	if (tl->nprocs == tl->procs_cap) {
+		size_t cap = tl->procs_cap ? tl->procs_cap * 2 : 8;
+		struct host_process **procs = realloc(tl->procs, cap * sizeof(*procs));
+
+		if (!procs)
+			goto out_nomem;
+		tl->procs = procs;
+		tl->procs_cap = cap;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto out_nomem;
+	tl->procs[tl->nprocs++] = p;
+	p->trace_id = trace_id;
+	p->pid = pid;
+	sqlite3_reset(tl->process_name);
+	sqlite3_bind_int64(tl->process_name, 1, trace_id);
+	sqlite3_bind_int(tl->process_name, 2, pid);
+	name = sqlite3_step(tl->process_name) == SQLITE_ROW ? column_text(tl->process_name, 0) : NULL;
+	p->name = name && *name ? strdup(name) : format("process %" PRId32, pid);
+	if (!p->name)
+		goto out_nomem;
+	p->track = (struct timeline_track){
+		.uuid = tl->next_uuid++, .kind = TIMELINE_PROCESS, .pid = pid,
+		.sort_index = (int32_t)tl->nprocs - 1, .name = p->name,
+	};
+	lane_set_init(&p->nvtx_ranges, LANE_NUMBERED, "NVTX ranges", pid, p->track.uuid, SORT_NVTX_LANES);
+	lane_set_init(&p->syncs, LANE_NUMBERED, "CUDA synchronization", pid, p->track.uuid, SORT_SYNC_LANES);
+	*ret = tl->sink->ops->track(tl->sink, &p->track);
+	return *ret < 0 ? NULL : p;
 
 out_nomem:
-	sqlite3_finalize(st);
-	return -ENOMEM;
+	*ret = -ENOMEM;
+	return NULL;
 }
 
-static int load_threads(struct timeline *tl)
+/* A new host thread track in its process: the main thread first, then the others by tid. */
+static struct host_thread *new_thread(struct timeline *tl, int64_t trace_id, int32_t pid, int32_t tid, int *ret)
 {
-	static const char sql[] =
-		"SELECT traceId, pid, tid FROM api_calls UNION"
-		" SELECT traceId, pid, tid FROM nvtx WHERE eventType IN (34, 59)"
-		" ORDER BY 1, 2, 3";
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int ret = prepare(tl, sql, &st);
+	struct host_process *p = get_process(tl, trace_id, pid, ret);
+	struct host_thread *t;
 
-	if (ret < 0)
-		return ret;
-	while ((ret = sqlite3_step(st)) == SQLITE_ROW) {
-		struct host_thread *t;
+	if (!p)
+		return NULL;
+	if (tl->nthreads == tl->threads_cap) {
+		size_t cap = tl->threads_cap ? tl->threads_cap * 2 : 16;
+		struct host_thread **threads = realloc(tl->threads, cap * sizeof(*threads));
 
-		if (tl->nthreads == cap) {
-			cap = cap ? cap * 2 : 16;
-			t = realloc(tl->threads, cap * sizeof(*t));
-			if (!t)
-				goto out_nomem;
-			tl->threads = t;
-		}
-		t = &tl->threads[tl->nthreads];
-		memset(t, 0, sizeof(*t));
-		t->trace_id = sqlite3_column_int64(st, 0);
-		t->pid = sqlite3_column_int(st, 1);
-		t->tid = sqlite3_column_int(st, 2);
-		t->name = t->tid == t->pid ? strdup("main thread") : format("thread %" PRId32, t->tid);
-		if (!t->name)
+		if (!threads)
 			goto out_nomem;
-		tl->nthreads++;
+		tl->threads = threads;
+		tl->threads_cap = cap;
 	}
-	if (sqlite3_finalize(st) != SQLITE_OK)
-		return sql_error(tl, "listing threads failed");
-	return 0;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		goto out_nomem;
+	tl->threads[tl->nthreads++] = t;
+	t->trace_id = trace_id;
+	t->pid = pid;
+	t->tid = tid;
+	t->name = tid == pid ? strdup("main thread") : format("thread %" PRId32, tid);
+	if (!t->name)
+		goto out_nomem;
+	t->track = (struct timeline_track){
+		.uuid = tl->next_uuid++, .parent_uuid = p->track.uuid, .kind = TIMELINE_THREAD,
+		.pid = pid, .tid = tid, .name = t->name,
+		.sort_index = tid == pid ? 0 : (int32_t)++p->nthreads * SORT_THREAD_STEP,
+	};
+	*ret = tl->sink->ops->track(tl->sink, &t->track);
+	if (*ret < 0)
+		return NULL;
+	*ret = lane_set_init_track(&t->lanes, &t->track);
+	return *ret < 0 ? NULL : t;
 
 out_nomem:
-	sqlite3_finalize(st);
-	return -ENOMEM;
+	*ret = -ENOMEM;
+	return NULL;
 }
 
 static const char gpu_work_sql[] =
@@ -543,63 +562,19 @@ out_nomem:
 	return -ENOMEM;
 }
 
-static struct host_process *find_process(struct timeline *tl, int64_t trace_id, int32_t pid)
-{
-	for (size_t i = 0; i < tl->nprocs; i++) {
-		if (tl->procs[i].trace_id == trace_id && tl->procs[i].pid == pid)
-			return &tl->procs[i];
-	}
-	return NULL;
-}
-
-/* Processes, then GPUs in device order, then findings; threads and streams in id order. */
-static int declare_tracks(struct timeline *tl)
+/* GPUs in device order after the host processes, streams in id order, findings last. */
+static int declare_gpu_tracks(struct timeline *tl)
 {
 	const struct timeline_sink_ops *ops = tl->sink->ops;
-	int32_t order = 0;
 	int ret;
 
-	for (size_t i = 0; i < tl->nprocs; i++) {
-		struct host_process *p = &tl->procs[i];
-
-		p->track = (struct timeline_track){
-			.uuid = tl->next_uuid++, .kind = TIMELINE_PROCESS, .pid = p->pid,
-			.sort_index = order++, .name = p->name,
-		};
-		ret = ops->track(tl->sink, &p->track);
-		if (ret < 0)
-			return ret;
-		lane_set_init(&p->nvtx_ranges, LANE_NUMBERED, "NVTX ranges", p->pid, p->track.uuid,
-			      SORT_NVTX_LANES);
-		lane_set_init(&p->syncs, LANE_NUMBERED, "CUDA synchronization", p->pid, p->track.uuid,
-			      SORT_SYNC_LANES);
-	}
-	for (size_t i = 0, rank = 0; i < tl->nthreads; i++) {
-		struct host_thread *t = &tl->threads[i];
-		struct host_process *p = find_process(tl, t->trace_id, t->pid);
-
-		if (i && (tl->threads[i - 1].trace_id != t->trace_id || tl->threads[i - 1].pid != t->pid))
-			rank = 0;
-		/* The main thread first, the others by tid. */
-		t->track = (struct timeline_track){
-			.uuid = tl->next_uuid++, .parent_uuid = p ? p->track.uuid : 0,
-			.kind = TIMELINE_THREAD, .pid = t->pid, .tid = t->tid,
-			.sort_index = (int32_t)(t->tid == t->pid ? 0 : ++rank) * SORT_THREAD_STEP,
-			.name = t->name,
-		};
-		ret = ops->track(tl->sink, &t->track);
-		if (ret < 0)
-			return ret;
-		ret = lane_set_init_track(&t->lanes, &t->track);
-		if (ret < 0)
-			return ret;
-	}
 	for (size_t i = 0; i < tl->ngpus; i++) {
 		struct gpu *g = &tl->gpus[i];
 
 		g->track = (struct timeline_track){
 			.uuid = tl->next_uuid++, .kind = TIMELINE_PROCESS,
-			.pid = PSEUDO_PID_GPU + (int32_t)g->device, .sort_index = order++, .name = g->name,
+			.pid = PSEUDO_PID_GPU + (int32_t)g->device, .sort_index = SORT_GPUS + (int32_t)i,
+			.name = g->name,
 		};
 		ret = ops->track(tl->sink, &g->track);
 		if (ret < 0)
@@ -766,7 +741,6 @@ static int walk_host(struct timeline *tl)
 	const struct timeline_sink_ops *ops = tl->sink->ops;
 	struct host_thread *thread = NULL;
 	int64_t last_owner_trace = -1, last_owner_corr = -1;
-	size_t cursor = 0;
 	sqlite3_stmt *st;
 	int ret = prepare(tl, host_sql, &st);
 
@@ -784,21 +758,13 @@ static int walk_host(struct timeline *tl)
 		char name[512], color[16];
 		size_t nargs = 0;
 
+		/* Rows come thread by thread, so a thread's track is made when its first row arrives. */
 		if (!thread || thread->trace_id != trace_id || thread->pid != pid || thread->tid != tid) {
 			if (thread && (ret = lane_set_flush(tl, &thread->lanes)) < 0)
 				goto out;
-			while (cursor < tl->nthreads &&
-			       (tl->threads[cursor].trace_id != trace_id || tl->threads[cursor].pid != pid ||
-				tl->threads[cursor].tid != tid))
-				cursor++;
-			if (cursor == tl->nthreads) {
-				/* Impossible unless the views changed under us; the list came from them. */
-				snprintf(tl->err, tl->errlen, "cannot export '%s': thread %" PRId32
-					 " is missing from the thread list", trace_path(tl->trace, 0), tid);
-				ret = -EIO;
+			thread = new_thread(tl, trace_id, pid, tid, &ret);
+			if (!thread)
 				goto out;
-			}
-			thread = &tl->threads[cursor];
 		}
 
 		switch (kind) {
@@ -900,13 +866,9 @@ static int walk_process_lanes(struct timeline *tl, int syncs)
 		if (!proc || proc->trace_id != trace_id || proc->pid != pid) {
 			if (proc && (ret = lane_set_flush(tl, syncs ? &proc->syncs : &proc->nvtx_ranges)) < 0)
 				goto out;
-			proc = find_process(tl, trace_id, pid);
-			if (!proc) {
-				snprintf(tl->err, tl->errlen, "cannot export '%s': process %" PRId32
-					 " is missing from the process list", trace_path(tl->trace, 0), pid);
-				ret = -EIO;
+			proc = get_process(tl, trace_id, pid, &ret);
+			if (!proc)
 				goto out;
-			}
 		}
 		set = syncs ? &proc->syncs : &proc->nvtx_ranges;
 		ev.start = sqlite3_column_int64(st, 2);
@@ -941,160 +903,13 @@ out:
 }
 
 /* ------------------------------------------------------------------------------------------------ */
-/* GPU streams. */
+/* GPU streams and counters, in one pass over the GPU work sorted by (device, start). */
 
 enum gpu_kind {
 	GPU_KERNEL = 0,
 	GPU_COPY = 1,
 	GPU_SET = 2,
 };
-
-static const char gpu_sql[] =
-	"SELECT g.deviceId, g.streamId, g.traceId, g.pid, g.start, g.end, g.kind, g.name, g.shortName,"
-	" g.correlationId, g.contextId, g.gridX, g.gridY, g.gridZ, g.blockX, g.blockY, g.blockZ,"
-	" g.registersPerThread, g.staticSharedMemory, g.dynamicSharedMemory, g.localMemoryPerThread,"
-	" g.bytes, g.copyKind, g.srcKind, g.dstKind, g.value, g.graphId, g.graphNodeId,"
-	" o.traceId IS NOT NULL AS hasFlow,"
-	" row_number() OVER (PARTITION BY g.traceId, g.correlationId ORDER BY g.start, g.kind, g.streamId)"
-	" FROM ("
-	"  SELECT traceId, deviceId, streamId, pid, start, end, 0 AS kind, name, shortName, correlationId,"
-	"   contextId, gridX, gridY, gridZ, blockX, blockY, blockZ, registersPerThread, staticSharedMemory,"
-	"   dynamicSharedMemory, localMemoryPerThread, NULL AS bytes, NULL AS copyKind, NULL AS srcKind,"
-	"   NULL AS dstKind, NULL AS value, graphId, graphNodeId FROM kernels"
-	"  UNION ALL"
-	"  SELECT traceId, deviceId, streamId, pid, start, end, 1, NULL, NULL, correlationId, contextId,"
-	"   NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, bytes, copyKind, srcKind, dstKind,"
-	"   NULL, NULL, graphNodeId FROM copies"
-	"  UNION ALL"
-	"  SELECT traceId, deviceId, streamId, pid, start, end, 2, NULL, NULL, correlationId, contextId,"
-	"   NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, bytes, NULL, memKind, NULL,"
-	"   value, NULL, graphNodeId FROM sets) g"
-	" LEFT JOIN temp.gpt_export_api o ON o.traceId = g.traceId AND o.correlationId = g.correlationId"
-	" ORDER BY g.deviceId, g.streamId, g.traceId, g.pid, g.start, g.end DESC, g.kind";
-
-static int walk_gpu(struct timeline *tl)
-{
-	const struct timeline_sink_ops *ops = tl->sink->ops;
-	struct gpu_stream *stream = NULL;
-	size_t cursor = 0;
-	sqlite3_stmt *st;
-	int ret = prepare(tl, gpu_sql, &st);
-
-	if (ret < 0)
-		return ret;
-	while ((ret = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t device = sqlite3_column_int64(st, 0);
-		int64_t stream_id = sqlite3_column_int64(st, 1);
-		int64_t trace_id = sqlite3_column_int64(st, 2);
-		int32_t pid = sqlite3_column_int(st, 3);
-		int64_t start = sqlite3_column_int64(st, 4);
-		int64_t end = sqlite3_column_int64(st, 5);
-		enum gpu_kind kind = (enum gpu_kind)sqlite3_column_int(st, 6);
-		int64_t corr = sqlite3_column_int64(st, 9);
-		struct timeline_arg args[20];
-		struct timeline_event ev = { .start = start, .end = end < start ? start : end, .args = args };
-		char grid[80], block[80], label[80];
-		size_t nargs = 0;
-
-		if (!stream || stream->device != device || stream->stream != stream_id ||
-		    stream->trace_id != trace_id || stream->pid != pid) {
-			if (stream && (ret = lane_set_flush(tl, &stream->lanes)) < 0)
-				goto out;
-			while (cursor < tl->nstreams &&
-			       (tl->streams[cursor].device != device || tl->streams[cursor].stream != stream_id ||
-				tl->streams[cursor].trace_id != trace_id || tl->streams[cursor].pid != pid))
-				cursor++;
-			if (cursor == tl->nstreams) {
-				snprintf(tl->err, tl->errlen, "cannot export '%s': stream %" PRId64
-					 " is missing from the stream list", trace_path(tl->trace, 0), stream_id);
-				ret = -EIO;
-				goto out;
-			}
-			stream = &tl->streams[cursor];
-		}
-
-		switch (kind) {
-		case GPU_KERNEL: {
-			const char *full = column_text(st, 7);
-			const char *shortname = column_text(st, 8);
-
-			ev.category = "cuda.kernel";
-			ev.name = full ? full : "(unnamed kernel)";
-			if (full && strlen(full) > EXPORT_KERNEL_NAME_MAX && shortname && *shortname)
-				ev.name = shortname;
-			arg_string(args, &nargs, "kernel", full ? full : ev.name);
-			snprintf(grid, sizeof(grid), "(%lld, %lld, %lld)", (long long)sqlite3_column_int64(st, 11),
-				 (long long)sqlite3_column_int64(st, 12), (long long)sqlite3_column_int64(st, 13));
-			snprintf(block, sizeof(block), "(%lld, %lld, %lld)", (long long)sqlite3_column_int64(st, 14),
-				 (long long)sqlite3_column_int64(st, 15), (long long)sqlite3_column_int64(st, 16));
-			arg_string(args, &nargs, "grid", grid);
-			arg_string(args, &nargs, "block", block);
-			arg_int(args, &nargs, "registers per thread", sqlite3_column_int64(st, 17));
-			arg_int(args, &nargs, "static shared memory", sqlite3_column_int64(st, 18));
-			arg_int(args, &nargs, "dynamic shared memory", sqlite3_column_int64(st, 19));
-			arg_int(args, &nargs, "local memory per thread", sqlite3_column_int64(st, 20));
-			if (sqlite3_column_type(st, 26) != SQLITE_NULL)
-				arg_int(args, &nargs, "graph id", sqlite3_column_int64(st, 26));
-			break;
-		}
-		case GPU_COPY: {
-			int64_t bytes = sqlite3_column_int64(st, 21);
-			int64_t copy_kind = sqlite3_column_int64(st, 22);
-
-			ev.category = "cuda.memcpy";
-			snprintf(label, sizeof(label), "[CUDA memcpy %s]", LABEL(copy_kind_labels, copy_kind));
-			ev.name = label;
-			arg_int(args, &nargs, "bytes", bytes);
-			arg_string(args, &nargs, "copy kind", LABEL(copy_kind_labels, copy_kind));
-			if (sqlite3_column_type(st, 23) != SQLITE_NULL)
-				arg_string(args, &nargs, "source memory",
-					   LABEL(mem_kind_labels, sqlite3_column_int64(st, 23)));
-			if (sqlite3_column_type(st, 24) != SQLITE_NULL)
-				arg_string(args, &nargs, "destination memory",
-					   LABEL(mem_kind_labels, sqlite3_column_int64(st, 24)));
-			if (ev.end > ev.start)
-				arg_double(args, &nargs, "bandwidth GB/s", (double)bytes / (double)(ev.end - ev.start));
-			break;
-		}
-		case GPU_SET:
-			ev.category = "cuda.memset";
-			ev.name = "[CUDA memset]";
-			arg_int(args, &nargs, "bytes", sqlite3_column_int64(st, 21));
-			arg_int(args, &nargs, "value", sqlite3_column_int64(st, 25));
-			if (sqlite3_column_type(st, 23) != SQLITE_NULL)
-				arg_string(args, &nargs, "memory kind",
-					   LABEL(mem_kind_labels, sqlite3_column_int64(st, 23)));
-			break;
-		}
-		if (sqlite3_column_type(st, 9) != SQLITE_NULL)
-			arg_int(args, &nargs, "correlation id", corr);
-		arg_int(args, &nargs, "device", device);
-		arg_int(args, &nargs, "stream", stream_id);
-		arg_int(args, &nargs, "context", sqlite3_column_int64(st, 10));
-		if (sqlite3_column_type(st, 27) != SQLITE_NULL)
-			arg_int(args, &nargs, "graph node id", sqlite3_column_int64(st, 27));
-		ev.nargs = nargs;
-		if (sqlite3_column_int(st, 28) && corr)
-			ev.flow_in = flow_id(trace_id, corr, sqlite3_column_int64(st, 29));
-
-		ret = lane_place(tl, &stream->lanes, ev.start, ev.end, &ev.track);
-		if (!ret)
-			ret = ops->slice_begin(tl->sink, &ev);
-		if (ret < 0)
-			goto out;
-	}
-	if (ret != SQLITE_DONE) {
-		ret = sql_error(tl, "reading kernels, copies and sets failed");
-		goto out;
-	}
-	ret = stream ? lane_set_flush(tl, &stream->lanes) : 0;
-out:
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/* ------------------------------------------------------------------------------------------------ */
-/* GPU counters: busy share and copy bandwidth, per fixed time bucket. */
 
 enum copy_direction { DIR_HTOD, DIR_DTOH, DIR_DTOD, DIR_PTOP, DIR_OTHER, NDIRS };
 
@@ -1221,15 +1036,179 @@ static int emit_device_counters(struct timeline *tl, struct gpu *g, struct count
 	return ret;
 }
 
-static const char counters_sql[] =
-	"SELECT deviceId, start, end, kind, bytes, copyKind FROM ("
-	" SELECT deviceId, start, end, 0 AS kind, 0 AS bytes, 0 AS copyKind FROM kernels UNION ALL"
-	" SELECT deviceId, start, end, 1, bytes, copyKind FROM copies UNION ALL"
-	" SELECT deviceId, start, end, 2, bytes, 0 FROM sets)"
-	" ORDER BY deviceId, start";
+/*
+ * Sorted by device and time, not by stream: each stream's slices still arrive in start order (and
+ * parents before children), which is all its lanes need, and the busy and bandwidth counters of a
+ * device need exactly this order. One sort of the GPU work instead of two.
+ */
+static const char gpu_sql[] =
+	"SELECT g.deviceId, g.streamId, g.traceId, g.pid, g.start, g.end, g.kind, g.name, g.shortName,"
+	" g.correlationId, g.contextId, g.gridX, g.gridY, g.gridZ, g.blockX, g.blockY, g.blockZ,"
+	" g.registersPerThread, g.staticSharedMemory, g.dynamicSharedMemory, g.localMemoryPerThread,"
+	" g.bytes, g.copyKind, g.srcKind, g.dstKind, g.value, g.graphId, g.graphNodeId,"
+	" o.traceId IS NOT NULL AS hasFlow, w.nwork"
+	" FROM ("
+	"  SELECT traceId, deviceId, streamId, pid, start, end, 0 AS kind, name, shortName, correlationId,"
+	"   contextId, gridX, gridY, gridZ, blockX, blockY, blockZ, registersPerThread, staticSharedMemory,"
+	"   dynamicSharedMemory, localMemoryPerThread, NULL AS bytes, NULL AS copyKind, NULL AS srcKind,"
+	"   NULL AS dstKind, NULL AS value, graphId, graphNodeId FROM kernels"
+	"  UNION ALL"
+	"  SELECT traceId, deviceId, streamId, pid, start, end, 1, NULL, NULL, correlationId, contextId,"
+	"   NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, bytes, copyKind, srcKind, dstKind,"
+	"   NULL, NULL, graphNodeId FROM copies"
+	"  UNION ALL"
+	"  SELECT traceId, deviceId, streamId, pid, start, end, 2, NULL, NULL, correlationId, contextId,"
+	"   NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, bytes, NULL, memKind, NULL,"
+	"   value, NULL, graphNodeId FROM sets) g"
+	" LEFT JOIN temp.gpt_export_api o ON o.traceId = g.traceId AND o.correlationId = g.correlationId"
+	" LEFT JOIN temp.gpt_export_work w ON w.traceId = g.traceId AND w.correlationId = g.correlationId"
+	" ORDER BY g.deviceId, g.start, g.end DESC, g.kind, g.streamId";
 
-static int walk_counters(struct timeline *tl)
+static struct gpu_stream *find_stream(struct timeline *tl, int64_t device, int64_t stream, int64_t trace_id,
+				      int32_t pid)
 {
+	size_t lo = 0, hi = tl->nstreams;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct gpu_stream *s = &tl->streams[mid];
+		int cmp = s->device != device ? (s->device < device ? -1 : 1)
+			  : s->stream != stream ? (s->stream < stream ? -1 : 1)
+			  : s->trace_id != trace_id ? (s->trace_id < trace_id ? -1 : 1)
+			  : s->pid != pid ? (s->pid < pid ? -1 : 1) : 0;
+
+		if (!cmp)
+			return &tl->streams[mid];
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * The rank of this GPU item among those of its correlation id, 1..nwork. Almost every id has one
+ * item; a graph launch has several, counted here until the last one is seen, so the table holds
+ * only the launches whose items are still arriving.
+ */
+static int flow_rank(struct timeline *tl, int64_t trace_id, int64_t corr, int64_t nwork, int64_t *rank)
+{
+	size_t i;
+
+	*rank = 1;
+	if (nwork <= 1)
+		return 0;
+	for (i = 0; i < tl->nranks; i++) {
+		if (tl->ranks[i].trace_id == trace_id && tl->ranks[i].correlation_id == corr)
+			break;
+	}
+	if (i == tl->nranks) {
+		if (tl->nranks == tl->ranks_cap) {
+			size_t cap = tl->ranks_cap ? tl->ranks_cap * 2 : 16;
+			struct flow_rank *ranks = realloc(tl->ranks, cap * sizeof(*ranks));
+
+			if (!ranks)
+				return -ENOMEM;
+			tl->ranks = ranks;
+			tl->ranks_cap = cap;
+		}
+		tl->ranks[tl->nranks++] = (struct flow_rank){ trace_id, corr, 0 };
+	}
+	*rank = ++tl->ranks[i].seen;
+	if (*rank >= nwork)
+		tl->ranks[i] = tl->ranks[--tl->nranks];
+	return 0;
+}
+
+/* A device's work is all seen: close its streams' slices and write its counters. */
+static int finish_device(struct timeline *tl, struct gpu *gpu, struct counter_buckets *b, int64_t busy_start,
+			 int64_t busy_end, int busy_open)
+{
+	int ret;
+
+	for (size_t i = 0; i < tl->nstreams; i++) {
+		if (tl->streams[i].device == gpu->device && (ret = lane_set_flush(tl, &tl->streams[i].lanes)) < 0)
+			return ret;
+	}
+	if (busy_open)
+		spread(b, b->busy, busy_start, busy_end, (double)(busy_end - busy_start));
+	ret = emit_device_counters(tl, gpu, b);
+	memset(b->busy, 0, b->n * sizeof(double));
+	for (int d = 0; d < NDIRS; d++) {
+		memset(b->bytes[d], 0, b->n * sizeof(double));
+		b->used[d] = 0;
+	}
+	return ret;
+}
+
+static void describe_gpu_item(sqlite3_stmt *st, enum gpu_kind kind, struct timeline_event *ev,
+			      struct timeline_arg *args, size_t *nargs, char *grid, char *block, char *label,
+			      size_t size)
+{
+	switch (kind) {
+	case GPU_KERNEL: {
+		const char *full = column_text(st, 7);
+		const char *shortname = column_text(st, 8);
+
+		ev->category = "cuda.kernel";
+		ev->name = full ? full : "(unnamed kernel)";
+		if (full && strlen(full) > EXPORT_KERNEL_NAME_MAX && shortname && *shortname)
+			ev->name = shortname;
+		arg_string(args, nargs, "kernel", full ? full : ev->name);
+		snprintf(grid, size, "(%lld, %lld, %lld)", (long long)sqlite3_column_int64(st, 11),
+			 (long long)sqlite3_column_int64(st, 12), (long long)sqlite3_column_int64(st, 13));
+		snprintf(block, size, "(%lld, %lld, %lld)", (long long)sqlite3_column_int64(st, 14),
+			 (long long)sqlite3_column_int64(st, 15), (long long)sqlite3_column_int64(st, 16));
+		arg_string(args, nargs, "grid", grid);
+		arg_string(args, nargs, "block", block);
+		arg_int(args, nargs, "registers per thread", sqlite3_column_int64(st, 17));
+		arg_int(args, nargs, "static shared memory", sqlite3_column_int64(st, 18));
+		arg_int(args, nargs, "dynamic shared memory", sqlite3_column_int64(st, 19));
+		arg_int(args, nargs, "local memory per thread", sqlite3_column_int64(st, 20));
+		if (sqlite3_column_type(st, 26) != SQLITE_NULL)
+			arg_int(args, nargs, "graph id", sqlite3_column_int64(st, 26));
+		break;
+	}
+	case GPU_COPY: {
+		int64_t bytes = sqlite3_column_int64(st, 21);
+		int64_t copy_kind = sqlite3_column_int64(st, 22);
+
+		ev->category = "cuda.memcpy";
+		snprintf(label, size, "[CUDA memcpy %s]", LABEL(copy_kind_labels, copy_kind));
+		ev->name = label;
+		arg_int(args, nargs, "bytes", bytes);
+		arg_string(args, nargs, "copy kind", LABEL(copy_kind_labels, copy_kind));
+		if (sqlite3_column_type(st, 23) != SQLITE_NULL)
+			arg_string(args, nargs, "source memory", LABEL(mem_kind_labels, sqlite3_column_int64(st, 23)));
+		if (sqlite3_column_type(st, 24) != SQLITE_NULL)
+			arg_string(args, nargs, "destination memory",
+				   LABEL(mem_kind_labels, sqlite3_column_int64(st, 24)));
+		if (ev->end > ev->start)
+			arg_double(args, nargs, "bandwidth GB/s", (double)bytes / (double)(ev->end - ev->start));
+		break;
+	}
+	case GPU_SET:
+		ev->category = "cuda.memset";
+		ev->name = "[CUDA memset]";
+		arg_int(args, nargs, "bytes", sqlite3_column_int64(st, 21));
+		arg_int(args, nargs, "value", sqlite3_column_int64(st, 25));
+		if (sqlite3_column_type(st, 23) != SQLITE_NULL)
+			arg_string(args, nargs, "memory kind", LABEL(mem_kind_labels, sqlite3_column_int64(st, 23)));
+		break;
+	}
+	if (sqlite3_column_type(st, 9) != SQLITE_NULL)
+		arg_int(args, nargs, "correlation id", sqlite3_column_int64(st, 9));
+	arg_int(args, nargs, "device", sqlite3_column_int64(st, 0));
+	arg_int(args, nargs, "stream", sqlite3_column_int64(st, 1));
+	arg_int(args, nargs, "context", sqlite3_column_int64(st, 10));
+	if (sqlite3_column_type(st, 27) != SQLITE_NULL)
+		arg_int(args, nargs, "graph node id", sqlite3_column_int64(st, 27));
+}
+
+static int walk_gpu(struct timeline *tl)
+{
+	const struct timeline_sink_ops *ops = tl->sink->ops;
 	struct counter_buckets b = { .origin = tl->origin, .end = tl->end };
 	struct gpu *gpu = NULL;
 	int64_t busy_start = 0, busy_end = 0;
@@ -1246,73 +1225,84 @@ static int walk_counters(struct timeline *tl)
 	b.busy = calloc(b.n, sizeof(double));
 	for (int d = 0; d < NDIRS; d++)
 		b.bytes[d] = calloc(b.n, sizeof(double));
+	if (!b.busy)
+		goto out;
 	for (int d = 0; d < NDIRS; d++)
 		if (!b.bytes[d])
 			goto out;
-	if (!b.busy)
-		goto out;
-	ret = prepare(tl, counters_sql, &st);
+	ret = prepare(tl, gpu_sql, &st);
 	if (ret < 0)
 		goto out;
 	while ((ret = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t device = sqlite3_column_int64(st, 0);
-		int64_t start = sqlite3_column_int64(st, 1);
-		int64_t end = sqlite3_column_int64(st, 2);
+		int64_t start = sqlite3_column_int64(st, 4);
+		int64_t end = sqlite3_column_int64(st, 5);
+		enum gpu_kind kind = (enum gpu_kind)sqlite3_column_int(st, 6);
+		int64_t trace_id = sqlite3_column_int64(st, 2);
+		int64_t corr = sqlite3_column_int64(st, 9);
+		struct gpu_stream *stream;
+		struct timeline_arg args[20];
+		struct timeline_event ev = { .start = start, .end = end < start ? start : end, .args = args };
+		char grid[80], block[80], label[80];
+		size_t nargs = 0;
 
-		if (end < start)
-			end = start;
 		if (!gpu || gpu->device != device) {
-			if (gpu) {
-				if (busy_open)
-					spread(&b, b.busy, busy_start, busy_end, (double)(busy_end - busy_start));
-				if ((ret = emit_device_counters(tl, gpu, &b)) < 0)
-					goto out;
-			}
+			if (gpu && (ret = finish_device(tl, gpu, &b, busy_start, busy_end, busy_open)) < 0)
+				goto out;
 			gpu = NULL;
 			for (size_t i = 0; i < tl->ngpus && !gpu; i++)
 				if (tl->gpus[i].device == device)
 					gpu = &tl->gpus[i];
-			if (!gpu) {
-				snprintf(tl->err, tl->errlen, "cannot export '%s': device %" PRId64
-					 " is missing from the GPU list", trace_path(tl->trace, 0), device);
-				ret = -EIO;
-				goto out;
-			}
-			memset(b.busy, 0, b.n * sizeof(double));
-			for (int d = 0; d < NDIRS; d++) {
-				memset(b.bytes[d], 0, b.n * sizeof(double));
-				b.used[d] = 0;
-			}
 			busy_open = 0;
 		}
+		stream = find_stream(tl, device, sqlite3_column_int64(st, 1), trace_id, sqlite3_column_int(st, 3));
+		if (!gpu || !stream) {
+			/* Impossible unless the views changed under us: the lists came from them. */
+			snprintf(tl->err, tl->errlen, "cannot export '%s': device %" PRId64 " stream %" PRId64
+				 " is missing from the stream list", trace_path(tl->trace, 0), device,
+				 (int64_t)sqlite3_column_int64(st, 1));
+			ret = -EIO;
+			goto out;
+		}
+
+		describe_gpu_item(st, kind, &ev, args, &nargs, grid, block, label, sizeof(grid));
+		ev.nargs = nargs;
+		if (sqlite3_column_int(st, 28) && corr) {
+			int64_t rank;
+
+			if ((ret = flow_rank(tl, trace_id, corr, sqlite3_column_int64(st, 29), &rank)) < 0)
+				goto out;
+			ev.flow_in = flow_id(trace_id, corr, rank);
+		}
+		ret = lane_place(tl, &stream->lanes, ev.start, ev.end, &ev.track);
+		if (!ret)
+			ret = ops->slice_begin(tl->sink, &ev);
+		if (ret < 0)
+			goto out;
+
 		/* Busy is the union over streams: merge overlapping work before counting it. */
-		if (busy_open && start <= busy_end) {
-			if (end > busy_end)
-				busy_end = end;
+		if (busy_open && ev.start <= busy_end) {
+			if (ev.end > busy_end)
+				busy_end = ev.end;
 		} else {
 			if (busy_open)
 				spread(&b, b.busy, busy_start, busy_end, (double)(busy_end - busy_start));
-			busy_start = start;
-			busy_end = end;
+			busy_start = ev.start;
+			busy_end = ev.end;
 			busy_open = 1;
 		}
-		if (sqlite3_column_int(st, 3) == GPU_COPY) {
-			enum copy_direction d = copy_direction(sqlite3_column_int64(st, 5));
+		if (kind == GPU_COPY) {
+			enum copy_direction d = copy_direction(sqlite3_column_int64(st, 22));
 
-			spread(&b, b.bytes[d], start, end, (double)sqlite3_column_int64(st, 4));
+			spread(&b, b.bytes[d], ev.start, ev.end, (double)sqlite3_column_int64(st, 21));
 			b.used[d] = 1;
 		}
 	}
 	if (ret != SQLITE_DONE) {
-		ret = sql_error(tl, "reading GPU activity for the counters failed");
+		ret = sql_error(tl, "reading kernels, copies and sets failed");
 		goto out;
 	}
-	ret = 0;
-	if (gpu) {
-		if (busy_open)
-			spread(&b, b.busy, busy_start, busy_end, (double)(busy_end - busy_start));
-		ret = emit_device_counters(tl, gpu, &b);
-	}
+	ret = gpu ? finish_device(tl, gpu, &b, busy_start, busy_end, busy_open) : 0;
 out:
 	sqlite3_finalize(st);
 	free(b.busy);
@@ -1339,7 +1329,7 @@ static int walk_findings(struct timeline *tl, const struct findings *findings)
 	const struct timeline_sink_ops *ops = tl->sink->ops;
 	struct timeline_track process = {
 		.uuid = tl->next_uuid++, .kind = TIMELINE_PROCESS, .pid = PSEUDO_PID_FINDINGS,
-		.sort_index = (int32_t)(tl->nprocs + tl->ngpus), .name = "gpt-trace findings",
+		.sort_index = SORT_FINDINGS, .name = "gpt-trace findings",
 	};
 	struct timeline_track thread = {
 		.uuid = tl->next_uuid++, .parent_uuid = process.uuid, .kind = TIMELINE_THREAD,
@@ -1402,14 +1392,16 @@ static int walk_findings(struct timeline *tl, const struct findings *findings)
 static void timeline_release(struct timeline *tl)
 {
 	for (size_t i = 0; i < tl->nprocs; i++) {
-		free(tl->procs[i].name);
-		lane_set_release(&tl->procs[i].nvtx_ranges);
-		lane_set_release(&tl->procs[i].syncs);
+		free(tl->procs[i]->name);
+		lane_set_release(&tl->procs[i]->nvtx_ranges);
+		lane_set_release(&tl->procs[i]->syncs);
+		free(tl->procs[i]);
 	}
 	free(tl->procs);
 	for (size_t i = 0; i < tl->nthreads; i++) {
-		free(tl->threads[i].name);
-		lane_set_release(&tl->threads[i].lanes);
+		free(tl->threads[i]->name);
+		lane_set_release(&tl->threads[i]->lanes);
+		free(tl->threads[i]);
 	}
 	free(tl->threads);
 	for (size_t i = 0; i < tl->ngpus; i++)
@@ -1421,6 +1413,8 @@ static void timeline_release(struct timeline *tl)
 	}
 	free(tl->streams);
 	free(tl->flows);
+	free(tl->ranks);
+	sqlite3_finalize(tl->process_name);
 }
 
 int timeline_walk(struct trace *trace, const struct findings *findings, struct timeline_sink *sink,
@@ -1436,14 +1430,16 @@ int timeline_walk(struct trace *trace, const struct findings *findings, struct t
 	ret = exec(&tl, setup_sql, "indexing correlation ids failed");
 	if (ret < 0)
 		goto out;
-	if ((ret = load_extent(&tl)) < 0 || (ret = load_processes(&tl)) < 0 || (ret = load_threads(&tl)) < 0 ||
-	    (ret = load_streams(&tl)) < 0)
+	ret = prepare(&tl, "SELECT name FROM processes WHERE traceId = ?1 AND pid = ?2 LIMIT 1", &tl.process_name);
+	if (ret < 0)
 		goto out;
-	if ((ret = sink->ops->begin(sink, tl.origin)) < 0 || (ret = declare_tracks(&tl)) < 0)
+	if ((ret = load_extent(&tl)) < 0 || (ret = load_streams(&tl)) < 0)
 		goto out;
-	if ((ret = walk_host(&tl)) < 0 || (ret = walk_process_lanes(&tl, 0)) < 0 ||
-	    (ret = walk_process_lanes(&tl, 1)) < 0 || (ret = walk_gpu(&tl)) < 0 ||
-	    (ret = walk_counters(&tl)) < 0 || (ret = walk_findings(&tl, findings)) < 0)
+	/* Tracks are declared as the passes go, so in the order a reader shows them by default. */
+	if ((ret = sink->ops->begin(sink, tl.origin)) < 0 || (ret = walk_host(&tl)) < 0 ||
+	    (ret = walk_process_lanes(&tl, 0)) < 0 || (ret = walk_process_lanes(&tl, 1)) < 0 ||
+	    (ret = declare_gpu_tracks(&tl)) < 0 || (ret = walk_gpu(&tl)) < 0 ||
+	    (ret = walk_findings(&tl, findings)) < 0)
 		goto out;
 	ret = sink->ops->finish(sink);
 out:
