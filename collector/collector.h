@@ -117,6 +117,14 @@ struct collector_nvtx_batch {
 /* Hand over a batch (allocated with malloc, like its arrays); the collector frees it. */
 void collector_submit_nvtx(struct collector *collector, struct collector_nvtx_batch *batch);
 
+/*
+ * A kernel launch that kernel replay runs several times (hardware metrics, docs/metrics.md): of
+ * the kernel records CUPTI delivers with this correlation id, the first is stored and the others
+ * are dropped and counted (GPT_META kernel_replay_records_dropped). Call it before the launch is
+ * submitted (from the launch's API-enter callback), so that the note is queued ahead of the records.
+ */
+void collector_note_replayed_launch(struct collector *collector, uint32_t correlation_id);
+
 /* Facts written to GPT_META (name/value strings, copied). Later values replace earlier ones. */
 void collector_set_meta(struct collector *collector, const char *name, const char *value);
 

@@ -11,6 +11,12 @@
  * wait on events, create streams and launch graphs (cuptiActivityEnableRuntimeApi/DriverApi per
  * callback id, chosen by name so that new versions of a call are covered), because recording every
  * runtime call is what makes CUPTI expensive for PyTorch (DESIGN.md).
+ *
+ * Hardware metrics (GPT_TRACE_METRICS, inject/metrics.h): only then are the kernel-launch API
+ * callbacks and the module-loaded callback enabled, and our callback hands them to the metrics
+ * session; without metrics the subscriber sees the same few resource callbacks as before, so the
+ * default path costs nothing more. Each launch the session profiles with kernel replay is also
+ * noted with the collector, which keeps one kernel record per launch (collector.h).
  */
 #define _GNU_SOURCE
 #include "inject/inject.h"
@@ -26,6 +32,7 @@
 #include <cupti.h>
 
 #include "inject/clock.h"
+#include "inject/metrics.h"
 
 #ifndef GPT_CUPTI_BUILD_DIR
 #define GPT_CUPTI_BUILD_DIR "/usr/local/cuda/lib64"
@@ -60,6 +67,28 @@ static struct collector *_Atomic sink;	/* NULL once stopped */
 static atomic_ullong dropped_records;
 static unsigned api_calls_enabled;
 static char kinds_failed[256];
+static struct metrics_session *metrics;	/* NULL: no hardware metrics */
+
+/* The kernel-launch entry points the metrics session hooks, both sites (docs/metrics.md). */
+static const CUpti_CallbackId metrics_runtime_launches[] = {
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+	CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+	CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+	CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+};
+
+static const CUpti_CallbackId metrics_driver_launches[] = {
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+};
 
 /* Contexts alive, for per-context dropped counts. */
 static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -242,13 +271,50 @@ static void context_remove(CUcontext ctx)
 	pthread_mutex_unlock(&contexts_lock);
 }
 
+/*
+ * A launch API call (only those of the lists above are enabled, and only with metrics). Enter and
+ * exit are passed on even once the trace has stopped: the session holds a lock from a launch's
+ * enter to its exit.
+ */
+static void metrics_launch_callback(const CUpti_CallbackData *call)
+{
+	struct collector *collector;
+
+	if (call->callbackSite != CUPTI_API_ENTER) {
+		metrics_launch_exit(metrics);
+		return;
+	}
+	metrics_launch_enter(metrics, call->context, call->symbolName, call->correlationId);
+	/*
+	 * Noted before the kernel is submitted, so ahead of its records. The nested driver call is
+	 * noted too: harmless, and right whichever id the kernel record carries.
+	 */
+	if (metrics_launch_replayed(metrics) && (collector = atomic_load(&sink)))
+		collector_note_replayed_launch(collector, call->correlationId);
+}
+
 static void CUPTIAPI cupti_callback(void *userdata, CUpti_CallbackDomain domain,
 				    CUpti_CallbackId cbid, const void *data)
 {
 	const CUpti_ResourceData *resource = data;
 
 	(void)userdata;
-	if (domain != CUPTI_CB_DOMAIN_RESOURCE || !atomic_load(&sink))
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
+		if (metrics)
+			metrics_launch_callback(data);
+		return;
+	}
+	if (domain != CUPTI_CB_DOMAIN_RESOURCE)
+		return;
+	if (metrics && cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED) {
+		const CUpti_ModuleResourceData *module = resource->resourceDescriptor;
+
+		metrics_module_loaded(metrics, module->pCubin, module->cubinSize);
+		return;
+	}
+	if (metrics && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+		metrics_context_destroy(metrics, resource->context);
+	if (!atomic_load(&sink))
 		return;
 	if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
 		context_add(resource->context);
@@ -359,8 +425,29 @@ static void enable_api_calls(CUpti_CallbackDomain domain, uint32_t ncbids,
 	}
 }
 
-int cupti_trace_enable(const struct inject_config *config, struct collector *collector, char *err,
-		       size_t errlen)
+/* Bind the metrics session to our CUPTI and enable the callbacks it needs. */
+static void metrics_enable(struct metrics_session *session)
+{
+	char err[256];
+	size_t i;
+
+	if (metrics_session_attach(session, cupti.lib, err, sizeof(err)) < 0) {
+		inject_say("%s", err);
+		return;
+	}
+	metrics = session;
+	for (i = 0; i < sizeof(metrics_runtime_launches) / sizeof(metrics_runtime_launches[0]); i++)
+		cupti.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+				     metrics_runtime_launches[i]);
+	for (i = 0; i < sizeof(metrics_driver_launches) / sizeof(metrics_driver_launches[0]); i++)
+		cupti.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+				     metrics_driver_launches[i]);
+	cupti.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+			     CUPTI_CBID_RESOURCE_MODULE_LOADED);
+}
+
+int cupti_trace_enable(const struct inject_config *config, struct collector *collector,
+		       struct metrics_session *session, char *err, size_t errlen)
 {
 	CUpti_ActivityKind kernel = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 	CUptiResult result;
@@ -388,6 +475,8 @@ int cupti_trace_enable(const struct inject_config *config, struct collector *col
 			     CUPTI_CBID_RESOURCE_CONTEXT_CREATED);
 	cupti.EnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE,
 			     CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	if (session)
+		metrics_enable(session);
 	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY, "memcpy");
 	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY2, "memcpy2");
 	enable_kind(CUPTI_ACTIVITY_KIND_MEMSET, "memset");

@@ -10,12 +10,17 @@
  * loads CUPTI, starts no thread and leaves no file.
  *
  * The end of a trace (inject_finalize): force CUPTI to hand over every buffer, stop NVTX, read the
- * dropped-record counts, let the collector write metadata and indexes, and append the trace's path
- * to $GPT_TRACE_SESSION/traces. It runs at exit (atexit, registered when CUDA initialises, so it runs
+ * dropped-record counts, let the collector write metadata and indexes, add the hardware-metrics
+ * tables when metrics were on, and append the trace's path to $GPT_TRACE_SESSION/traces. It runs
+ * at exit (atexit, registered when CUDA initialises, so it runs
  * before the CUDA runtime's own teardown), or on SIGINT/SIGTERM when the program left them at their
  * default action: the handler wakes our flush thread to do the work (nothing in the handler itself
  * but write and poll), waits for it (bounded), restores the default action and re-raises, so the
  * exit status is the one the program would have had untraced.
+ *
+ * Problems that leave a process untraced are said once: under `gpt-trace run` (GPT_TRACE_SESSION)
+ * they are only appended to the session file as `!pid reason` and the launcher prints them; run
+ * without the launcher, the library prints them.
  *
  * fork: a child of a traced process has none of our threads and must never touch CUPTI (waiting for
  * CUPTI's missing worker thread is how forked children hang at exit); it becomes inert. A child
@@ -44,11 +49,14 @@
 
 #include "collector/trace_path.h"
 #include "inject/clock.h"
+#include "inject/metrics.h"
 
 #define GPT_PREFIX "gpt-trace: "
 #define SIGNAL_FINALIZE_MS 10000	/* longest a SIGINT/SIGTERM waits for the trace to be written */
 #define SIGNAL_FLUSH_MS 1000		/* ... of which for CUPTI's final flush (ms when it can) */
 #define FLUSH_QUIT 0			/* control byte: flush thread, stop; others are signal numbers */
+#define METRICS_STOP_MS 30000		/* longest the exit waits for a launch being replayed */
+#define SIGNAL_METRICS_STOP_MS 1000	/* ... on a signal (the launch may be the interrupted one) */
 
 static uint64_t clock_realtime(void)
 {
@@ -88,6 +96,7 @@ static char exit_reason[32] = "exit";
 static _Atomic pid_t finalizer_tid;
 static atomic_int error_reported;
 static char api_setting[32];
+static struct metrics_session *metrics;	/* NULL: hardware metrics off */
 
 void inject_say(const char *fmt, ...)
 {
@@ -123,6 +132,7 @@ static void read_config(void)
 	const char *session = getenv("GPT_TRACE_SESSION");
 	const char *api = getenv("GPT_TRACE_API");
 	const char *commit = getenv("GPT_TRACE_COMMIT_MS");
+	const char *metrics_spec = getenv("GPT_TRACE_METRICS");
 	char cwd[PATH_MAX];
 
 	if (!output || !*output)
@@ -140,6 +150,7 @@ static void read_config(void)
 	config.commit_ms = commit ? (unsigned)strtoul(commit, NULL, 10) : 0;
 	if (!config.commit_ms)
 		config.commit_ms = 1000;
+	config.metrics = metrics_spec && *metrics_spec ? strdup(metrics_spec) : NULL;
 	snprintf(api_setting, sizeof(api_setting), "%s", api && *api ? api : "default");
 	if (strcmp(api_setting, "all") == 0)
 		config.api = INJECT_API_ALL;
@@ -166,20 +177,38 @@ static void session_append(const char *line)
 	close(fd);
 }
 
-static void session_append_failure(const char *reason)
+/*
+ * A process left untraced, or a trace that failed: under a session, one `!pid reason` line for
+ * the launcher to print; otherwise the line on stderr (even with GPT_TRACE_QUIET: it is an error).
+ */
+static void report_failure(const char *reason)
 {
 	char line[PATH_MAX + 1200];
 
+	if (!config.session[0]) {
+		inject_say("%s", reason);
+		return;
+	}
 	if (snprintf(line, sizeof(line), "!%ld %s\n", (long)getpid(), reason) >= (int)sizeof(line))
 		return;
 	session_append(line);
 }
 
-/* The collector's error line, printed as it happens (from the writer thread). */
+/* The metrics session's problem lines (no permission for the counters, ...): the trace goes on. */
+static void report_metrics_problem(const char *line)
+{
+	inject_say("%s", line);
+}
+
+/*
+ * The collector's error line, as it happens (from the writer thread): printed at once without a
+ * session; under one, the same line reaches the session file when the trace ends (report_failure).
+ */
 static void inject_report(const char *line)
 {
 	atomic_store(&error_reported, 1);
-	inject_say("%s", line);
+	if (!config.session[0])
+		inject_say("%s", line);
 }
 
 static void fork_prepare(void)
@@ -301,8 +330,7 @@ static void inject_exit_check(void)
 		   (!dl_iterate_phdr(dl_find_cuda, NULL) && !exe_has_fatbin())) {
 		return;
 	}
-	inject_say("%s", reason);
-	session_append_failure(reason);
+	report_failure(reason);
 }
 
 static void early_init_once(void)
@@ -419,10 +447,7 @@ static void check_no_device(void)
 	if (cuda)
 		dlclose(cuda);
 	if (count == 0) {
-		const char *reason = "no CUDA device found: the program ran untraced";
-
-		inject_say("%s", reason);
-		session_append_failure(reason);
+		report_failure("no CUDA device found: the program ran untraced");
 	}
 }
 
@@ -462,6 +487,24 @@ static void forced_flush_bounded(void)
 		;
 }
 
+/*
+ * The hardware-metrics tables, into the finished trace (path, NULL when none was written), and
+ * the one line saying how much replay happened: wanted under a session too, since the launcher's
+ * summary does not know it. The session is not freed: a launch callback may still come.
+ */
+static void metrics_finish(const char *path)
+{
+	char err[512], line[1024];
+
+	if (!metrics)
+		return;
+	if (path && metrics_session_write_file(metrics, path, err, sizeof(err)) < 0)
+		inject_say("%s", err);
+	metrics_session_summary(metrics, line, sizeof(line));
+	if (!config.quiet)
+		inject_say("%s", line);
+}
+
 static void inject_finalize(int on_flush_thread)
 {
 	int expected = STATE_ACTIVE;
@@ -482,6 +525,11 @@ static void inject_finalize(int on_flush_thread)
 		if (write(control_pipe[1], &quit, 1) == 1)
 			pthread_join(flush_thread, NULL);
 	}
+	/* The profilers are released while CUDA still works, before CUPTI's final flush. */
+	if (metrics && metrics_session_stop_within(metrics, on_flush_thread ? SIGNAL_METRICS_STOP_MS
+									     : METRICS_STOP_MS) < 0)
+		inject_say("hardware metrics: a launch was still being profiled at the end; "
+			   "its metrics are not written");
 	if (on_flush_thread)
 		forced_flush_bounded();
 	else
@@ -493,6 +541,7 @@ static void inject_finalize(int on_flush_thread)
 
 	rc = collector_stop(collector, dropped, err, sizeof(err));
 	path = collector_path(collector);
+	metrics_finish(rc > 0 ? path : NULL);
 	if (rc > 0 && path) {
 		snprintf(line, sizeof(line), "%s\n", path);
 		session_append(line);
@@ -504,10 +553,9 @@ static void inject_finalize(int on_flush_thread)
 			inject_say("trace written to '%s'", path);
 	} else if (rc == 0) {
 		check_no_device();
-	} else {
-		if (!atomic_load(&error_reported))
-			inject_say("%s", err);
-		session_append_failure(err);
+	} else if (config.session[0] || !atomic_load(&error_reported)) {
+		/* Without a session, the writer's line was printed when it happened. */
+		report_failure(err);
 	}
 	/* The collector is not freed: a late CUPTI callback may still look at it. */
 	atomic_store(&state, STATE_DONE);
@@ -636,7 +684,13 @@ static void inject_start(void)
 		goto out_stop;
 	}
 	describe_process();
-	if (cupti_trace_enable(&config, collector, err, sizeof(err)) < 0)
+	/* A bad spec costs the metrics only: one line, and the trace goes on without them. */
+	if (config.metrics && metrics_session_open(config.metrics, report_metrics_problem, &metrics,
+						   err, sizeof(err)) < 0)
+		inject_say("%s", err);
+	if (metrics)
+		collector_set_meta(collector, "metrics_spec", config.metrics);
+	if (cupti_trace_enable(&config, collector, metrics, err, sizeof(err)) < 0)
 		goto out_stop;
 	cupti_trace_describe(collector);
 	nvtx_attach(collector);
@@ -661,8 +715,7 @@ static void inject_start(void)
 out_stop:
 	collector_stop(collector, 0, path, sizeof(path));
 out_untraced:
-	inject_say("%s", err);
-	session_append_failure(err);
+	report_failure(err);
 	atomic_store(&state, STATE_UNTRACED);
 }
 

@@ -13,6 +13,8 @@
 
 #include "collector/collector.h"
 
+struct metrics_session;
+
 enum inject_api_mode {
 	INJECT_API_DEFAULT,	/* launch/copy/set/sync/event/stream/graph-launch calls only */
 	INJECT_API_ALL,
@@ -27,6 +29,7 @@ struct inject_config {
 	enum inject_api_mode api;
 	int monotonic_clock;		/* GPT_TRACE_CLOCK: 1 monotonic (default), 0 cupti (clock.h) */
 	int discard;			/* GPT_TRACE_DISCARD=1: decode nothing, write nothing */
+	char *metrics;			/* GPT_TRACE_METRICS (copied), NULL when unset */
 };
 
 /* Print one line "gpt-trace: ..." on stderr with a single write(2). */
@@ -41,9 +44,13 @@ void inject_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int cupti_trace_subscribe(const struct inject_config *config, int64_t *shift, char *err,
 			  size_t errlen);
-/* Enable activity kinds and API records, delivering buffers to collector. Returns 0 or -1. */
-int cupti_trace_enable(const struct inject_config *config, struct collector *collector, char *err,
-		       size_t errlen);
+/*
+ * Enable activity kinds and API records, delivering buffers to collector, and, when metrics is
+ * not NULL, bind that session to CUPTI and enable the launch and module callbacks it needs (a
+ * CUPTI without the profiling APIs: one line, tracing goes on). Returns 0 or -1.
+ */
+int cupti_trace_enable(const struct inject_config *config, struct collector *collector,
+		       struct metrics_session *metrics, char *err, size_t errlen);
 /* cuptiActivityFlushAll; forced also returns buffers with incomplete records (at the end). */
 void cupti_trace_flush(int forced);
 /* Stop handing buffers to the collector; returns CUPTI's dropped-record count over the run. */

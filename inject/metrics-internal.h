@@ -132,6 +132,7 @@ struct metrics_session {
 	pthread_mutex_t lock; /* held from the outermost launch enter to its exit */
 	bool attached;	      /* CUPTI's functions found (metrics_session_attach) */
 	bool stopped;
+	bool stop_failed; /* metrics_session_stop_within() timed out: the lock may never come */
 	bool profiler_initialized;
 	bool profiler_failed;
 

@@ -576,6 +576,11 @@ void metrics_launch_exit(struct metrics_session *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
+bool metrics_launch_replayed(const struct metrics_session *s)
+{
+	return s && launch.depth > 0 && launch.locked && launch.counters;
+}
+
 void metrics_context_destroy(struct metrics_session *s, CUcontext ctx)
 {
 	struct metrics_context *c;
@@ -589,20 +594,53 @@ void metrics_context_destroy(struct metrics_session *s, CUcontext ctx)
 	pthread_mutex_unlock(&s->lock);
 }
 
-void metrics_session_stop(struct metrics_session *s)
+static void session_stop_locked(struct metrics_session *s)
 {
 	struct metrics_context *c;
 
-	if (!s)
-		return;
-	pthread_mutex_lock(&s->lock);
 	if (!s->stopped) {
 		s->stopped = true;
 		for (c = s->contexts; c; c = c->next)
 			metrics_context_release(s, c);
 		metrics_sass_unset(s);
 	}
+}
+
+void metrics_session_stop(struct metrics_session *s)
+{
+	if (!s)
+		return;
+	pthread_mutex_lock(&s->lock);
+	session_stop_locked(s);
 	pthread_mutex_unlock(&s->lock);
+}
+
+int metrics_session_stop_within(struct metrics_session *s, unsigned timeout_ms)
+{
+	struct timespec deadline;
+	int rc;
+
+	if (!s)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	/*
+	 * A launch being profiled holds the lock for its whole replay; on a signal, the thread that
+	 * holds it may be the one parked in the library's handler, waiting for us.
+	 */
+	rc = pthread_mutex_timedlock(&s->lock, &deadline);
+	if (rc) {
+		s->stop_failed = true;
+		return -rc;
+	}
+	session_stop_locked(s);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
 }
 
 static size_t session_passes(struct metrics_session *s)
@@ -770,7 +808,7 @@ static int write_line_row(sqlite3_stmt *st, const struct metrics_kernel *k,
 static void write_meta(struct metrics_session *s, sqlite3 *db)
 {
 	sqlite3_stmt *st = NULL;
-	char summary[512];
+	char summary[1024];
 
 	if (sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO GPT_META (name, value) VALUES (?, ?)",
 			       -1, &st, NULL) != SQLITE_OK)
@@ -798,6 +836,11 @@ int metrics_session_write(struct metrics_session *s, sqlite3 *db, char *err, siz
 
 	if (!s)
 		return 0;
+	if (s->stop_failed) {
+		snprintf(err, errlen, "hardware metrics not written: a launch was still being "
+			 "profiled when the trace ended");
+		return -EBUSY;
+	}
 	own_transaction = sqlite3_get_autocommit(db);
 	pthread_mutex_lock(&s->lock);
 	if (own_transaction && sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)

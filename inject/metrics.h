@@ -20,6 +20,7 @@
 #ifndef GPT_INJECT_METRICS_H
 #define GPT_INJECT_METRICS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cuda.h>
@@ -67,6 +68,13 @@ void metrics_launch_enter(struct metrics_session *s, CUcontext ctx, const char *
 			  uint32_t correlation_id);
 void metrics_launch_exit(struct metrics_session *s);
 
+/*
+ * Between metrics_launch_enter() and metrics_launch_exit() on the same thread: is this launch
+ * being profiled with the range profiler, so that kernel replay runs it once per pass? The library
+ * tells its collector so (CUPTI may report one kernel record per pass, see docs/metrics.md).
+ */
+bool metrics_launch_replayed(const struct metrics_session *s);
+
 /* CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: release the profilers of that context. */
 void metrics_context_destroy(struct metrics_session *s, CUcontext ctx);
 
@@ -75,6 +83,12 @@ void metrics_context_destroy(struct metrics_session *s, CUcontext ctx);
  * is still usable (the library's exit path, before cuptiFinalize), before metrics_session_write.
  */
 void metrics_session_stop(struct metrics_session *s);
+/*
+ * The same, waiting at most timeout_ms for a launch being profiled on another thread (or on this
+ * one, interrupted by a signal) to finish. Returns 0, or -ETIMEDOUT: the session is then left as it
+ * is, and metrics_session_write() refuses to write (it would wait for the same launch).
+ */
+int metrics_session_stop_within(struct metrics_session *s, unsigned timeout_ms);
 
 /*
  * Create GPT_KERNEL_METRICS and GPT_SOURCE_METRICS (if absent) in db and insert what was collected,

@@ -3,7 +3,8 @@
  * out back to back, 8-byte aligned, read by this test's own iterator in place of CUPTI's) and NVTX
  * batches go through the queue and the writer thread into a trace, which is read back. Also: the
  * commit interval (rows become visible to another reader while the program runs, not before the
- * interval), the lazy file, untimed records, and the NVTX pairing rules.
+ * interval), the lazy file, untimed records, the NVTX pairing rules, and one kernel row per
+ * replayed launch.
  */
 #include <sqlite3.h>
 #include <stdio.h>
@@ -334,6 +335,56 @@ static void test_nvtx(const char *dir)
 	sqlite3_close(db);
 }
 
+/*
+ * Launches profiled with kernel replay (hardware metrics) are noted before their records arrive:
+ * of their kernel records only the first is kept. Launches not noted keep every record.
+ */
+static void test_replayed(const char *dir)
+{
+	static const uint32_t records[][2] = { { 5, 3 }, { 6, 1 }, { 7, 2 } };	/* id, records */
+	char path[600], err[256], text[64];
+	struct collector *c;
+	struct buffer b;
+	sqlite3 *db;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/replayed.sqlite", dir);
+	c = start(path, 1000);
+	collector_note_replayed_launch(c, 5);
+	collector_note_replayed_launch(c, 6);
+	collector_note_replayed_launch(c, 6);	/* the nested driver call may note it again */
+	b.data = collector_buffer_get(c, &b.size);
+	b.used = 0;
+	CHECK(b.data != NULL);
+	for (size_t i = 0; i < sizeof(records) / sizeof(records[0]); i++) {
+		for (uint32_t pass = 0; pass < records[i][1]; pass++) {
+			CUpti_ActivityKernel10 *k = append(&b, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+
+			k->start = ORIGIN + (uint64_t)++n * 1000;
+			k->end = k->start + 500;
+			k->correlationId = records[i][0];
+			k->name = "_Z14strided_gatherPKfPfm";
+		}
+	}
+	collector_submit_buffer(c, b.data, b.size, b.used);
+	CHECK_EQ_INT(collector_stop(c, 0, err, sizeof(err)), 1);
+	collector_free(c);
+
+	CHECK_EQ_INT(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 4);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
+				   "WHERE correlationId = 5"), 1);
+	/* The first record of the launch is the one kept. */
+	CHECK_EQ_INT(query_int(db, "SELECT start FROM CUPTI_ACTIVITY_KIND_KERNEL "
+				   "WHERE correlationId = 5"), 1000);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
+				   "WHERE correlationId = 7"), 2);
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META "
+				    "WHERE name = 'kernel_replay_records_dropped'", text, sizeof(text)),
+		     "2");
+	sqlite3_close(db);
+}
+
 static void test_bad_path(const char *dir)
 {
 	char path[600], err[256] = "";
@@ -356,6 +407,7 @@ int main(void)
 	test_commit_interval(dir);
 	test_nothing_recorded(dir);
 	test_nvtx(dir);
+	test_replayed(dir);
 	test_bad_path(dir);
 	check_rmtree(dir);
 	return check_exit("test_collector");

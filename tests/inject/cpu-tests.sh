@@ -2,7 +2,9 @@
 # The injected library in processes that cannot or do not use CUDA (the CI machine has the CUDA
 # toolkit and CUPTI but no GPU and no driver). Each case compares with the untraced run where that
 # makes sense and checks: exit status, output, exactly the lines the library may print, no trace
-# file left behind. Exit 0 pass, 1 fail, 77 skip.
+# file left behind. A process left untraced says why exactly once: under a session (gpt-trace run)
+# only as a `!pid reason` line in the session file, which the launcher prints; without one, as one
+# line on stderr. Exit 0 pass, 1 fail, 77 skip.
 #
 # Usage: cpu-tests.sh CASE LIBRARY BINDIR
 set -u
@@ -82,13 +84,17 @@ no_driver)
 	rc=$?
 	[ $rc -eq $bare ] || fail "exit status $rc, untraced $bare"
 	cmp -s out out.bare || fail "stdout differs from the untraced run"
-	[ "$(wc -l <err)" -eq 1 ] || fail "expected exactly one line on stderr"
-	grep -q '^gpt-trace: no NVIDIA driver or GPU on this machine' err || fail "unexpected message"
+	cmp -s err err.bare || fail "printed on stderr under a session (the launcher prints the reason)"
 	no_trace_files
 	[ "$(wc -l <session/traces)" -eq 1 ] || fail "expected one session line"
 	grep -q '^!.* no NVIDIA driver' session/traces || fail "unexpected session line"
-	# The same program under GPT_TRACE_QUIET still says why it is untraced (an error).
+	# Without a session the library says it, once.
 	rm -f session/traces
+	env LD_PRELOAD="$lib" "$bindir/inject_hello" --launches 10 >out 2>err
+	[ "$(wc -l <err)" -eq 1 ] || fail "expected exactly one line on stderr without a session"
+	grep -q '^gpt-trace: no NVIDIA driver or GPU on this machine' err || fail "unexpected message"
+	[ -e session/traces ] && fail "a session line without a session"
+	# The same program under GPT_TRACE_QUIET still says why it is untraced (an error).
 	env GPT_TRACE_QUIET=1 LD_PRELOAD="$lib" "$bindir/inject_hello" >out 2>err
 	[ "$(wc -l <err)" -eq 1 ] || fail "expected exactly one line on stderr with GPT_TRACE_QUIET"
 	;;
@@ -98,10 +104,70 @@ cuda_init_fails)
 	rc=$?
 	[ $rc -eq 0 ] || fail "exit status $rc"
 	printf 'InitializeInjection returned 1\nagain 1\n' | cmp -s - out || fail "unexpected output"
-	[ "$(wc -l <err)" -eq 1 ] || fail "expected exactly one line on stderr"
-	grep -q '^gpt-trace: ' err || fail "the line does not start with 'gpt-trace: '"
+	[ -s err ] && fail "printed on stderr under a session (the launcher prints the reason)"
 	no_trace_files
-	grep -q '^!' session/traces || fail "no failure line in the session file"
+	[ "$(wc -l <session/traces)" -eq 1 ] || fail "expected one session line"
+	grep -q '^![0-9]* ' session/traces || fail "no failure line in the session file"
+	# Without a session: the same reason, once, on stderr.
+	rm -f session/traces
+	env LD_PRELOAD="$lib" CUDA_INJECTION64_PATH="$lib" "$bindir/call_injection" "$lib" >out 2>err
+	[ $? -eq 0 ] || fail "exit status $? without a session"
+	[ "$(wc -l <err)" -eq 1 ] || fail "expected exactly one line on stderr without a session"
+	grep -q '^gpt-trace: ' err || fail "the line does not start with 'gpt-trace: '"
+	[ -e session/traces ] && fail "a session line without a session"
+	;;
+metrics_off | metrics_on | metrics_bad_spec)
+	# The library over a stand-in CUPTI whose counters need root (fake_cupti.c): two launches.
+	fake=$bindir/libfake_cupti.so
+	[ -f "$fake" ] || fail "$fake missing"
+	case $case_name in
+	metrics_off) spec= ;;
+	metrics_on) spec=all ;;
+	metrics_bad_spec) spec=first=0 ;;
+	esac
+	traced env GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_METRICS="$spec" \
+		GPT_TRACE_OUTPUT="$work/t.sqlite" "$bindir/fake_launch" "$lib" "$fake" >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] || fail "exit status $rc"
+	[ "$(cat session/traces)" = "$work/t.sqlite" ] || fail "session file: $(cat session/traces)"
+	[ "$(sqlite3 t.sqlite 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')" = 2 ] ||
+		fail "expected 2 kernel rows"
+	metrics_table=$(sqlite3 t.sqlite "SELECT count(*) FROM sqlite_master WHERE name = 'GPT_KERNEL_METRICS'")
+	if [ "$case_name" = metrics_on ]; then
+		# Every launch entry point (8 runtime, 6 driver) and module loads, for the session.
+		printf 'api callbacks 14\nmodule callback 1\n' | cmp -s - out ||
+			fail "callbacks enabled: $(cat out)"
+		# Under a session: the problem and the replay summary, nothing else.
+		[ "$(wc -l <err)" -eq 2 ] || fail "expected two lines on stderr"
+		head -n 1 err | grep -q '^gpt-trace: no hardware counters on device 0: cuptiProfilerInitialize failed: access to the GPU performance counters is restricted to administrators .*NVreg_RestrictProfilingToAdminUsers=0.* \[CUPTI_ERROR_INSUFFICIENT_PRIVILEGES\]; the program continues without them$' ||
+			fail "unexpected problem line"
+		tail -n 1 err | grep -q '^gpt-trace: metrics: 0 launches of 0 kernels profiled, 0.00 s in kernel replay; source lines for 0 of 0 kernels instrumented (no hardware counters' ||
+			fail "unexpected summary line"
+		[ "$metrics_table" = 1 ] || fail "no GPT_KERNEL_METRICS table"
+		[ "$(sqlite3 t.sqlite 'SELECT count(*) FROM GPT_KERNEL_METRICS')" = 0 ] ||
+			fail "metrics rows without counters"
+		sqlite3 t.sqlite "SELECT name || '=' || value FROM GPT_META WHERE name LIKE 'metrics%' ORDER BY name" >meta
+		grep -q '^metrics_problem=no hardware counters on device 0' meta || fail "no metrics_problem"
+		grep -q '^metrics_spec=all$' meta || fail "no metrics_spec"
+		grep -q '^metrics_summary=metrics: 0 launches' meta || fail "no metrics_summary"
+		# Quiet: the problem still, the summary not.
+		rm -f t.sqlite session/traces
+		traced env GPT_TRACE_QUIET=1 GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_METRICS=all \
+			GPT_TRACE_OUTPUT="$work/t.sqlite" "$bindir/fake_launch" "$lib" "$fake" >out 2>err
+		[ "$(wc -l <err)" -eq 1 ] || fail "expected one line on stderr with GPT_TRACE_QUIET"
+		grep -q 'no hardware counters' err || fail "unexpected line with GPT_TRACE_QUIET"
+	else
+		# Metrics off, or a bad spec: no launch callback at all, no metrics table.
+		printf 'api callbacks 0\nmodule callback 0\n' | cmp -s - out ||
+			fail "callbacks enabled without metrics: $(cat out)"
+		[ "$metrics_table" = 0 ] || fail "a GPT_KERNEL_METRICS table without metrics"
+		if [ "$case_name" = metrics_off ]; then
+			[ -s err ] && fail "printed on stderr"
+		else
+			[ "$(cat err)" = "gpt-trace: GPT_TRACE_METRICS: first=0: expected a positive count of launches" ] ||
+				fail "unexpected line for a bad spec"
+		fi
+	fi
 	;;
 *)
 	fail "unknown case"

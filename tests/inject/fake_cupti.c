@@ -1,0 +1,235 @@
+/*
+ * A stand-in for libcupti.so, loaded by libgpt_inject.so through GPT_TRACE_CUPTI_LIB, so that the
+ * library's CUPTI wiring runs end to end on a machine without GPU: which callbacks it enables, what
+ * its callback does with kernel launches (the hardware-metrics hooks), and what it writes at exit.
+ * It keeps the one subscriber's callback and the enabled callback ids, delivers kernel activity
+ * records on flush, answers every profiling call as a GPU whose counters are restricted to
+ * administrators would (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), and exports fake_cupti_launch() for
+ * the test program (fake_launch.c) to play a launch: API enter, its kernel record(s), API exit.
+ */
+#include <cupti.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_PENDING 64
+
+static CUpti_CallbackFunc subscriber_callback;
+static void *subscriber_data;
+static CUpti_BuffersCallbackRequestFunc buffer_requested;
+static CUpti_BuffersCallbackCompleteFunc buffer_completed;
+static unsigned api_callbacks_enabled;	/* runtime and driver API callbacks turned on */
+static int module_callback_enabled;
+static CUpti_ActivityKernel10 pending[MAX_PENDING];
+static size_t npending;
+
+CUptiResult cuptiGetVersion(uint32_t *version)
+{
+	*version = CUPTI_API_VERSION;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc callback,
+			   void *userdata)
+{
+	if (subscriber_callback)
+		return CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED;
+	subscriber_callback = callback;
+	subscriber_data = userdata;
+	*subscriber = (CUpti_SubscriberHandle)&subscriber_callback;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
+				CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	(void)subscriber;
+	if (enable && (domain == CUPTI_CB_DOMAIN_RUNTIME_API ||
+		       domain == CUPTI_CB_DOMAIN_DRIVER_API))
+		api_callbacks_enabled++;
+	if (enable && domain == CUPTI_CB_DOMAIN_RESOURCE &&
+	    cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED)
+		module_callback_enabled = 1;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiGetResultString(CUptiResult result, const char **str)
+{
+	*str = result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ? "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"
+	       : result == CUPTI_ERROR_NOT_SUPPORTED	      ? "CUPTI_ERROR_NOT_SUPPORTED"
+							      : "CUPTI_ERROR_UNKNOWN";
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
+{
+	(void)kind;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
+					   CUpti_BuffersCallbackCompleteFunc completed)
+{
+	buffer_requested = requested;
+	buffer_completed = completed;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityFlushAll(uint32_t flag)
+{
+	uint8_t *buffer = NULL;
+	size_t size = 0, max_records = 0, need = npending * sizeof(pending[0]);
+
+	(void)flag;
+	if (!npending || !buffer_requested)
+		return CUPTI_SUCCESS;
+	buffer_requested(&buffer, &size, &max_records);
+	if (!buffer || size < need)
+		return CUPTI_ERROR_OUT_OF_MEMORY;
+	memcpy(buffer, pending, need);
+	npending = 0;
+	buffer_completed(NULL, 0, buffer, size, need);
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t stream_id,
+					      size_t *dropped)
+{
+	(void)context;
+	(void)stream_id;
+	*dropped = 0;
+	return CUPTI_SUCCESS;
+}
+
+/* Records are whole CUpti_ActivityKernel10 structs, back to back (their size is 8-aligned). */
+CUptiResult cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUpti_Activity **record)
+{
+	uint8_t *next = *record ? (uint8_t *)*record + sizeof(CUpti_ActivityKernel10) : buffer;
+
+	if (next + sizeof(CUpti_ActivityKernel10) > buffer + valid)
+		return CUPTI_ERROR_MAX_LIMIT_REACHED;
+	*record = (CUpti_Activity *)next;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiGetDeviceId(CUcontext context, uint32_t *device_id)
+{
+	(void)context;
+	*device_id = 0;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiGetContextId(CUcontext context, uint32_t *context_id)
+{
+	(void)context;
+	*context_id = 1;
+	return CUPTI_SUCCESS;
+}
+
+/* The profiling entry points the metrics module looks up: a GPU whose counters need root. */
+CUptiResult cuptiProfilerInitialize(void *params);
+CUptiResult cuptiProfilerInitialize(void *params)
+{
+	(void)params;
+	return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+}
+
+#define NOT_SUPPORTED(name)                                                                        \
+	CUptiResult name(void *params);                                                            \
+	CUptiResult name(void *params)                                                             \
+	{                                                                                          \
+		(void)params;                                                                      \
+		return CUPTI_ERROR_NOT_SUPPORTED;                                                  \
+	}
+NOT_SUPPORTED(cuptiGetCubinCrc)
+NOT_SUPPORTED(cuptiGetSassToSourceCorrelation)
+NOT_SUPPORTED(cuptiDeviceGetChipName)
+NOT_SUPPORTED(cuptiProfilerDeviceSupported)
+NOT_SUPPORTED(cuptiProfilerGetCounterAvailability)
+NOT_SUPPORTED(cuptiProfilerHostInitialize)
+NOT_SUPPORTED(cuptiProfilerHostDeinitialize)
+NOT_SUPPORTED(cuptiProfilerHostGetMetricProperties)
+NOT_SUPPORTED(cuptiProfilerHostConfigAddMetrics)
+NOT_SUPPORTED(cuptiProfilerHostGetConfigImageSize)
+NOT_SUPPORTED(cuptiProfilerHostGetConfigImage)
+NOT_SUPPORTED(cuptiProfilerHostGetNumOfPasses)
+NOT_SUPPORTED(cuptiProfilerHostEvaluateToGpuValues)
+NOT_SUPPORTED(cuptiRangeProfilerEnable)
+NOT_SUPPORTED(cuptiRangeProfilerDisable)
+NOT_SUPPORTED(cuptiRangeProfilerStart)
+NOT_SUPPORTED(cuptiRangeProfilerStop)
+NOT_SUPPORTED(cuptiRangeProfilerSetConfig)
+NOT_SUPPORTED(cuptiRangeProfilerDecodeData)
+NOT_SUPPORTED(cuptiRangeProfilerGetCounterDataSize)
+NOT_SUPPORTED(cuptiRangeProfilerCounterDataImageInitialize)
+NOT_SUPPORTED(cuptiRangeProfilerGetCounterDataInfo)
+NOT_SUPPORTED(cuptiSassMetricsGetProperties)
+NOT_SUPPORTED(cuptiSassMetricsSetConfig)
+NOT_SUPPORTED(cuptiSassMetricsUnsetConfig)
+NOT_SUPPORTED(cuptiSassMetricsEnable)
+NOT_SUPPORTED(cuptiSassMetricsDisable)
+NOT_SUPPORTED(cuptiSassMetricsGetDataProperties)
+NOT_SUPPORTED(cuptiSassMetricsFlushData)
+
+/* The library's clock (CLOCK_MONOTONIC): this CUPTI registers no clock of its own. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* For the test program. */
+unsigned fake_cupti_api_callbacks(void);
+int fake_cupti_module_callback(void);
+void fake_cupti_launch(uint32_t correlation_id, const char *kernel, int records);
+
+unsigned fake_cupti_api_callbacks(void)
+{
+	return api_callbacks_enabled;
+}
+
+int fake_cupti_module_callback(void)
+{
+	return module_callback_enabled;
+}
+
+/*
+ * A runtime cudaLaunchKernel of kernel with correlation_id: the API enter callback (when enabled),
+ * records kernel records with that id (as kernel replay might, one per pass), the exit callback.
+ */
+void fake_cupti_launch(uint32_t correlation_id, const char *kernel, int records)
+{
+	CUpti_CallbackData call = {
+		.callbackSite = CUPTI_API_ENTER,
+		.functionName = "cudaLaunchKernel",
+		.context = (CUcontext)&subscriber_data,
+		.correlationId = correlation_id,
+		.symbolName = kernel,
+	};
+
+	if (api_callbacks_enabled)
+		subscriber_callback(subscriber_data, CUPTI_CB_DOMAIN_RUNTIME_API,
+				    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &call);
+	for (int i = 0; i < records && npending < MAX_PENDING; i++) {
+		CUpti_ActivityKernel10 *k = &pending[npending++];
+
+		memset(k, 0, sizeof(*k));
+		k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+		k->start = now_ns() + 1000 * (uint64_t)i;
+		k->end = k->start + 5000;
+		k->correlationId = correlation_id;
+		k->contextId = 1;
+		k->streamId = 7;
+		k->name = kernel;
+		k->gridX = k->gridY = k->gridZ = 1;
+		k->blockX = k->blockY = k->blockZ = 32;
+	}
+	call.callbackSite = CUPTI_API_EXIT;
+	if (api_callbacks_enabled)
+		subscriber_callback(subscriber_data, CUPTI_CB_DOMAIN_RUNTIME_API,
+				    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &call);
+}
