@@ -410,6 +410,18 @@ static int prepare_owned(const struct rule *rule, struct rule_context *ctx, char
 	return ret;
 }
 
+/* Step the API stream, keeping the merge key of the new row (column calls take a mutex each). */
+static int next_call(sqlite3_stmt *calls, int64_t *trace_id, int64_t *start)
+{
+	int rc = sqlite3_step(calls);
+
+	if (rc == SQLITE_ROW) {
+		*trace_id = sqlite3_column_int64(calls, 0);
+		*start = sqlite3_column_int64(calls, 1);
+	}
+	return rc;
+}
+
 static int64_t column_or(sqlite3_stmt *st, int col, int64_t null_value)
 {
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? null_value : sqlite3_column_int64(st, col);
@@ -420,6 +432,7 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 {
 	struct walker w = { 0 };
 	struct api_names own_names = { 0 };
+	int64_t call_trace = 0, call_start = 0;
 	sqlite3_stmt *ops = NULL, *calls = NULL;
 	int ret, rc, crc;
 	char *filter;
@@ -444,7 +457,7 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 	sqlite3_free(filter);
 	if (ret < 0)
 		goto out;
-	crc = sqlite3_step(calls);
+	crc = next_call(calls, &call_trace, &call_start);
 	while ((rc = sqlite3_step(ops)) == SQLITE_ROW) {
 		int64_t trace_id = sqlite3_column_int64(ops, 0);
 		int64_t start = sqlite3_column_int64(ops, 3);
@@ -454,11 +467,10 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 		struct gap_device *d;
 		struct gap g;
 
-		while (crc == SQLITE_ROW && (sqlite3_column_int64(calls, 0) < trace_id ||
-					     (sqlite3_column_int64(calls, 0) == trace_id &&
-					      sqlite3_column_int64(calls, 1) <= start))) {
+		while (crc == SQLITE_ROW &&
+		       (call_trace < trace_id || (call_trace == trace_id && call_start <= start))) {
 			take_call(&w, calls);
-			crc = sqlite3_step(calls);
+			crc = next_call(calls, &call_trace, &call_start);
 		}
 		if (crc != SQLITE_ROW && crc != SQLITE_DONE) {
 			ret = rule_step_error(rule, ctx, err, errlen);
