@@ -3,9 +3,10 @@
  * cudaEventSynchronize and their driver-API twins) that leave the GPU idle. A synchronization drains
  * a device when the host thread was blocked in it at the moment the device ran out of work: the host
  * could not queue anything ahead, so the device then idles until the host issues the next operation.
- * That idle time (the sync-wait gaps of idle-gaps, of at least min_gap_us, blamed on synchronize
- * calls) is the recoverable time; it is the same time idle-gaps counts as sync-wait, seen from the
- * calls that caused it.
+ * That idle time (sync-wait gaps of at least min_gap_us blamed on synchronize calls) is the
+ * recoverable time; it is the time idle-gaps counts as sync-wait, seen from the calls that caused
+ * it, except that the threshold is lower (1 us against 5): a drain is a drain however fast the host
+ * relaunches, and on a fast host the gap after a sync is only the launch latency.
  *
  * Without CUDA API records nobody can tell which call the host was in; the rule then only reports
  * the CUPTI synchronization records, as information, with nothing recoverable claimed.
@@ -21,7 +22,9 @@
 #include <string.h>
 
 static const struct rule_param params[] = {
-	{ "min_gap_us", 5, "us", "idle gaps shorter than this after a synchronization are not counted" },
+	{ "min_gap_us", 1, "us",
+	  "idle gaps shorter than this after a synchronization are not counted (any drain leaves a "
+	  "gap of a few us: launch latency is part of its cost)" },
 	{ "min_syncs", 10, "count", "report a device drained by at least this many synchronizations" },
 };
 

@@ -24,7 +24,7 @@
 #include <string.h>
 
 static const struct rule_param params[] = {
-	{ "min_gap_us", 5, "us", "idle gaps shorter than this after a copy are not counted" },
+	{ "min_gap_us", 1, "us", "idle gaps shorter than this after a copy are not counted" },
 	{ "min_copies", 10, "count", "report a device with at least this many blocking copies" },
 };
 
