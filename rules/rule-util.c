@@ -180,8 +180,9 @@ const char *fmt_device(struct rule_text *t, struct rule_context *ctx, int64_t tr
 const char *rule_kernel_name(struct rule_text *t, struct rule_context *ctx, int64_t trace_id,
 			     int64_t name_id)
 {
-	/* Rules carry nameIds through their passes and resolve only the few names they print. */
-	static const char sql[] = "SELECT name FROM kernels WHERE traceId = ?1 AND nameId = ?2 LIMIT 1";
+	/* Rules carry nameIds through their passes and resolve only the few names they print; a
+	 * kernel's nameId is the StringIds id of its name, a primary-key lookup in strings. */
+	static const char sql[] = "SELECT value FROM strings WHERE traceId = ?1 AND id = ?2";
 	sqlite3_stmt *st;
 
 	snprintf(t->s, sizeof(t->s), "?");
