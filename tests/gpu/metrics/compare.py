@@ -50,7 +50,7 @@ def read_ncu(path):
 
 
 def read_probe(path):
-    db = sqlite3.connect(path)
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     rows = db.execute(
         "SELECT shortName, source, gldSectors, gldRequests, gstSectors, gstRequests, "
         "gldSectorsIdeal, gstSectorsIdeal, idealSource, durationNs, passes "
