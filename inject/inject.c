@@ -11,12 +11,12 @@
  *
  * The end of a trace (inject_finalize): force CUPTI to hand over every buffer, stop NVTX, read the
  * dropped-record counts, let the collector write metadata and indexes, add the hardware-metrics
- * tables when metrics were on, and append the trace's path to $GPT_TRACE_SESSION/traces. It runs
- * at exit (atexit, registered when CUDA initialises, so it runs
- * before the CUDA runtime's own teardown), or on SIGINT/SIGTERM when the program left them at their
- * default action: the handler wakes our flush thread to do the work (nothing in the handler itself
- * but write and poll), waits for it (bounded), restores the default action and re-raises, so the
- * exit status is the one the program would have had untraced.
+ * tables when metrics were on, and append the trace's path to $GPT_TRACE_SESSION/traces. It runs at
+ * exit (atexit, registered when CUDA initialises, so it runs before the CUDA runtime's own teardown),
+ * or on SIGINT/SIGTERM when the program left them at their default action: the handler wakes our
+ * flush thread to do the work (nothing in the handler itself but write and poll), waits for it
+ * (bounded), restores the default action and re-raises, so the exit status is the one the program
+ * would have had untraced.
  *
  * Problems that leave a process untraced are said once: under `gpt-trace run` (GPT_TRACE_SESSION)
  * they are only appended to the session file as `!pid reason` and the launcher prints them; run
