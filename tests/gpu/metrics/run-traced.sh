@@ -34,6 +34,7 @@ fi
 for f in gpt-trace libgpt_inject.so access; do
 	[ -e "$BIN/$f" ] || { echo "error: $BIN/$f missing: build first"; exit 2; }
 done
+command -v ncu >/dev/null || PATH=$PATH:/usr/local/cuda/bin:$(ls -d /opt/nvidia/nsight-compute/*/ 2>/dev/null | tail -n 1)
 unset GPT_TRACE_OUTPUT GPT_TRACE_FORCE GPT_TRACE_API GPT_TRACE_COMMIT_MS GPT_TRACE_QUIET \
 	GPT_TRACE_METRICS GPT_TRACE_SESSION GPT_TRACE_INJECT_LIB
 
