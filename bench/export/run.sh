@@ -1,6 +1,6 @@
 #!/bin/bash
 # Export benchmark: a synthetic 1-million-kernel trace (made from collector/schema.sql with recursive
-# CTEs, no script in the loop) exported as Perfetto protobuf, Chrome JSON and gzipped Chrome JSON.
+# CTEs, no script in the loop) exported as Perfetto protobuf and Chrome JSON, plain and gzipped.
 # Records wall time, peak RSS (/usr/bin/time -v) and file size per format, and checks the Perfetto
 # file is under half the JSON's size. Memory should stay flat as the trace grows, so a second, 4x
 # smaller trace is exported too for comparison.
@@ -76,14 +76,15 @@ SQL
 
 # measure LABEL OUTPUT ARGS...: one export under /usr/bin/time -v; prints a table row
 measure() {
-	local label=$1 out=$2 secs rss size
+	local label=$1 out=$2 secs cpu rss size
 	shift 2
 	/usr/bin/time -v "$gpt" export --no-findings -o "$out" "$@" > /dev/null 2> "$work/time.txt"
 	secs=$(sed -n 's/^\tElapsed (wall clock) time (h:mm:ss or m:ss): //p' "$work/time.txt" |
 		awk -F: '{ s = 0; for (i = 1; i <= NF; i++) s = s * 60 + $i; printf "%.2f", s }')
+	cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { printf "%.2f", s }' "$work/time.txt")
 	rss=$(sed -n 's/^\tMaximum resident set size (kbytes): //p' "$work/time.txt")
 	size=$(stat -c %s "$out")
-	printf '| %s | %s | %s | %s | %s |\n' "$label" "$secs" "$((rss / 1024))" \
+	printf '| %s | %s | %s | %s | %s | %s |\n' "$label" "$secs" "$cpu" "$((rss / 1024))" \
 		"$(awk -v s="$size" 'BEGIN { printf "%.1f", s / 1048576 }')" "$size"
 }
 
@@ -96,20 +97,24 @@ make_trace "$work/trace.sqlite" "$n"
 make_trace "$work/small.sqlite" "$small"
 echo "made the traces in $(( $(date +%s) - start )) s: $(stat -c %s "$work/trace.sqlite") bytes ($n kernels), $(stat -c %s "$work/small.sqlite") bytes ($small kernels)"
 echo
-echo "| export ($n kernels) | time (s) | peak RSS (MiB) | size (MiB) | size (bytes) |"
-echo "|---|---|---|---|---|"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| export ($n kernels) | wall (s) | CPU user+sys (s) | peak RSS (MiB) | size (MiB) | size (bytes) |"
+echo "|---|---|---|---|---|---|"
 measure perfetto "$work/trace.perfetto-trace" "$work/trace.sqlite"
+measure perfetto.gz "$work/trace.perfetto-trace.gz" --gzip "$work/trace.sqlite"
 measure chrome "$work/trace.json" --format chrome "$work/trace.sqlite"
 measure chrome.gz "$work/trace.json.gz" --format chrome --gzip "$work/trace.sqlite"
 echo
-echo "| export ($small kernels) | time (s) | peak RSS (MiB) | size (MiB) | size (bytes) |"
-echo "|---|---|---|---|---|"
+echo "| export ($small kernels) | wall (s) | CPU user+sys (s) | peak RSS (MiB) | size (MiB) | size (bytes) |"
+echo "|---|---|---|---|---|---|"
 measure perfetto "$work/small.perfetto-trace" "$work/small.sqlite"
 measure chrome "$work/small.json" --format chrome "$work/small.sqlite"
 echo
 ratio=$(awk -v p="$(stat -c %s "$work/trace.perfetto-trace")" -v j="$(stat -c %s "$work/trace.json")" \
 	'BEGIN { printf "%.3f", p / j }')
 echo "perfetto / chrome json size: $ratio"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 if ! awk -v r="$ratio" 'BEGIN { exit !(r < 0.5) }'; then
 	echo "bench: the Perfetto file is not under half the JSON's size" >&2
 	exit 1
