@@ -1,13 +1,17 @@
 /*
  * The exporter's model: walks a trace's canonical views (analyzer/trace.h) in a few ordered SQL
  * passes and hands tracks and events to a writer (export-perfetto.c, export-chrome.c). Each pass is
- * one statement whose rows arrive sorted by track and time, so the walk holds only the current
- * nesting stack of each track; SQLite's sorter spills to disk, and memory does not grow with the
- * trace.
+ * one statement whose rows arrive sorted by time within each track, so the walk holds only the
+ * current nesting stack of each track; SQLite's sorter spills to disk, and memory does not grow
+ * with the trace (14 MiB peak at 250k and at 1M kernels, bench/export/RESULTS.md).
  *
  * Passes: host threads (API calls, NVTX push/pop ranges and marks, and the synchronization records
- * nested under the API call that waited), per process NVTX start/end ranges and synchronizations
- * no API call claims, GPU streams (kernels, copies, sets), GPU counters, findings.
+ * nested under the API call that waited), sorted by thread, which makes the thread and process
+ * tracks in (trace, pid, tid) order; per process, NVTX start/end ranges and the synchronizations no
+ * API call claims; the GPU work (kernels, copies, sets) sorted by device and time, which feeds
+ * both the stream tracks and the busy and bandwidth counters; the findings. Every sort of the
+ * trace costs seconds at a million kernels, so there are five in all (the two correlation tables
+ * below, the stream list, the host pass, the GPU pass).
  *
  * Nesting is checked, not assumed: a slice that starts inside another on the same track but ends
  * after it goes to the track's next lane (an extra "(overlap N)" track), so a writer never sees a

@@ -24,8 +24,8 @@ static const char usage_text[] =
 	"and copy bandwidth counters, and the rules' findings.\n"
 	"\n"
 	"  -f, --format FORMAT  perfetto (default; open in ui.perfetto.dev) or chrome (Trace Event JSON)\n"
-	"  -o, --output FILE    where to write; default: the first trace's name with .perfetto-trace,\n"
-	"                       .json or .json.gz in place of .sqlite\n"
+	"  -o, --output FILE    where to write; default: the first trace's name with .perfetto-trace\n"
+	"                       or .json (and .gz when gzipped) in place of .sqlite\n"
 	"  -z, --gzip           compress the output (gzip)\n"
 	"      --no-findings    do not run the rules; no findings track\n";
 
