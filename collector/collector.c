@@ -7,11 +7,10 @@
  * the lock, and commits on a timer. Emptied CUPTI buffers are zeroed by the writer and kept in a
  * small pool, so that the program's threads neither zero nor page-fault fresh buffers.
  *
- * Replayed launches (hardware metrics, docs/metrics.md): the library queues the correlation id of
- * each launch it profiles with kernel replay before the launch reaches the GPU, so the note is
- * always ahead of the buffer holding the launch's kernel records. The writer keeps the first kernel
- * record of such a launch and drops the others (one per replay pass), so that the trace holds one
- * kernel row per launch whatever CUPTI reports; launches that were not replayed are never looked up.
+ * Replayed launches (hardware metrics, replay.h): the library queues the correlation id of each
+ * launch it profiles with kernel replay before the launch reaches the GPU, so the note is always
+ * ahead of the buffer holding the launch's kernel record, and queues its times when the launch call
+ * returns; the writer makes one timed kernel row per such launch.
  */
 #define _GNU_SOURCE
 #include "collector/collector.h"
@@ -25,8 +24,8 @@
 #include <time.h>
 
 #include "collector/decode.h"
-#include "collector/hash.h"
 #include "collector/nvtx_rows.h"
+#include "collector/replay.h"
 #include "collector/writer.h"
 
 #define BUFFER_POOL_MAX 4
@@ -37,6 +36,7 @@ enum item_kind {
 	ITEM_NVTX,
 	ITEM_META,
 	ITEM_REPLAYED,
+	ITEM_REPLAY_TIME,
 };
 
 struct item {
@@ -51,7 +51,10 @@ struct item {
 		struct {
 			char *name, *value;
 		} meta;
-		uint32_t correlation_id;	/* ITEM_REPLAYED */
+		struct {
+			uint32_t correlation_id;
+			uint64_t start, end;	/* ITEM_REPLAY_TIME */
+		} replay;
 	};
 };
 
@@ -72,8 +75,7 @@ struct collector {
 	struct writer *writer;
 	struct nvtx_rows nvtx;
 	uint64_t nvtx_dropped;
-	struct u64map replayed;		/* correlation id of a replayed launch -> kernel records seen */
-	uint64_t replay_records_dropped;
+	struct replay_set replayed;
 };
 
 static uint64_t monotonic_ns(void)
@@ -120,22 +122,10 @@ static void item_free(struct item *item)
 		free(item->meta.value);
 		break;
 	case ITEM_REPLAYED:
+	case ITEM_REPLAY_TIME:
 		break;
 	}
 	free(item);
-}
-
-/* Another record of a replayed launch whose first record was kept? */
-static int collector_replay_duplicate(struct collector *c, const struct kernel_row *kernel)
-{
-	uint64_t *seen = u64map_get(&c->replayed, kernel->correlation_id);
-
-	if (!seen)
-		return 0;
-	if ((*seen)++ == 0)
-		return 0;
-	c->replay_records_dropped++;
-	return 1;
 }
 
 static void collector_decode_buffer(struct collector *c, uint8_t *data, size_t valid)
@@ -148,7 +138,7 @@ static void collector_decode_buffer(struct collector *c, uint8_t *data, size_t v
 	while (c->options.next_record(data, valid, &record) == CUPTI_SUCCESS) {
 		switch (decode_record(record, &row)) {
 		case ROW_KERNEL:
-			if (c->replayed.count && collector_replay_duplicate(c, &row.kernel))
+			if (c->replayed.count && replay_kernel(&c->replayed, c->writer, &row.kernel))
 				break;
 			if (!row.kernel.start && !row.kernel.end)
 				writer_count_untimed(c->writer);
@@ -223,8 +213,11 @@ static void collector_process(struct collector *c, struct item *item)
 		writer_meta(c->writer, item->meta.name, item->meta.value);
 		break;
 	case ITEM_REPLAYED:
-		if (!u64map_get(&c->replayed, item->correlation_id))
-			u64map_put(&c->replayed, item->correlation_id, 0);
+		replay_note(&c->replayed, item->replay.correlation_id);
+		break;
+	case ITEM_REPLAY_TIME:
+		replay_time(&c->replayed, c->writer, item->replay.correlation_id, item->replay.start,
+			    item->replay.end);
 		break;
 	}
 	item_free(item);
@@ -404,15 +397,29 @@ void collector_submit_nvtx(struct collector *c, struct collector_nvtx_batch *bat
 	collector_push(c, item);
 }
 
-void collector_note_replayed_launch(struct collector *c, uint32_t correlation_id)
+static void collector_push_replay(struct collector *c, enum item_kind kind, uint32_t correlation_id,
+				  uint64_t start, uint64_t end)
 {
 	struct item *item = malloc(sizeof(*item));
 
 	if (!item)
 		return;
-	item->kind = ITEM_REPLAYED;
-	item->correlation_id = correlation_id;
+	item->kind = kind;
+	item->replay.correlation_id = correlation_id;
+	item->replay.start = start;
+	item->replay.end = end;
 	collector_push(c, item);
+}
+
+void collector_note_replayed_launch(struct collector *c, uint32_t correlation_id)
+{
+	collector_push_replay(c, ITEM_REPLAYED, correlation_id, 0, 0);
+}
+
+void collector_time_replayed_launch(struct collector *c, uint32_t correlation_id, uint64_t start,
+				    uint64_t end)
+{
+	collector_push_replay(c, ITEM_REPLAY_TIME, correlation_id, start, end);
 }
 
 void collector_set_meta(struct collector *c, const char *name, const char *value)
@@ -446,10 +453,7 @@ int collector_stop(struct collector *c, uint64_t dropped, char *err, size_t errl
 		snprintf(value, sizeof(value), "%llu", (unsigned long long)c->nvtx_dropped);
 		writer_meta(c->writer, "nvtx_dropped_events", value);
 	}
-	if (c->replayed.count) {
-		snprintf(value, sizeof(value), "%llu", (unsigned long long)c->replay_records_dropped);
-		writer_meta(c->writer, "kernel_replay_records_dropped", value);
-	}
+	replay_finish(&c->replayed, c->writer);
 	if (c->nvtx.unmatched) {
 		snprintf(value, sizeof(value), "%llu", (unsigned long long)c->nvtx.unmatched);
 		writer_meta(c->writer, "nvtx_unmatched_ends", value);
@@ -481,7 +485,7 @@ void collector_free(struct collector *c)
 	for (size_t i = 0; i < c->npool; i++)
 		free(c->pool[i]);
 	nvtx_rows_release(&c->nvtx);
-	u64map_release(&c->replayed);
+	replay_release(&c->replayed);
 	writer_free(c->writer);
 	pthread_cond_destroy(&c->wake);
 	pthread_mutex_destroy(&c->lock);

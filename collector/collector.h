@@ -118,12 +118,16 @@ struct collector_nvtx_batch {
 void collector_submit_nvtx(struct collector *collector, struct collector_nvtx_batch *batch);
 
 /*
- * A kernel launch that kernel replay runs several times (hardware metrics, docs/metrics.md): of
- * the kernel records CUPTI delivers with this correlation id, the first is stored and the others
- * are dropped and counted (GPT_META kernel_replay_records_dropped). Call it before the launch is
- * submitted (from the launch's API-enter callback), so that the note is queued ahead of the records.
+ * A kernel launch run under kernel replay (hardware metrics, docs/metrics.md), noted before it is
+ * submitted (from the launch's API-enter callback) so that the note is queued ahead of its kernel
+ * record; then, once the launch call has returned, its times (absolute ns on the records' clock;
+ * 0, 0 when there are none). CUPTI delivers such a launch's kernel record without timestamps: the
+ * trace gets one kernel row per launch with these times (collector/replay.h; GPT_META
+ * replayed_kernel_rows_timed, replayed_kernel_records_dropped).
  */
 void collector_note_replayed_launch(struct collector *collector, uint32_t correlation_id);
+void collector_time_replayed_launch(struct collector *collector, uint32_t correlation_id,
+				    uint64_t start, uint64_t end);
 
 /* Facts written to GPT_META (name/value strings, copied). Later values replace earlier ones. */
 void collector_set_meta(struct collector *collector, const char *name, const char *value);

@@ -274,16 +274,27 @@ static void context_remove(CUcontext ctx)
 /*
  * A launch API call (only those of the lists above are enabled, and only with metrics). Enter and
  * exit are passed on even once the trace has stopped: the session holds a lock from a launch's
- * enter to its exit.
+ * enter to its exit. A replayed launch's kernel record comes without timestamps (measured on the
+ * H200): its row is placed to end where the launch call returned, the last replay pass having run
+ * by then, and lasts the duration the range profiler measured.
  */
 static void metrics_launch_callback(const CUpti_CallbackData *call)
 {
+	static __thread uint64_t entered;	/* when the outermost launch call began */
 	struct collector *collector;
 
 	if (call->callbackSite != CUPTI_API_ENTER) {
-		metrics_launch_exit(metrics);
+		uint64_t returned = gpt_clock_now();
+		uint64_t duration = metrics_launch_exit(metrics);
+		uint64_t start = duration < returned - entered ? returned - duration : entered;
+
+		if (duration && returned > entered && (collector = atomic_load(&sink)))
+			collector_time_replayed_launch(collector, call->correlationId, start,
+						       returned);
 		return;
 	}
+	if (!metrics_launch_replayed(metrics))
+		entered = gpt_clock_now();
 	metrics_launch_enter(metrics, call->context, call->symbolName, call->correlationId);
 	/*
 	 * Noted before the kernel is submitted, so ahead of its records. The nested driver call is

@@ -688,6 +688,11 @@ static void inject_start(void)
 	if (config.metrics && metrics_session_open(config.metrics, report_metrics_problem, &metrics,
 						   err, sizeof(err)) < 0)
 		inject_say("%s", err);
+	/*
+	 * No source lines unless asked for (source=1): beside our kernel activity tracing, the SASS
+	 * instrumentation counted nothing and corrupted the launch's kernel record (H200, CUDA 13.0).
+	 */
+	metrics_session_default_source(metrics, false);
 	if (metrics)
 		collector_set_meta(collector, "metrics_spec", config.metrics);
 	if (cupti_trace_enable(&config, collector, metrics, err, sizeof(err)) < 0)

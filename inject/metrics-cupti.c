@@ -932,6 +932,20 @@ int metrics_sass_stop(struct metrics_session *s, struct metrics_context *c,
 			goto out_disable;
 		}
 		sass_collect(s, k, row, data, n, props.numOfInstances);
+		/*
+		 * Patched global memory instructions that all counted zero: measured on the H200
+		 * with CUPTI's kernel activity tracing on, where the same launch's kernel record
+		 * also came back with corrupt timestamps. Better no source lines than wrong ones.
+		 */
+		if (!row->sass.ld_inst && !row->sass.st_inst) {
+			metrics_report(s,
+				       "no source-line metrics on device %u: the SASS instrumentation "
+				       "of %s counted nothing (seen beside kernel activity tracing); "
+				       "source lines are off for this context",
+				       c->device_id, k->short_name);
+			c->sass_state = CTX_FAILED;
+			goto out_disable;
+		}
 	}
 	row->has_sass = true;
 	k->sass = row->sass;

@@ -127,6 +127,7 @@ struct metrics_session {
 	size_t nr_globs;
 	uint64_t first;	  /* 0: every launch */
 	bool want_source; /* SASS metrics and source lines, once per kernel */
+	bool source_given; /* the spec said source=0 or source=1 */
 	bool debug;
 
 	pthread_mutex_t lock; /* held from the outermost launch enter to its exit */

@@ -346,6 +346,7 @@ static int parse_item(struct metrics_session *s, char *item, char *err, size_t e
 		return 0;
 	}
 	if (!strcmp(item, "source")) {
+		s->source_given = true;
 		if (parse_bool(value, &s->want_source) < 0) {
 			snprintf(err, errlen, "GPT_TRACE_METRICS: source=%s: expected 0 or 1",
 				 value);
@@ -407,6 +408,12 @@ out_free:
 		free(s);
 	}
 	return -EINVAL;
+}
+
+void metrics_session_default_source(struct metrics_session *s, bool on)
+{
+	if (s && !s->source_given)
+		s->want_source = on;
 }
 
 int metrics_session_attach(struct metrics_session *s, void *cupti_lib, char *err, size_t errlen)
@@ -530,14 +537,15 @@ void metrics_launch_enter(struct metrics_session *s, CUcontext ctx, const char *
 		k->profiled++;
 }
 
-void metrics_launch_exit(struct metrics_session *s)
+uint64_t metrics_launch_exit(struct metrics_session *s)
 {
 	struct metrics_row *row;
+	uint64_t duration = 0;
 
 	if (!s || launch.depth == 0 || --launch.depth > 0)
-		return;
+		return 0;
 	if (!launch.locked)
-		return;
+		return 0;
 	launch.locked = false;
 	if (launch.counters || launch.sass) {
 		struct metrics_context *c = launch.context;
@@ -568,12 +576,15 @@ void metrics_launch_exit(struct metrics_session *s)
 		if (row) {
 			row->replay_ns = now_ns() - launch.start_ns;
 			s->replay_ns += row->replay_ns;
+			if (row->has_counters && row->counters[COUNTER_DURATION] > 0)
+				duration = (uint64_t)llround(row->counters[COUNTER_DURATION]);
 			if (!keep)
 				s->nr_rows--;
 		}
 		launch.counters = launch.sass = false;
 	}
 	pthread_mutex_unlock(&s->lock);
+	return duration;
 }
 
 bool metrics_launch_replayed(const struct metrics_session *s)

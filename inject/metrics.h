@@ -42,6 +42,13 @@ int metrics_session_open(const char *spec, metrics_report_fn report, struct metr
 			 char *err, size_t errlen);
 
 /*
+ * Source lines (SASS instrumentation) on or off when the spec did not say source=0|1. On by
+ * default; libgpt_inject.so turns them off, because beside CUPTI's kernel activity tracing the
+ * instrumented launch counted nothing and got a corrupt kernel record (H200, docs/metrics.md).
+ */
+void metrics_session_default_source(struct metrics_session *s, bool on);
+
+/*
  * Bind the session to the CUPTI the library loaded: cupti_lib is the handle dlopen() returned
  * (NULL: look in the process's global symbols, for programs linked with libcupti). Call it once
  * CUPTI is loaded, before the first launch callback; until then every hook does nothing. A CUPTI
@@ -66,7 +73,12 @@ void metrics_module_loaded(struct metrics_session *s, const void *cubin, size_t 
  */
 void metrics_launch_enter(struct metrics_session *s, CUcontext ctx, const char *kernel,
 			  uint32_t correlation_id);
-void metrics_launch_exit(struct metrics_session *s);
+/*
+ * Returns the kernel's duration (gpu__time_duration.sum of one replay pass, ns) when this exit ends
+ * a launch profiled with counters, else 0: the library times the launch's kernel row with it, since
+ * CUPTI delivers the kernel record of a replayed launch without timestamps (docs/metrics.md).
+ */
+uint64_t metrics_launch_exit(struct metrics_session *s);
 
 /*
  * Between metrics_launch_enter() and metrics_launch_exit() on the same thread: is this launch

@@ -336,12 +336,17 @@ static void test_nvtx(const char *dir)
 }
 
 /*
- * Launches profiled with kernel replay (hardware metrics) are noted before their records arrive:
- * of their kernel records only the first is kept. Launches not noted keep every record.
+ * Launches run under kernel replay (hardware metrics) are noted before their records arrive and
+ * timed when their call returns: one row per launch, with CUPTI's times when it gave some, else
+ * with the library's, whether those come before or after the record; further records of the same
+ * launch are dropped. Launches not noted keep every record.
  */
 static void test_replayed(const char *dir)
 {
-	static const uint32_t records[][2] = { { 5, 3 }, { 6, 1 }, { 7, 2 } };	/* id, records */
+	static const struct {
+		uint32_t id, records;
+		int timed;	/* CUPTI timed the records */
+	} launches[] = { { 5, 3, 1 }, { 6, 1, 0 }, { 7, 2, 1 }, { 8, 1, 0 }, { 9, 1, 0 } };
 	char path[600], err[256], text[64];
 	struct collector *c;
 	struct buffer b;
@@ -353,35 +358,53 @@ static void test_replayed(const char *dir)
 	collector_note_replayed_launch(c, 5);
 	collector_note_replayed_launch(c, 6);
 	collector_note_replayed_launch(c, 6);	/* the nested driver call may note it again */
+	collector_note_replayed_launch(c, 8);
+	collector_note_replayed_launch(c, 9);
+	collector_time_replayed_launch(c, 8, ORIGIN + 80000, ORIGIN + 80700);	/* before its record */
 	b.data = collector_buffer_get(c, &b.size);
 	b.used = 0;
 	CHECK(b.data != NULL);
-	for (size_t i = 0; i < sizeof(records) / sizeof(records[0]); i++) {
-		for (uint32_t pass = 0; pass < records[i][1]; pass++) {
+	for (size_t i = 0; i < sizeof(launches) / sizeof(launches[0]); i++) {
+		for (uint32_t pass = 0; pass < launches[i].records; pass++) {
 			CUpti_ActivityKernel10 *k = append(&b, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 
-			k->start = ORIGIN + (uint64_t)++n * 1000;
-			k->end = k->start + 500;
-			k->correlationId = records[i][0];
+			n++;
+			k->start = launches[i].timed ? ORIGIN + (uint64_t)n * 1000 : 0;
+			k->end = launches[i].timed ? k->start + 500 : 0;
+			k->correlationId = launches[i].id;
 			k->name = "_Z14strided_gatherPKfPfm";
 		}
 	}
 	collector_submit_buffer(c, b.data, b.size, b.used);
+	collector_time_replayed_launch(c, 6, ORIGIN + 60000, ORIGIN + 60300);	/* after it */
+	collector_time_replayed_launch(c, 9, 0, 0);				/* no times */
 	CHECK_EQ_INT(collector_stop(c, 0, err, sizeof(err)), 1);
 	collector_free(c);
 
 	CHECK_EQ_INT(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 4);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL"), 5);
+	/* CUPTI's times, first record. */
 	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
 				   "WHERE correlationId = 5"), 1);
-	/* The first record of the launch is the one kept. */
 	CHECK_EQ_INT(query_int(db, "SELECT start FROM CUPTI_ACTIVITY_KIND_KERNEL "
 				   "WHERE correlationId = 5"), 1000);
+	CHECK_EQ_INT(query_int(db, "SELECT start * 10000 + end - start FROM "
+				   "CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = 6"), 600000300);
+	CHECK_EQ_INT(query_int(db, "SELECT start * 10000 + end - start FROM "
+				   "CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = 8"), 800000700);
 	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
 				   "WHERE correlationId = 7"), 2);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL "
+				   "WHERE correlationId = 9"), 0);
 	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META "
-				    "WHERE name = 'kernel_replay_records_dropped'", text, sizeof(text)),
+				    "WHERE name = 'replayed_kernel_records_dropped'", text, sizeof(text)),
 		     "2");
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META "
+				    "WHERE name = 'replayed_kernel_rows_timed'", text, sizeof(text)),
+		     "2");
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'untimed_records'",
+				text, sizeof(text)),
+		     "1");
 	sqlite3_close(db);
 }
 

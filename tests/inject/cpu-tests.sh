@@ -116,6 +116,27 @@ cuda_init_fails)
 	grep -q '^gpt-trace: ' err || fail "the line does not start with 'gpt-trace: '"
 	[ -e session/traces ] && fail "a session line without a session"
 	;;
+metrics_replayed)
+	# The stand-in CUPTI's counters work as the H200's did: two replayed launches whose kernel
+	# records come without timestamps get one row each, timed with the profiler's duration.
+	fake=$bindir/libfake_cupti.so
+	[ -f "$fake" ] || fail "$fake missing"
+	traced env FAKE_CUPTI_COUNTERS=1 GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_METRICS=1 \
+		GPT_TRACE_OUTPUT="$work/t.sqlite" "$bindir/fake_launch" "$lib" "$fake" >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] || fail "exit status $rc"
+	[ "$(cat err)" = "gpt-trace: metrics: 2 launches of 1 kernels profiled (3 passes each), 0.00 s in kernel replay" ] ||
+		fail "unexpected stderr"
+	[ "$(sqlite3 t.sqlite 'SELECT group_concat(correlationId || ":" || (end - start)) FROM
+		(SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY correlationId)')" = "11:300000,12:300000" ] ||
+		fail "kernel rows: $(sqlite3 t.sqlite 'SELECT correlationId, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL')"
+	[ "$(sqlite3 t.sqlite "SELECT count(*) FROM GPT_KERNEL_METRICS m JOIN CUPTI_ACTIVITY_KIND_KERNEL k
+		USING (correlationId) WHERE m.source = 'counters' AND m.gldSectors = 16777216
+		AND m.durationNs = k.end - k.start")" = 2 ] || fail "metrics rows do not join the kernel rows"
+	sqlite3 t.sqlite "SELECT name || '=' || value FROM GPT_META WHERE name IN
+		('replayed_kernel_rows_timed', 'untimed_records') ORDER BY name" | tr '\n' ' ' >meta
+	[ "$(cat meta)" = "replayed_kernel_rows_timed=2 untimed_records=0 " ] || fail "GPT_META: $(cat meta)"
+	;;
 metrics_off | metrics_on | metrics_bad_spec)
 	# The library over a stand-in CUPTI whose counters need root (fake_cupti.c): two launches.
 	fake=$bindir/libfake_cupti.so
@@ -141,7 +162,7 @@ metrics_off | metrics_on | metrics_bad_spec)
 		[ "$(wc -l <err)" -eq 2 ] || fail "expected two lines on stderr"
 		head -n 1 err | grep -q '^gpt-trace: no hardware counters on device 0: cuptiProfilerInitialize failed: access to the GPU performance counters is restricted to administrators .*NVreg_RestrictProfilingToAdminUsers=0.* \[CUPTI_ERROR_INSUFFICIENT_PRIVILEGES\]; the program continues without them$' ||
 			fail "unexpected problem line"
-		tail -n 1 err | grep -q '^gpt-trace: metrics: 0 launches of 0 kernels profiled, 0.00 s in kernel replay; source lines for 0 of 0 kernels instrumented (no hardware counters' ||
+		tail -n 1 err | grep -q '^gpt-trace: metrics: 0 launches of 0 kernels profiled, 0.00 s in kernel replay (no hardware counters' ||
 			fail "unexpected summary line"
 		[ "$metrics_table" = 1 ] || fail "no GPT_KERNEL_METRICS table"
 		[ "$(sqlite3 t.sqlite 'SELECT count(*) FROM GPT_KERNEL_METRICS')" = 0 ] ||

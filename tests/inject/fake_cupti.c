@@ -3,16 +3,23 @@
  * library's CUPTI wiring runs end to end on a machine without GPU: which callbacks it enables, what
  * its callback does with kernel launches (the hardware-metrics hooks), and what it writes at exit.
  * It keeps the one subscriber's callback and the enabled callback ids, delivers kernel activity
- * records on flush, answers every profiling call as a GPU whose counters are restricted to
- * administrators would (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), and exports fake_cupti_launch() for
- * the test program (fake_launch.c) to play a launch: API enter, its kernel record(s), API exit.
+ * records on flush, and exports fake_cupti_launch() for the test program (fake_launch.c) to play a
+ * launch: API enter, its kernel record, API exit. The profiling calls answer as a GPU whose counters
+ * are restricted to administrators would (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), or, with
+ * FAKE_CUPTI_COUNTERS=1, as the H200 did: the range profiler works (a strided gather: 32 load
+ * sectors per request, 300 us) and the kernel record of a replayed launch has no timestamps.
  */
 #include <cupti.h>
+#include <cupti_profiler_target.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "inject/metrics-host.h"
 
 #define MAX_PENDING 64
 
@@ -24,6 +31,17 @@ static unsigned api_callbacks_enabled;	/* runtime and driver API callbacks turne
 static int module_callback_enabled;
 static CUpti_ActivityKernel10 pending[MAX_PENDING];
 static size_t npending;
+static int range_started;	/* between cuptiRangeProfilerStart and Stop: launches are replayed */
+static unsigned ranges;		/* launches inside the current range */
+
+#define FAKE_DURATION_NS 300000.0
+
+static int counters_work(void)
+{
+	const char *v = getenv("FAKE_CUPTI_COUNTERS");
+
+	return v && !strcmp(v, "1");
+}
 
 CUptiResult cuptiGetVersion(uint32_t *version)
 {
@@ -128,12 +146,146 @@ CUptiResult cuptiGetContextId(CUcontext context, uint32_t *context_id)
 	return CUPTI_SUCCESS;
 }
 
-/* The profiling entry points the metrics module looks up: a GPU whose counters need root. */
-CUptiResult cuptiProfilerInitialize(void *params);
-CUptiResult cuptiProfilerInitialize(void *params)
+/* The profiling entry points the metrics module looks up. */
+CUptiResult cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *params)
 {
 	(void)params;
-	return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+	return counters_work() ? CUPTI_SUCCESS : CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+}
+
+CUptiResult cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *params)
+{
+	params->isSupported = CUPTI_PROFILER_CONFIGURATION_SUPPORTED;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiDeviceGetChipName(CUpti_Device_GetChipName_Params *params)
+{
+	params->pChipName = "GH100";
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailability_Params *params)
+{
+	if (params->pCounterAvailabilityImage)
+		memset(params->pCounterAvailabilityImage, 0, params->counterAvailabilityImageSize);
+	params->counterAvailabilityImageSize = 16;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostInitialize(gpt_host_initialize_params *params)
+{
+	params->pHostObject = (CUpti_Profiler_Host_Object *)&subscriber_data;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostDeinitialize(gpt_host_deinitialize_params *params)
+{
+	(void)params;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostGetMetricProperties(gpt_host_metric_properties_params *params)
+{
+	(void)params;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostConfigAddMetrics(gpt_host_config_add_metrics_params *params)
+{
+	(void)params;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostGetConfigImageSize(gpt_host_config_image_size_params *params)
+{
+	params->configImageSize = 32;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostGetConfigImage(gpt_host_config_image_params *params)
+{
+	memset(params->pConfigImage, 0, params->configImageSize);
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiProfilerHostGetNumOfPasses(gpt_host_num_passes_params *params)
+{
+	params->numOfPasses = 3;
+	return CUPTI_SUCCESS;
+}
+
+/* A strided gather of 2^24 floats, as the H200 measured it. */
+CUptiResult cuptiProfilerHostEvaluateToGpuValues(gpt_host_evaluate_params *params)
+{
+	for (size_t i = 0; i < params->numMetrics; i++) {
+		const char *name = params->ppMetricNames[i];
+
+		params->pMetricValues[i] =
+			strstr(name, "gpu__time_duration")	? FAKE_DURATION_NS
+			: strstr(name, "sectors_pipe_lsu_mem_global_op_ld") ? 16777216.0
+			: strstr(name, "sectors")		? 2097152.0
+								: 524288.0;
+	}
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerEnable(CUpti_RangeProfiler_Enable_Params *params)
+{
+	params->pRangeProfilerObject = (CUpti_RangeProfiler_Object *)&subscriber_data;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerDisable(CUpti_RangeProfiler_Disable_Params *params)
+{
+	(void)params;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerGetCounterDataSize(CUpti_RangeProfiler_GetCounterDataSize_Params *params)
+{
+	params->counterDataSize = 64;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerCounterDataImageInitialize(
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params *params)
+{
+	(void)params;
+	ranges = 0;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerSetConfig(CUpti_RangeProfiler_SetConfig_Params *params)
+{
+	(void)params;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerStart(CUpti_RangeProfiler_Start_Params *params)
+{
+	(void)params;
+	range_started = 1;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerStop(CUpti_RangeProfiler_Stop_Params *params)
+{
+	params->isAllPassSubmitted = 1;
+	range_started = 0;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerDecodeData(CUpti_RangeProfiler_DecodeData_Params *params)
+{
+	params->numOfRangeDropped = 0;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiRangeProfilerGetCounterDataInfo(CUpti_RangeProfiler_GetCounterDataInfo_Params *params)
+{
+	params->numTotalRanges = ranges;
+	return CUPTI_SUCCESS;
 }
 
 #define NOT_SUPPORTED(name)                                                                        \
@@ -145,26 +297,6 @@ CUptiResult cuptiProfilerInitialize(void *params)
 	}
 NOT_SUPPORTED(cuptiGetCubinCrc)
 NOT_SUPPORTED(cuptiGetSassToSourceCorrelation)
-NOT_SUPPORTED(cuptiDeviceGetChipName)
-NOT_SUPPORTED(cuptiProfilerDeviceSupported)
-NOT_SUPPORTED(cuptiProfilerGetCounterAvailability)
-NOT_SUPPORTED(cuptiProfilerHostInitialize)
-NOT_SUPPORTED(cuptiProfilerHostDeinitialize)
-NOT_SUPPORTED(cuptiProfilerHostGetMetricProperties)
-NOT_SUPPORTED(cuptiProfilerHostConfigAddMetrics)
-NOT_SUPPORTED(cuptiProfilerHostGetConfigImageSize)
-NOT_SUPPORTED(cuptiProfilerHostGetConfigImage)
-NOT_SUPPORTED(cuptiProfilerHostGetNumOfPasses)
-NOT_SUPPORTED(cuptiProfilerHostEvaluateToGpuValues)
-NOT_SUPPORTED(cuptiRangeProfilerEnable)
-NOT_SUPPORTED(cuptiRangeProfilerDisable)
-NOT_SUPPORTED(cuptiRangeProfilerStart)
-NOT_SUPPORTED(cuptiRangeProfilerStop)
-NOT_SUPPORTED(cuptiRangeProfilerSetConfig)
-NOT_SUPPORTED(cuptiRangeProfilerDecodeData)
-NOT_SUPPORTED(cuptiRangeProfilerGetCounterDataSize)
-NOT_SUPPORTED(cuptiRangeProfilerCounterDataImageInitialize)
-NOT_SUPPORTED(cuptiRangeProfilerGetCounterDataInfo)
 NOT_SUPPORTED(cuptiSassMetricsGetProperties)
 NOT_SUPPORTED(cuptiSassMetricsSetConfig)
 NOT_SUPPORTED(cuptiSassMetricsUnsetConfig)
@@ -214,13 +346,21 @@ void fake_cupti_launch(uint32_t correlation_id, const char *kernel, int records)
 	if (api_callbacks_enabled)
 		subscriber_callback(subscriber_data, CUPTI_CB_DOMAIN_RUNTIME_API,
 				    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &call);
+	if (range_started) {
+		/* Kernel replay runs the kernel once per pass inside the launch call. */
+		struct timespec replay = { 0, 3 * (long)FAKE_DURATION_NS };
+
+		nanosleep(&replay, NULL);
+		ranges++;
+	}
 	for (int i = 0; i < records && npending < MAX_PENDING; i++) {
 		CUpti_ActivityKernel10 *k = &pending[npending++];
 
 		memset(k, 0, sizeof(*k));
 		k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-		k->start = now_ns() + 1000 * (uint64_t)i;
-		k->end = k->start + 5000;
+		/* Replayed: one record, no timestamps (as on the H200). */
+		k->start = range_started ? 0 : now_ns() + 1000 * (uint64_t)i;
+		k->end = range_started ? 0 : k->start + 5000;
 		k->correlationId = correlation_id;
 		k->contextId = 1;
 		k->streamId = 7;

@@ -95,6 +95,12 @@ def source_line(needle):
     return None
 
 
+def sources_on(spec):
+    """Source lines were asked for: the library's default is off (docs/metrics.md)."""
+    items = [x.strip() for x in (spec or "").split(",")]
+    return any(x in ("source=1", "source=on", "source=yes") for x in items)
+
+
 def main(argv):
     if len(argv) < 2 or argv[1].startswith("-"):
         print(__doc__)
@@ -110,10 +116,15 @@ def main(argv):
     q = lambda sql, *a: db.execute(sql, a).fetchall()
     meta = dict(q("SELECT name, value FROM GPT_META"))
     tables = {r[0] for r in q("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    source = sources_on(meta.get("metrics_spec"))
+    sass_launches = 1 if source else 0
+    replayed = len(KERNELS) * (iters - sass_launches)
+    info(f"GPT_TRACE_METRICS={meta.get('metrics_spec')}: source lines "
+         f"{'on: the first launch of each kernel is its SASS launch' if source else 'off (the default): every launch is replayed'}")
 
     c.check(meta.get("trace_complete") == "1", "the trace is complete (GPT_META trace_complete)")
 
-    # Kernel rows: exactly one per launch.
+    # Kernel rows: exactly one per launch, with times.
     kernels = q("SELECT s.value, m.value, k.correlationId, k.start, k.end "
                 "FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName "
                 "LEFT JOIN StringIds m ON m.id = k.mangledName ORDER BY k.start")
@@ -126,11 +137,17 @@ def main(argv):
     corrs = [k[2] for k in kernels]
     c.check(len(corrs) == len(set(corrs)), "no two kernel rows share a correlationId",
             f"{len(corrs)} rows, {len(set(corrs))} ids")
-    launched = {r[0] for r in q("SELECT correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME")}
-    c.check(all(x in launched for x in corrs), "every kernel row joins its launch API call")
-    dropped = meta.get("kernel_replay_records_dropped")
-    info(f"kernel records dropped as replay duplicates: {dropped if dropped is not None else 'not recorded'}"
-         f" (GPT_META kernel_replay_records_dropped)")
+    calls = dict(q("SELECT correlationId, start FROM CUPTI_ACTIVITY_KIND_RUNTIME"))
+    c.check(all(x in calls for x in corrs), "every kernel row joins its launch API call")
+    bad = [k for k in kernels if not (k[3] and k[4] >= k[3] and k[2] in calls and k[3] >= calls[k[2]])]
+    c.check(not bad, "every kernel row has times, ends after it starts, starts after its launch call",
+            f"{len(bad)} do not" + (f", e.g. corr {bad[0][2]}: {bad[0][3]}..{bad[0][4]}" if bad else ""))
+    timed = meta.get("replayed_kernel_rows_timed")
+    c.check(timed == str(replayed), "kernel rows of replayed launches timed from the profiler "
+            "(GPT_META replayed_kernel_rows_timed)", f"{timed}, {replayed} replayed launches")
+    info(f"kernel records CUPTI delivered beyond one per replayed launch: "
+         f"{meta.get('replayed_kernel_records_dropped', 'not recorded')}; untimed records: "
+         f"{meta.get('untimed_records')}")
     copies = q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY")[0][0]
     memsets = q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMSET")[0][0] \
         if "CUPTI_ACTIVITY_KIND_MEMSET" in tables else 0
@@ -150,30 +167,39 @@ def main(argv):
     joined = [r for r in rows if r["corr"] in by_corr and by_corr[r["corr"]][1] == r["kernel"]]
     c.check(len(joined) == len(rows) and rows, "every GPT_KERNEL_METRICS row joins one kernel row "
             "by correlationId, same kernel", f"{len(joined)} of {len(rows)}")
+    span = lambda values: ("-" if not values or None in values else
+                           fmt(min(values)) if max(values) - min(values) < 0.005 else
+                           f"{fmt(min(values))}..{fmt(max(values))}")
     for name in KERNELS:
         mine = [r for r in rows if r["short"] == name]
         sass = [r for r in mine if r["source"] == "sass"]
         counters = [r for r in mine if r["source"] == "counters"]
-        c.check(len(sass) == 1 and len(counters) == iters - 1,
-                f"{name}: one SASS launch and {iters - 1} launches with counters",
-                f"{len(sass)} sass, {len(counters)} counters")
+        c.check(len(sass) == sass_launches and len(counters) == iters - sass_launches,
+                f"{name}: {sass_launches} SASS launch(es) and {iters - sass_launches} launches "
+                f"with counters", f"{len(sass)} sass, {len(counters)} counters")
         want_ld, want_st = PER_REQUEST[name]
-        span = lambda values: ("-" if not values or None in values else
-                               fmt(min(values)) if max(values) - min(values) < 0.005 else
-                               f"{fmt(min(values))}..{fmt(max(values))}")
         ld = [ratio(r["lds"], r["ldr"]) for r in counters]
         st = [ratio(r["sts"], r["str"]) for r in counters]
         c.check(counters and all(near(v, want_ld) for v in ld) and all(near(v, want_st) for v in st),
                 f"{name}: sectors/request ld ~{want_ld} st ~{want_st} (counters)",
                 f"ld {span(ld)} st {span(st)}")
+        c.check(counters and all(r["dur"] and r["dur"] > 0 and r["passes"] for r in counters),
+                f"{name}: duration and passes on every launch with counters",
+                ", ".join(f"{r['dur']} ns/{r['passes']}" for r in counters))
+        rows_match = [r for r in counters if r["corr"] in by_corr and r["dur"] is not None and
+                      abs((by_corr[r["corr"]][4] - by_corr[r["corr"]][3]) - r["dur"]) <= 1]
+        c.check(len(rows_match) == len(counters),
+                f"{name}: kernel rows of replayed launches last the measured duration",
+                f"{len(rows_match)} of {len(counters)}")
+        if not source:
+            c.check(all(r["ldi"] is None and r["ideal"] is None for r in counters),
+                    f"{name}: no ideal sectors without source lines")
+            continue
         ldi = [ratio(r["ldi"], r["ldr"]) for r in counters]
         sti = [ratio(r["sti"], r["str"]) for r in counters]
         c.check(counters and all(near(v, 4) for v in ldi + sti) and
                 all(r["ideal"] == "sass-scaled" for r in counters),
                 f"{name}: ideal sectors/request 4 (sass-scaled)", f"ld {span(ldi)} st {span(sti)}")
-        c.check(counters and all(r["dur"] and r["dur"] > 0 and r["passes"] for r in counters),
-                f"{name}: duration and passes on every launch with counters",
-                ", ".join(f"{r['dur']} ns/{r['passes']}" for r in counters))
         for r in sass:
             ld, st = ratio(r["lds"], r["ldr"]), ratio(r["sts"], r["str"])
             c.check(near(ld, want_ld) and near(st, want_st) and near(ratio(r["ldi"], r["ldr"]), 4),
@@ -183,29 +209,31 @@ def main(argv):
     # Source lines: the excess where the source says it is.
     lines = q("SELECT shortName, file, line, gldSectors - gldSectorsIdeal, "
               "gstSectors - gstSectorsIdeal FROM GPT_SOURCE_METRICS")
-    for name in KERNELS:
-        mine = [l for l in lines if l[0] == name and l[1] and l[1].endswith("access.cu")]
-        c.check(mine, f"{name}: GPT_SOURCE_METRICS has access.cu lines",
-                ", ".join(f"{os.path.basename(l[1])}:{l[2]}" for l in mine))
-    gather = source_line("GATHER_STRIDE) % n]")
-    naive = source_line("out[(size_t)col * rows + row + j]")
-    worst = lambda name, col: max((l for l in lines if l[0] == name), key=lambda l: l[col],
-                                  default=None)
-    w = worst("strided_gather", 3)
-    c.check(w and w[2] == gather and w[3] > 0,
-            f"strided_gather: the load excess is on access.cu:{gather}",
-            w and f"access.cu:{w[2]}, {w[3]} excess sectors")
-    w = worst("transpose_naive", 4)
-    c.check(w and w[2] == naive and w[4] > 0,
-            f"transpose_naive: the store excess is on access.cu:{naive}",
-            w and f"access.cu:{w[2]}, {w[4]} excess sectors")
-    for name in ("coalesced_copy", "transpose_tiled"):
-        excess = sum(l[3] + l[4] for l in lines if l[0] == name)
-        c.check(excess == 0, f"{name}: no excess sectors on any line", f"{excess}")
+    if not source:
+        c.check(not lines, "no GPT_SOURCE_METRICS rows without source lines", f"{len(lines)}")
+    else:
+        for name in KERNELS:
+            mine = [l for l in lines if l[0] == name and l[1] and l[1].endswith("access.cu")]
+            c.check(mine, f"{name}: GPT_SOURCE_METRICS has access.cu lines",
+                    ", ".join(f"{os.path.basename(l[1])}:{l[2]}" for l in mine))
+        gather = source_line("GATHER_STRIDE) % n]")
+        naive = source_line("out[(size_t)col * rows + row + j]")
+        worst = lambda name, col: max((l for l in lines if l[0] == name), key=lambda l: l[col],
+                                      default=None)
+        w = worst("strided_gather", 3)
+        c.check(w and w[2] == gather and w[3] > 0,
+                f"strided_gather: the load excess is on access.cu:{gather}",
+                w and f"access.cu:{w[2]}, {w[3]} excess sectors")
+        w = worst("transpose_naive", 4)
+        c.check(w and w[2] == naive and w[4] > 0,
+                f"transpose_naive: the store excess is on access.cu:{naive}",
+                w and f"access.cu:{w[2]}, {w[4]} excess sectors")
+        for name in ("coalesced_copy", "transpose_tiled"):
+            excess = sum(l[3] + l[4] for l in lines if l[0] == name)
+            c.check(excess == 0, f"{name}: no excess sectors on any line", f"{excess}")
 
     summary = meta.get("metrics_summary", "")
-    c.check(summary.startswith(f"metrics: {len(KERNELS) * (iters - 1)} launches of "
-                               f"{len(KERNELS)} kernels profiled"),
+    c.check(summary.startswith(f"metrics: {replayed} launches of {len(KERNELS)} kernels profiled"),
             "GPT_META metrics_summary counts the launches", summary)
 
     print()
@@ -223,8 +251,9 @@ def main(argv):
     return 1 if c.failed else 0
 
 
-def make_trace(path, iters, breakage=None):
-    """A trace as `gpt-trace run --metrics -- access --iters ITERS` leaves it, optionally broken."""
+def make_trace(path, iters, source=False, breakage=None):
+    """A trace as `gpt-trace run --metrics[=all,source=1] -- access --iters ITERS` leaves it,
+    optionally broken one way."""
     db = sqlite3.connect(path)
     with open(SCHEMA) as f:
         db.executescript(f.read())
@@ -237,19 +266,28 @@ def make_trace(path, iters, breakage=None):
             db.execute("INSERT INTO StringIds VALUES (?, ?)", (strings[text], text))
         return strings[text]
 
-    t, corr = 1000, 0
-    per_kernel_lines = {"coalesced_copy": source_line("out[i] = in[i]"),
-                        "strided_gather": source_line("GATHER_STRIDE) % n]"),
-                        "transpose_naive": source_line("out[(size_t)col * rows + row + j]"),
-                        "transpose_tiled": source_line("tile[threadIdx.y + j][threadIdx.x] = in")}
+    t, corr, req, dur = 1000, 0, 524288, 50000
+    lines = {"coalesced_copy": source_line("out[i] = in[i]"),
+             "strided_gather": source_line("GATHER_STRIDE) % n]"),
+             "transpose_naive": source_line("out[(size_t)col * rows + row + j]"),
+             "transpose_tiled": source_line("tile[threadIdx.y + j][threadIdx.x] = in")}
 
-    def api(name):
+    def api(name, length=50):
         nonlocal t, corr
         corr += 1
         t += 100
         db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME VALUES (?, ?, 0, 1, ?, ?, 0, NULL)",
-                   (t, t + 50, corr, sid(name)))
+                   (t, t + length, corr, sid(name)))
         return corr
+
+    def kernel(name, c, start, end):
+        db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, "
+                   "streamId, correlationId, demangledName, shortName, mangledName, "
+                   "registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ, "
+                   "staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, "
+                   "localMemoryTotal, gridId) VALUES "
+                   "(?, ?, 0, 1, 7, ?, ?, ?, ?, 16, 1, 1, 1, 256, 1, 1, 0, 0, 0, 0, ?)",
+                   (start, end, c, sid(name), sid(name), sid(MANGLED[name]), c))
 
     c = api("cudaMemcpy_v3020")
     db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, streamId, "
@@ -263,38 +301,37 @@ def make_trace(path, iters, breakage=None):
         if breakage == "coalesced-gather" and name == "strided_gather":
             want_ld = 4
         for i in range(iters):
-            c = api("cudaLaunchKernel_v7000")
-            records = 3 if breakage == "duplicates" and i == 1 else 1
-            for _ in range(records):
-                db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, "
-                           "contextId, streamId, correlationId, demangledName, shortName, "
-                           "mangledName, registersPerThread, gridX, gridY, gridZ, blockX, "
-                           "blockY, blockZ, staticSharedMemory, dynamicSharedMemory, "
-                           "localMemoryPerThread, localMemoryTotal, gridId) VALUES "
-                           "(?, ?, 0, 1, 7, ?, ?, ?, ?, 16, 1, 1, 1, 256, 1, 1, 0, 0, 0, 0, ?)",
-                           (t + 60, t + 90, c, sid(name), sid(name), sid(MANGLED[name]), c))
-            req = 524288
+            sass = source and i == 0
+            c = api("cudaLaunchKernel_v7000", 100 if sass else 3 * dur)
             row_corr = c + 1000 if breakage == "unjoined" and i == 1 else c
-            if i == 0:
+            if sass:
+                kernel(name, c, t + 60, t + 90)
                 db.execute("INSERT INTO GPT_KERNEL_METRICS VALUES (?, 0, 1, ?, ?, 'sass', ?, ?, ?, "
                            "?, ?, ?, 'sass', NULL, 2000000, NULL)",
                            (row_corr, MANGLED[name], name, want_ld * req // 4, req // 4,
                             want_st * req // 4, req // 4, req, req))
-            else:
-                db.execute("INSERT INTO GPT_KERNEL_METRICS VALUES (?, 0, 1, ?, ?, 'counters', ?, "
-                           "?, ?, ?, ?, ?, 'sass-scaled', 50000, 30000000, 3)",
-                           (row_corr, MANGLED[name], name, want_ld * req, req, want_st * req, req,
-                            4 * req, 4 * req))
-        line = per_kernel_lines[name]
-        db.execute("INSERT INTO GPT_SOURCE_METRICS VALUES (?, ?, '/src/kernels/access.cu', ?, ?, "
-                   "?, 1, ?, ?, 1, 1)",
-                   (MANGLED[name], name, line, want_ld, 4, want_st, 4))
+                continue
+            end = t + 3 * dur
+            for _ in range(3 if breakage == "duplicates" and i == 1 else 1):
+                kernel(name, c, end - dur, end)
+            ideal = (4 * req, 4 * req, "sass-scaled") if source else (None, None, None)
+            db.execute("INSERT INTO GPT_KERNEL_METRICS VALUES (?, 0, 1, ?, ?, 'counters', ?, "
+                       "?, ?, ?, ?, ?, ?, ?, 30000000, 3)",
+                       (row_corr, MANGLED[name], name, want_ld * req, req, want_st * req, req,
+                        *ideal, dur))
+        if source:
+            db.execute("INSERT INTO GPT_SOURCE_METRICS VALUES (?, ?, '/src/kernels/access.cu', ?, "
+                       "?, ?, 1, ?, ?, 1, 1)",
+                       (MANGLED[name], name, lines[name], want_ld, 4, want_st, 4))
         c = api("cudaMemcpy_v3020")
         db.execute("INSERT INTO CUPTI_ACTIVITY_KIND_MEMCPY (start, end, deviceId, contextId, "
                    "streamId, correlationId, bytes, copyKind) VALUES (?, ?, 0, 1, 7, ?, 64, 2)",
                    (t, t + 10, c))
-    meta = {"trace_complete": "1",
-            "metrics_summary": f"metrics: {4 * (iters - 1)} launches of 4 kernels profiled "
+    replayed = 4 * (iters - 1 if source else iters)
+    meta = {"trace_complete": "1", "metrics_spec": "all,source=1" if source else "1",
+            "replayed_kernel_rows_timed": str(replayed), "replayed_kernel_records_dropped": "0",
+            "untimed_records": "0",
+            "metrics_summary": f"metrics: {replayed} launches of 4 kernels profiled "
                                "(3 passes each), 0.40 s in kernel replay"}
     db.executemany("INSERT OR REPLACE INTO GPT_META VALUES (?, ?)", meta.items())
     db.commit()
@@ -304,16 +341,19 @@ def make_trace(path, iters, breakage=None):
 def self_test():
     work = tempfile.mkdtemp(prefix="check-traced-")
     bad = 0
+    cases = [(False, None), (True, None), (False, "duplicates"), (False, "coalesced-gather"),
+             (False, "unjoined"), (True, "coalesced-gather")]
     try:
-        for breakage in (None, "duplicates", "coalesced-gather", "unjoined"):
-            path = os.path.join(work, f"{breakage or 'good'}.sqlite")
-            make_trace(path, 4, breakage)
+        for source, breakage in cases:
+            what = f"{breakage or 'a good trace'}{', source lines' if source else ''}"
+            path = os.path.join(work, f"{breakage or 'good'}-{int(source)}.sqlite")
+            make_trace(path, 4, source, breakage)
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 status = main(["check_traced.py", path, "--iters", "4"])
             fails = [l for l in out.getvalue().splitlines() if l.startswith("FAIL")]
             ok = status == 0 and not fails if breakage is None else status == 1 and fails
-            print(f"{'PASS' if ok else 'FAIL'} self-test: {breakage or 'a good trace'} "
+            print(f"{'PASS' if ok else 'FAIL'} self-test: {what} "
                   f"{'passes' if breakage is None else 'fails'}"
                   + (f" ({fails[0]})" if fails else ""))
             if not ok:

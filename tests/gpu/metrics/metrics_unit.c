@@ -56,7 +56,15 @@ static void test_spec(void)
 
 	s = open_ok("1");
 	CHECK(s && s->want_source && !s->first && !s->nr_globs && !s->debug);
+	/* The library's default (no source lines beside kernel tracing) yields to the spec. */
+	metrics_session_default_source(s, false);
+	CHECK(s && !s->want_source);
 	metrics_session_free(s);
+	s = open_ok("all,source=1");
+	metrics_session_default_source(s, false);
+	CHECK(s && s->want_source);
+	metrics_session_free(s);
+	metrics_session_default_source(NULL, false);
 
 	s = open_ok(" kernel=transpose_* , first=2,kernel=*gather*, source=0 ");
 	CHECK(s && s->nr_globs == 2 && s->first == 2 && !s->want_source);
@@ -316,7 +324,8 @@ static void test_no_session(void)
 	metrics_session_free(s);
 
 	metrics_launch_enter(NULL, NULL, "k", 1);
-	metrics_launch_exit(NULL);
+	CHECK(metrics_launch_exit(NULL) == 0);
+	CHECK(!metrics_launch_replayed(NULL));
 	metrics_module_loaded(NULL, "x", 1);
 	metrics_context_destroy(NULL, NULL);
 	metrics_session_stop(NULL);
