@@ -308,6 +308,46 @@ static void test_sass_records(void)
 	metrics_session_free(s);
 }
 
+/* A launch on another thread that holds the session: the bounded stop gives up, nothing is written. */
+static int holder_pipe[2];
+
+static void *hold_launch(void *arg)
+{
+	struct metrics_session *s = arg;
+	char byte;
+
+	metrics_launch_enter(s, NULL, "_Z1kv", 5);	/* no context: locked, not profiled */
+	if (write(holder_pipe[1], "x", 1) != 1 || read(holder_pipe[0], &byte, 1) != 1)
+		return NULL;
+	metrics_launch_exit(s);
+	return NULL;
+}
+
+static void test_stop_within(void)
+{
+	struct metrics_session *s = open_ok("all");
+	char err[256] = "", byte;
+	pthread_t holder;
+	sqlite3 *db;
+
+	s->attached = true;
+	CHECK(pipe(holder_pipe) == 0);
+	CHECK(pthread_create(&holder, NULL, hold_launch, s) == 0);
+	CHECK(read(holder_pipe[0], &byte, 1) == 1);
+	CHECK(metrics_session_stop_within(s, 100) == -ETIMEDOUT);
+	CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
+	CHECK(metrics_session_write(s, db, err, sizeof(err)) < 0);
+	CHECK(strstr(err, "a launch was still being profiled") != NULL);
+	sqlite3_close(db);
+	CHECK(write(holder_pipe[1], "x", 1) == 1);
+	pthread_join(holder, NULL);
+	/* The launch has ended: the lock comes at once. */
+	CHECK(metrics_session_stop_within(s, 100) == 0 && s->stopped);
+	close(holder_pipe[0]);
+	close(holder_pipe[1]);
+	metrics_session_free(s);
+}
+
 /* Hooks called with no session, or out of order, do nothing. */
 static void test_no_session(void)
 {
@@ -343,6 +383,7 @@ int main(void)
 		test_host_config();
 	test_write();
 	test_sass_records();
+	test_stop_within();
 	test_no_session();
 	if (failures) {
 		fprintf(stderr, "metrics_unit: %d check(s) failed\n", failures);
