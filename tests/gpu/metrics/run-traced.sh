@@ -4,7 +4,9 @@
 # check_traced.py (one kernel row per launch, metrics joined to kernels, sectors per request, source
 # lines), beside a trace of the same program without metrics and ncu's figures for the same
 # launches (compare.py). Prints PASS/FAIL lines and "N passed, M failed"; exits 77 without a GPU, 1
-# when a check fails. When a check fails it runs the program once more with the module's debug lines.
+# when a check fails. Then, for information, a run with source lines asked for (source=1, which
+# beside kernel tracing counted nothing on the H200, docs/metrics.md); and when a check failed, the
+# program once more with the module's debug lines.
 #   tests/gpu/metrics/run-traced.sh [BUILD_DIR [DEST_DIR]]
 # BUILD_DIR (default build) holds bin/gpt-trace, bin/libgpt_inject.so and bin/access; the traces and
 # ncu.csv are copied to DEST_DIR when given (access-metrics.sqlite becomes the CPU tests' fixture).
@@ -103,6 +105,11 @@ if [ -f "$WORK/access-metrics.sqlite" ]; then
 	timeout -k 10 120 "$BIN/gpt-trace" report "$WORK/access-metrics.sqlite" 2>&1 | head -n 60
 fi
 
+step "for information: source lines asked for (source=1), SASS beside kernel tracing"
+timed source "$BIN/gpt-trace" run --metrics=all,source=1 -o "$WORK/access-source.sqlite" -- \
+	"${ACCESS[@]}"
+python3 "$HERE/check_traced.py" "$WORK/access-source.sqlite" --iters 4 | grep -E '^(FAIL|INFO)|passed'
+
 if [ $status -ne 0 ]; then
 	step "a check failed: the same run with the module's debug lines"
 	timed debug env "$BIN/gpt-trace" run --metrics=all,debug -o "$WORK/access-debug.sqlite" -- \
@@ -111,7 +118,8 @@ fi
 
 if [ -n "$DEST" ]; then
 	mkdir -p "$DEST"
-	for f in access-metrics.sqlite access-plain.sqlite access-debug.sqlite ncu.csv; do
+	for f in access-metrics.sqlite access-plain.sqlite access-source.sqlite access-debug.sqlite \
+		ncu.csv; do
 		[ -f "$WORK/$f" ] && cp "$WORK/$f" "$DEST/"
 	done
 fi
