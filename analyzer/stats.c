@@ -962,7 +962,8 @@ static void write_summary_cells(struct cells *c, size_t col, const struct stats_
 	cells_add(c, col + 6, "%.3f", US(stats_stddev(s)));
 }
 
-static void write_text(FILE *out, const struct stats *st, struct trace *trace, enum report_format format)
+static void write_text(FILE *out, const struct stats *st, struct trace *trace, const char *scope,
+		       enum report_format format)
 {
 	int64_t span = st->end - st->start, api_total = 0;
 	struct cells c = { 0 };
@@ -971,6 +972,8 @@ static void write_text(FILE *out, const struct stats *st, struct trace *trace, e
 	for (size_t t = 0; t < trace_count(trace); t++)
 		fprintf(out, format == REPORT_FORMAT_MARKDOWN ? "- trace `%s` (%s)\n" : "trace: %s (%s)\n",
 			trace_path(trace, t), trace_format(trace, t) == TRACE_FORMAT_GPT ? "gpt-trace" : "nsys");
+	if (scope)
+		fprintf(out, format == REPORT_FORMAT_MARKDOWN ? "- scope: %s\n" : "scope: %s\n", scope);
 	fprintf(out, format == REPORT_FORMAT_MARKDOWN ? "- span: %s (%" PRId64 " to %" PRId64 " ns)\n\n"
 						      : "span: %s (%" PRId64 " to %" PRId64 " ns)\n\n",
 		report_duration(span, buf, sizeof(buf)), st->start, st->end);
@@ -1103,7 +1106,7 @@ static void json_key(FILE *out, int64_t k)
 		fprintf(out, "%" PRId64, k);
 }
 
-static void write_json(FILE *out, const struct stats *st, struct trace *trace)
+static void write_json(FILE *out, const struct stats *st, struct trace *trace, const char *scope)
 {
 	int64_t span = st->end - st->start, api_total = 0;
 
@@ -1113,7 +1116,9 @@ static void write_json(FILE *out, const struct stats *st, struct trace *trace)
 		report_json_string(out, trace_path(trace, t));
 		fprintf(out, ", \"format\": \"%s\"}", trace_format(trace, t) == TRACE_FORMAT_GPT ? "gpt-trace" : "nsys");
 	}
-	fprintf(out, "],\n  \"span\": {\"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64 ", \"duration_ns\": %" PRId64
+	fprintf(out, "],\n  \"scope\": ");
+	report_json_string(out, scope);
+	fprintf(out, ",\n  \"span\": {\"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64 ", \"duration_ns\": %" PRId64
 		"},\n", st->start, st->end, span);
 
 	fprintf(out, "  \"kernels\": [");
@@ -1196,10 +1201,11 @@ static void write_json(FILE *out, const struct stats *st, struct trace *trace)
 	fprintf(out, "%s]\n}\n", st->nvtx.count ? "\n  " : "");
 }
 
-void stats_write(FILE *out, const struct stats *stats, struct trace *trace, enum report_format format)
+void stats_write(FILE *out, const struct stats *stats, struct trace *trace, const char *scope,
+		 enum report_format format)
 {
 	if (format == REPORT_FORMAT_JSON)
-		write_json(out, stats, trace);
+		write_json(out, stats, trace, scope);
 	else
-		write_text(out, stats, trace, format);
+		write_text(out, stats, trace, scope, format);
 }

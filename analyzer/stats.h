@@ -65,6 +65,8 @@ void stats_free(struct stats *stats);
  */
 int stats_compute_devices(struct trace *trace, struct stats **out, char *err, size_t errlen);
 
-void stats_write(FILE *out, const struct stats *stats, struct trace *trace, enum report_format format);
+/* scope: the scope in words (as in the report header), NULL for the whole trace. */
+void stats_write(FILE *out, const struct stats *stats, struct trace *trace, const char *scope,
+		 enum report_format format);
 
 #endif

@@ -97,9 +97,7 @@ int cmd_stats(int argc, char **argv)
 		out = stdout;
 		goto out;
 	}
-	if (scope && format != REPORT_FORMAT_JSON)
-		fprintf(out, format == REPORT_FORMAT_MARKDOWN ? "- scope: %s\n" : "scope: %s\n", scope);
-	stats_write(out, stats, trace, format);
+	stats_write(out, stats, trace, scope, format);
 	ret = GPT_EXIT_OK;
 	if (fflush(out) != 0 || ferror(out)) {
 		pr_err("cannot write '%s': %m", output ? output : "stdout");

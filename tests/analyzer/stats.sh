@@ -54,7 +54,7 @@ exec(sys.argv[2])
 
 "$GPT" stats --format json "$B" > "$TMP/basic.json"
 expect "stats json" "ok" "$(json_check "$TMP/basic.json" '
-assert d["schema"] == "gpt-trace-stats/1"
+assert d["schema"] == "gpt-trace-stats/1" and d["scope"] is None
 k = {r["name"]: r for r in d["kernels"]}
 assert k["kA(float*)"]["count"] == 4 and k["kA(float*)"]["total_ns"] == 1000
 assert k["kA(float*)"]["median_ns"] == 250 and abs(k["kA(float*)"]["stddev_ns"] - (50000 / 3) ** 0.5) < 1e-3
@@ -95,7 +95,7 @@ print("ok")')"
 expect "stats scoped to nvtx range" "scope: NVTX range 'tail'
   58.8       1.000      1     1.000     1.000     1.000     1.000        0.000  kB(int)
   41.2       0.700      2     0.350     0.350     0.300     0.400        0.071  kA(float*)" \
-	"$("$GPT" stats --nvtx tail "$B" | sed -n '1p;/^ *[0-9.]* .*k[AB](/p')"
+	"$("$GPT" stats --nvtx tail "$B" | sed -n '2p;/^ *[0-9.]* .*k[AB](/p')"
 expect "stats scoped to kernel glob and window" " 100.0       1.000      4     0.250     0.250     0.100     0.400        0.129  kA(float*)" \
 	"$("$GPT" stats --kernel 'kA*' --window 0: "$B" | grep 'kA(float')"
 expect "stats window in ms from the first event" "1" "$("$GPT" stats --format json --window 0.0041:0.0051 "$B" |
