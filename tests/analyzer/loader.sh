@@ -91,6 +91,35 @@ sqlite3 "$TMP/cut.sqlite" < "$TMP/cut.sql"
 expect "missing columns read null" "10|20|||1" "$("$QUERY" --sql \
 	"SELECT start, dur, name, streamId, streamId IS NULL AND name IS NULL FROM kernels" "$TMP/cut.sqlite")"
 
+# An old, cut-down nsys export: metadata in EXPORT_META_DATA, no StringIds, no TARGET_INFO_GPU, no
+# session start time; the registered-string NVTX text without StringIds reads NULL.
+cat > "$TMP/old.sql" <<'SQL'
+CREATE TABLE EXPORT_META_DATA (name TEXT, value TEXT);
+INSERT INTO EXPORT_META_DATA VALUES ('EXPORT_SCHEMA_VERSION', '2.1.0');
+CREATE TABLE CUPTI_ACTIVITY_KIND_KERNEL (start INTEGER, end INTEGER, deviceId INTEGER, streamId INTEGER,
+	correlationId INTEGER, globalPid INTEGER, demangledName INTEGER, shortName INTEGER);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL VALUES (100, 250, 0, 7, 1, 77 << 24, 3, 3);
+CREATE TABLE NVTX_EVENTS (start INTEGER, end INTEGER, eventType INTEGER, textId INTEGER, globalTid INTEGER);
+INSERT INTO NVTX_EVENTS VALUES (50, 300, 59, 9, (77 << 24) + 78);
+SQL
+rm -f "$TMP/old.sqlite"
+sqlite3 "$TMP/old.sqlite" < "$TMP/old.sql"
+expect "old nsys export" "trace 0 nsys $TMP/old.sqlite
+kernels|1
+copies|0
+sets|0
+syncs|0
+api_calls|0
+nvtx|1
+gpus|0
+processes|1
+meta|1" "$("$QUERY" --counts "$TMP/old.sqlite")"
+expect "old nsys export values" "2.1.0
+77|150|1|1
+78|1" "$("$QUERY" --sql "SELECT value FROM meta" --sql \
+	"SELECT pid, dur, name IS NULL, nameId = 3 FROM kernels" --sql "SELECT tid, text IS NULL FROM nvtx" \
+	"$TMP/old.sqlite")"
+
 # Two per-process traces of one job: the second started 500 ns later, so its times move by +500.
 sed -e 's/1700000000000000000/1700000000000000500/' -e 's/4242/5353/g' \
 	"$SRC/tests/analyzer/data/basic.sql" > "$TMP/rank1.sql"
