@@ -46,6 +46,8 @@ enum source_table {
 	SRC_META_EXPORT,
 	SRC_META_EXPORT_OLD,
 	SRC_SESSION_START,
+	SRC_KERNEL_METRICS,
+	SRC_SOURCE_METRICS,
 	SRC_COUNT,
 };
 
@@ -63,6 +65,8 @@ static const char *const source_names[SRC_COUNT] = {
 	[SRC_META_EXPORT] = "META_DATA_EXPORT",
 	[SRC_META_EXPORT_OLD] = "EXPORT_META_DATA",
 	[SRC_SESSION_START] = "TARGET_INFO_SESSION_START_TIME",
+	[SRC_KERNEL_METRICS] = "GPT_KERNEL_METRICS",
+	[SRC_SOURCE_METRICS] = "GPT_SOURCE_METRICS",
 };
 
 struct trace_file {
@@ -94,6 +98,7 @@ enum col_kind {
 	COL_FIRST_ID,	/* the first non-NULL of the id columns <src>, <src2>, <src3> */
 	COL_FIRST_STRING, /* the first non-NULL StringIds value of <src>, <src2>, <src3> */
 	COL_INLINE_OR_STRING, /* e.<src> (inline text), else the StringIds value of <src2> */
+	COL_META_GLOBALPID, /* pid << 24 from the file's GPT_META (one traced process per file) */
 };
 
 struct view_col {
@@ -174,6 +179,28 @@ static const struct view_col gpu_cols[] = {
 
 static const struct view_col string_cols[] = {
 	{ "traceId", COL_TRACE_ID, 0, NULL, NULL, NULL }, PLAIN("id"), PLAIN_TEXT("value"),
+};
+
+/*
+ * Hardware metrics (gpt-trace run --metrics, docs/metrics.md): one row per launch measured by the
+ * counters; the SASS rows of GPT_KERNEL_METRICS only lend their ideal share, which the collector has
+ * already scaled into the counter rows' gld/gstSectorsIdeal, so counting them again would double the
+ * sectors.
+ */
+static const struct view_col kernel_metrics_cols[] = {
+	{ "traceId", COL_TRACE_ID, 0, NULL, NULL, NULL },
+	PLAIN("correlationId"),
+	{ "globalPid", COL_META_GLOBALPID, 0, NULL, NULL, NULL },
+	PLAIN("deviceId"), PLAIN_TEXT("kernelName"), PLAIN_TEXT("shortName"),
+	PLAIN("gldSectors"), PLAIN("gldRequests"), PLAIN("gstSectors"), PLAIN("gstRequests"),
+	PLAIN("gldSectorsIdeal"), PLAIN("gstSectorsIdeal"), PLAIN("durationNs"), PLAIN_TEXT("source"),
+};
+
+static const struct view_col source_metrics_cols[] = {
+	{ "traceId", COL_TRACE_ID, 0, NULL, NULL, NULL },
+	PLAIN_TEXT("kernelName"), PLAIN_TEXT("shortName"), PLAIN_TEXT("file"), PLAIN("line"),
+	PLAIN("gldSectors"), PLAIN("gldSectorsIdeal"), PLAIN("gldRequests"),
+	PLAIN("gstSectors"), PLAIN("gstSectorsIdeal"), PLAIN("gstRequests"), PLAIN("launches"),
 };
 
 static const struct view_col meta_cols[] = {
@@ -580,6 +607,12 @@ static void append_col(sqlite3_str *s, const struct trace_file *f, size_t trace_
 		/* coalesce() needs two arguments */
 		sqlite3_str_appendall(s, n == 1 ? ", NULL)" : ")");
 		break;
+	case COL_META_GLOBALPID:
+		if (!has_column(f, SRC_GPT_META, "name") || !has_column(f, SRC_GPT_META, "value"))
+			goto null;
+		sqlite3_str_appendf(s, "(CAST((SELECT value FROM \"%w\".GPT_META WHERE name = 'pid') AS INTEGER)"
+				    " << 24)", f->schema);
+		break;
 	case COL_INLINE_OR_STRING: {
 		int inl = has_column(f, src, c->src), ref = can_lookup(f, src, c->src2);
 
@@ -738,6 +771,32 @@ static int create_base_view(struct trace *trace, const char *name, enum source_t
 	return exec_sql(trace, sqlite3_str_finish(s), err, errlen);
 }
 
+/*
+ * kernel_metrics and source_metrics exist only when some file was recorded with --metrics, so that
+ * the uncoalesced-access rule can tell "not measured" from "measured, nothing found".
+ */
+static int create_metrics_views(struct trace *trace, char *err, size_t errlen)
+{
+	size_t with = 0;
+	int ret;
+
+	for (size_t i = 0; i < trace->nfiles; i++)
+		with += has_table(&trace->files[i], SRC_KERNEL_METRICS);
+	if (!with)
+		return 0;
+	ret = create_base_view(trace, "kernel_metrics", SRC_KERNEL_METRICS, kernel_metrics_cols,
+			       NCOLS(kernel_metrics_cols), 0, err, errlen);
+	if (!ret)
+		ret = create_base_view(trace, "source_metrics", SRC_SOURCE_METRICS, source_metrics_cols,
+				       NCOLS(source_metrics_cols), 0, err, errlen);
+	if (!ret)
+		ret = exec_sql(trace, sqlite3_mprintf(
+			"CREATE TEMP VIEW kernel_metrics AS SELECT * FROM gpt_all_kernel_metrics"
+			" WHERE source IS NULL OR source = 'counters';"
+			"CREATE TEMP VIEW source_metrics AS SELECT * FROM gpt_all_source_metrics"), err, errlen);
+	return ret;
+}
+
 static int create_views(struct trace *trace, char *err, size_t errlen)
 {
 	int ret;
@@ -758,6 +817,8 @@ static int create_views(struct trace *trace, char *err, size_t errlen)
 				       errlen);
 	if (!ret)
 		ret = create_base_view(trace, "processes", SRC_PROCESSES, NULL, 0, 1, err, errlen);
+	if (!ret)
+		ret = create_metrics_views(trace, err, errlen);
 	if (!ret)
 		ret = exec_sql(trace, sqlite3_mprintf("CREATE TEMP VIEW gpus AS SELECT * FROM gpt_all_gpus;"
 						      "CREATE TEMP VIEW meta AS SELECT * FROM gpt_all_meta;"
