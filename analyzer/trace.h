@@ -49,7 +49,14 @@
  *       StringIds of every file: resolves a nameId to text without reading names row by row
  *       (a name lookup per row costs ~0.3 s per million rows; group by nameId, then look up).
  *
- * Views that depend on a later feature (kernel hardware metrics) are declared in that feature's header.
+ *   kernel_metrics(traceId, correlationId, globalPid, deviceId, kernelName, shortName, gldSectors,
+ *                  gldRequests, gstSectors, gstRequests, gldSectorsIdeal, gstSectorsIdeal, durationNs,
+ *                  source)
+ *   source_metrics(traceId, kernelName, shortName, file, line, gldSectors, gldSectorsIdeal, gldRequests,
+ *                  gstSectors, gstSectorsIdeal, gstRequests, launches)
+ *       hardware counters of launches recorded with `gpt-trace run --metrics` (docs/metrics.md), joined
+ *       to kernels on (traceId, correlationId, globalPid). These two views exist only when at least
+ *       one file holds GPT_KERNEL_METRICS, so a consumer can tell "not measured" from "no rows".
  */
 #ifndef GPT_ANALYZER_TRACE_H
 #define GPT_ANALYZER_TRACE_H
