@@ -44,18 +44,25 @@ def model_step(model, inputs, loss_fn):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kineto", action="store_true")
+    ap.add_argument("--only", help="run only this workload (tinyops, resnet18, transformer)")
     a = ap.parse_args()
     torch.backends.cudnn.benchmark = True
     work = {"tinyops": (tinyops(), 50, 10)}
-    try:
-        import torchvision
-        m = torchvision.models.resnet18().cuda()
-        work["resnet18"] = (model_step(m, torch.randn(32, 3, 224, 224, device="cuda"), lambda o: o.sum()), 20, 5)
-    except Exception as e:  # torchvision missing: say so rather than skip silently
-        print(f"resnet18 skipped: {e}")
-    layer = torch.nn.TransformerEncoderLayer(512, 8, 2048, batch_first=True)
-    enc = torch.nn.TransformerEncoder(layer, 4).cuda()
-    work["transformer"] = (model_step(enc, torch.randn(16, 256, 512, device="cuda"), lambda o: o.sum()), 20, 5)
+    if a.only in (None, "resnet18"):
+        try:
+            import torchvision
+            m = torchvision.models.resnet18().cuda()
+            work["resnet18"] = (model_step(m, torch.randn(32, 3, 224, 224, device="cuda"),
+                                           lambda o: o.sum()), 20, 5)
+        except Exception as e:  # torchvision missing: say so rather than skip silently
+            print(f"resnet18 skipped: {e}")
+    if a.only in (None, "transformer"):
+        layer = torch.nn.TransformerEncoderLayer(512, 8, 2048, batch_first=True)
+        enc = torch.nn.TransformerEncoder(layer, 4).cuda()
+        work["transformer"] = (model_step(enc, torch.randn(16, 256, 512, device="cuda"),
+                                          lambda o: o.sum()), 20, 5)
+    if a.only:
+        work = {k: v for k, v in work.items() if k == a.only}
 
     ctx = contextlib.nullcontext()
     if a.kineto:
