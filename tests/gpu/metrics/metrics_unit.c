@@ -309,7 +309,7 @@ static void test_sass_records(void)
 }
 
 /* A launch on another thread that holds the session: the bounded stop gives up, nothing is written. */
-static int holder_pipe[2];
+static int held_pipe[2], release_pipe[2];
 
 static void *hold_launch(void *arg)
 {
@@ -317,9 +317,8 @@ static void *hold_launch(void *arg)
 	char byte;
 
 	metrics_launch_enter(s, NULL, "_Z1kv", 5);	/* no context: locked, not profiled */
-	if (write(holder_pipe[1], "x", 1) != 1 || read(holder_pipe[0], &byte, 1) != 1)
-		return NULL;
-	metrics_launch_exit(s);
+	if (write(held_pipe[1], "x", 1) == 1 && read(release_pipe[0], &byte, 1) == 1)
+		metrics_launch_exit(s);
 	return NULL;
 }
 
@@ -331,20 +330,22 @@ static void test_stop_within(void)
 	sqlite3 *db;
 
 	s->attached = true;
-	CHECK(pipe(holder_pipe) == 0);
+	CHECK(pipe(held_pipe) == 0 && pipe(release_pipe) == 0);
 	CHECK(pthread_create(&holder, NULL, hold_launch, s) == 0);
-	CHECK(read(holder_pipe[0], &byte, 1) == 1);
+	CHECK(read(held_pipe[0], &byte, 1) == 1);
 	CHECK(metrics_session_stop_within(s, 100) == -ETIMEDOUT);
 	CHECK(sqlite3_open(":memory:", &db) == SQLITE_OK);
 	CHECK(metrics_session_write(s, db, err, sizeof(err)) < 0);
 	CHECK(strstr(err, "a launch was still being profiled") != NULL);
 	sqlite3_close(db);
-	CHECK(write(holder_pipe[1], "x", 1) == 1);
+	CHECK(write(release_pipe[1], "x", 1) == 1);
 	pthread_join(holder, NULL);
 	/* The launch has ended: the lock comes at once. */
 	CHECK(metrics_session_stop_within(s, 100) == 0 && s->stopped);
-	close(holder_pipe[0]);
-	close(holder_pipe[1]);
+	for (int i = 0; i < 2; i++) {
+		close(held_pipe[i]);
+		close(release_pipe[i]);
+	}
 	metrics_session_free(s);
 }
 
