@@ -403,8 +403,28 @@ int cupti_trace_subscribe(const struct inject_config *config, int64_t *shift, ch
 	return 0;
 }
 
+/*
+ * GPT_TRACE_KINDS (a measurement knob, not a user option): a comma-separated subset of the names
+ * passed to enable_kind() below; unset enables them all. bench/overhead/torch-probe.sh uses it to
+ * find out which activity kind costs what on PyTorch's many runtime calls.
+ */
+static int kind_wanted(const char *name)
+{
+	const char *list = getenv("GPT_TRACE_KINDS");
+	size_t n = strlen(name);
+
+	if (!list)
+		return 1;
+	for (const char *p = list; (p = strstr(p, name)) != NULL; p += n)
+		if ((p == list || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
 static void enable_kind(CUpti_ActivityKind kind, const char *name)
 {
+	if (!kind_wanted(name))
+		return;
 	if (cupti.ActivityEnable(kind) != CUPTI_SUCCESS) {
 		size_t n = strlen(kinds_failed);
 

@@ -45,9 +45,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kineto", action="store_true")
     ap.add_argument("--only", help="run only this workload (tinyops, resnet18, transformer)")
+    ap.add_argument("--steps", type=int, default=50, help="timed tinyops steps")
     a = ap.parse_args()
     torch.backends.cudnn.benchmark = True
-    work = {"tinyops": (tinyops(), 50, 10)}
+    work = {"tinyops": (tinyops(), a.steps, 10)}
     if a.only in (None, "resnet18"):
         try:
             import torchvision
