@@ -37,6 +37,7 @@ enum item_kind {
 	ITEM_META,
 	ITEM_REPLAYED,
 	ITEM_REPLAY_TIME,
+	ITEM_SYNC,
 };
 
 struct item {
@@ -55,6 +56,7 @@ struct item {
 			uint32_t correlation_id;
 			uint64_t start, end;	/* ITEM_REPLAY_TIME */
 		} replay;
+		struct sync_row sync;
 	};
 };
 
@@ -123,6 +125,7 @@ static void item_free(struct item *item)
 		break;
 	case ITEM_REPLAYED:
 	case ITEM_REPLAY_TIME:
+	case ITEM_SYNC:
 		break;
 	}
 	free(item);
@@ -218,6 +221,10 @@ static void collector_process(struct collector *c, struct item *item)
 	case ITEM_REPLAY_TIME:
 		replay_time(&c->replayed, c->writer, item->replay.correlation_id, item->replay.start,
 			    item->replay.end);
+		break;
+	case ITEM_SYNC:
+		if (!c->options.discard)
+			writer_sync(c->writer, &item->sync);
 		break;
 	}
 	item_free(item);
@@ -420,6 +427,25 @@ void collector_time_replayed_launch(struct collector *c, uint32_t correlation_id
 				    uint64_t end)
 {
 	collector_push_replay(c, ITEM_REPLAY_TIME, correlation_id, start, end);
+}
+
+void collector_submit_sync(struct collector *c, const struct collector_sync *sync)
+{
+	struct item *item = malloc(sizeof(*item));
+
+	if (!item)
+		return;
+	item->kind = ITEM_SYNC;
+	item->sync = (struct sync_row){
+		.start = sync->start,
+		.end = sync->end,
+		.context_id = sync->context_id,
+		.stream_id = sync->stream_id,
+		.correlation_id = sync->correlation_id,
+		.sync_type = sync->sync_type,
+		.event_id = sync->event_id,
+	};
+	collector_push(c, item);
 }
 
 void collector_set_meta(struct collector *c, const char *name, const char *value)

@@ -129,6 +129,18 @@ void collector_note_replayed_launch(struct collector *collector, uint32_t correl
 void collector_time_replayed_launch(struct collector *collector, uint32_t correlation_id,
 				    uint64_t start, uint64_t end);
 
+/*
+ * A synchronization the library saw from API callbacks (inject/cupti.c says why it does not use
+ * CUPTI's SYNCHRONIZATION records): start and end in absolute ns on the records' clock, sync_type
+ * as ENUM_CUPTI_SYNC_TYPE, 0xFFFFFFFF for a stream or event id that does not apply.
+ */
+struct collector_sync {
+	uint64_t start, end;
+	uint32_t context_id, stream_id, correlation_id, event_id;
+	int sync_type;
+};
+void collector_submit_sync(struct collector *collector, const struct collector_sync *sync);
+
 /* Facts written to GPT_META (name/value strings, copied). Later values replace earlier ones. */
 void collector_set_meta(struct collector *collector, const char *name, const char *value);
 
