@@ -24,7 +24,7 @@ declare -A cmd=(
 	[default]="$g -o $o/d.sqlite -- $t"
 	[kineto]="$t --kineto"
 )
-order="bare noop-cupti kernels-only kernels+memcpy kernels+memset kernels+sync kernels+device,context api-none default kineto"
+order=${VARIANTS:-"bare noop-cupti kernels-only kernels+memcpy kernels+memset kernels+sync kernels+device,context api-none default kineto"}
 for rep in $(seq "$reps"); do
 	for k in $order; do
 		v=$(${cmd[$k]} 2>/dev/null | sed -n 's/^tinyops ms_per_step=//p')

@@ -45,7 +45,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kineto", action="store_true")
     ap.add_argument("--only", help="run only this workload (tinyops, resnet18, transformer)")
-    ap.add_argument("--steps", type=int, default=50, help="timed tinyops steps")
+    ap.add_argument("--steps", type=int, default=150, help="timed tinyops steps")
     a = ap.parse_args()
     torch.backends.cudnn.benchmark = True
     work = {"tinyops": (tinyops(), a.steps, 10)}
