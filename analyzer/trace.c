@@ -607,12 +607,24 @@ static void append_col(sqlite3_str *s, const struct trace_file *f, size_t trace_
 		/* coalesce() needs two arguments */
 		sqlite3_str_appendall(s, n == 1 ? ", NULL)" : ")");
 		break;
-	case COL_META_GLOBALPID:
-		if (!has_column(f, SRC_GPT_META, "name") || !has_column(f, SRC_GPT_META, "value"))
+	case COL_META_GLOBALPID: {
+		/* The traced process from GPT_META, else the process of the kernel with that id. */
+		int meta = has_column(f, SRC_GPT_META, "name") && has_column(f, SRC_GPT_META, "value");
+		int kernel = has_column(f, SRC_KERNEL, "globalPid") &&
+			     has_column(f, SRC_KERNEL, "correlationId");
+
+		if (!meta && !kernel)
 			goto null;
-		sqlite3_str_appendf(s, "(CAST((SELECT value FROM \"%w\".GPT_META WHERE name = 'pid') AS INTEGER)"
-				    " << 24)", f->schema);
+		sqlite3_str_appendall(s, "coalesce(");
+		if (meta)
+			sqlite3_str_appendf(s, "CAST((SELECT value FROM \"%w\".GPT_META WHERE name = 'pid')"
+					    " AS INTEGER) << 24, ", f->schema);
+		if (kernel)
+			sqlite3_str_appendf(s, "(SELECT k.globalPid FROM \"%w\".CUPTI_ACTIVITY_KIND_KERNEL AS k"
+					    " WHERE k.correlationId = e.correlationId LIMIT 1), ", f->schema);
+		sqlite3_str_appendall(s, "NULL)");
 		break;
+	}
 	case COL_INLINE_OR_STRING: {
 		int inl = has_column(f, src, c->src), ref = can_lookup(f, src, c->src2);
 
