@@ -412,7 +412,17 @@ out_free:
 
 void metrics_session_default_source(struct metrics_session *s, bool on)
 {
-	if (s && !s->source_given)
+	if (!s)
+		return;
+	/*
+	 * Beside CUPTI's kernel activity tracing, SASS instrumentation counted nothing on the H200 and
+	 * a run with source=1 hung until killed (tests/gpu/metrics/h200/run-traced.log): the library
+	 * refuses it rather than risk the program.
+	 */
+	if (!on && s->source_given && s->want_source && s->report)
+		s->report("GPT_TRACE_METRICS: source=1 is not available beside kernel tracing "
+			  "(SASS counts came back empty and the run hung on the H200): source lines are off");
+	if (!on || !s->source_given)
 		s->want_source = on;
 }
 
