@@ -176,12 +176,13 @@ static int read_notes(struct trace *trace, struct report_header *hdr, char *err,
 
 	for (size_t t = 0; t < trace_count(trace); t++) {
 		int complete = 0;
-		int64_t dropped = 0;
+		int64_t dropped = 0, replayed = 0;
 
 		if (trace_format(trace, t) != TRACE_FORMAT_GPT)
 			continue;
 		if (sqlite3_prepare_v2(trace_db(trace), "SELECT name, value FROM meta WHERE traceId = ?1 AND "
-				       "name IN ('trace_complete', 'cupti_dropped_records')", -1, &st, NULL) != SQLITE_OK)
+				       "name IN ('trace_complete', 'cupti_dropped_records', 'replayed_kernel_rows_timed')",
+				       -1, &st, NULL) != SQLITE_OK)
 			return sql_failed(trace, "meta", err, errlen);
 		sqlite3_bind_int64(st, 1, (int64_t)t);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -189,6 +190,8 @@ static int read_notes(struct trace *trace, struct report_header *hdr, char *err,
 
 			if (!strcmp(name, "trace_complete"))
 				complete = sqlite3_column_int(st, 1) == 1;
+			else if (!strcmp(name, "replayed_kernel_rows_timed"))
+				replayed = sqlite3_column_int64(st, 1);
 			else
 				dropped = sqlite3_column_int64(st, 1);
 		}
@@ -199,6 +202,13 @@ static int read_notes(struct trace *trace, struct report_header *hdr, char *err,
 			push(&hdr->notes, &hdr->nnotes,
 			     xprintf_str("%s was not finalized (the program crashed or was killed?): the last "
 					 "events may be missing", trace_path(trace, t)));
+		/* Kernel replay (--metrics) holds each profiled launch call for all its passes. */
+		if (replayed > 0)
+			push(&hdr->notes, &hdr->nnotes,
+			     xprintf_str("%s: %" PRId64 " launches were replayed for hardware metrics "
+					 "(--metrics): launch calls and GPU idle time around them are stretched, "
+					 "so timing findings describe the replayed run; trace without --metrics "
+					 "for timing", trace_path(trace, t), replayed));
 		if (dropped > 0)
 			push(&hdr->notes, &hdr->nnotes,
 			     xprintf_str("%s: CUPTI dropped %" PRId64 " records; totals are underestimated",
