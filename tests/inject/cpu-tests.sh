@@ -125,7 +125,8 @@ metrics_replayed)
 		GPT_TRACE_OUTPUT="$work/t.sqlite" "$bindir/fake_launch" "$lib" "$fake" >out 2>err
 	rc=$?
 	[ $rc -eq 0 ] || fail "exit status $rc"
-	[ "$(cat err)" = "gpt-trace: metrics: 2 launches of 1 kernels profiled (3 passes each), 0.00 s in kernel replay" ] ||
+	# The replay time is measured, so only its form is fixed.
+	grep -qx 'gpt-trace: metrics: 2 launches of 1 kernels profiled (3 passes each), 0\.[0-9][0-9] s in kernel replay' err ||
 		fail "unexpected stderr"
 	[ "$(sqlite3 t.sqlite 'SELECT group_concat(correlationId || ":" || (end - start)) FROM
 		(SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY correlationId)')" = "11:300000,12:300000" ] ||
