@@ -4,6 +4,7 @@
  * links already and which validate the text more thoroughly than a parser of our own would.
  */
 #include "analyzer/baseline.h"
+#include "analyzer/report.h"
 #include "common/util.h"
 
 #include <ctype.h>
@@ -34,10 +35,10 @@ int baseline_write(const struct kernel_set *set, size_t max_points, FILE *out)
 	double *points = xmalloc((max_points ? max_points : 1) * sizeof(*points));
 
 	fprintf(out, "{\n  \"gpt_trace_baseline\": %d,\n  \"source\": ", BASELINE_FORMAT_VERSION);
-	diff_json_string(out, set->source);
+	report_json_string(out, set->source);
 	fputs(",\n  \"nvtx\": ", out);
 	if (set->nvtx)
-		diff_json_string(out, set->nvtx);
+		report_json_string(out, set->nvtx);
 	else
 		fputs("null", out);
 	fprintf(out, ",\n  \"skip_first\": %zu,\n  \"points\": %zu,\n", set->skip_first,
@@ -61,7 +62,7 @@ int baseline_write(const struct kernel_set *set, size_t max_points, FILE *out)
 		size_t npoints = duration_points(k->sample, k->nsample, points, max_points);
 
 		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
-		diff_json_string(out, k->name);
+		report_json_string(out, k->name);
 		fprintf(out,
 			", \"grid\": [%" PRId64 ", %" PRId64 ", %" PRId64 "], \"block\": [%" PRId64
 			", %" PRId64 ", %" PRId64 "],\n     \"count\": %zu",

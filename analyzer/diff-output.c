@@ -5,6 +5,7 @@
  * order (diff_result's report order).
  */
 #include "analyzer/diff.h"
+#include "analyzer/report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -365,24 +366,6 @@ static void write_markdown(const struct diff_result *r, FILE *out)
 
 /* ---- JSON ---- */
 
-void diff_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c == '\n')
-			fputs("\\n", out);
-		else if (*c == '\t')
-			fputs("\\t", out);
-		else if (*c < 0x20)
-			fprintf(out, "\\u%04x", *c);
-		else
-			fputc(*c, out);
-	}
-	fputc('"', out);
-}
-
 void diff_json_number(FILE *out, double v)
 {
 	if (!isfinite(v))
@@ -443,10 +426,10 @@ static void json_totals(FILE *out, const struct gpu_totals *t)
 static void json_source(FILE *out, const struct kernel_set *set)
 {
 	fputs("{\"source\": ", out);
-	diff_json_string(out, set->source);
+	report_json_string(out, set->source);
 	fputs(", \"nvtx\": ", out);
 	if (set->nvtx)
-		diff_json_string(out, set->nvtx);
+		report_json_string(out, set->nvtx);
 	else
 		fputs("null", out);
 	fprintf(out, ", \"skip_first\": %zu, \"baseline\": %s, \"totals\": ", set->skip_first,
@@ -474,7 +457,7 @@ static void write_json(const struct diff_result *r, FILE *out)
 		const struct kernel_diff *d = &r->kernels[i];
 
 		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
-		diff_json_string(out, either(d)->name);
+		report_json_string(out, either(d)->name);
 		fprintf(out, ", \"verdict\": \"%s\", \"config_changed\": %s, \"ratio\": ",
 			diff_verdict_name(d->verdict), d->config_changed ? "true" : "false");
 		if (d->tested) {

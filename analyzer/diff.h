@@ -209,8 +209,7 @@ int diff_format_parse(const char *s, enum diff_format *out);
 /* Write the comparison; returns 0 or -EIO when the stream failed. */
 int diff_write(const struct diff_result *result, enum diff_format format, FILE *out);
 
-/* JSON pieces shared with baseline.c: a quoted, escaped string; a number, or null if not finite. */
-void diff_json_string(FILE *out, const char *s);
+/* A JSON number, or null if not finite (shared with baseline.c; strings: report_json_string). */
 void diff_json_number(FILE *out, double v);
 
 #endif
