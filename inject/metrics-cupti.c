@@ -864,7 +864,7 @@ static void sass_collect(struct metrics_session *s, struct metrics_kernel *k,
  * cuCtxSynchronize from the driver the program has loaded: looked up rather than linked so that
  * libgpt_inject.so needs no libcuda at link time (it is only ever loaded into CUDA programs).
  */
-static CUresult ctx_synchronize(void)
+CUresult metrics_context_synchronize(void)
 {
 	static CUresult (*sync)(void);
 	void *driver;
@@ -898,9 +898,11 @@ int metrics_sass_stop(struct metrics_session *s, struct metrics_context *c,
 	int ret = -1;
 
 	/* The patched kernel must have finished before its counts can be read. */
-	cr = ctx_synchronize();
+	cr = metrics_context_synchronize();
 	if (cr != CUDA_SUCCESS)
 		metrics_debug(s, "cuCtxSynchronize: %d", cr);
+	if (s->sass_synced)
+		s->sass_synced(c->ctx);
 	props.ctx = c->ctx;
 	r = api.SassMetricsGetDataProperties(&props);
 	if (r != CUPTI_SUCCESS) {

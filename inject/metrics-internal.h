@@ -161,6 +161,9 @@ struct metrics_session {
 	uint64_t source_kernels;  /* kernels with at least one line resolved */
 	uint64_t sass_unresolved; /* SASS instructions with no cubin or no line */
 	char *first_problem;	  /* kept for GPT_META */
+
+	/* Around each SASS launch: the library pauses kernel activity tracing (metrics.h). */
+	metrics_sass_hook_fn sass_pause, sass_synced, sass_resume;
 };
 
 /* Report one problem line through the session's reporter (printf-style). */

@@ -34,6 +34,7 @@ static __thread struct {
 	bool locked;
 	bool counters;
 	bool sass;
+	bool paused;	/* the library's kernel tracing is paused for this SASS launch */
 	struct metrics_context *context;
 	struct metrics_kernel *kernel;
 	uint32_t correlation_id;
@@ -412,18 +413,18 @@ out_free:
 
 void metrics_session_default_source(struct metrics_session *s, bool on)
 {
+	if (s && !s->source_given)
+		s->want_source = on;
+}
+
+void metrics_session_sass_hooks(struct metrics_session *s, metrics_sass_hook_fn pause,
+				metrics_sass_hook_fn synced, metrics_sass_hook_fn resume)
+{
 	if (!s)
 		return;
-	/*
-	 * Beside CUPTI's kernel activity tracing, SASS instrumentation counted nothing on the H200 and
-	 * a run with source=1 hung until killed (tests/gpu/metrics/h200/run-traced.log): the library
-	 * refuses it rather than risk the program.
-	 */
-	if (!on && s->source_given && s->want_source && s->report)
-		s->report("GPT_TRACE_METRICS: source=1 is not available beside kernel tracing "
-			  "(SASS counts came back empty and the run hung on the H200): source lines are off");
-	if (!on || !s->source_given)
-		s->want_source = on;
+	s->sass_pause = pause;
+	s->sass_synced = synced;
+	s->sass_resume = resume;
 }
 
 int metrics_session_attach(struct metrics_session *s, void *cupti_lib, char *err, size_t errlen)
@@ -490,6 +491,14 @@ struct metrics_cubin *metrics_cubin_find(struct metrics_session *s, uint32_t crc
 	return c;
 }
 
+static void sass_resume(struct metrics_session *s)
+{
+	if (!launch.paused)
+		return;
+	launch.paused = false;
+	s->sass_resume(launch.context->ctx);
+}
+
 void metrics_launch_enter(struct metrics_session *s, CUcontext ctx, const char *kernel,
 			  uint32_t correlation_id)
 {
@@ -505,7 +514,7 @@ void metrics_launch_enter(struct metrics_session *s, CUcontext ctx, const char *
 	 */
 	pthread_mutex_lock(&s->lock);
 	launch.locked = true;
-	launch.counters = launch.sass = false;
+	launch.counters = launch.sass = launch.paused = false;
 	if (s->stopped || !ctx || !kernel)
 		return;
 	k = kernel_get(s, kernel);
@@ -533,10 +542,23 @@ void metrics_launch_enter(struct metrics_session *s, CUcontext ctx, const char *
 	 */
 	metrics_counters_setup(s, c);
 	if (sass) {
-		if (metrics_sass_setup(s, c) == 0 && metrics_sass_start(s, c) == 0)
-			launch.sass = true;
-		else
+		if (metrics_sass_setup(s, c) == 0) {
+			/*
+			 * Kernel activity tracing instruments kernels too (before Blackwell, CUPTI
+			 * times them with SW instrumentation, cupti_activity.h): paused while this
+			 * launch is patched. The hook idles the context first.
+			 */
+			if (s->sass_pause) {
+				s->sass_pause(c->ctx);
+				launch.paused = true;
+			}
+			if (metrics_sass_start(s, c) == 0)
+				launch.sass = true;
+		}
+		if (!launch.sass) {
 			k->sass_failed = true;
+			sass_resume(s);
+		}
 	}
 	/* A kernel whose SASS metrics failed gets its counters on this launch instead. */
 	if (!launch.sass && !counters && (!s->first || k->profiled < s->first))
@@ -582,6 +604,8 @@ uint64_t metrics_launch_exit(struct metrics_session *s)
 				keep = true;
 			else
 				k->sass_failed = true;
+			/* metrics_sass_stop() synchronized: the patched kernel is done. */
+			sass_resume(s);
 		}
 		if (row) {
 			row->replay_ns = now_ns() - launch.start_ns;
@@ -600,6 +624,11 @@ uint64_t metrics_launch_exit(struct metrics_session *s)
 bool metrics_launch_replayed(const struct metrics_session *s)
 {
 	return s && launch.depth > 0 && launch.locked && launch.counters;
+}
+
+bool metrics_launch_instrumented(const struct metrics_session *s)
+{
+	return s && launch.depth > 0 && launch.locked && launch.sass;
 }
 
 void metrics_context_destroy(struct metrics_session *s, CUcontext ctx)

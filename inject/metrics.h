@@ -43,10 +43,25 @@ int metrics_session_open(const char *spec, metrics_report_fn report, struct metr
 
 /*
  * Source lines (SASS instrumentation) on or off when the spec did not say source=0|1. On by
- * default; libgpt_inject.so turns them off, because beside CUPTI's kernel activity tracing the
- * instrumented launch counted nothing and got a corrupt kernel record (H200, docs/metrics.md).
+ * default. Beside CUPTI's kernel activity tracing they work only with the hooks below installed
+ * (H200, docs/metrics.md): libgpt_inject.so turns them off until its CUPTI layer installs them.
  */
 void metrics_session_default_source(struct metrics_session *s, bool on);
+
+/*
+ * Called on the launching thread, session lock held, with the launch's context current: pause
+ * just before the SASS instrumentation of a launch is enabled (it must leave the context idle:
+ * metrics_context_synchronize()), synced as soon as the patched kernel has finished (before
+ * its counts are read: the library ends its kernel row there), resume once they have been read. The library stops and restarts CUPTI's kernel activity tracing there: on the H200
+ * the two instrumentations did not mix (every SASS count zero, a corrupt kernel record). Set
+ * before the first launch callback.
+ */
+typedef void (*metrics_sass_hook_fn)(CUcontext ctx);
+void metrics_session_sass_hooks(struct metrics_session *s, metrics_sass_hook_fn pause,
+				metrics_sass_hook_fn synced, metrics_sass_hook_fn resume);
+
+/* cuCtxSynchronize of the driver the program loaded (looked up, not linked). */
+CUresult metrics_context_synchronize(void);
 
 /*
  * Bind the session to the CUPTI the library loaded: cupti_lib is the handle dlopen() returned
@@ -86,6 +101,12 @@ uint64_t metrics_launch_exit(struct metrics_session *s);
  * tells its collector so (CUPTI may report one kernel record per pass, see docs/metrics.md).
  */
 bool metrics_launch_replayed(const struct metrics_session *s);
+
+/*
+ * The same, for the launch carrying the SASS instrumentation (its kernel's first selected launch):
+ * kernel activity tracing was paused around it, so CUPTI gives it no kernel record.
+ */
+bool metrics_launch_instrumented(const struct metrics_session *s);
 
 /* CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: release the profilers of that context. */
 void metrics_context_destroy(struct metrics_session *s, CUcontext ctx);

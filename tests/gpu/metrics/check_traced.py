@@ -95,10 +95,16 @@ def source_line(needle):
     return None
 
 
-def sources_on(spec):
-    """Source lines were asked for: the library's default is off (docs/metrics.md)."""
+def sources_on(spec, summary):
+    """Source lines were on: as the spec says, else the library's default when the trace was made
+    (on since kernel tracing steps aside for the SASS launch, off before; the summary line tells
+    which: "; source lines for N of M kernels instrumented" only when they were on)."""
     items = [x.strip() for x in (spec or "").split(",")]
-    return any(x in ("source=1", "source=on", "source=yes") for x in items)
+    if any(x in ("source=0", "source=off", "source=no") for x in items):
+        return False
+    if any(x in ("source=1", "source=on", "source=yes") for x in items):
+        return True
+    return "source lines" in (summary or "")
 
 
 def main(argv):
@@ -116,11 +122,11 @@ def main(argv):
     q = lambda sql, *a: db.execute(sql, a).fetchall()
     meta = dict(q("SELECT name, value FROM GPT_META"))
     tables = {r[0] for r in q("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    source = sources_on(meta.get("metrics_spec"))
+    source = sources_on(meta.get("metrics_spec"), meta.get("metrics_summary"))
     sass_launches = 1 if source else 0
     replayed = len(KERNELS) * (iters - sass_launches)
     info(f"GPT_TRACE_METRICS={meta.get('metrics_spec')}: source lines "
-         f"{'on: the first launch of each kernel is its SASS launch' if source else 'off (the default): every launch is replayed'}")
+         f"{'on: the first launch of each kernel is its SASS launch' if source else 'off: every launch is replayed'}")
 
     c.check(meta.get("trace_complete") == "1", "the trace is complete (GPT_META trace_complete)")
 
@@ -142,6 +148,14 @@ def main(argv):
     bad = [k for k in kernels if not (k[3] and k[4] >= k[3] and k[2] in calls and k[3] >= calls[k[2]])]
     c.check(not bad, "every kernel row has times, ends after it starts, starts after its launch call",
             f"{len(bad)} do not" + (f", e.g. corr {bad[0][2]}: {bad[0][3]}..{bad[0][4]}" if bad else ""))
+    shared = q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN CUPTI_ACTIVITY_KIND_KERNEL k "
+               "USING (correlationId)")[0][0]
+    syncs = q("SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION s JOIN "
+              "CUPTI_ACTIVITY_KIND_KERNEL k USING (correlationId)")[0][0] \
+        if "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION" in tables else 0
+    c.check(shared == len(kernels) and syncs == 0, "no API call or synchronization of the library's "
+            "own inside a launch call (one API row per kernel row, no sync rows)",
+            f"{shared} API rows for {len(kernels)} kernel rows, {syncs} sync rows")
     timed = meta.get("replayed_kernel_rows_timed")
     c.check(timed == str(replayed), "kernel rows of replayed launches timed from the profiler "
             "(GPT_META replayed_kernel_rows_timed)", f"{timed}, {replayed} replayed launches")
@@ -328,11 +342,12 @@ def make_trace(path, iters, source=False, breakage=None):
                    "streamId, correlationId, bytes, copyKind) VALUES (?, ?, 0, 1, 7, ?, 64, 2)",
                    (t, t + 10, c))
     replayed = 4 * (iters - 1 if source else iters)
-    meta = {"trace_complete": "1", "metrics_spec": "all,source=1" if source else "1",
+    meta = {"trace_complete": "1", "metrics_spec": "1" if source else "all,source=0",
             "replayed_kernel_rows_timed": str(replayed), "replayed_kernel_records_dropped": "0",
             "untimed_records": "0",
             "metrics_summary": f"metrics: {replayed} launches of 4 kernels profiled "
-                               "(3 passes each), 0.40 s in kernel replay"}
+                               "(3 passes each), 0.40 s in kernel replay" +
+                               ("; source lines for 4 of 4 kernels instrumented" if source else "")}
     db.executemany("INSERT OR REPLACE INTO GPT_META VALUES (?, ?)", meta.items())
     db.commit()
     db.close()

@@ -4,9 +4,10 @@
 # check_traced.py (one kernel row per launch, metrics joined to kernels, sectors per request, source
 # lines), beside a trace of the same program without metrics and ncu's figures for the same
 # launches (compare.py). Prints PASS/FAIL lines and "N passed, M failed"; exits 77 without a GPU, 1
-# when a check fails. Then, for information, a run with source lines asked for (source=1, which
-# beside kernel tracing counted nothing on the H200, docs/metrics.md); and when a check failed, the
-# program once more with the module's debug lines.
+# when a check fails. --metrics has source lines on (the library's default: kernel tracing steps
+# aside for each kernel's SASS launch, docs/metrics.md); the same checks also run on
+# --metrics=all,source=1 (said explicitly) and --metrics=all,source=0 (counters only). When a check
+# failed, the program once more with the module's debug lines.
 #   tests/gpu/metrics/run-traced.sh [BUILD_DIR [DEST_DIR]]
 # BUILD_DIR (default build) holds bin/gpt-trace, bin/libgpt_inject.so and bin/access; the traces and
 # ncu.csv are copied to DEST_DIR when given (access-metrics.sqlite becomes the CPU tests' fixture).
@@ -50,7 +51,7 @@ timed() {
 	local name=$1 t0 t1 rc
 	shift
 	t0=$(date +%s.%N)
-	timeout -k 10 180 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+	timeout -k 10 "${GPT_METRICS_TIMEOUT:-60}" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
 	rc=$?
 	t1=$(date +%s.%N)
 	echo "\$ ${*#$ROOT/}"
@@ -105,10 +106,19 @@ if [ -f "$WORK/access-metrics.sqlite" ]; then
 	timeout -k 10 120 "$BIN/gpt-trace" report "$WORK/access-metrics.sqlite" 2>&1 | head -n 60
 fi
 
-step "for information: source lines asked for (source=1), SASS beside kernel tracing"
+step "source lines said explicitly (source=1): the same checks"
 timed source "$BIN/gpt-trace" run --metrics=all,source=1 -o "$WORK/access-source.sqlite" -- \
-	"${ACCESS[@]}"
-python3 "$HERE/check_traced.py" "$WORK/access-source.sqlite" --iters 4 | grep -E '^(FAIL|INFO)|passed'
+	"${ACCESS[@]}" || status=1
+python3 "$HERE/check_traced.py" "$WORK/access-source.sqlite" --iters 4 |
+	grep -E '^(FAIL|INFO)|passed'
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
+step "counters only (source=0): every launch replayed, the same checks"
+timed counters "$BIN/gpt-trace" run --metrics=all,source=0 -o "$WORK/access-counters.sqlite" -- \
+	"${ACCESS[@]}" || status=1
+python3 "$HERE/check_traced.py" "$WORK/access-counters.sqlite" --iters 4 |
+	grep -E '^(FAIL|INFO)|passed'
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
 if [ $status -ne 0 ]; then
 	step "a check failed: the same run with the module's debug lines"
@@ -118,8 +128,8 @@ fi
 
 if [ -n "$DEST" ]; then
 	mkdir -p "$DEST"
-	for f in access-metrics.sqlite access-plain.sqlite access-source.sqlite access-debug.sqlite \
-		ncu.csv; do
+	for f in access-metrics.sqlite access-plain.sqlite access-source.sqlite \
+		access-counters.sqlite access-debug.sqlite ncu.csv; do
 		[ -f "$WORK/$f" ] && cp "$WORK/$f" "$DEST/"
 	done
 fi
