@@ -37,6 +37,8 @@ done
 status=$?
 [ $status -ne 0 ] && echo "exit $status" >> "$tmp/out"
 sed -i "s|$SRC|SRC|g; s|$tmp|TMP|g" "$tmp/out"
+# Source paths in a trace recorded on the GPU machine name that machine's checkout of this tree.
+sed -i -E "s|/[^ :]*/(kernels/[A-Za-z0-9_.-]+:[0-9]+)|SRC/\1|g" "$tmp/out"
 if [ "${GPT_TRACE_REGEN:-}" = 1 ]; then
 	# Rewrite the expected text from this run, keeping its comment lines at the top.
 	{ grep '^#' "$expected" 2>/dev/null; cat "$tmp/out"; } > "$tmp/new" && cp "$tmp/new" "$expected"
