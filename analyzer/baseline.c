@@ -31,7 +31,6 @@ static void write_summary_field(FILE *out, const char *key, double v)
 
 int baseline_write(const struct kernel_set *set, size_t max_points, FILE *out)
 {
-	const struct gpu_totals *t = &set->totals;
 	double *points = xmalloc((max_points ? max_points : 1) * sizeof(*points));
 
 	fprintf(out, "{\n  \"gpt_trace_baseline\": %d,\n  \"source\": ", BASELINE_FORMAT_VERSION);
@@ -43,18 +42,9 @@ int baseline_write(const struct kernel_set *set, size_t max_points, FILE *out)
 		fputs("null", out);
 	fprintf(out, ",\n  \"skip_first\": %zu,\n  \"points\": %zu,\n", set->skip_first,
 		max_points);
-	fputs("  \"totals\": {\"kernel_ns\": ", out);
-	diff_json_number(out, t->kernel_ns);
-	fputs(", \"copy_ns\": ", out);
-	diff_json_number(out, t->copy_ns);
-	fputs(", \"memset_ns\": ", out);
-	diff_json_number(out, t->set_ns);
-	fputs(", \"span_ns\": ", out);
-	diff_json_number(out, t->span_ns);
-	fputs(", \"idle_ns\": ", out);
-	diff_json_number(out, t->idle_ns);
-	fprintf(out, ", \"launches\": %zu, \"copies\": %zu, \"memsets\": %zu},\n", t->kernels,
-		t->copies, t->sets);
+	fputs("  \"totals\": ", out);
+	diff_json_totals(out, &set->totals);
+	fputs(",\n", out);
 	fputs("  \"kernels\": [", out);
 	for (size_t i = 0; i < set->count; i++) {
 		const struct kernel_timing *k = &set->kernels[i];

@@ -407,7 +407,7 @@ static void json_side(FILE *out, const struct kernel_timing *k)
 	fputs("}", out);
 }
 
-static void json_totals(FILE *out, const struct gpu_totals *t)
+void diff_json_totals(FILE *out, const struct gpu_totals *t)
 {
 	fprintf(out, "{\"kernel_ns\": ");
 	diff_json_number(out, t->kernel_ns);
@@ -434,7 +434,7 @@ static void json_source(FILE *out, const struct kernel_set *set)
 		fputs("null", out);
 	fprintf(out, ", \"skip_first\": %zu, \"baseline\": %s, \"totals\": ", set->skip_first,
 		set->from_baseline ? "true" : "false");
-	json_totals(out, &set->totals);
+	diff_json_totals(out, &set->totals);
 	fputs("}", out);
 }
 

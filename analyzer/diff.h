@@ -211,5 +211,7 @@ int diff_write(const struct diff_result *result, enum diff_format format, FILE *
 
 /* A JSON number, or null if not finite (shared with baseline.c; strings: report_json_string). */
 void diff_json_number(FILE *out, double v);
+/* The GPU totals of one side as a JSON object (shared with baseline.c). */
+void diff_json_totals(FILE *out, const struct gpu_totals *totals);
 
 #endif
