@@ -6,6 +6,10 @@
 -- The writer (collector/writer.c) embeds this file and runs it on every new trace; tests create
 -- synthetic traces from it too. Timestamps are nanoseconds on CUPTI's clock.
 -- globalPid = pid << 24, globalTid = pid << 24 | tid, as nsys packs them (nsys sets more high bits).
+-- One departure from the nsys DDL: CUPTI_ACTIVITY_KIND_RUNTIME.correlationId is the INTEGER PRIMARY
+-- KEY. CUPTI gives every API call its own id (checked on the H200 with every runtime and driver call
+-- recorded: no id repeats), so the kernel -> launch join needs no separate index and a launch costs
+-- about 18 bytes less on disk.
 
 CREATE TABLE StringIds (
     -- Consolidation of repetitive string values.
@@ -102,7 +106,7 @@ CREATE TABLE CUPTI_ACTIVITY_KIND_RUNTIME (
     end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).
     eventClass                  INTEGER   NOT NULL,                    -- REFERENCES ENUM_NSYS_EVENT_CLASS(id)
     globalTid                   INTEGER,                               -- Serialized GlobalId.
-    correlationId               INTEGER,                               -- ID used to identify events that this function call has triggered.
+    correlationId               INTEGER   PRIMARY KEY,                 -- ID used to identify events that this function call has triggered.
     nameId                      INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Function name
     returnValue                 INTEGER   NOT NULL,                    -- Return value of the function call.
     callchainId                 INTEGER                                -- REFERENCES CUDA_CALLCHAINS(id)

@@ -59,24 +59,14 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_SYNC] = "INSERT INTO CUPTI_ACTIVITY_KIND_SYNCHRONIZATION (start, end, deviceId, "
 		    "contextId, streamId, correlationId, globalPid, syncType, eventId) VALUES "
 		    "(?,?,?,?,?,?,?,?,?)",
-	[ST_API] = "INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, "
+	/* correlationId is the primary key: a repeated id is counted (api_records_duplicate), not fatal. */
+	[ST_API] = "INSERT OR IGNORE INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, "
 		   "correlationId, nameId, returnValue) VALUES (?,?,?,?,?,?,?)",
 	[ST_NVTX] = "INSERT INTO NVTX_EVENTS (start, end, eventType, rangeId, category, color, text, "
 		    "globalTid, endGlobalTid, textId, domainId, uint64Value, int64Value, doubleValue, "
 		    "uint32Value, int32Value, floatValue) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_STRING] = "INSERT INTO StringIds (id, value) VALUES (?,?)",
 	[ST_META] = "INSERT OR REPLACE INTO GPT_META (name, value) VALUES (?,?)",
-};
-
-/*
- * Indexes the analyzer's joins need, created at the end (cheaper than maintaining them per insert).
- * The API table's correlationId serves the kernel -> launch join; events are stored in completion
- * order, which is nearly start order, so range scans on start need no index (measured: it would
- * add 13 bytes per kernel).
- */
-static const char *const index_sql[] = {
-	"CREATE INDEX IF NOT EXISTS GPT_INDEX_RUNTIME_correlationId "
-	"ON CUPTI_ACTIVITY_KIND_RUNTIME(correlationId)",
 };
 
 enum row_counter {
@@ -86,12 +76,14 @@ enum row_counter {
 	COUNT_SYNC,
 	COUNT_API,
 	COUNT_NVTX,
+	COUNT_API_DUPLICATE,
 	COUNT_MAX,
 };
 
 static const char *const count_meta_name[COUNT_MAX] = {
 	"kernel_records", "memcpy_records", "memset_records",
 	"sync_records",	  "api_records",    "nvtx_records",
+	"api_records_duplicate",
 };
 
 struct kernel_names {
@@ -609,6 +601,10 @@ int writer_api(struct writer *w, const struct api_row *r)
 	sqlite3_bind_int64(st, 7, r->return_value);
 	if (writer_step(w, st) < 0)
 		return -1;
+	if (!sqlite3_changes(w->db)) {
+		w->counts[COUNT_API_DUPLICATE]++;
+		return 0;
+	}
 	writer_see_thread(w, r->tid);
 	w->counts[COUNT_API]++;
 	return 0;
@@ -971,9 +967,6 @@ int writer_finish(struct writer *w, uint64_t dropped)
 	    writer_finish_threads(w) < 0 || writer_finish_session_start(w) < 0 ||
 	    writer_finish_meta(w, dropped) < 0)
 		return -1;
-	for (size_t i = 0; i < sizeof(index_sql) / sizeof(index_sql[0]); i++)
-		if (writer_exec(w, index_sql[i]) < 0)
-			return -1;
 	if (writer_exec(w, "COMMIT") < 0)
 		return -1;
 	for (int i = 0; i < ST_COUNT; i++)

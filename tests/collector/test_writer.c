@@ -161,6 +161,9 @@ static void test_rows(const char *dir)
 	a.correlation_id = 6;
 	CHECK_EQ_INT(writer_api(w, &a), 0);
 	a.cbid = 9999;	/* a name CUPTI does not give */
+	a.correlation_id = 7;
+	CHECK_EQ_INT(writer_api(w, &a), 0);
+	/* correlationId is the API table's primary key: a repeat is counted, not stored, not fatal. */
 	CHECK_EQ_INT(writer_api(w, &a), 0);
 	CHECK_EQ_INT(writer_nvtx(w, &n), 0);
 	writer_count_untimed(w);
@@ -261,8 +264,12 @@ static void test_rows(const char *dir)
 	CHECK_EQ_INT(query_int(db, "SELECT t.globalTid FROM ThreadNames t JOIN StringIds s ON "
 				   "s.id = t.nameId WHERE s.value = 'loader'"),
 		     ((long long)PID << 24) | 12345);
-	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND "
-				   "name = 'GPT_INDEX_RUNTIME_correlationId'"), 1);
+	CHECK_EQ_INT(query_int(db, "SELECT pk FROM pragma_table_info('CUPTI_ACTIVITY_KIND_RUNTIME') "
+				   "WHERE name = 'correlationId'"), 1);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"), 4);
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'api_records_duplicate'",
+				text, sizeof(text)),
+		     "1");
 	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM ENUM_CUDA_MEM_KIND"), 8);
 	CHECK_EQ_STR(query_text(db, "PRAGMA integrity_check", text, sizeof(text)), "ok");
 	sqlite3_close(db);

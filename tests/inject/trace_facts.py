@@ -95,8 +95,7 @@ def main():
         facts["file_bytes_per_kernel"] = round(facts["file_bytes"] / kernels, 1)
         if facts["bytes"]:
             b = facts["bytes"]
-            launch = (b.get("CUPTI_ACTIVITY_KIND_KERNEL", 0) + b.get("CUPTI_ACTIVITY_KIND_RUNTIME", 0)
-                      + b.get("GPT_INDEX_RUNTIME_correlationId", 0))
+            launch = b.get("CUPTI_ACTIVITY_KIND_KERNEL", 0) + b.get("CUPTI_ACTIVITY_KIND_RUNTIME", 0)
             facts["launch_bytes_per_kernel"] = round(launch / kernels, 1)
         if "--with-start-index" in sys.argv:
             facts["start_index_bytes_per_kernel"] = round(start_index_bytes(path) / kernels, 1)
