@@ -316,6 +316,23 @@ static int64_t rel(const struct writer *w, uint64_t ts)
 	return (int64_t)(ts - w->options.time_origin);
 }
 
+/*
+ * The seven columns every GPU-event table starts with (start, end, deviceId, contextId, streamId,
+ * correlationId, globalPid), bound in that order; the caller binds from column 8 on.
+ */
+static void bind_gpu_event(const struct writer *w, sqlite3_stmt *st, uint64_t start, uint64_t end,
+			   int64_t device_id, uint32_t context_id, uint32_t stream_id,
+			   uint32_t correlation_id)
+{
+	sqlite3_bind_int64(st, 1, rel(w, start));
+	sqlite3_bind_int64(st, 2, rel(w, end));
+	sqlite3_bind_int64(st, 3, device_id);
+	sqlite3_bind_int64(st, 4, context_id);
+	sqlite3_bind_int64(st, 5, stream_id);
+	sqlite3_bind_int64(st, 6, correlation_id);
+	sqlite3_bind_int64(st, 7, w->global_pid);
+}
+
 static void bind_optional_id(sqlite3_stmt *st, int col, uint32_t id)
 {
 	if (id == ROW_NO_ID)
@@ -417,13 +434,8 @@ int writer_kernel(struct writer *w, const struct kernel_row *r)
 	    writer_kernel_names(w, r->name ? r->name : "<unknown>", &names) < 0)
 		return -1;
 	st = w->stmt[ST_KERNEL];
-	sqlite3_bind_int64(st, 1, rel(w, r->start));
-	sqlite3_bind_int64(st, 2, rel(w, r->end));
-	sqlite3_bind_int64(st, 3, r->device_id);
-	sqlite3_bind_int64(st, 4, r->context_id);
-	sqlite3_bind_int64(st, 5, r->stream_id);
-	sqlite3_bind_int64(st, 6, r->correlation_id);
-	sqlite3_bind_int64(st, 7, w->global_pid);
+	bind_gpu_event(w, st, r->start, r->end, r->device_id, r->context_id, r->stream_id,
+		       r->correlation_id);
 	sqlite3_bind_int64(st, 8, names->demangled);
 	sqlite3_bind_int64(st, 9, names->short_name);
 	sqlite3_bind_int64(st, 10, names->mangled);
@@ -458,13 +470,8 @@ int writer_memcpy(struct writer *w, const struct memcpy_row *r)
 	if (writer_ready(w) < 0)
 		return -1;
 	st = w->stmt[ST_MEMCPY];
-	sqlite3_bind_int64(st, 1, rel(w, r->start));
-	sqlite3_bind_int64(st, 2, rel(w, r->end));
-	sqlite3_bind_int64(st, 3, r->device_id);
-	sqlite3_bind_int64(st, 4, r->context_id);
-	sqlite3_bind_int64(st, 5, r->stream_id);
-	sqlite3_bind_int64(st, 6, r->correlation_id);
-	sqlite3_bind_int64(st, 7, w->global_pid);
+	bind_gpu_event(w, st, r->start, r->end, r->device_id, r->context_id, r->stream_id,
+		       r->correlation_id);
 	sqlite3_bind_int64(st, 8, (int64_t)r->bytes);
 	sqlite3_bind_int(st, 9, r->copy_kind);
 	sqlite3_bind_int(st, 10, r->src_kind);
@@ -487,13 +494,8 @@ int writer_memset(struct writer *w, const struct memset_row *r)
 	if (writer_ready(w) < 0)
 		return -1;
 	st = w->stmt[ST_MEMSET];
-	sqlite3_bind_int64(st, 1, rel(w, r->start));
-	sqlite3_bind_int64(st, 2, rel(w, r->end));
-	sqlite3_bind_int64(st, 3, r->device_id);
-	sqlite3_bind_int64(st, 4, r->context_id);
-	sqlite3_bind_int64(st, 5, r->stream_id);
-	sqlite3_bind_int64(st, 6, r->correlation_id);
-	sqlite3_bind_int64(st, 7, w->global_pid);
+	bind_gpu_event(w, st, r->start, r->end, r->device_id, r->context_id, r->stream_id,
+		       r->correlation_id);
 	sqlite3_bind_int64(st, 8, r->value);
 	sqlite3_bind_int64(st, 9, (int64_t)r->bytes);
 	bind_nonzero(st, 10, r->graph_node_id);
@@ -520,13 +522,8 @@ int writer_sync(struct writer *w, const struct sync_row *r)
 	if (writer_ready(w) < 0)
 		return -1;
 	st = w->stmt[ST_SYNC];
-	sqlite3_bind_int64(st, 1, rel(w, r->start));
-	sqlite3_bind_int64(st, 2, rel(w, r->end));
-	sqlite3_bind_int64(st, 3, writer_context_device(w, r->context_id));
-	sqlite3_bind_int64(st, 4, r->context_id);
-	sqlite3_bind_int64(st, 5, r->stream_id);
-	sqlite3_bind_int64(st, 6, r->correlation_id);
-	sqlite3_bind_int64(st, 7, w->global_pid);
+	bind_gpu_event(w, st, r->start, r->end, writer_context_device(w, r->context_id),
+		       r->context_id, r->stream_id, r->correlation_id);
 	sqlite3_bind_int(st, 8, r->sync_type);
 	sqlite3_bind_int64(st, 9, r->event_id);
 	if (writer_step(w, st) < 0)
