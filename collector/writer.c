@@ -1,9 +1,10 @@
 /*
- * The trace writer: SQLite file creation, prepared inserts, string interning, metadata and indexes
+ * The trace writer: SQLite file creation, prepared inserts, string interning, and metadata
  * (see writer.h). Runs on the collector's writer thread only.
  *
  * Size matters here: a launch-bound program records a kernel row and an API row per launch, and we
- * aim at about 100 bytes on disk for both with their index entries. Timestamps are stored relative
+ * aim at about 100 bytes on disk for both (the API table's correlationId is its primary key, so the
+ * kernel -> launch join needs no index). Timestamps are stored relative
  * to the trace origin (small varints), optional columns stay NULL (zero bytes), and names are
  * StringIds ids. SQLite settings: synchronous=OFF (we guard against a killed process, not a power
  * cut: committed pages are in the OS's cache) and the default rollback journal, so the file is a
@@ -18,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#define WRITER_BUSY_TIMEOUT_MS 30000	/* how long a commit waits for readers of a live trace */
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -277,6 +280,11 @@ static int writer_create_file(struct writer *w)
 		}
 		return writer_sql_failed(w);
 	}
+	/*
+	 * Someone may read the trace while the program runs (sqlite3, gpt-trace report): a commit
+	 * then waits for their shared lock instead of failing the whole trace with SQLITE_BUSY.
+	 */
+	sqlite3_busy_timeout(w->db, WRITER_BUSY_TIMEOUT_MS);
 	if (writer_exec(w, "PRAGMA synchronous=OFF; PRAGMA cache_size=-32768; "
 			   "PRAGMA temp_store=MEMORY; BEGIN") < 0 ||
 	    writer_exec(w, gpt_schema_sql) < 0)
