@@ -53,10 +53,47 @@ unsigned api_class_of(const char *name)
 	return 0;
 }
 
+const char *api_category(const char *name)
+{
+	static const struct {
+		const char *part, *category;
+	} table[] = {
+		{ "Malloc", "allocation" }, { "Free", "allocation" }, { "MemAlloc", "allocation" },
+		{ "MemFree", "allocation" }, { "HostAlloc", "allocation" }, { "MemCreate", "allocation" },
+		{ "MemMap", "allocation" }, { "MemUnmap", "allocation" }, { "MemRelease", "allocation" },
+		{ "MemPool", "allocation" }, { "HostRegister", "allocation" },
+		{ "ModuleLoad", "module load or JIT" }, { "LibraryLoad", "module load or JIT" },
+		{ "ModuleGet", "module load or JIT" }, { "LibraryGet", "module load or JIT" },
+		{ "Link", "module load or JIT" }, { "FuncGet", "module load or JIT" },
+		{ "Memcpy", "copy" }, { "Memset", "memset" }, { "Launch", "launch" },
+		{ "Event", "event" }, { "Stream", "stream" }, { "Graph", "graph" },
+		{ "Ctx", "context" }, { "DevicePrimaryCtx", "context" }, { "Init", "initialization" },
+	};
+
+	if (!name || (strncmp(name, "cu", 2)))
+		return NULL;
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (strstr(name, table[i].part))
+			return table[i].category;
+	return "other";
+}
+
+const char *idle_kind_name(enum idle_kind kind)
+{
+	static const char *const names[IDLE_NKINDS] = {
+		[IDLE_SYNC] = "sync", [IDLE_CUDA] = "cuda-call", [IDLE_RANGE] = "nvtx-range",
+		[IDLE_HOST] = "host", [IDLE_LAUNCH] = "launch", [IDLE_QUEUED] = "queued",
+		[IDLE_UNKNOWN] = "unknown",
+	};
+
+	return (unsigned)kind < IDLE_NKINDS ? names[kind] : "unknown";
+}
+
 int api_names_load(const struct rule *rule, struct rule_context *ctx, struct api_names *names,
 		   char *err, size_t errlen)
 {
-	/* Every CUDA API name starts with "cu"; kernel names and the rest are skipped in SQL. */
+	/* Every CUDA API name starts with "cu"; kernel names and the rest are skipped in SQL. Names of
+	 * every class are kept (class 0 too): gap attribution names the calls a thread was in. */
 	static const char sql[] = "SELECT traceId, id, value FROM strings WHERE value LIKE 'cu%'";
 	sqlite3_stmt *st;
 	int ret, rc;
@@ -72,8 +109,6 @@ int api_names_load(const struct rule *rule, struct rule_context *ctx, struct api
 		int created;
 		size_t i;
 
-		if (!cls)
-			continue;
 		i = rule_index_get(&names->index, key, &created);
 		if (!created)
 			continue;
@@ -141,14 +176,28 @@ void api_names_release(struct api_names *names)
 
 /* ---- the walk ---- */
 
-struct blocking_call {
+/* One API call of a host thread, kept while a gap may still reach back to it. */
+struct host_call {
 	int64_t start, end;
-	const char *name;	/* owned by the api_names */
+	const char *name;	/* owned by the api_names; "?" when unknown */
+	unsigned cls;
 };
 
+/* One NVTX range of a host thread. */
+struct host_range {
+	int64_t start, end;
+	const char *text;	/* interned by the walker */
+};
+
+/*
+ * A host thread's recent activity, in start order. Entries that end before every device's last work
+ * ended (the horizon) can no longer overlap a gap and are dropped when the arrays grow.
+ */
 struct host_thread {
-	unsigned next;		/* ring position of the next call */
-	struct blocking_call recent[RECENT_CALLS];
+	struct host_call *calls;
+	size_t ncalls, calls_cap;
+	struct host_range *ranges;
+	size_t nranges, ranges_cap;
 };
 
 /* An API call that issued work whose operation has not come up yet. */
@@ -169,7 +218,50 @@ struct walker {
 	int64_t (*order)[3];			/* keys in arrival order, a ring of PENDING_MAX */
 	size_t order_head, order_len, order_cap;
 	size_t last_device;			/* index of the device of the previous operation */
+	int64_t trace_id;			/* the trace being walked */
+	int64_t trace_first;			/* its first API call or NVTX range; INT64_MAX: none */
+	int trace_has_op;			/* its first operation was seen */
+	int64_t horizon;			/* no gap of this trace can start before it */
+	char **texts;				/* interned NVTX texts, open addressing */
+	size_t ntexts, texts_cap;
 };
+
+static uint64_t text_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* The walker's copy of s, one per distinct text. */
+static const char *intern(struct walker *w, const char *s)
+{
+	size_t i;
+
+	if ((w->ntexts + 1) * 2 > w->texts_cap) {
+		char **old = w->texts;
+		size_t oldcap = w->texts_cap;
+
+		w->texts_cap = w->texts_cap ? 2 * w->texts_cap : 256;
+		w->texts = xcalloc(w->texts_cap, sizeof(*w->texts));
+		for (size_t j = 0; j < oldcap; j++) {
+			if (!old[j])
+				continue;
+			for (i = text_hash(old[j]) & (w->texts_cap - 1); w->texts[i]; i = (i + 1) & (w->texts_cap - 1))
+				;
+			w->texts[i] = old[j];
+		}
+		free(old);
+	}
+	for (i = text_hash(s) & (w->texts_cap - 1); w->texts[i]; i = (i + 1) & (w->texts_cap - 1))
+		if (!strcmp(w->texts[i], s))
+			return w->texts[i];
+	w->texts[i] = xstrdup(s);
+	w->ntexts++;
+	return w->texts[i];
+}
 
 static size_t pending_hash(int64_t trace_id, int64_t pid, int64_t correlation, size_t cap)
 {
@@ -287,28 +379,68 @@ static struct host_thread *thread_get(struct walker *w, int64_t trace_id, int64_
 	return &w->threads[i];
 }
 
-/* Take one API call from the stream: a blocking call into its thread's ring, an issuing call into
- * the pending table. Columns: traceId, start, end, globalTid, pid, correlationId, nameId. */
+/*
+ * Make room for one more entry of a thread's calls or ranges: when full, first drop the entries that
+ * ended before the horizon (kept in order), and grow only if that freed too little.
+ */
+#define HOST_RESERVE(w, arr, n, cap)                                                      \
+	do {                                                                              \
+		if ((n) == (cap)) {                                                       \
+			size_t kept_ = 0;                                                 \
+			for (size_t i_ = 0; i_ < (n); i_++)                               \
+				if ((arr)[i_].end >= (w)->horizon)                        \
+					(arr)[kept_++] = (arr)[i_];                       \
+			(n) = kept_;                                                      \
+			if ((n) * 2 >= (cap)) {                                           \
+				(cap) = (cap) ? 2 * (cap) : 64;                           \
+				(arr) = xrealloc((arr), (cap) * sizeof(*(arr)));          \
+			}                                                                 \
+		}                                                                         \
+	} while (0)
+
+/* A new trace begins: what was kept of the last one can no longer matter. */
+static void trace_begin(struct walker *w, int64_t trace_id)
+{
+	for (size_t i = 0; i < w->nthreads; i++) {
+		w->threads[i].ncalls = 0;
+		w->threads[i].nranges = 0;
+	}
+	w->trace_id = trace_id;
+	w->trace_first = INT64_MAX;
+	w->trace_has_op = 0;
+	w->horizon = INT64_MIN;
+}
+
+/* Take one API call from the stream: into its thread's history, and an issuing call into the
+ * pending table. Columns: traceId, start, end, globalTid, pid, correlationId, nameId. */
 static void take_call(struct walker *w, sqlite3_stmt *st)
 {
 	int64_t trace_id = sqlite3_column_int64(st, 0), name_id = sqlite3_column_int64(st, 6);
+	int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
 	unsigned cls = api_names_class(w->names, trace_id, name_id);
 
-	if ((cls & API_BLOCKS) && sqlite3_column_type(st, 3) != SQLITE_NULL) {
+	if (trace_id != w->trace_id)
+		trace_begin(w, trace_id);
+	if (start < w->trace_first)
+		w->trace_first = start;
+	if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
 		struct host_thread *t = thread_get(w, trace_id, sqlite3_column_int64(st, 3), 1);
-		struct blocking_call *c = &t->recent[t->next++ % RECENT_CALLS];
+		struct host_call *c;
 
-		c->start = sqlite3_column_int64(st, 1);
-		c->end = sqlite3_column_int64(st, 2);
+		HOST_RESERVE(w, t->calls, t->ncalls, t->calls_cap);
+		c = &t->calls[t->ncalls++];
+		c->start = start;
+		c->end = end < start ? start : end;
 		c->name = api_names_name(w->names, trace_id, name_id);
+		c->cls = cls;
 	}
 	if ((cls & API_ISSUES) && sqlite3_column_type(st, 5) != SQLITE_NULL) {
 		struct pending_call call = {
 			.trace_id = trace_id,
 			.pid = sqlite3_column_int64(st, 4),
 			.correlation = sqlite3_column_int64(st, 5),
-			.start = sqlite3_column_int64(st, 1),
-			.end = sqlite3_column_int64(st, 2),
+			.start = start,
+			.end = end,
 			.tid = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3),
 			.name_id = name_id,
 			.cls = cls,
@@ -316,6 +448,25 @@ static void take_call(struct walker *w, sqlite3_stmt *st)
 
 		pending_add(w, &call);
 	}
+}
+
+/* Take one NVTX range: columns traceId, start, end, globalTid, text. */
+static void take_range(struct walker *w, sqlite3_stmt *st)
+{
+	int64_t trace_id = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 1);
+	struct host_thread *t;
+	struct host_range *r;
+
+	if (trace_id != w->trace_id)
+		trace_begin(w, trace_id);
+	if (start < w->trace_first)
+		w->trace_first = start;
+	t = thread_get(w, trace_id, sqlite3_column_int64(st, 3), 1);
+	HOST_RESERVE(w, t->ranges, t->nranges, t->ranges_cap);
+	r = &t->ranges[t->nranges++];
+	r->start = start;
+	r->end = sqlite3_column_int64(st, 2);
+	r->text = intern(w, rule_column_text(st, 4));
 }
 
 static struct gap_device *device_find(struct gap_walk *walk, struct walker *w, int64_t trace_id,
@@ -343,25 +494,51 @@ static struct gap_device *device_find(struct gap_walk *walk, struct walker *w, i
 	return d;
 }
 
-/* Blame one gap; g->start and g->api_* are filled in, tid is the issuing thread or -1. */
-static void classify(struct walker *w, struct gap *g, int64_t tid)
+/* The earliest time a later gap of the current trace can start: every device's work up to then. */
+static void update_horizon(struct gap_walk *walk, struct walker *w)
 {
-	struct host_thread *t;
+	int64_t h = INT64_MAX;
 
+	for (size_t i = 0; i < walk->ndevices; i++)
+		if (walk->devices[i].trace_id == w->trace_id && walk->devices[i].last < h)
+			h = walk->devices[i].last;
+	w->horizon = h == INT64_MAX ? INT64_MIN : h;
+}
+
+/*
+ * The index of the first call of t that may contain or follow time at: calls on one thread follow
+ * each other, except for a runtime call around the driver call it makes, so the call containing at
+ * is at most a few entries before the first call that starts after it.
+ */
+static size_t first_call_at(const struct host_thread *t, int64_t at)
+{
+	size_t lo = 0, hi = t->ncalls;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->calls[mid].start <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 3 ? lo - 3 : 0;
+}
+
+/* Blame one gap; g->start and g->api_* are filled in, t is the issuing thread or NULL. */
+static void classify(struct gap *g, const struct host_thread *t)
+{
 	g->cause = GAP_OTHER;
 	if (g->api_start < 0 || g->api_end <= g->start)
 		return;
 	g->cause = GAP_HOST_WAIT;
-	t = tid >= 0 ? thread_get(w, g->trace_id, tid, 0) : NULL;
 	if (!t)
 		return;
-	for (unsigned i = 1; i <= RECENT_CALLS; i++) {
-		struct blocking_call *c = &t->recent[(t->next - i) % RECENT_CALLS];
+	for (size_t i = first_call_at(t, g->start); i < t->ncalls && t->calls[i].start <= g->start; i++) {
+		const struct host_call *c = &t->calls[i];
 
-		if (!c->name)
-			break;
 		/* The operation's own blocking copy does not count: it is what the host is issuing. */
-		if (c->start <= g->start && c->end >= g->start && c->start != g->api_start) {
+		if ((c->cls & API_BLOCKS) && c->end >= g->start && c->start != g->api_start) {
 			g->cause = GAP_SYNC_WAIT;
 			g->blocker = c->name;
 			g->blocker_start = c->start;
@@ -369,6 +546,117 @@ static void classify(struct walker *w, struct gap *g, int64_t tid)
 			return;
 		}
 	}
+}
+
+static void add_part(struct gap *g, enum idle_kind kind, const char *detail, const char *range, int64_t ns)
+{
+	struct idle_part *p;
+
+	if (ns <= 0)
+		return;
+	for (size_t i = 0; i < g->nparts; i++) {
+		p = &g->parts[i];
+		if (p->kind == kind && p->detail == detail && p->range == range) {
+			p->ns += ns;
+			return;
+		}
+	}
+	/* More distinct parts than room (a gap crossing many ranges and calls): fold into the last. */
+	if (g->nparts == GAP_MAX_PARTS) {
+		g->parts[GAP_MAX_PARTS - 1].ns += ns;
+		return;
+	}
+	g->parts[g->nparts++] = (struct idle_part){ .kind = kind, .detail = detail, .range = range, .ns = ns };
+}
+
+/* The innermost range of t containing time at (latest start; NULL if none). */
+static const char *range_at(const struct host_thread *t, int64_t at)
+{
+	const struct host_range *best = NULL;
+
+	for (size_t i = 0; t && i < t->nranges && t->ranges[i].start <= at; i++) {
+		const struct host_range *r = &t->ranges[i];
+
+		if (r->end > at && (!best || r->start > best->start ||
+				    (r->start == best->start && r->end < best->end)))
+			best = r;
+	}
+	return best ? best->text : NULL;
+}
+
+/* Host code from a to b on thread t, outside CUDA calls: split by the innermost NVTX range. */
+static void attribute_host(struct gap *g, const struct host_thread *t, int64_t a, int64_t b)
+{
+	while (a < b) {
+		const struct host_range *inner = NULL;
+		int64_t next = b;
+
+		/* The innermost range at a, and the next range boundary after a. */
+		for (size_t i = 0; t && i < t->nranges && t->ranges[i].start < b; i++) {
+			const struct host_range *r = &t->ranges[i];
+
+			if (r->start > a) {
+				if (r->start < next)
+					next = r->start;
+				continue;
+			}
+			if (r->end <= a)
+				continue;
+			if (r->end < next)
+				next = r->end;
+			if (!inner || r->start > inner->start || (r->start == inner->start && r->end < inner->end))
+				inner = r;
+		}
+		if (inner)
+			add_part(g, IDLE_RANGE, inner->text, NULL, next - a);
+		else
+			add_part(g, IDLE_HOST, NULL, NULL, next - a);
+		a = next;
+	}
+}
+
+/*
+ * Split the gap by what its issuing thread did: from the gap's start to the issuing call, the
+ * thread's other CUDA calls and its host code (inside NVTX ranges or not); from the issuing call to
+ * the operation's start, the launch. g->start may be the trace's first event (startup).
+ */
+static void attribute(struct gap *g, const struct host_thread *t)
+{
+	int64_t a = g->start, host_end;
+
+	g->nparts = 0;
+	if (g->end <= g->start)
+		return;
+	if (g->api_start < 0) {
+		add_part(g, IDLE_UNKNOWN, NULL, NULL, g->end - g->start);
+		return;
+	}
+	if (g->api_end <= g->start) {
+		add_part(g, IDLE_QUEUED, NULL, NULL, g->end - g->start);
+		return;
+	}
+	host_end = g->api_start > g->end ? g->end : g->api_start;
+	if (host_end < a)
+		host_end = a;
+	if (t) {
+		for (size_t i = first_call_at(t, a); i < t->ncalls && a < host_end; i++) {
+			const struct host_call *c = &t->calls[i];
+			int64_t from, to;
+
+			if (c->start >= host_end)
+				break;
+			if (c->end <= a)
+				continue;
+			from = c->start > a ? c->start : a;
+			to = c->end < host_end ? c->end : host_end;
+			attribute_host(g, t, a, from);
+			add_part(g, (c->cls & API_BLOCKS) ? IDLE_SYNC : IDLE_CUDA, c->name, range_at(t, c->start),
+				 to - from);
+			a = to;
+		}
+	}
+	attribute_host(g, t, a, host_end);
+	add_part(g, IDLE_LAUNCH, NULL, NULL, g->end - host_end);
 }
 
 static char *ops_sql(unsigned ops)
@@ -410,16 +698,30 @@ static int prepare_owned(const struct rule *rule, struct rule_context *ctx, char
 	return ret;
 }
 
-/* Step the API stream, keeping the merge key of the new row (column calls take a mutex each). */
-static int next_call(sqlite3_stmt *calls, int64_t *trace_id, int64_t *start)
-{
-	int rc = sqlite3_step(calls);
+/* One time-ordered input of the walk (API calls, NVTX ranges): its statement and current row's key. */
+struct stream {
+	sqlite3_stmt *st;
+	int rc;
+	int64_t trace_id, start;
+};
 
-	if (rc == SQLITE_ROW) {
-		*trace_id = sqlite3_column_int64(calls, 0);
-		*start = sqlite3_column_int64(calls, 1);
+/* Step a stream, keeping the merge key of the new row (column calls take a mutex each). */
+static void stream_next(struct stream *s)
+{
+	if (!s->st) {
+		s->rc = SQLITE_DONE;
+		return;
 	}
-	return rc;
+	s->rc = sqlite3_step(s->st);
+	if (s->rc == SQLITE_ROW) {
+		s->trace_id = sqlite3_column_int64(s->st, 0);
+		s->start = sqlite3_column_int64(s->st, 1);
+	}
+}
+
+static int stream_before(const struct stream *s, int64_t trace_id, int64_t start)
+{
+	return s->rc == SQLITE_ROW && (s->trace_id < trace_id || (s->trace_id == trace_id && s->start <= start));
 }
 
 static int64_t column_or(sqlite3_stmt *st, int col, int64_t null_value)
@@ -430,12 +732,12 @@ static int64_t column_or(sqlite3_stmt *st, int col, int64_t null_value)
 int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
 	     size_t errlen)
 {
-	struct walker w = { 0 };
+	struct walker w = { .trace_id = -1 };
 	struct api_names own_names = { 0 };
-	int64_t call_trace = 0, call_start = 0;
-	sqlite3_stmt *ops = NULL, *calls = NULL;
-	int ret, rc, crc;
-	char *filter;
+	struct stream calls = { 0 }, ranges = { 0 };
+	sqlite3_stmt *ops = NULL;
+	int ret, rc;
+	struct gap g;
 
 	walk->devices = NULL;
 	walk->ndevices = 0;
@@ -449,33 +751,60 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 	ret = prepare_owned(rule, ctx, ops_sql(walk->ops ? walk->ops : GAP_WALK_ALL), &ops, err, errlen);
 	if (ret < 0)
 		goto out;
-	filter = api_names_sql(w.names, walk->api ? walk->api : API_ISSUES | API_BLOCKS);
-	ret = prepare_owned(rule, ctx,
-			    sqlite3_mprintf("SELECT traceId, start, end, globalTid, pid, correlationId, nameId"
-					    " FROM api_calls WHERE %s ORDER BY traceId, start", filter),
-			    &calls, err, errlen);
-	sqlite3_free(filter);
+	if (walk->attribute) {
+		/* What the host did in a gap needs every call, not only those that issue or block. */
+		ret = rule_prepare(rule, ctx,
+				   "SELECT traceId, start, end, globalTid, pid, correlationId, nameId"
+				   " FROM api_calls ORDER BY traceId, start", &calls.st, err, errlen);
+		if (!ret)
+			ret = rule_prepare(rule, ctx,
+					   "SELECT traceId, start, end, globalTid, text FROM nvtx"
+					   " WHERE end > start AND globalTid IS NOT NULL ORDER BY traceId, start",
+					   &ranges.st, err, errlen);
+	} else {
+		char *filter = api_names_sql(w.names, walk->api ? walk->api : API_ISSUES | API_BLOCKS);
+
+		ret = prepare_owned(rule, ctx,
+				    sqlite3_mprintf("SELECT traceId, start, end, globalTid, pid, correlationId, nameId"
+						    " FROM api_calls WHERE %s ORDER BY traceId, start", filter),
+				    &calls.st, err, errlen);
+		sqlite3_free(filter);
+	}
 	if (ret < 0)
 		goto out;
-	crc = next_call(calls, &call_trace, &call_start);
+	stream_next(&calls);
+	stream_next(&ranges);
 	while ((rc = sqlite3_step(ops)) == SQLITE_ROW) {
 		int64_t trace_id = sqlite3_column_int64(ops, 0);
 		int64_t start = sqlite3_column_int64(ops, 3);
 		int64_t end = sqlite3_column_int64(ops, 4);
-		int64_t tid = -1;
 		struct pending_call *call = NULL;
+		const struct host_thread *t = NULL;
 		struct gap_device *d;
-		struct gap g;
+		int first_op;
 
-		while (crc == SQLITE_ROW &&
-		       (call_trace < trace_id || (call_trace == trace_id && call_start <= start))) {
-			take_call(&w, calls);
-			crc = next_call(calls, &call_trace, &call_start);
+		/* Ranges first: a range opened at the instant of a call is around it. */
+		for (;;) {
+			int r = stream_before(&ranges, trace_id, start), c = stream_before(&calls, trace_id, start);
+
+			if (r && (!c || ranges.trace_id < calls.trace_id ||
+				  (ranges.trace_id == calls.trace_id && ranges.start <= calls.start))) {
+				take_range(&w, ranges.st);
+				stream_next(&ranges);
+			} else if (c) {
+				take_call(&w, calls.st);
+				stream_next(&calls);
+			} else {
+				break;
+			}
 		}
-		if (crc != SQLITE_ROW && crc != SQLITE_DONE) {
+		if ((calls.rc != SQLITE_ROW && calls.rc != SQLITE_DONE) ||
+		    (ranges.rc != SQLITE_ROW && ranges.rc != SQLITE_DONE)) {
 			ret = rule_step_error(rule, ctx, err, errlen);
 			goto out;
 		}
+		if (trace_id != w.trace_id)
+			trace_begin(&w, trace_id);
 
 		memset(&g, 0, sizeof(g));
 		g.trace_id = trace_id;
@@ -502,7 +831,8 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 			g.api_end = call->end;
 			g.api_name_id = call->name_id;
 			g.api_class = call->cls;
-			tid = call->tid;
+			if (call->tid >= 0)
+				t = thread_get(&w, trace_id, call->tid, 0);
 			/* A graph launch issues many operations; keep it for the others. */
 			if (!(call->cls & API_GRAPH))
 				pending_delete(&w, call);
@@ -511,6 +841,8 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 		d = device_find(walk, &w, trace_id, g.device);
 		if (end < start)
 			end = start;
+		first_op = !w.trace_has_op;
+		w.trace_has_op = 1;
 		if (!d->ops++) {
 			/* Idle time before a device's first operation is not a gap. */
 			d->first = start;
@@ -518,31 +850,53 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 		}
 		g.start = d->last;
 		g.end = start > d->last ? start : d->last;
-		if (end > d->last) {
-			d->busy += end - (start > d->last ? start : d->last);
+		g.next_busy = end > d->last ? end - (start > d->last ? start : d->last) : 0;
+		d->busy += g.next_busy;
+		if (end > d->last)
 			d->last = end;
-		}
-		if (g.end - g.start < walk->min_gap)
-			continue;
-		if (g.end > g.start)
-			classify(&w, &g, tid);
-		else
+		if (first_op && walk->startup && w.trace_first < start) {
+			/* The trace's start-up: from its first event to its first operation. */
+			g.startup = 1;
+			g.start = w.trace_first;
+			g.end = start;
 			g.cause = GAP_OTHER;
+			if (walk->attribute)
+				attribute(&g, t);
+		} else {
+			if (g.end - g.start < walk->min_gap)
+				goto next;
+			if (g.end > g.start)
+				classify(&g, t);
+			else
+				g.cause = GAP_OTHER;
+			if (walk->attribute)
+				attribute(&g, t);
+		}
 		ret = walk->fn(&g, walk->arg);
 		if (ret < 0) {
 			snprintf(err, errlen, "rule %s: cannot process an idle gap", rule->id);
 			goto out;
 		}
+next:
+		update_horizon(walk, &w);
 	}
 	if (rc != SQLITE_DONE)
 		ret = rule_step_error(rule, ctx, err, errlen);
 out:
 	sqlite3_finalize(ops);
-	sqlite3_finalize(calls);
+	sqlite3_finalize(calls.st);
+	sqlite3_finalize(ranges.st);
 	rule_index_release(&w.thread_index);
+	for (size_t i = 0; i < w.nthreads; i++) {
+		free(w.threads[i].calls);
+		free(w.threads[i].ranges);
+	}
 	free(w.threads);
 	free(w.pending);
 	free(w.order);
+	for (size_t i = 0; i < w.texts_cap; i++)
+		free(w.texts[i]);
+	free(w.texts);
 	api_names_release(&own_names);
 	if (ret < 0)
 		gap_walk_release(walk);

@@ -8,15 +8,17 @@
  *
  *   sync-wait  that thread was blocked in a synchronizing call (cudaDeviceSynchronize and friends,
  *              or a copy without "Async") when the device ran out of work, and only then issued
- *              the next operation: the host could not queue work ahead because it was waiting;
+ *              the next operation: the host could not queue work ahead because it was waiting (a
+ *              "drain"; what the host did after the call returned is in the gap's parts below);
  *   host-wait  the thread was still issuing the operation, or issued it only after the device had
  *              gone idle, and was not blocked in such a call: the host was late;
  *   other      the operation had been issued completely before the device went idle and still
  *              started late (launch latency, a dependency on another stream or event), or the
  *              trace has no API record of who issued it.
  *
- * Memory grows with the number of devices, host threads and launches in flight, not with the number
- * of events: SQLite sorts the operations and the API calls by time, and this code merges the two.
+ * Memory grows with the number of devices, host threads, launches in flight and the host activity
+ * inside the current gaps, not with the number of events: SQLite sorts the operations, the API calls
+ * and the NVTX ranges by time, and this code merges them.
  */
 #ifndef GPT_RULES_GAPS_H
 #define GPT_RULES_GAPS_H
@@ -68,6 +70,47 @@ enum gpu_op {
 	GPU_OP_SET = 2,
 };
 
+/*
+ * What the host thread that issued the operation ending a gap was doing, ns by ns (with
+ * gap_walk.attribute set). Every idle ns of a gap falls in exactly one part:
+ *
+ *   IDLE_SYNC     blocked in a synchronizing call or a blocking copy (detail: the call)
+ *   IDLE_CUDA     in another CUDA call (detail: the call; api_category() says what kind)
+ *   IDLE_RANGE    in host code inside an NVTX range (detail: the innermost range's text)
+ *   IDLE_HOST     in host code outside any NVTX range: the launch path, Python, data loading
+ *   IDLE_LAUNCH   in the call that issued the operation, or waiting for it to start after that
+ *                 call returned (launch latency)
+ *   IDLE_QUEUED   the operation was issued completely before the device went idle and still started
+ *                 late: a dependency on another stream or event, or launch latency
+ *   IDLE_UNKNOWN  the trace has no API record of who issued the operation
+ *
+ * range: the innermost NVTX range around a SYNC or CUDA call (NULL when none). Strings are owned by
+ * the walk and stay valid until gap_walk() returns.
+ */
+enum idle_kind {
+	IDLE_SYNC = 0,
+	IDLE_CUDA,
+	IDLE_RANGE,
+	IDLE_HOST,
+	IDLE_LAUNCH,
+	IDLE_QUEUED,
+	IDLE_UNKNOWN,
+};
+#define IDLE_NKINDS 7
+
+struct idle_part {
+	enum idle_kind kind;
+	const char *detail;
+	const char *range;
+	int64_t ns;
+};
+
+const char *idle_kind_name(enum idle_kind kind);	/* "sync", "cuda-call", "nvtx-range", ... */
+/* What kind of CUDA call a name is, in words: "allocation", "module load", "copy", ...; NULL if none. */
+const char *api_category(const char *name);
+
+#define GAP_MAX_PARTS 16
+
 /* The idle interval before one GPU operation, and that operation. */
 struct gap {
 	int64_t trace_id, device, stream;	/* of the operation that ends the gap */
@@ -78,6 +121,8 @@ struct gap {
 	int64_t next_start, next_end;		/* when that operation ran (start may precede end of
 						   the gap's start when operations overlap) */
 	int64_t next_graph_node;		/* its graphNodeId, 0 when not launched from a graph */
+	int64_t next_busy;			/* how much that operation added to the device's busy
+						   time (its part not overlapping earlier work) */
 	int64_t bytes;				/* copies: bytes, copyKind, srcKind, dstKind (-1: NULL) */
 	int copy_kind, src_kind, dst_kind;
 	int64_t api_start, api_end;		/* its API call; -1 when unknown */
@@ -86,6 +131,12 @@ struct gap {
 	const char *blocker;			/* sync-wait: the call the host was blocked in;
 						   valid only during the callback */
 	int64_t blocker_start, blocker_end;
+	/* startup: this is the trace's first operation and the "gap" is the time from the trace's first
+	 * event to it (only with gap_walk.startup; never counted as device idle time). */
+	int startup;
+	/* With gap_walk.attribute: the gap split by what the issuing thread did (sums to end - start). */
+	struct idle_part parts[GAP_MAX_PARTS];
+	size_t nparts;
 };
 
 /* What a device did over the whole walk. */
@@ -109,6 +160,10 @@ struct gap_walk {
 	const struct api_names *names;
 	/* Which API calls to read (enum api_class); 0 means API_ISSUES | API_BLOCKS. */
 	unsigned api;
+	/* Split each gap into idle_parts (reads every API call and NVTX range besides the issuing ones). */
+	int attribute;
+	/* Also call fn for the trace's first operation, with the time since the trace's first event. */
+	int startup;
 	int (*fn)(const struct gap *gap, void *arg);	/* a negative return stops the walk */
 	void *arg;
 	/* Out: one entry per device that ran anything, in order of first appearance. */
