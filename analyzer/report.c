@@ -274,6 +274,7 @@ void report_header_release(struct report_header *hdr)
 	free(hdr->notes);
 	free(hdr->devices);
 	free(hdr->scope);
+	phases_free(hdr->phases);
 	memset(hdr, 0, sizeof(*hdr));
 }
 
@@ -288,9 +289,9 @@ static double now_seconds(void)
 }
 
 int report_run_rules(struct trace *trace, const struct rule_config *config, const char *const *ids, size_t nids,
-		     struct findings *out, FILE *timings, char *err, size_t errlen)
+		     int64_t origin, struct findings *out, FILE *timings, char *err, size_t errlen)
 {
-	struct rule_context ctx = { .trace = trace, .config = config, .out = out };
+	struct rule_context ctx = { .trace = trace, .config = config, .out = out, .origin = origin };
 	size_t n = 0;
 
 	for (size_t i = 0; ids ? i < nids : rule_table[i] != NULL; i++) {
@@ -361,6 +362,12 @@ static double busy_share(const struct report_header *hdr)
 	return (double)busy_total(hdr) / ((double)span * (double)hdr->ndevices);
 }
 
+/* What severity and shares are judged against: the steady state when the rules saw only it. */
+static int64_t judged_span(const struct report_header *hdr)
+{
+	return hdr->steady_only ? hdr->steady_end - hdr->steady_start : hdr->end - hdr->start;
+}
+
 static int64_t recoverable_total(const struct findings *findings)
 {
 	int64_t total = 0;
@@ -368,6 +375,149 @@ static int64_t recoverable_total(const struct findings *findings)
 	for (size_t i = 0; i < findings->count; i++)
 		total += findings->items[i].recoverable_ns;
 	return total;
+}
+
+/* ---- phases and iterations ---- */
+
+static int64_t split_sum(const struct time_split *s)
+{
+	return s->compute_ns + s->comm_ns + s->copy_ns + s->idle_ns;
+}
+
+static int64_t phase_length(const struct phase *ph)
+{
+	return ph->end - ph->start;
+}
+
+/* "host code in NVTX range 'compile' 2.900 s, blocked in cudaDeviceSynchronize 1.2 ms" (n largest). */
+static void causes_line(FILE *out, const struct phase *ph, size_t n)
+{
+	char label[256], a[32];
+
+	for (size_t i = 0; i < ph->ncauses && i < n; i++)
+		fprintf(out, "%s%s %s", i ? ", " : "", idle_cause_label(&ph->causes[i], label, sizeof(label)),
+			report_duration(ph->causes[i].ns, a, sizeof(a)));
+}
+
+/* The time split of steady iterations, per iteration on average. */
+static void split_line(FILE *out, const struct time_split *s, int64_t per)
+{
+	char a[32], b[32], c[32], d[32];
+
+	if (per < 1)
+		per = 1;
+	fprintf(out, "compute %s, communication %s, copies/memsets %s, idle %s",
+		report_duration(s->compute_ns / per, a, sizeof(a)), report_duration(s->comm_ns / per, b, sizeof(b)),
+		report_duration(s->copy_ns / per, c, sizeof(c)), report_duration(s->idle_ns / per, d, sizeof(d)));
+}
+
+static const char *source_words(const struct trace_phases *tp, char *buf, size_t len)
+{
+	switch (tp->source) {
+	case ITERATIONS_STEP:
+		snprintf(buf, len, "NVTX ranges matching --step '%s'", tp->source_name);
+		break;
+	case ITERATIONS_NVTX:
+		snprintf(buf, len, "NVTX range '%s'", tp->source_name);
+		break;
+	case ITERATIONS_KERNELS:
+		snprintf(buf, len, "a repeating sequence of %" PRId64 " kernels beginning with %s", tp->period_ops,
+			 tp->source_name);
+		break;
+	default:
+		snprintf(buf, len, "none found (no repeating NVTX range, no repeating kernel sequence)");
+	}
+	return buf;
+}
+
+/* What made a slow iteration slow: the part of its split furthest above the steady median's. */
+static void slow_why(FILE *out, const struct trace_phases *tp, const struct iteration *it)
+{
+	const struct time_split *s = &it->split;
+	int64_t nsteady = (int64_t)(tp->niterations - tp->first_steady);
+	const struct time_split *total = &tp->phase[PHASE_STEADY].split;
+	int64_t excess[4] = {
+		s->compute_ns - total->compute_ns / nsteady, s->comm_ns - total->comm_ns / nsteady,
+		s->copy_ns - total->copy_ns / nsteady, s->idle_ns - total->idle_ns / nsteady,
+	};
+	static const char *const what[4] = { "compute", "communication", "copies/memsets", "idle" };
+	char a[32], label[256];
+	int k = 0;
+
+	for (int i = 1; i < 4; i++)
+		if (excess[i] > excess[k])
+			k = i;
+	if (excess[k] <= 0) {
+		fprintf(out, "no part above the average");
+		return;
+	}
+	fprintf(out, "%s +%s over the average", what[k], report_duration(excess[k], a, sizeof(a)));
+	if (k == 3 && it->top_ns > 0) {
+		struct idle_cause c = { .kind = it->top_kind, .detail = it->top_detail };
+
+		fprintf(out, "; largest idle: %s %s", idle_cause_label(&c, label, sizeof(label)),
+			report_duration(it->top_ns, a, sizeof(a)));
+	}
+}
+
+static void write_phases_text(FILE *out, const struct report_header *hdr, const char *bold, const char *reset)
+{
+	char a[32], b[32], c[64], words[256];
+
+	for (size_t t = 0; hdr->phases && t < hdr->phases->ntraces; t++) {
+		const struct trace_phases *tp = &hdr->phases->traces[t];
+		const struct phase *steady = &tp->phase[PHASE_STEADY];
+		int64_t nsteady = (int64_t)(tp->niterations - tp->first_steady);
+
+		fprintf(out, "%sphases%s", bold, reset);
+		if (hdr->phases->ntraces > 1)
+			fprintf(out, " of %s", hdr->traces[t]);
+		fprintf(out, "\n");
+		for (int i = 0; i < PHASE_COUNT; i++) {
+			const struct phase *ph = &tp->phase[i];
+
+			snprintf(c, sizeof(c), "+%s", report_duration(ph->start - hdr->origin, a, sizeof(a)));
+			fprintf(out, "  %-10s %-14s %-12s %s\n", phase_name((enum phase_id)i), c,
+				report_duration(phase_length(ph), b, sizeof(b)), ph->reason ? ph->reason : "");
+		}
+		fprintf(out, "  iterations %s\n", source_words(tp, words, sizeof(words)));
+		if (nsteady > 0) {
+			fprintf(out, "             %" PRId64 " steady of %zu, median %s, p90 %s\n", nsteady, tp->niterations,
+				report_duration(tp->median_ns, a, sizeof(a)), report_duration(tp->p90_ns, b, sizeof(b)));
+			fprintf(out, "             per iteration: ");
+			split_line(out, &steady->split, nsteady);
+			fprintf(out, "\n");
+			for (size_t i = 0; i < tp->nslowest && nsteady > 2; i++) {
+				const struct iteration *it = &tp->iterations[tp->slowest[i]];
+
+				fprintf(out, "             %s #%zu at +%s: %s; ", i ? "      " : "slowest", tp->slowest[i] + 1,
+					report_duration(it->start - hdr->origin, a, sizeof(a)),
+					report_duration(split_sum(&it->split), b, sizeof(b)));
+				slow_why(out, tp, it);
+				fprintf(out, "\n");
+			}
+		}
+		if (steady->ncauses) {
+			fprintf(out, "  steady idle %s: ", report_duration(steady->split.idle_ns, a, sizeof(a)));
+			causes_line(out, steady, 4);
+			fprintf(out, "\n");
+		}
+		fprintf(out, "  one-time  ");
+		for (int i = 0, first = 1; i < PHASE_COUNT; i++) {
+			const struct phase *ph = &tp->phase[i];
+
+			if (i == PHASE_STEADY || phase_length(ph) <= 0)
+				continue;
+			fprintf(out, "%s%s %s", first ? " " : "; ", phase_name((enum phase_id)i),
+				report_duration(phase_length(ph), a, sizeof(a)));
+			if (ph->ncauses) {
+				fprintf(out, ", of which ");
+				causes_line(out, ph, 2);
+			}
+			first = 0;
+		}
+		fprintf(out, "\n\n");
+	}
 }
 
 static void write_text(FILE *out, const struct report_header *hdr, const struct findings *findings,
@@ -399,21 +549,26 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 	for (size_t i = 0; i < hdr->nnotes; i++)
 		fprintf(out, "  %-9s %s\n", i ? "" : "note", hdr->notes[i]);
 	fprintf(out, "\n");
+	write_phases_text(out, hdr, bold, reset);
 
 	if (!findings->count) {
-		fprintf(out, "No findings from %zu rules.\n", opt->nrules);
+		fprintf(out, "No findings from %zu rules%s.\n", opt->nrules, hdr->steady_only ? " in the steady state" : "");
 		return;
 	}
-	fprintf(out, "%s%zu finding%s%s from %zu rules, ranked by recoverable time (up to %s in all, %.1f%% of the "
-		"span)\n", bold, findings->count, findings->count == 1 ? "" : "s", reset, opt->nrules,
-		report_duration(recoverable_total(findings), a, sizeof(a)),
-		span > 0 ? 100.0 * (double)recoverable_total(findings) / (double)span : 0.0);
+	fprintf(out, "%s%zu finding%s%s from %zu rules%s, ranked by recoverable time (up to %s in all, %.1f%% of the "
+		"%s)\n", bold, findings->count, findings->count == 1 ? "" : "s", reset, opt->nrules,
+		hdr->steady_only ? " on the steady state" : "", report_duration(recoverable_total(findings), a, sizeof(a)),
+		judged_span(hdr) > 0 ? 100.0 * (double)recoverable_total(findings) / (double)judged_span(hdr) : 0.0,
+		hdr->steady_only ? "steady state" : "span");
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
 
 		fprintf(out, "\n%2zu. %s%-8s%s %s%s%s  %s\n", i + 1, opt->color ? severity_color(f->severity) : "",
 			severity_name(f->severity), reset, bold, f->rule_id, reset, f->message);
-		if (f->recoverable_ns > 0)
+		if (f->recoverable_ns > 0 && hdr->steady_iterations > 0)
+			fprintf(out, "    recoverable: %s (%s per iteration)\n", report_duration(f->recoverable_ns, a, sizeof(a)),
+				report_duration(f->recoverable_ns / hdr->steady_iterations, b, sizeof(b)));
+		else if (f->recoverable_ns > 0)
 			fprintf(out, "    recoverable: %s\n", report_duration(f->recoverable_ns, a, sizeof(a)));
 		else
 			fprintf(out, "    recoverable: unknown\n");

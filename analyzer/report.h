@@ -10,6 +10,7 @@
 #define GPT_ANALYZER_REPORT_H
 
 #include "analyzer/trace.h"
+#include "rules/phases.h"
 #include "rules/rule.h"
 
 #include <stdint.h>
@@ -21,7 +22,7 @@ enum report_format {
 	REPORT_FORMAT_JSON,
 };
 
-#define REPORT_JSON_SCHEMA "gpt-trace-report/1"
+#define REPORT_JSON_SCHEMA "gpt-trace-report/2"
 
 /* "text", "markdown" (or "md"), "json"; returns -1 for anything else. */
 int report_format_parse(const char *name, enum report_format *out);
@@ -55,6 +56,10 @@ struct report_header {
 	struct report_device *devices;
 	size_t ndevices;
 	int64_t kernels, copies, api_calls;	/* event counts in the scope */
+	struct phases *phases;			/* phases and iterations; NULL when not computed */
+	int steady_only;			/* the rules judged only [steady_start, steady_end) */
+	int64_t steady_start, steady_end;
+	int64_t steady_iterations;		/* steady iterations of every trace (0: none found) */
 };
 
 /* Fill hdr (zero-initialised by the caller); scope may be NULL. Free with report_header_release(). */
@@ -64,11 +69,11 @@ void report_header_release(struct report_header *hdr);
 
 /*
  * Run rules over the trace and rank their findings. ids: the rule ids to run (NULL: every rule in
- * rule_table). timings: when not NULL, one line per rule with its run time goes there. Returns the
+ * rule_table). origin: where evidence times count from (0: the first event in the scope). timings: when not NULL, one line per rule with its run time goes there. Returns the
  * number of rules run; a rule that fails stops the report: a negative error with one line in err.
  */
 int report_run_rules(struct trace *trace, const struct rule_config *config, const char *const *ids, size_t nids,
-		     struct findings *out, FILE *timings, char *err, size_t errlen);
+		     int64_t origin, struct findings *out, FILE *timings, char *err, size_t errlen);
 
 struct report_options {
 	enum report_format format;

@@ -33,6 +33,10 @@ static const char usage_text[] =
 	"      --color WHEN      auto (default: on a terminal unless NO_COLOR is set), always, never\n"
 	"      --fail-on SEVERITY  exit 1 when a finding has at least SEVERITY (info, warning,\n"
 	"                        critical): a CI gate\n"
+	"      --step REGEX      the NVTX ranges (POSIX extended regular expression on their text)\n"
+	"                        that are the program's iterations (default: found automatically)\n"
+	"      --whole-trace     judge the whole trace, start-up and warm-up included (default: the\n"
+	"                        rules judge the steady state; one-time costs are listed apart)\n"
 	"      --timings         print each rule's run time on stderr\n"
 	"  -h, --help            print this help\n"
 	"\n" TRACE_ARGS_USAGE
@@ -43,6 +47,8 @@ enum {
 	OPT_COLOR = 256,
 	OPT_FAIL_ON,
 	OPT_TIMINGS,
+	OPT_STEP,
+	OPT_WHOLE,
 };
 
 static const struct option long_options[] = {
@@ -54,6 +60,8 @@ static const struct option long_options[] = {
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 	{ "timings", no_argument, NULL, OPT_TIMINGS },
+	{ "step", required_argument, NULL, OPT_STEP },
+	{ "whole-trace", no_argument, NULL, OPT_WHOLE },
 	{ "window", required_argument, NULL, 'w' },
 	{ "nvtx", required_argument, NULL, 'n' },
 	{ "kernel", required_argument, NULL, 'k' },
@@ -85,6 +93,33 @@ static int use_color(const char *when, const char *output)
 	return isatty(STDOUT_FILENO) && !(no_color && no_color[0]);
 }
 
+/*
+ * Restrict the rules to the steady state (unless the user chose a scope, or --whole-trace): one-time
+ * costs are the phases' business, not findings.
+ */
+static int judge_steady_state(struct trace *trace, struct report_header *hdr, int keep_scope)
+{
+	struct trace_scope scope = { 0 };
+	char err[512];
+
+	for (size_t t = 0; t < hdr->phases->ntraces; t++) {
+		const struct trace_phases *tp = &hdr->phases->traces[t];
+
+		hdr->steady_iterations += (int64_t)(tp->niterations - tp->first_steady);
+	}
+	phases_steady_window(hdr->phases, &hdr->steady_start, &hdr->steady_end);
+	if (keep_scope || hdr->steady_end <= hdr->steady_start)
+		return 0;
+	scope.start = hdr->steady_start;
+	scope.end = hdr->steady_end + 1;
+	if (trace_set_scope(trace, &scope, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		return -1;
+	}
+	hdr->steady_only = 1;
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_options opt = { .format = REPORT_FORMAT_TEXT };
@@ -92,13 +127,13 @@ int cmd_report(int argc, char **argv)
 	struct findings findings = { 0 };
 	struct rule_config *config = rule_config_new();
 	struct trace_args args = { 0 };
-	const char **ids = NULL, *output = NULL, *color = "auto";
+	const char **ids = NULL, *output = NULL, *color = "auto", *step = NULL;
 	enum finding_severity fail_on = SEVERITY_INFO;
 	struct trace *trace = NULL;
 	char err[1024], *scope = NULL;
 	size_t nids = 0;
 	int64_t origin;
-	int c, ret = GPT_EXIT_USAGE, gate = 0, timings = 0, n;
+	int c, ret = GPT_EXIT_USAGE, gate = 0, timings = 0, whole = 0, n;
 	FILE *out = stdout;
 
 	opterr = 0;
@@ -150,6 +185,12 @@ int cmd_report(int argc, char **argv)
 		case OPT_TIMINGS:
 			timings = 1;
 			break;
+		case OPT_STEP:
+			step = optarg;
+			break;
+		case OPT_WHOLE:
+			whole = 1;
+			break;
 		case 'w':
 			args.window = optarg;
 			break;
@@ -183,7 +224,13 @@ int cmd_report(int argc, char **argv)
 		goto out;
 	}
 	hdr.origin = origin;
-	n = report_run_rules(trace, config, ids, nids, &findings, timings ? stderr : NULL, err, sizeof(err));
+	if (phases_compute(trace, step, &hdr.phases, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		goto out;
+	}
+	if (judge_steady_state(trace, &hdr, scope != NULL || whole) < 0)
+		goto out;
+	n = report_run_rules(trace, config, ids, nids, origin, &findings, timings ? stderr : NULL, err, sizeof(err));
 	if (n < 0) {
 		pr_err("%s", err);
 		goto out;

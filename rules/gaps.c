@@ -222,8 +222,7 @@ struct walker {
 	int64_t trace_first;			/* its first API call or NVTX range; INT64_MAX: none */
 	int trace_has_op;			/* its first operation was seen */
 	int64_t horizon;			/* no gap of this trace can start before it */
-	char **texts;				/* interned NVTX texts, open addressing */
-	size_t ntexts, texts_cap;
+	struct gap_walk *walk;			/* its texts: interned NVTX texts, open addressing */
 };
 
 static uint64_t text_hash(const char *s)
@@ -235,32 +234,35 @@ static uint64_t text_hash(const char *s)
 	return h;
 }
 
-/* The walker's copy of s, one per distinct text. */
+/* The walk's copy of s, one per distinct text. */
 static const char *intern(struct walker *w, const char *s)
 {
-	size_t i;
+	struct gap_walk *walk = w->walk;
+	size_t i, mask;
 
-	if ((w->ntexts + 1) * 2 > w->texts_cap) {
-		char **old = w->texts;
-		size_t oldcap = w->texts_cap;
+	if ((walk->ntexts + 1) * 2 > walk->texts_cap) {
+		char **old = walk->texts;
+		size_t oldcap = walk->texts_cap;
 
-		w->texts_cap = w->texts_cap ? 2 * w->texts_cap : 256;
-		w->texts = xcalloc(w->texts_cap, sizeof(*w->texts));
+		walk->texts_cap = walk->texts_cap ? 2 * walk->texts_cap : 256;
+		walk->texts = xcalloc(walk->texts_cap, sizeof(*walk->texts));
+		mask = walk->texts_cap - 1;
 		for (size_t j = 0; j < oldcap; j++) {
 			if (!old[j])
 				continue;
-			for (i = text_hash(old[j]) & (w->texts_cap - 1); w->texts[i]; i = (i + 1) & (w->texts_cap - 1))
+			for (i = text_hash(old[j]) & mask; walk->texts[i]; i = (i + 1) & mask)
 				;
-			w->texts[i] = old[j];
+			walk->texts[i] = old[j];
 		}
 		free(old);
 	}
-	for (i = text_hash(s) & (w->texts_cap - 1); w->texts[i]; i = (i + 1) & (w->texts_cap - 1))
-		if (!strcmp(w->texts[i], s))
-			return w->texts[i];
-	w->texts[i] = xstrdup(s);
-	w->ntexts++;
-	return w->texts[i];
+	mask = walk->texts_cap - 1;
+	for (i = text_hash(s) & mask; walk->texts[i]; i = (i + 1) & mask)
+		if (!strcmp(walk->texts[i], s))
+			return walk->texts[i];
+	walk->texts[i] = xstrdup(s);
+	walk->ntexts++;
+	return walk->texts[i];
 }
 
 static size_t pending_hash(int64_t trace_id, int64_t pid, int64_t correlation, size_t cap)
@@ -732,7 +734,7 @@ static int64_t column_or(sqlite3_stmt *st, int col, int64_t null_value)
 int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
 	     size_t errlen)
 {
-	struct walker w = { .trace_id = -1 };
+	struct walker w = { .trace_id = -1, .walk = walk };
 	struct api_names own_names = { 0 };
 	struct stream calls = { 0 }, ranges = { 0 };
 	sqlite3_stmt *ops = NULL;
@@ -741,6 +743,8 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 
 	walk->devices = NULL;
 	walk->ndevices = 0;
+	walk->texts = NULL;
+	walk->ntexts = walk->texts_cap = 0;
 	w.names = walk->names;
 	if (!w.names) {
 		ret = api_names_load(rule, ctx, &own_names, err, errlen);
@@ -894,9 +898,6 @@ out:
 	free(w.threads);
 	free(w.pending);
 	free(w.order);
-	for (size_t i = 0; i < w.texts_cap; i++)
-		free(w.texts[i]);
-	free(w.texts);
 	api_names_release(&own_names);
 	if (ret < 0)
 		gap_walk_release(walk);
@@ -908,6 +909,11 @@ void gap_walk_release(struct gap_walk *walk)
 	free(walk->devices);
 	walk->devices = NULL;
 	walk->ndevices = 0;
+	for (size_t i = 0; i < walk->texts_cap; i++)
+		free(walk->texts[i]);
+	free(walk->texts);
+	walk->texts = NULL;
+	walk->ntexts = walk->texts_cap = 0;
 }
 
 const char *gap_cause_name(enum gap_cause cause)

@@ -84,8 +84,8 @@ enum gpu_op {
  *                 late: a dependency on another stream or event, or launch latency
  *   IDLE_UNKNOWN  the trace has no API record of who issued the operation
  *
- * range: the innermost NVTX range around a SYNC or CUDA call (NULL when none). Strings are owned by
- * the walk and stay valid until gap_walk() returns.
+ * range: the innermost NVTX range around a SYNC or CUDA call (NULL when none). Call names belong to
+ * the api_names; range texts to the walk, until gap_walk_release().
  */
 enum idle_kind {
 	IDLE_SYNC = 0,
@@ -169,6 +169,9 @@ struct gap_walk {
 	/* Out: one entry per device that ran anything, in order of first appearance. */
 	struct gap_device *devices;
 	size_t ndevices;
+	/* Out: the NVTX texts that parts point to (interned); freed by gap_walk_release(). */
+	char **texts;
+	size_t ntexts, texts_cap;
 };
 
 int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,

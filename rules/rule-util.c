@@ -79,6 +79,8 @@ int rule_clock_init(struct rule_clock *clock, const struct rule *rule, struct ru
 	sqlite3_finalize(st);
 	if (clock->origin == INT64_MAX)
 		clock->origin = 0;
+	if (ctx->origin)
+		clock->origin = ctx->origin;
 	if (ret == 0)
 		return 0;
 out_release:

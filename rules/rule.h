@@ -57,6 +57,7 @@ struct rule_context {
 	struct trace *trace;
 	const struct rule_config *config;
 	struct findings *out;
+	int64_t origin;		/* where evidence times count from; 0: the first event in the scope */
 };
 
 struct rule {

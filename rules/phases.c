@@ -1,0 +1,871 @@
+/*
+ * Phases, iterations and idle attribution (see phases.h). Two reads of the trace: a cheap one that
+ * finds the iterations (the NVTX ranges, or the kernel sequence in start order), then one gap walk
+ * with attribution that files every operation and every idle ns under its iteration. Per-cause
+ * totals are kept per bucket: before the iterations, each of the first WARM_MAX iterations (the only
+ * ones that can be warm-up), the rest together, after them, and start-up; so memory grows with the
+ * number of iterations and distinct causes, not with the events.
+ */
+#include "rules/phases.h"
+#include "rules/gaps.h"
+#include "rules/rule-util.h"
+
+#include "common/util.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WARM_MAX 16				/* warm-up iterations are among the first WARM_MAX */
+#define BUCKET_PRE 0				/* operations before the first iteration */
+#define BUCKET_ITER(i) (1 + ((i) < WARM_MAX ? (i) : WARM_MAX))
+#define BUCKET_POST (WARM_MAX + 2)		/* after the last iteration */
+#define BUCKET_STARTUP (WARM_MAX + 3)
+#define NBUCKETS (WARM_MAX + 4)
+
+static const struct rule phases_rule = { .id = "phases" };
+static const char first_launch[] = "first launch of a kernel (module loading)";
+
+const char *phase_name(enum phase_id id)
+{
+	static const char *const names[PHASE_COUNT] = { "start-up", "warm-up", "steady", "tear-down" };
+
+	return (unsigned)id < PHASE_COUNT ? names[id] : "?";
+}
+
+const char *phase_idle_kind_name(int kind)
+{
+	return idle_kind_name((enum idle_kind)kind);
+}
+
+const char *idle_cause_label(const struct idle_cause *c, char *buf, size_t len)
+{
+	char range[160] = "";
+	const char *category;
+
+	if (c->range)
+		snprintf(range, sizeof(range), " (in NVTX range '%s')", c->range);
+	switch (c->kind) {
+	case IDLE_SYNC:
+		snprintf(buf, len, "blocked in %s%s", c->detail ? c->detail : "a synchronizing call", range);
+		break;
+	case IDLE_CUDA:
+		category = api_category(c->detail);
+		snprintf(buf, len, "in %s%s%s%s", c->detail ? c->detail : "a CUDA call", category ? " (" : "",
+			 category ? category : "", category ? ")" : "");
+		if (c->range && strlen(buf) + strlen(range) < len)
+			strcat(buf, range);
+		break;
+	case IDLE_RANGE:
+		snprintf(buf, len, "host code in NVTX range '%s'", c->detail ? c->detail : "");
+		break;
+	case IDLE_HOST:
+		snprintf(buf, len, "host code outside NVTX ranges");
+		break;
+	case IDLE_LAUNCH:
+		snprintf(buf, len, "%s", c->detail ? c->detail : "launch call and launch latency");
+		break;
+	case IDLE_QUEUED:
+		snprintf(buf, len, "issued early, started late (a dependency or launch latency)");
+		break;
+	default:
+		snprintf(buf, len, "no API record of the launch");
+	}
+	return buf;
+}
+
+/* ---- owned strings ---- */
+
+struct strings {
+	char **items;
+	size_t n;
+};
+
+static const char *keep(struct phases *p, const char *s)
+{
+	struct strings *st = p->strings;
+
+	if (!s)
+		return NULL;
+	for (size_t i = st->n; i-- > 0 && i + 64 >= st->n;)
+		if (!strcmp(st->items[i], s))
+			return st->items[i];
+	st->items = xrealloc(st->items, (st->n + 1) * sizeof(*st->items));
+	st->items[st->n] = xstrdup(s);
+	return st->items[st->n++];
+}
+
+static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *format(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	s = xmalloc((size_t)(n < 0 ? 0 : n) + 1);
+	va_start(ap, fmt);
+	vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
+	va_end(ap);
+	return s;
+}
+
+/* ---- finding the iterations ---- */
+
+/* "ProfilerStep#12" and "ProfilerStep#13" are one range: trailing digits do not count. */
+static void normalize(const char *text, char *out, size_t len)
+{
+	size_t n = strlen(text);
+
+	while (n > 0 && isdigit((unsigned char)text[n - 1]))
+		n--;
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, text, n);
+	out[n] = '\0';
+}
+
+/* NCCL's own ranges (ncclAllReduce, ncclCommInitRankConfig...) and empty texts are not steps. */
+static int candidate_text(const char *text)
+{
+	return text[0] && strncasecmp(text, "nccl", 4) != 0;
+}
+
+struct range_group {
+	char name[128];
+	int64_t count, total, last_end;
+};
+
+/* Collect the ranges of one trace that pass keep_range into tp's iterations, skipping any that
+ * overlaps the previous one kept (a range nested in one of the same name). */
+static int collect_ranges(struct rule_context *ctx, struct trace_phases *tp, const regex_t *re, const char *norm,
+			  char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int ret, rc;
+	int64_t last_end = INT64_MIN;
+
+	ret = rule_prepare(&phases_rule, ctx,
+			   "SELECT start, end, text FROM nvtx WHERE traceId = ?1 AND end > start AND text IS NOT NULL"
+			   " ORDER BY start", &st, err, errlen);
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, tp->trace_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
+		const char *text = rule_column_text(st, 2);
+		char name[128];
+		struct iteration *it;
+
+		if (re) {
+			if (regexec(re, text, 0, NULL, 0) != 0)
+				continue;
+		} else {
+			normalize(text, name, sizeof(name));
+			if (strcmp(name, norm) != 0)
+				continue;
+		}
+		if (start < last_end)
+			continue;
+		last_end = end;
+		tp->iterations = xrealloc(tp->iterations, (tp->niterations + 1) * sizeof(*tp->iterations));
+		it = &tp->iterations[tp->niterations++];
+		memset(it, 0, sizeof(*it));
+		it->host_start = start;
+		it->host_end = end;
+		it->start = INT64_MAX;
+		it->end = INT64_MIN;
+	}
+	if (rc != SQLITE_DONE)
+		ret = rule_step_error(&phases_rule, ctx, err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* The repeating user range that covers the most time, with at least 3 non-overlapping instances. */
+static int find_nvtx_step(struct rule_context *ctx, struct trace_phases *tp, char *err, size_t errlen)
+{
+	struct range_group *groups = NULL, *best = NULL;
+	size_t ngroups = 0;
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	ret = rule_prepare(&phases_rule, ctx,
+			   "SELECT start, end, text FROM nvtx WHERE traceId = ?1 AND end > start AND text IS NOT NULL"
+			   " ORDER BY start", &st, err, errlen);
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, tp->trace_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
+		const char *text = rule_column_text(st, 2);
+		struct range_group *g = NULL;
+		char name[128];
+
+		if (!candidate_text(text))
+			continue;
+		normalize(text, name, sizeof(name));
+		for (size_t i = 0; i < ngroups && !g; i++)
+			if (!strcmp(groups[i].name, name))
+				g = &groups[i];
+		if (!g) {
+			/* Distinct range names are few; a program naming every range apart has no step. */
+			if (ngroups == 4096)
+				continue;
+			groups = xrealloc(groups, (ngroups + 1) * sizeof(*groups));
+			g = &groups[ngroups++];
+			memset(g, 0, sizeof(*g));
+			snprintf(g->name, sizeof(g->name), "%s", name);
+			g->last_end = INT64_MIN;
+		}
+		if (start < g->last_end)
+			continue;
+		g->count++;
+		g->total += end - start;
+		g->last_end = end;
+	}
+	if (rc != SQLITE_DONE)
+		ret = rule_step_error(&phases_rule, ctx, err, errlen);
+	sqlite3_finalize(st);
+	for (size_t i = 0; !ret && i < ngroups; i++)
+		if (groups[i].count >= 3 && (!best || groups[i].total > best->total))
+			best = &groups[i];
+	if (!ret && best) {
+		ret = collect_ranges(ctx, tp, NULL, best->name, err, errlen);
+		if (!ret) {
+			tp->source = ITERATIONS_NVTX;
+			tp->source_name = xstrdup(best->name);
+		}
+	}
+	free(groups);
+	return ret;
+}
+
+/* One kernel name in the launch sequence: the runs of equal distances between its launches. */
+struct token {
+	int64_t count, last_pos, dist, run, run_first;
+	int64_t best_run, best_dist, best_first;	/* best_first: occurrence index of the run's start */
+	int64_t first_end;				/* when its first launch ended */
+};
+
+static void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t host_end)
+{
+	struct iteration *it;
+
+	tp->iterations = xrealloc(tp->iterations, (tp->niterations + 1) * sizeof(*tp->iterations));
+	it = &tp->iterations[tp->niterations++];
+	memset(it, 0, sizeof(*it));
+	it->host_start = host_start;
+	it->host_end = host_end;
+	it->start = INT64_MAX;
+	it->end = INT64_MIN;
+}
+
+/*
+ * The period of the kernel sequence: the kernel that recurs at one fixed distance (in launches) over
+ * the longest stretch of launches, covering at least a fifth of them; its launches in that stretch
+ * begin the iterations. Also finds when the last first launch ended (*last_first_end), for traces
+ * without iterations.
+ */
+static int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp, int64_t *last_first_end,
+			      char *err, size_t errlen)
+{
+	struct rule_index index = { 0 };
+	struct token *tokens = NULL;
+	int64_t *names = NULL, pos = 0, best_cover = 0, first_start = 0, last_end = INT64_MIN;
+	size_t best = SIZE_MAX;
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	*last_first_end = INT64_MIN;
+	tp->warmup_until = INT64_MIN;
+	ret = rule_prepare(&phases_rule, ctx, "SELECT nameId, start, end FROM kernels WHERE traceId = ?1 ORDER BY start",
+			   &st, err, errlen);
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, tp->trace_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t key[RULE_INDEX_KEYS] = { sqlite3_column_int64(st, 0) };
+		int created;
+		size_t i = rule_index_get(&index, key, &created);
+		struct token *t;
+
+		if (!pos)
+			first_start = sqlite3_column_int64(st, 1);
+		if (sqlite3_column_int64(st, 2) > last_end)
+			last_end = sqlite3_column_int64(st, 2);
+
+		if (created) {
+			tokens = xrealloc(tokens, (i + 1) * sizeof(*tokens));
+			names = xrealloc(names, (i + 1) * sizeof(*names));
+			memset(&tokens[i], 0, sizeof(tokens[i]));
+			names[i] = key[0];
+			tokens[i].first_end = sqlite3_column_int64(st, 2);
+			if (tokens[i].first_end > *last_first_end)
+				*last_first_end = tokens[i].first_end;
+		}
+		t = &tokens[i];
+		if (t->count) {
+			int64_t dist = pos - t->last_pos;
+
+			if (dist == t->dist) {
+				t->run++;
+			} else {
+				t->dist = dist;
+				t->run = 1;
+				t->run_first = t->count - 1;
+			}
+			if (t->run * t->dist > t->best_run * t->best_dist) {
+				t->best_run = t->run;
+				t->best_dist = t->dist;
+				t->best_first = t->run_first;
+			}
+		}
+		t->count++;
+		t->last_pos = pos++;
+	}
+	if (rc != SQLITE_DONE)
+		ret = rule_step_error(&phases_rule, ctx, err, errlen);
+	sqlite3_finalize(st);
+	/* Without iterations, the warm-up lasts until the last first launch if that is early. */
+	if (pos && *last_first_end - first_start <= (last_end - first_start) / 2)
+		tp->warmup_until = *last_first_end;
+	for (size_t i = 0; !ret && i < index.count; i++) {
+		int64_t cover = tokens[i].best_run * tokens[i].best_dist;
+
+		/* Ties go to the shorter period: the same stretch, finer iterations. */
+		if (tokens[i].best_run >= 2 && cover * 5 >= pos &&
+		    (cover > best_cover || (cover == best_cover && tokens[i].best_dist < tokens[best].best_dist))) {
+			best_cover = cover;
+			best = i;
+		}
+	}
+	if (!ret && best != SIZE_MAX) {
+		const struct token *t = &tokens[best];
+		int64_t occ = 0, first = 0, prev = 0;
+		struct rule_text name;
+
+		ret = rule_prepare(&phases_rule, ctx,
+				   "SELECT start FROM kernels WHERE traceId = ?1 AND nameId = ?2 ORDER BY start",
+				   &st, err, errlen);
+		if (ret < 0)
+			goto out;
+		sqlite3_bind_int64(st, 1, tp->trace_id);
+		sqlite3_bind_int64(st, 2, names[best]);
+		/* Its launches number best_first .. best_first + best_run in this order. */
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW && occ <= t->best_first + t->best_run) {
+			int64_t start = sqlite3_column_int64(st, 0);
+
+			if (occ == t->best_first)
+				first = start;
+			else if (occ > t->best_first)
+				add_iteration(tp, prev, start);
+			prev = start;
+			occ++;
+		}
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			ret = rule_step_error(&phases_rule, ctx, err, errlen);
+		sqlite3_finalize(st);
+		if (ret < 0 || !tp->niterations)
+			goto out;
+		/* The last launch begins one more iteration, as long as the others on average. */
+		add_iteration(tp, prev, prev + (prev - first) / (int64_t)tp->niterations);
+		tp->source = ITERATIONS_KERNELS;
+		tp->period_ops = t->best_dist;
+		tp->source_name = xstrdup(rule_kernel_name(&name, ctx, tp->trace_id, names[best]));
+	}
+out:
+	rule_index_release(&index);
+	free(tokens);
+	free(names);
+	return ret;
+}
+
+/* ---- the walk ---- */
+
+/* Idle totals per (bucket, kind, detail, range), keyed by the strings' addresses during the walk. */
+struct cause_sums {
+	struct rule_index index;
+	struct idle_cause *items;	/* kind, detail, range point into the walk's strings */
+	int *bucket;
+	int64_t *trace;
+};
+
+struct walk_state {
+	struct phases *phases;
+	struct rule_context *ctx;
+	struct cause_sums sums;
+	struct time_split (*split)[NBUCKETS];	/* per trace */
+	struct rule_index kernels;	/* (traceId, nameId) -> is_nccl[] */
+	int *is_nccl;
+	int64_t *first_op, *last_first_end, *last_end;	/* per trace */
+};
+
+static void add_cause(struct walk_state *s, int64_t trace_id, int bucket, const struct idle_part *p, int64_t ns)
+{
+	int64_t key[RULE_INDEX_KEYS] = { trace_id * NBUCKETS + bucket, p->kind, (int64_t)(intptr_t)p->detail,
+					 (int64_t)(intptr_t)p->range };
+	int created;
+	size_t i = rule_index_get(&s->sums.index, key, &created);
+
+	if (created) {
+		s->sums.items = xrealloc(s->sums.items, (i + 1) * sizeof(*s->sums.items));
+		s->sums.bucket = xrealloc(s->sums.bucket, (i + 1) * sizeof(*s->sums.bucket));
+		s->sums.trace = xrealloc(s->sums.trace, (i + 1) * sizeof(*s->sums.trace));
+		s->sums.items[i] = (struct idle_cause){ .kind = p->kind, .detail = p->detail, .range = p->range };
+		s->sums.bucket[i] = bucket;
+		s->sums.trace[i] = trace_id;
+	}
+	s->sums.items[i].ns += ns;
+	s->sums.items[i].count++;
+}
+
+/* Which iteration an operation belongs to: -1 before the first, -2 after the last. */
+static long iteration_of(const struct trace_phases *tp, const struct gap *g)
+{
+	int64_t at = tp->source == ITERATIONS_KERNELS || g->api_start < 0 ? g->next_start : g->api_start;
+	size_t lo = 0, hi = tp->niterations;
+
+	if (!tp->niterations || at < tp->iterations[0].host_start)
+		return -1;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (tp->iterations[mid].host_start <= at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == tp->niterations && at >= tp->iterations[lo - 1].host_end)
+		return -2;
+	return (long)lo - 1;
+}
+
+static int kernel_is_new(struct walk_state *s, const struct gap *g, int *nccl)
+{
+	int64_t key[RULE_INDEX_KEYS] = { g->trace_id, g->next_name_id };
+	int created;
+	size_t i = rule_index_get(&s->kernels, key, &created);
+
+	if (created) {
+		struct rule_text name;
+
+		s->is_nccl = xrealloc(s->is_nccl, (i + 1) * sizeof(*s->is_nccl));
+		s->is_nccl[i] = !strncmp(rule_kernel_name(&name, s->ctx, g->trace_id, g->next_name_id), "nccl", 4);
+	}
+	*nccl = s->is_nccl[i];
+	return created;
+}
+
+static int on_op(const struct gap *g, void *arg)
+{
+	struct walk_state *s = arg;
+	struct trace_phases *tp = &s->phases->traces[g->trace_id];
+	int nccl = 0, is_new = 0, bucket;
+	struct iteration *it = NULL;
+	struct time_split *split[2];
+	int64_t idle = g->end - g->start;
+	long idx;
+
+	if (g->next_op == GPU_OP_KERNEL && g->next_name_id >= 0)
+		is_new = kernel_is_new(s, g, &nccl);
+	if (g->startup) {
+		tp->phase[PHASE_STARTUP].start = g->start;
+		tp->phase[PHASE_STARTUP].end = g->end;
+		for (size_t i = 0; i < g->nparts; i++)
+			add_cause(s, g->trace_id, BUCKET_STARTUP, &g->parts[i], g->parts[i].ns);
+		idle = 0;	/* not device idle time; the operation itself still counts below */
+	}
+	if (s->first_op[g->trace_id] == INT64_MIN)
+		s->first_op[g->trace_id] = g->next_start;
+	if (is_new && g->next_end > s->last_first_end[g->trace_id])
+		s->last_first_end[g->trace_id] = g->next_end;
+	if (g->next_end > s->last_end[g->trace_id])
+		s->last_end[g->trace_id] = g->next_end;
+
+	if (tp->source == ITERATIONS_NONE) {
+		/* Without iterations: warm-up until the last first launch, when that is early. */
+		bucket = g->next_start < tp->warmup_until ? BUCKET_PRE : BUCKET_ITER(WARM_MAX);
+		idx = -1;
+	} else {
+		idx = iteration_of(tp, g);
+		bucket = idx == -1 ? BUCKET_PRE : idx == -2 ? BUCKET_POST : BUCKET_ITER(idx);
+	}
+	if (idx >= 0) {
+		it = &tp->iterations[idx];
+		it->operations++;
+		it->new_kernels += is_new;
+		if (!g->startup && g->start < it->start)
+			it->start = g->start;
+		if (g->next_start < it->start)
+			it->start = g->next_start;
+		if (g->next_end > it->end)
+			it->end = g->next_end;
+	}
+	split[0] = &s->split[g->trace_id][bucket];
+	split[1] = it ? &it->split : NULL;
+	for (int k = 0; k < 2; k++) {
+		struct time_split *sp = split[k];
+
+		if (!sp)
+			continue;
+		if (g->next_op != GPU_OP_KERNEL)
+			sp->copy_ns += g->next_busy;
+		else if (nccl)
+			sp->comm_ns += g->next_busy;
+		else
+			sp->compute_ns += g->next_busy;
+		sp->idle_ns += idle;
+		for (size_t i = 0; idle && i < g->nparts; i++)
+			sp->idle_kind_ns[g->parts[i].kind] += g->parts[i].ns;
+	}
+	if (idle <= 0)
+		return 0;
+	for (size_t i = 0; i < g->nparts; i++) {
+		struct idle_part p = g->parts[i];
+
+		if (p.kind == IDLE_LAUNCH && is_new)
+			p.detail = first_launch;
+		add_cause(s, g->trace_id, bucket, &p, p.ns);
+		if (it && p.ns > it->top_ns) {
+			it->top_ns = p.ns;
+			it->top_kind = p.kind;
+			it->top_detail = p.detail;	/* made permanent after the walk */
+		}
+	}
+	return 0;
+}
+
+/* ---- putting the phases together ---- */
+
+static void split_add(struct time_split *to, const struct time_split *from)
+{
+	to->compute_ns += from->compute_ns;
+	to->comm_ns += from->comm_ns;
+	to->copy_ns += from->copy_ns;
+	to->idle_ns += from->idle_ns;
+	for (int k = 0; k < PHASE_IDLE_KINDS; k++)
+		to->idle_kind_ns[k] += from->idle_kind_ns[k];
+}
+
+static int64_t split_total(const struct time_split *s)
+{
+	return s->compute_ns + s->comm_ns + s->copy_ns + s->idle_ns;
+}
+
+static int compare_causes(const void *pa, const void *pb)
+{
+	const struct idle_cause *a = pa, *b = pb;
+
+	if (a->ns != b->ns)
+		return a->ns > b->ns ? -1 : 1;
+	return a->kind - b->kind;
+}
+
+static int compare_ns(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* The causes of the buckets [from, to] of one trace, merged by (kind, detail, range), largest first. */
+static void phase_causes(struct phases *p, struct walk_state *s, struct phase *ph, int from, int to,
+			 int64_t trace_id)
+{
+	for (size_t i = 0; i < s->sums.index.count; i++) {
+		const struct idle_cause *c = &s->sums.items[i];
+		const char *detail = keep(p, c->detail), *range = keep(p, c->range);
+		struct idle_cause *m = NULL;
+
+		if (s->sums.bucket[i] < from || s->sums.bucket[i] > to || s->sums.trace[i] != trace_id)
+			continue;
+		for (size_t j = 0; j < ph->ncauses && !m; j++)
+			if (ph->causes[j].kind == c->kind && ph->causes[j].detail == detail && ph->causes[j].range == range)
+				m = &ph->causes[j];
+		if (!m) {
+			ph->causes = xrealloc(ph->causes, (ph->ncauses + 1) * sizeof(*ph->causes));
+			m = &ph->causes[ph->ncauses++];
+			*m = (struct idle_cause){ .kind = c->kind, .detail = detail, .range = range };
+		}
+		m->ns += c->ns;
+		m->count += c->count;
+	}
+	if (ph->ncauses > 1)
+		qsort(ph->causes, ph->ncauses, sizeof(*ph->causes), compare_causes);
+}
+
+static void phase_set(struct phase *ph, int64_t start, int64_t end, char *reason)
+{
+	ph->start = start;
+	ph->end = end > start ? end : start;
+	free(ph->reason);
+	ph->reason = reason;
+}
+
+static void buckets_into(struct phases *p, struct walk_state *s, struct trace_phases *tp, enum phase_id id,
+			 int from, int to)
+{
+	for (int b = from; b <= to; b++)
+		split_add(&tp->phase[id].split, &s->split[tp->trace_id][b]);
+	phase_causes(p, s, &tp->phase[id], from, to, tp->trace_id);
+}
+
+/* Warm-up iterations, the steady statistics, the phases' bounds and reasons of one trace. */
+static void assemble(struct phases *p, struct walk_state *s, struct trace_phases *tp, int64_t trace_end)
+{
+	int64_t first_op = s->first_op[tp->trace_id];
+	struct phase *startup = &tp->phase[PHASE_STARTUP];
+	size_t n = tp->niterations, w = 0;
+
+	if (first_op == INT64_MIN) {
+		phase_set(startup, startup->start, trace_end, xstrdup("the trace has no GPU work"));
+		for (int i = PHASE_WARMUP; i < PHASE_COUNT; i++)
+			phase_set(&tp->phase[i], trace_end, trace_end, xstrdup("no GPU work"));
+		return;
+	}
+	if (startup->end <= startup->start)
+		startup->start = startup->end = first_op;
+	phase_set(startup, startup->start, startup->end,
+		  xstrdup("from the trace's first event to its first GPU operation"));
+	buckets_into(p, s, tp, PHASE_STARTUP, BUCKET_STARTUP, BUCKET_STARTUP);
+	if (s->last_end[tp->trace_id] > trace_end)
+		trace_end = s->last_end[tp->trace_id];
+
+	for (size_t i = 0; i < n; i++) {
+		struct iteration *it = &tp->iterations[i];
+
+		if (!it->operations)
+			it->start = it->end = it->host_start;
+		it->top_detail = keep(p, it->top_detail);
+	}
+	if (!n) {
+		int64_t until = tp->warmup_until > first_op ? tp->warmup_until : first_op;
+
+		buckets_into(p, s, tp, PHASE_WARMUP, BUCKET_PRE, BUCKET_PRE);
+		buckets_into(p, s, tp, PHASE_STEADY, BUCKET_ITER(WARM_MAX), BUCKET_ITER(WARM_MAX));
+		phase_set(&tp->phase[PHASE_WARMUP], first_op, until,
+			  xstrdup(until > first_op ? "no iterations found: from the first GPU operation to the end of the last "
+						     "first launch of a kernel"
+						   : "no iterations found, and kernels are first launched throughout: no warm-up "
+						     "is set apart"));
+		phase_set(&tp->phase[PHASE_STEADY], until, trace_end,
+			  xstrdup("no iterations found (no repeating NVTX range, no repeating kernel sequence): the "
+				  "rest of the trace"));
+		phase_set(&tp->phase[PHASE_TEARDOWN], trace_end, trace_end, xstrdup("no iterations found"));
+		tp->first_steady = 0;
+		return;
+	}
+
+	{
+		int64_t *d = xmalloc(n * sizeof(*d)), median;
+		size_t limit = n / 2 < WARM_MAX ? n / 2 : WARM_MAX, nsteady;
+		int64_t new_kernels = 0;
+
+		for (size_t i = 0; i < n; i++)
+			d[i] = split_total(&tp->iterations[i].split);
+		qsort(d, n, sizeof(*d), compare_ns);
+		median = d[n / 2];
+		for (size_t i = 0; i < limit; i++) {
+			const struct iteration *it = &tp->iterations[i];
+
+			if (it->new_kernels > 0 || split_total(&it->split) > 2 * median)
+				w = i + 1;
+		}
+		for (size_t i = 0; i < w; i++) {
+			tp->iterations[i].warmup = 1;
+			new_kernels += tp->iterations[i].new_kernels;
+		}
+		tp->first_steady = w;
+		nsteady = n - w;
+		for (size_t i = 0; i < nsteady; i++)
+			d[i] = split_total(&tp->iterations[w + i].split);
+		qsort(d, nsteady, sizeof(*d), compare_ns);
+		tp->median_ns = d[nsteady / 2];
+		tp->p90_ns = d[(nsteady * 9) / 10 < nsteady ? (nsteady * 9) / 10 : nsteady - 1];
+		/* The five slowest, slowest first (earlier first among equals). */
+		for (size_t i = w; i < n; i++) {
+			int64_t di = split_total(&tp->iterations[i].split);
+			size_t pos = tp->nslowest;
+
+			while (pos > 0 && split_total(&tp->iterations[tp->slowest[pos - 1]].split) < di)
+				pos--;
+			if (pos >= 5)
+				continue;
+			if (tp->nslowest < 5)
+				tp->nslowest++;
+			memmove(&tp->slowest[pos + 1], &tp->slowest[pos], (tp->nslowest - 1 - pos) * sizeof(size_t));
+			tp->slowest[pos] = i;
+		}
+		free(d);
+
+		buckets_into(p, s, tp, PHASE_WARMUP, BUCKET_PRE, (int)w);
+		buckets_into(p, s, tp, PHASE_STEADY, (int)w + 1, BUCKET_ITER(WARM_MAX));
+		buckets_into(p, s, tp, PHASE_TEARDOWN, BUCKET_POST, BUCKET_POST);
+		if (w)
+			phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[w].start,
+				  format("from the first GPU operation to iteration %zu: iteration%s 1%s%.0zu launched %" PRId64
+					 " kernel%s for the first time or took over twice the median iteration",
+					 w + 1, w > 1 ? "s" : "", w > 1 ? "-" : "", w > 1 ? w : 0, new_kernels,
+					 new_kernels == 1 ? "" : "s"));
+		else
+			phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[0].start,
+				  xstrdup("from the first GPU operation to the first iteration (no iteration launched "
+					  "new kernels or ran slow)"));
+		if (tp->source == ITERATIONS_KERNELS)
+			phase_set(&tp->phase[PHASE_STEADY], tp->iterations[w].start, tp->iterations[n - 1].end,
+				  format("iterations %zu-%zu of %zu: the kernel sequence repeats every %" PRId64
+					 " kernels, each iteration beginning with %s", w + 1, n, n, tp->period_ops,
+					 tp->source_name));
+		else
+			phase_set(&tp->phase[PHASE_STEADY], tp->iterations[w].start, tp->iterations[n - 1].end,
+				  format("iterations %zu-%zu of %zu: NVTX range '%s'%s", w + 1, n, n, tp->source_name,
+					 tp->source == ITERATIONS_STEP ? " (--step)" : ", the repeating range covering "
+										      "the most time"));
+		phase_set(&tp->phase[PHASE_TEARDOWN], tp->phase[PHASE_STEADY].end, trace_end,
+			  xstrdup("after the last iteration"));
+	}
+}
+
+int phases_compute(struct trace *trace, const char *step, struct phases **out, char *err, size_t errlen)
+{
+	struct rule_context ctx = { .trace = trace };
+	struct phases *p = xcalloc(1, sizeof(*p));
+	struct walk_state s = { .phases = p, .ctx = &ctx };
+	struct gap_walk walk = { .attribute = 1, .startup = 1, .fn = on_op, .arg = &s };
+	struct rule_clock clock = { 0 };
+	struct api_names names = { 0 };
+	size_t n = trace_count(trace), found = 0;
+	regex_t re;
+	int ret = 0, have_re = 0;
+
+	*out = NULL;
+	p->strings = xcalloc(1, sizeof(struct strings));
+	p->ntraces = n;
+	p->traces = xcalloc(n ? n : 1, sizeof(*p->traces));
+	if (step) {
+		int rc = regcomp(&re, step, REG_EXTENDED | REG_NOSUB);
+
+		if (rc) {
+			char msg[128];
+
+			regerror(rc, &re, msg, sizeof(msg));
+			snprintf(err, errlen, "invalid --step '%s': %s", step, msg);
+			ret = -EINVAL;
+			goto out;
+		}
+		have_re = 1;
+	}
+	for (size_t t = 0; t < n && !ret; t++) {
+		struct trace_phases *tp = &p->traces[t];
+		int64_t last_first_end;
+
+		tp->trace_id = (int64_t)t;
+		if (have_re) {
+			ret = collect_ranges(&ctx, tp, &re, NULL, err, errlen);
+			if (!ret && tp->niterations) {
+				tp->source = ITERATIONS_STEP;
+				tp->source_name = xstrdup(step);
+			}
+		} else {
+			ret = find_nvtx_step(&ctx, tp, err, errlen);
+		}
+		if (!ret && !tp->niterations)
+			ret = find_kernel_period(&ctx, tp, &last_first_end, err, errlen);
+		if (have_re && tp->source == ITERATIONS_STEP)
+			found++;
+	}
+	if (!ret && have_re && !found) {
+		snprintf(err, errlen, "--step '%s' matches no NVTX range of the trace", step);
+		ret = -ENOENT;
+	}
+	if (ret < 0)
+		goto out;
+
+	s.split = xcalloc(n ? n : 1, sizeof(*s.split));
+	s.first_op = xmalloc((n ? n : 1) * sizeof(int64_t));
+	s.last_first_end = xmalloc((n ? n : 1) * sizeof(int64_t));
+	s.last_end = xmalloc((n ? n : 1) * sizeof(int64_t));
+	for (size_t t = 0; t < n; t++)
+		s.first_op[t] = s.last_first_end[t] = s.last_end[t] = INT64_MIN;
+	/* The causes point to call names: the names must outlive the walk, until assemble() copies them. */
+	ret = api_names_load(&phases_rule, &ctx, &names, err, errlen);
+	walk.names = &names;
+	if (!ret)
+		ret = gap_walk(&phases_rule, &ctx, &walk, err, errlen);
+	if (!ret)
+		ret = rule_clock_init(&clock, &phases_rule, &ctx, err, errlen);
+	for (size_t t = 0; !ret && t < n; t++)
+		assemble(p, &s, &p->traces[t], clock.span_end[t]);
+out:
+	if (have_re)
+		regfree(&re);
+	gap_walk_release(&walk);
+	api_names_release(&names);
+	rule_clock_release(&clock);
+	rule_index_release(&s.sums.index);
+	free(s.sums.items);
+	free(s.sums.bucket);
+	free(s.sums.trace);
+	rule_index_release(&s.kernels);
+	free(s.is_nccl);
+	free(s.split);
+	free(s.first_op);
+	free(s.last_first_end);
+	free(s.last_end);
+	if (ret < 0) {
+		phases_free(p);
+		return ret;
+	}
+	*out = p;
+	return 0;
+}
+
+void phases_free(struct phases *p)
+{
+	struct strings *st;
+
+	if (!p)
+		return;
+	for (size_t t = 0; t < p->ntraces; t++) {
+		struct trace_phases *tp = &p->traces[t];
+
+		for (int i = 0; i < PHASE_COUNT; i++) {
+			free(tp->phase[i].reason);
+			free(tp->phase[i].causes);
+		}
+		free(tp->iterations);
+		free(tp->source_name);
+	}
+	free(p->traces);
+	st = p->strings;
+	for (size_t i = 0; st && i < st->n; i++)
+		free(st->items[i]);
+	if (st)
+		free(st->items);
+	free(st);
+	free(p);
+}
+
+void phases_steady_window(const struct phases *p, int64_t *start, int64_t *end)
+{
+	*start = *end = 0;
+	for (size_t t = 0; t < p->ntraces; t++) {
+		const struct phase *ph = &p->traces[t].phase[PHASE_STEADY];
+
+		if (ph->end <= ph->start)
+			continue;
+		if (!*end || ph->start < *start)
+			*start = ph->start;
+		if (ph->end > *end)
+			*end = ph->end;
+	}
+}
