@@ -472,6 +472,10 @@ static void write_phases_text(FILE *out, const struct report_header *hdr, const 
 		fprintf(out, "%sphases%s", bold, reset);
 		if (hdr->phases->ntraces > 1)
 			fprintf(out, " of %s", hdr->traces[t]);
+		if (!tp->gpu_work) {
+			fprintf(out, "     none: nothing ran on a GPU\n\n");
+			continue;
+		}
 		fprintf(out, "\n");
 		for (int i = 0; i < PHASE_COUNT; i++) {
 			const struct phase *ph = &tp->phase[i];
@@ -583,6 +587,44 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 	}
 }
 
+static void write_phases_markdown(FILE *out, const struct report_header *hdr)
+{
+	char a[32], b[32], words[256], label[256];
+
+	for (size_t t = 0; hdr->phases && t < hdr->phases->ntraces; t++) {
+		const struct trace_phases *tp = &hdr->phases->traces[t];
+		const struct phase *steady = &tp->phase[PHASE_STEADY];
+		int64_t nsteady = (int64_t)(tp->niterations - tp->first_steady);
+
+		fprintf(out, "### Phases%s%s\n\n| Phase | Starts | Duration | Why | Largest idle causes |\n"
+			"| --- | ---: | ---: | --- | --- |\n", hdr->phases->ntraces > 1 ? " of " : "",
+			hdr->phases->ntraces > 1 ? hdr->traces[t] : "");
+		for (int i = 0; i < PHASE_COUNT; i++) {
+			const struct phase *ph = &tp->phase[i];
+
+			fprintf(out, "| %s | +%s | %s | ", phase_name((enum phase_id)i),
+				report_duration(ph->start - hdr->origin, a, sizeof(a)),
+				report_duration(phase_length(ph), b, sizeof(b)));
+			report_md_cell(out, ph->reason);
+			fprintf(out, " | ");
+			for (size_t c = 0; c < ph->ncauses && c < 3; c++) {
+				fprintf(out, "%s", c ? "; " : "");
+				report_md_cell(out, idle_cause_label(&ph->causes[c], label, sizeof(label)));
+				fprintf(out, " %s", report_duration(ph->causes[c].ns, a, sizeof(a)));
+			}
+			fprintf(out, " |\n");
+		}
+		fprintf(out, "\n**Iterations:** ");
+		report_md_cell(out, source_words(tp, words, sizeof(words)));
+		if (nsteady > 0) {
+			fprintf(out, "; %" PRId64 " steady of %zu, median %s, p90 %s; per iteration: ", nsteady, tp->niterations,
+				report_duration(tp->median_ns, a, sizeof(a)), report_duration(tp->p90_ns, b, sizeof(b)));
+			split_line(out, &steady->split, nsteady);
+		}
+		fprintf(out, ".\n\n");
+	}
+}
+
 static void write_markdown(FILE *out, const struct report_header *hdr, const struct findings *findings,
 			   const struct report_options *opt)
 {
@@ -623,6 +665,7 @@ static void write_markdown(FILE *out, const struct report_header *hdr, const str
 		report_md_cell(out, hdr->notes[i]);
 		fprintf(out, "\n\n");
 	}
+	write_phases_markdown(out, hdr);
 	if (!findings->count) {
 		fprintf(out, "No findings from %zu rules.\n", opt->nrules);
 		return;
@@ -670,6 +713,93 @@ static void json_list(FILE *out, char *const *items, size_t n)
 	fputc(']', out);
 }
 
+static void json_split(FILE *out, const struct time_split *s)
+{
+	fprintf(out, "{\"compute_ns\": %" PRId64 ", \"communication_ns\": %" PRId64 ", \"copies_ns\": %" PRId64
+		", \"idle_ns\": %" PRId64 ", \"idle_by_kind_ns\": {", s->compute_ns, s->comm_ns, s->copy_ns, s->idle_ns);
+	for (int k = 0; k < PHASE_IDLE_KINDS; k++)
+		fprintf(out, "%s\"%s\": %" PRId64, k ? ", " : "", phase_idle_kind_name(k), s->idle_kind_ns[k]);
+	fprintf(out, "}}");
+}
+
+static const char *source_id(enum iteration_source source)
+{
+	switch (source) {
+	case ITERATIONS_STEP:
+		return "step";
+	case ITERATIONS_NVTX:
+		return "nvtx";
+	case ITERATIONS_KERNELS:
+		return "kernel-sequence";
+	default:
+		return "none";
+	}
+}
+
+/* Per-iteration rows beyond this many are left out of the JSON (the statistics cover them all). */
+#define JSON_ITERATIONS_MAX 10000
+
+static void write_phases_json(FILE *out, const struct report_header *hdr)
+{
+	char label[256];
+
+	fprintf(out, "  \"steady_only\": %s,\n  \"steady_window\": ", hdr->steady_only ? "true" : "false");
+	if (hdr->steady_end > hdr->steady_start)
+		fprintf(out, "{\"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64 "},\n", hdr->steady_start, hdr->steady_end);
+	else
+		fprintf(out, "null,\n");
+	fprintf(out, "  \"phases\": [");
+	for (size_t t = 0; hdr->phases && t < hdr->phases->ntraces; t++) {
+		const struct trace_phases *tp = &hdr->phases->traces[t];
+
+		fprintf(out, "%s\n    {\"trace\": %zu, \"phases\": [", t ? "," : "", t);
+		for (int i = 0; i < PHASE_COUNT; i++) {
+			const struct phase *ph = &tp->phase[i];
+
+			fprintf(out, "%s\n      {\"name\": \"%s\", \"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64
+				", \"duration_ns\": %" PRId64 ", \"reason\": ", i ? "," : "", phase_name((enum phase_id)i),
+				ph->start, ph->end, ph->end - ph->start);
+			report_json_string(out, ph->reason);
+			fprintf(out, ",\n       \"split\": ");
+			json_split(out, &ph->split);
+			fprintf(out, ",\n       \"idle_causes\": [");
+			for (size_t c = 0; c < ph->ncauses; c++) {
+				const struct idle_cause *ic = &ph->causes[c];
+
+				fprintf(out, "%s{\"kind\": \"%s\", \"detail\": ", c ? ", " : "", phase_idle_kind_name(ic->kind));
+				report_json_string(out, ic->detail);
+				fprintf(out, ", \"range\": ");
+				report_json_string(out, ic->range);
+				fprintf(out, ", \"label\": ");
+				report_json_string(out, idle_cause_label(ic, label, sizeof(label)));
+				fprintf(out, ", \"ns\": %" PRId64 ", \"gaps\": %" PRId64 "}", ic->ns, ic->count);
+			}
+			fprintf(out, "]}");
+		}
+		fprintf(out, "],\n     \"iterations\": {\"source\": \"%s\", \"name\": ", source_id(tp->source));
+		report_json_string(out, tp->source_name);
+		fprintf(out, ", \"count\": %zu, \"first_steady\": %zu, \"steady_count\": %zu, \"median_ns\": %" PRId64
+			", \"p90_ns\": %" PRId64 ", \"slowest\": [", tp->niterations, tp->first_steady,
+			tp->niterations - tp->first_steady, tp->median_ns, tp->p90_ns);
+		for (size_t i = 0; i < tp->nslowest; i++)
+			fprintf(out, "%s%zu", i ? ", " : "", tp->slowest[i]);
+		fprintf(out, "],\n      \"items\": [");
+		for (size_t i = 0; i < tp->niterations && i < JSON_ITERATIONS_MAX; i++) {
+			const struct iteration *it = &tp->iterations[i];
+
+			fprintf(out, "%s\n        {\"index\": %zu, \"warmup\": %s, \"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64
+				", \"duration_ns\": %" PRId64 ", \"operations\": %" PRId64 ", \"new_kernels\": %" PRId64
+				", \"split\": ", i ? "," : "", i, it->warmup ? "true" : "false", it->start, it->end,
+				split_sum(&it->split), it->operations, it->new_kernels);
+			json_split(out, &it->split);
+			fprintf(out, "}");
+		}
+		fprintf(out, "%s], \"items_truncated\": %s}}", tp->niterations ? "\n      " : "",
+			tp->niterations > JSON_ITERATIONS_MAX ? "true" : "false");
+	}
+	fprintf(out, "%s],\n", hdr->phases && hdr->phases->ntraces ? "\n  " : "");
+}
+
 static void write_json(FILE *out, const struct report_header *hdr, const struct findings *findings,
 		       const struct report_options *opt)
 {
@@ -699,8 +829,15 @@ static void write_json(FILE *out, const struct report_header *hdr, const struct 
 	fprintf(out, "%s]},\n", hdr->ndevices ? "\n  " : "");
 	fprintf(out, "  \"events\": {\"kernels\": %" PRId64 ", \"copies\": %" PRId64 ", \"api_calls\": %" PRId64 "},\n",
 		hdr->kernels, hdr->copies, hdr->api_calls);
-	fprintf(out, "  \"rules_run\": %zu,\n  \"recoverable_ns\": %" PRId64 ",\n  \"findings\": [", opt->nrules,
+	write_phases_json(out, hdr);
+	fprintf(out, "  \"rules_run\": %zu,\n  \"recoverable_ns\": %" PRId64 ",\n  \"recoverable_meaning\": ", opt->nrules,
 		recoverable_total(findings));
+	report_json_string(out, "the sum of the findings' recoverable times, in device time: no idle ns is claimed by "
+				"two findings (drains belong to excessive-sync and sync-memcpy, other host-wait gaps to "
+				"idle-gaps, short gaps before small kernels to small-kernels), and busy-time savings "
+				"(pageable-memcpy, small-grid, uncoalesced-access) are GPU time of the operations named; "
+				"with steady_only, only the steady state was judged");
+	fprintf(out, ",\n  \"steady_iterations\": %" PRId64 ",\n  \"findings\": [", hdr->steady_iterations);
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
 
@@ -709,7 +846,11 @@ static void write_json(FILE *out, const struct report_header *hdr, const struct 
 		fprintf(out, ", \"severity\": \"%s\", \"message\": ", severity_name(f->severity));
 		report_json_string(out, f->message);
 		fprintf(out, ",\n     \"recoverable_ns\": %" PRId64 ", \"recoverable_share\": %.6f", f->recoverable_ns,
-			span > 0 ? (double)f->recoverable_ns / (double)span : 0.0);
+			judged_span(hdr) > 0 ? (double)f->recoverable_ns / (double)judged_span(hdr) : 0.0);
+		if (hdr->steady_iterations > 0)
+			fprintf(out, ", \"recoverable_per_iteration_ns\": %" PRId64, f->recoverable_ns / hdr->steady_iterations);
+		else
+			fprintf(out, ", \"recoverable_per_iteration_ns\": null");
 		if (f->start || f->end)
 			fprintf(out, ", \"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64, f->start, f->end);
 		else

@@ -108,15 +108,18 @@ static int judge_steady_state(struct trace *trace, struct report_header *hdr, in
 		hdr->steady_iterations += (int64_t)(tp->niterations - tp->first_steady);
 	}
 	phases_steady_window(hdr->phases, &hdr->steady_start, &hdr->steady_end);
-	if (keep_scope || hdr->steady_end <= hdr->steady_start)
+	if (keep_scope)
 		return 0;
+	hdr->steady_only = 1;
+	/* Nothing repeats: the rules have no steady state to judge (a window that holds no event). */
+	if (hdr->steady_end <= hdr->steady_start)
+		hdr->steady_start = hdr->steady_end = INT64_MAX - 1;
 	scope.start = hdr->steady_start;
 	scope.end = hdr->steady_end + 1;
 	if (trace_set_scope(trace, &scope, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		return -1;
 	}
-	hdr->steady_only = 1;
 	return 0;
 }
 

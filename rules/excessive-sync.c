@@ -3,10 +3,11 @@
  * cudaEventSynchronize and their driver-API twins) that leave the GPU idle. A synchronization drains
  * a device when the host thread was blocked in it at the moment the device ran out of work: the host
  * could not queue anything ahead, so the device then idles until the host issues the next operation.
- * That idle time (sync-wait gaps of at least min_gap_us blamed on synchronize calls) is the
- * recoverable time; it is the time idle-gaps counts as sync-wait, seen from the calls that caused
- * it, except that the threshold is lower (1 us against 5): a drain is a drain however fast the host
- * relaunches, and on a fast host the gap after a sync is only the launch latency.
+ * That idle time (sync-wait gaps of at least min_gap_us blamed on synchronize calls), but no more
+ * than the time the host spent blocked in those calls, is the recoverable time (see report_drains);
+ * it is the time idle-gaps shows as sync-wait, seen from the calls that caused it, except that the
+ * threshold is lower (1 us against 5): a drain is a drain however fast the host relaunches, and on a
+ * fast host the gap after a sync is only the launch latency.
  *
  * Without CUDA API records nobody can tell which call the host was in; the rule then only reports
  * the CUPTI synchronization records, as information, with nothing recoverable claimed.
@@ -163,7 +164,7 @@ static int64_t add_records(const struct sync_state *s, struct finding *f, int64_
 static void report_drains(const struct rule *rule, struct rule_context *ctx, struct sync_state *s,
 			  const struct gap_device *dev, const struct rule_clock *clock, double min_syncs)
 {
-	int64_t count = 0, idle = 0;
+	int64_t count = 0, idle = 0, blocked = 0, recoverable;
 	struct rule_text t1, t2, t3, t4;
 	const struct drain *longest = NULL;
 	struct finding *f;
@@ -180,7 +181,17 @@ static void report_drains(const struct rule *rule, struct rule_context *ctx, str
 	}
 	if (!count || (double)count < min_syncs)
 		return;
-	f = findings_add(ctx->out, rule, rule_severity(idle, rule_clock_span(clock, dev->trace_id)), idle,
+	for (size_t c = 0; c < s->ncalls; c++)
+		if (s->calls[c].trace_id == dev->trace_id)
+			blocked += s->calls[c].blocked;
+	/*
+	 * With the syncs, an iteration takes host time H plus the time B the host is blocked; without
+	 * them, max(H, G) for GPU time G. The saving H + B - max(H, G) is min(B, idle time): never more
+	 * than the host spent blocked, nor more than the device idled after the drains.
+	 */
+	recoverable = blocked > 0 && blocked < idle ? blocked : idle;
+	f = findings_add(ctx->out, rule, rule_severity(recoverable, rule_clock_span(clock, dev->trace_id)),
+			 recoverable,
 			 "Synchronize only where the host needs a result: drop per-iteration "
 			 "cudaDeviceSynchronize/cudaStreamSynchronize calls, order GPU work with events and "
 			 "cudaStreamWaitEvent, poll with cudaEventQuery, and in PyTorch avoid .item(), .cpu() "
@@ -205,6 +216,9 @@ static void report_drains(const struct rule *rule, struct rule_context *ctx, str
 				 fmt_duration(&t2, calls->blocked), d ? d->count : 0,
 				 fmt_duration(&t3, d ? d->idle : 0));
 	}
+	if (recoverable < idle)
+		finding_evidence(f, "recoverable: at most the %s the host spent blocked in these calls (less than "
+				 "the idle time after them)", fmt_duration(&t1, recoverable));
 	add_records(s, f, dev->trace_id, dev->device);
 	if (longest) {
 		finding_evidence(f, "longest: %s idle from %s to %s after %s", fmt_duration(&t1, longest->longest),

@@ -223,6 +223,8 @@ struct walker {
 	int trace_has_op;			/* its first operation was seen */
 	int64_t horizon;			/* no gap of this trace can start before it */
 	struct gap_walk *walk;			/* its texts: interned NVTX texts, open addressing */
+	struct idle_part *parts;		/* the current gap's parts */
+	size_t parts_cap;
 };
 
 static uint64_t text_hash(const char *s)
@@ -550,23 +552,25 @@ static void classify(struct gap *g, const struct host_thread *t)
 	}
 }
 
-static void add_part(struct gap *g, enum idle_kind kind, const char *detail, const char *range, int64_t ns)
+static void add_part(struct walker *w, struct gap *g, enum idle_kind kind, const char *detail, const char *range,
+		     int64_t ns)
 {
 	struct idle_part *p;
 
 	if (ns <= 0)
 		return;
-	for (size_t i = 0; i < g->nparts; i++) {
+	/* Parts with a name repeat within a gap (a range entered many times): merge them. */
+	for (size_t i = g->nparts; i-- > 0;) {
 		p = &g->parts[i];
 		if (p->kind == kind && p->detail == detail && p->range == range) {
 			p->ns += ns;
 			return;
 		}
 	}
-	/* More distinct parts than room (a gap crossing many ranges and calls): fold into the last. */
-	if (g->nparts == GAP_MAX_PARTS) {
-		g->parts[GAP_MAX_PARTS - 1].ns += ns;
-		return;
+	if (g->nparts == w->parts_cap) {
+		w->parts_cap = w->parts_cap ? 2 * w->parts_cap : 16;
+		w->parts = xrealloc(w->parts, w->parts_cap * sizeof(*w->parts));
+		g->parts = w->parts;
 	}
 	g->parts[g->nparts++] = (struct idle_part){ .kind = kind, .detail = detail, .range = range, .ns = ns };
 }
@@ -587,7 +591,7 @@ static const char *range_at(const struct host_thread *t, int64_t at)
 }
 
 /* Host code from a to b on thread t, outside CUDA calls: split by the innermost NVTX range. */
-static void attribute_host(struct gap *g, const struct host_thread *t, int64_t a, int64_t b)
+static void attribute_host(struct walker *w, struct gap *g, const struct host_thread *t, int64_t a, int64_t b)
 {
 	while (a < b) {
 		const struct host_range *inner = NULL;
@@ -610,9 +614,9 @@ static void attribute_host(struct gap *g, const struct host_thread *t, int64_t a
 				inner = r;
 		}
 		if (inner)
-			add_part(g, IDLE_RANGE, inner->text, NULL, next - a);
+			add_part(w, g, IDLE_RANGE, inner->text, NULL, next - a);
 		else
-			add_part(g, IDLE_HOST, NULL, NULL, next - a);
+			add_part(w, g, IDLE_HOST, NULL, NULL, next - a);
 		a = next;
 	}
 }
@@ -622,19 +626,20 @@ static void attribute_host(struct gap *g, const struct host_thread *t, int64_t a
  * thread's other CUDA calls and its host code (inside NVTX ranges or not); from the issuing call to
  * the operation's start, the launch. g->start may be the trace's first event (startup).
  */
-static void attribute(struct gap *g, const struct host_thread *t)
+static void attribute(struct walker *w, struct gap *g, const struct host_thread *t)
 {
 	int64_t a = g->start, host_end;
 
+	g->parts = w->parts;
 	g->nparts = 0;
 	if (g->end <= g->start)
 		return;
 	if (g->api_start < 0) {
-		add_part(g, IDLE_UNKNOWN, NULL, NULL, g->end - g->start);
+		add_part(w, g, IDLE_UNKNOWN, NULL, NULL, g->end - g->start);
 		return;
 	}
 	if (g->api_end <= g->start) {
-		add_part(g, IDLE_QUEUED, NULL, NULL, g->end - g->start);
+		add_part(w, g, IDLE_QUEUED, NULL, NULL, g->end - g->start);
 		return;
 	}
 	host_end = g->api_start > g->end ? g->end : g->api_start;
@@ -651,14 +656,14 @@ static void attribute(struct gap *g, const struct host_thread *t)
 				continue;
 			from = c->start > a ? c->start : a;
 			to = c->end < host_end ? c->end : host_end;
-			attribute_host(g, t, a, from);
-			add_part(g, (c->cls & API_BLOCKS) ? IDLE_SYNC : IDLE_CUDA, c->name, range_at(t, c->start),
+			attribute_host(w, g, t, a, from);
+			add_part(w, g, (c->cls & API_BLOCKS) ? IDLE_SYNC : IDLE_CUDA, c->name, range_at(t, c->start),
 				 to - from);
 			a = to;
 		}
 	}
-	attribute_host(g, t, a, host_end);
-	add_part(g, IDLE_LAUNCH, NULL, NULL, g->end - host_end);
+	attribute_host(w, g, t, a, host_end);
+	add_part(w, g, IDLE_LAUNCH, NULL, NULL, g->end - host_end);
 }
 
 static char *ops_sql(unsigned ops)
@@ -865,7 +870,7 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 			g.end = start;
 			g.cause = GAP_OTHER;
 			if (walk->attribute)
-				attribute(&g, t);
+				attribute(&w, &g, t);
 		} else {
 			if (g.end - g.start < walk->min_gap)
 				goto next;
@@ -874,7 +879,7 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 			else
 				g.cause = GAP_OTHER;
 			if (walk->attribute)
-				attribute(&g, t);
+				attribute(&w, &g, t);
 		}
 		ret = walk->fn(&g, walk->arg);
 		if (ret < 0) {
@@ -898,6 +903,7 @@ out:
 	free(w.threads);
 	free(w.pending);
 	free(w.order);
+	free(w.parts);
 	api_names_release(&own_names);
 	if (ret < 0)
 		gap_walk_release(walk);

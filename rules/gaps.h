@@ -109,8 +109,6 @@ const char *idle_kind_name(enum idle_kind kind);	/* "sync", "cuda-call", "nvtx-r
 /* What kind of CUDA call a name is, in words: "allocation", "module load", "copy", ...; NULL if none. */
 const char *api_category(const char *name);
 
-#define GAP_MAX_PARTS 16
-
 /* The idle interval before one GPU operation, and that operation. */
 struct gap {
 	int64_t trace_id, device, stream;	/* of the operation that ends the gap */
@@ -135,7 +133,7 @@ struct gap {
 	 * event to it (only with gap_walk.startup; never counted as device idle time). */
 	int startup;
 	/* With gap_walk.attribute: the gap split by what the issuing thread did (sums to end - start). */
-	struct idle_part parts[GAP_MAX_PARTS];
+	struct idle_part *parts;
 	size_t nparts;
 };
 

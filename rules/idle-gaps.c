@@ -2,8 +2,9 @@
  * idle-gaps: the GPU idles between pieces of work. For each device, the time between the end of all
  * earlier work and the start of the next operation is split into host-wait, sync-wait and other (see
  * gaps.h for the exact definitions), per device and per stream, with the largest gaps listed. The
- * time it would recover is the host-wait and sync-wait idle time in gaps of at least min_gap_us:
- * with work queued ahead, such a gap shrinks to the launch latency, which the threshold excludes.
+ * time it would recover is the host-wait idle time in gaps of at least min_gap_us: with work queued
+ * ahead, such a gap shrinks to the launch latency, which the threshold excludes. Sync-wait gaps are
+ * shown but claimed by excessive-sync and sync-memcpy, so that no idle ns is counted twice.
  */
 #include "rules/gaps.h"
 #include "rules/rule-util.h"
@@ -227,8 +228,8 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 		fix = "The host issues work too late: take CPU work off the launch path (data loading "
 		      "in worker threads, precomputation), launch GPU work before doing CPU work, and "
 		      "batch launches with CUDA graphs.";
-	f = findings_add(ctx->out, rule, rule_severity(host + sync, rule_clock_span(clock, d->trace_id)),
-			 host + sync, fix,
+	/* Sync-wait gaps are drains, claimed by excessive-sync and sync-memcpy: each idle ns counts once. */
+	f = findings_add(ctx->out, rule, rule_severity(host, rule_clock_span(clock, d->trace_id)), host, fix,
 			 "%s idle %s between work (%s of its %s active time): %s sync-wait, %s host-wait",
 			 fmt_device(&t1, ctx, d->trace_id, d->device), fmt_duration(&t2, idle),
 			 fmt_percent(&t3, (double)idle / (double)active), fmt_duration(&t4, active),

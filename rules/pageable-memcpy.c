@@ -5,7 +5,8 @@
  *
  * Recoverable time: each pageable copy costs the longer of its GPU duration and its API call's
  * duration (the host is blocked throughout); from pinned memory it would take bytes / pinned
- * bandwidth. The pinned bandwidth is measured on the pinned copies of the same device and direction
+ * bandwidth. Only the GPU duration's excess is claimed as recoverable: the host's staging shows as
+ * idle time before the copy, which idle-gaps claims, and no ns is counted by two rules. The pinned bandwidth is measured on the pinned copies of the same device and direction
  * in the trace when they move at least min_reference_mb; otherwise it is pinned_gbps, and when that
  * is 0 (the default) a figure for the device's host link, chosen by compute capability: 50 GB/s for
  * 9.x and later (Hopper: PCIe 5.0 x16), 25 GB/s for 8.x (Ampere: PCIe 4.0 x16), 12 GB/s otherwise
@@ -47,7 +48,7 @@ enum { HTOD, DTOH, NDIRS };
 struct direction {
 	int64_t count;
 	double bytes;
-	int64_t gpu_ns, host_ns, cost_ns;	/* host_ns: API time where known */
+	int64_t gpu_ns, host_ns;		/* host_ns: API time where known */
 	double pinned_bw;			/* bytes per ns, the reference */
 	int measured;				/* the reference was measured in the trace */
 	int64_t pinned_count;
@@ -139,24 +140,24 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 					 dir_name[i], dir->pinned_bw, dir->pinned_count,
 					 dir->pinned_count == 1 ? "y" : "ies",
 					 fmt_bytes(&t1, dir->pinned_bytes),
-					 fmt_duration(&t4, (int64_t)((double)dir->cost_ns - dir->recoverable)));
+					 fmt_duration(&t4, (int64_t)(dir->bytes / dir->pinned_bw)));
 		else if (pinned_gbps > 0)
 			finding_evidence(f, "%s pinned reference: %.1f GB/s (pinned_gbps); estimated %s from "
 					 "pinned memory",
 					 dir_name[i], dir->pinned_bw,
-					 fmt_duration(&t4, (int64_t)((double)dir->cost_ns - dir->recoverable)));
+					 fmt_duration(&t4, (int64_t)(dir->bytes / dir->pinned_bw)));
 		else if (d->major >= 0)
 			finding_evidence(f, "%s pinned reference: %.1f GB/s, assumed for compute capability "
 					 "%d.%d (no pinned copies to measure; set pageable-memcpy.pinned_gbps); "
 					 "estimated %s from pinned memory",
 					 dir_name[i], dir->pinned_bw, d->major, d->minor,
-					 fmt_duration(&t4, (int64_t)((double)dir->cost_ns - dir->recoverable)));
+					 fmt_duration(&t4, (int64_t)(dir->bytes / dir->pinned_bw)));
 		else
 			finding_evidence(f, "%s pinned reference: %.1f GB/s, assumed (device unknown, no pinned "
 					 "copies to measure; set pageable-memcpy.pinned_gbps); estimated %s from "
 					 "pinned memory",
 					 dir_name[i], dir->pinned_bw,
-					 fmt_duration(&t4, (int64_t)((double)dir->cost_ns - dir->recoverable)));
+					 fmt_duration(&t4, (int64_t)(dir->bytes / dir->pinned_bw)));
 	}
 	finding_evidence(f, "first at %s, last ending at %s", fmt_at(&t1, clock, first),
 			 fmt_at(&t2, clock, last));
@@ -171,7 +172,7 @@ static int on_copy(const struct gap *g, void *arg)
 	struct device_copies *d;
 	struct direction *dir;
 	double pinned;
-	int64_t gpu, host, cost;
+	int64_t gpu, host;
 
 	if (g->next_op != GPU_OP_COPY || !((g->copy_kind == 1 && g->src_kind == 0) ||
 					   (g->copy_kind == 2 && g->dst_kind == 0)))
@@ -180,7 +181,6 @@ static int on_copy(const struct gap *g, void *arg)
 	dir = &d->dir[g->copy_kind == 1 ? HTOD : DTOH];
 	gpu = g->next_end - g->next_start;
 	host = g->api_start >= 0 ? g->api_end - g->api_start : 0;
-	cost = host > gpu ? host : gpu;
 	if (!dir->measured)
 		dir->pinned_bw = s->pinned_gbps > 0 ? s->pinned_gbps : link_gbps(d->major);
 	/* GB/s is bytes per ns. */
@@ -190,9 +190,10 @@ static int on_copy(const struct gap *g, void *arg)
 	dir->last = g->next_end;
 	dir->gpu_ns += gpu;
 	dir->host_ns += host;
-	dir->cost_ns += cost;
-	if ((double)cost > pinned)
-		dir->recoverable += (double)cost - pinned;
+	/* Only the copy's own GPU time is claimed: the idle time around it (the host staging the data)
+	 * is idle-gaps' and sync-memcpy's, and each ns counts once. */
+	if ((double)gpu > pinned)
+		dir->recoverable += (double)gpu - pinned;
 	return 0;
 }
 

@@ -335,9 +335,13 @@ static int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp,
 	if (rc != SQLITE_DONE)
 		ret = rule_step_error(&phases_rule, ctx, err, errlen);
 	sqlite3_finalize(st);
-	/* Without iterations, the warm-up lasts until the last first launch if that is early. */
+	/* Without iterations, the warm-up lasts until the last first launch if that is early; when most
+	 * launches are first launches (every kernel runs about once: JIT-compiled fusions, a test),
+	 * nothing repeats and all of it is warm-up. */
 	if (pos && *last_first_end - first_start <= (last_end - first_start) / 2)
 		tp->warmup_until = *last_first_end;
+	else if (pos && (int64_t)index.count * 2 > pos)
+		tp->warmup_until = INT64_MAX;
 	for (size_t i = 0; !ret && i < index.count; i++) {
 		int64_t cover = tokens[i].best_run * tokens[i].best_dist;
 
@@ -544,6 +548,40 @@ static int on_op(const struct gap *g, void *arg)
 	return 0;
 }
 
+/* Empty the walk's state for a walk over n traces. */
+static void walk_state_reset(struct walk_state *s, size_t n)
+{
+	for (size_t t = 0; t < n; t++) {
+		struct trace_phases *tp = &s->phases->traces[t];
+
+		for (size_t i = 0; i < tp->niterations; i++) {
+			struct iteration *it = &tp->iterations[i];
+
+			*it = (struct iteration){ .host_start = it->host_start, .host_end = it->host_end,
+						  .start = INT64_MAX, .end = INT64_MIN };
+		}
+		memset(&tp->phase[PHASE_STARTUP], 0, sizeof(tp->phase[PHASE_STARTUP]));
+	}
+	rule_index_release(&s->sums.index);
+	free(s->sums.items);
+	free(s->sums.bucket);
+	free(s->sums.trace);
+	memset(&s->sums, 0, sizeof(s->sums));
+	rule_index_release(&s->kernels);
+	free(s->is_nccl);
+	s->is_nccl = NULL;
+	free(s->split);
+	s->split = xcalloc(n ? n : 1, sizeof(*s->split));
+	for (int k = 0; k < 3; k++) {
+		int64_t **a = k == 0 ? &s->first_op : k == 1 ? &s->last_first_end : &s->last_end;
+
+		free(*a);
+		*a = xmalloc((n ? n : 1) * sizeof(int64_t));
+		for (size_t t = 0; t < n; t++)
+			(*a)[t] = INT64_MIN;
+	}
+}
+
 /* ---- putting the phases together ---- */
 
 static void split_add(struct time_split *to, const struct time_split *from)
@@ -632,6 +670,7 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 			phase_set(&tp->phase[i], trace_end, trace_end, xstrdup("no GPU work"));
 		return;
 	}
+	tp->gpu_work = 1;
 	if (startup->end <= startup->start)
 		startup->start = startup->end = first_op;
 	phase_set(startup, startup->start, startup->end,
@@ -650,13 +689,19 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 	if (!n) {
 		int64_t until = tp->warmup_until > first_op ? tp->warmup_until : first_op;
 
+		if (until > trace_end)
+			until = trace_end;
+
 		buckets_into(p, s, tp, PHASE_WARMUP, BUCKET_PRE, BUCKET_PRE);
 		buckets_into(p, s, tp, PHASE_STEADY, BUCKET_ITER(WARM_MAX), BUCKET_ITER(WARM_MAX));
 		phase_set(&tp->phase[PHASE_WARMUP], first_op, until,
-			  xstrdup(until > first_op ? "no iterations found: from the first GPU operation to the end of the last "
-						     "first launch of a kernel"
-						   : "no iterations found, and kernels are first launched throughout: no warm-up "
-						     "is set apart"));
+			  xstrdup(tp->warmup_until == INT64_MAX
+					  ? "no iterations found, and most kernel launches are first launches: nothing "
+					    "repeats, so there is no steady state to judge"
+					  : until > first_op ? "no iterations found: from the first GPU operation to the end of "
+							       "the last first launch of a kernel"
+							     : "no iterations found, and kernels are first launched throughout: "
+							       "no warm-up is set apart"));
 		phase_set(&tp->phase[PHASE_STEADY], until, trace_end,
 			  xstrdup("no iterations found (no repeating NVTX range, no repeating kernel sequence): the "
 				  "rest of the trace"));
@@ -790,17 +835,40 @@ int phases_compute(struct trace *trace, const char *step, struct phases **out, c
 	if (ret < 0)
 		goto out;
 
-	s.split = xcalloc(n ? n : 1, sizeof(*s.split));
-	s.first_op = xmalloc((n ? n : 1) * sizeof(int64_t));
-	s.last_first_end = xmalloc((n ? n : 1) * sizeof(int64_t));
-	s.last_end = xmalloc((n ? n : 1) * sizeof(int64_t));
-	for (size_t t = 0; t < n; t++)
-		s.first_op[t] = s.last_first_end[t] = s.last_end[t] = INT64_MIN;
 	/* The causes point to call names: the names must outlive the walk, until assemble() copies them. */
 	ret = api_names_load(&phases_rule, &ctx, &names, err, errlen);
 	walk.names = &names;
-	if (!ret)
+	for (int attempt = 0; !ret && attempt < 2; attempt++) {
+		int again = 0;
+
+		walk_state_reset(&s, n);
+		gap_walk_release(&walk);
 		ret = gap_walk(&phases_rule, &ctx, &walk, err, errlen);
+		/* A repeating NVTX range that holds no GPU work (a CPU-side pass) is not the step: try
+		 * the kernel sequence instead, and walk again. */
+		for (size_t t = 0; !ret && !attempt && t < n; t++) {
+			struct trace_phases *tp = &p->traces[t];
+			size_t with_work = 0;
+			int64_t last_first_end;
+
+			if (tp->source != ITERATIONS_NVTX)
+				continue;
+			for (size_t i = 0; i < tp->niterations; i++)
+				with_work += tp->iterations[i].operations > 0;
+			if (with_work >= 3)
+				continue;
+			free(tp->iterations);
+			free(tp->source_name);
+			tp->iterations = NULL;
+			tp->source_name = NULL;
+			tp->niterations = 0;
+			tp->source = ITERATIONS_NONE;
+			ret = find_kernel_period(&ctx, tp, &last_first_end, err, errlen);
+			again = 1;
+		}
+		if (!again)
+			break;
+	}
 	if (!ret)
 		ret = rule_clock_init(&clock, &phases_rule, &ctx, err, errlen);
 	for (size_t t = 0; !ret && t < n; t++)

@@ -100,6 +100,7 @@ enum iteration_source {
 /* One trace's phases and iterations. */
 struct trace_phases {
 	int64_t trace_id;
+	int gpu_work;			/* the trace has GPU operations; without, only start-up is set */
 	enum iteration_source source;
 	char *source_name;		/* the NVTX range's name, or the anchor kernel's */
 	int64_t period_ops;		/* ITERATIONS_KERNELS: operations per iteration */

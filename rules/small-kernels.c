@@ -68,7 +68,10 @@ struct small_state {
 	struct rule_index device_index;	/* (trace, device) -> devices[] */
 	struct device_small *devices;
 	size_t ndevices;
+	int64_t idle_gap_min;		/* idle-gaps' min_gap_us, in ns */
 };
+
+extern const struct rule rule_idle_gaps;
 
 static struct device_small *device_get(struct small_state *s, int64_t trace_id, int64_t device)
 {
@@ -110,7 +113,10 @@ static int on_launch(const struct gap *g, void *arg)
 	}
 	k = &s->kernels[i];
 	dur_hist_add(&k->durations, g->next_end - g->next_start);
-	dur_hist_add(&k->idle_before, g->end - g->start);
+	/* Idle time that another rule claims is not counted twice: drains belong to excessive-sync and
+	 * sync-memcpy, host-wait gaps of idle-gaps' size to idle-gaps. */
+	if (g->cause != GAP_SYNC_WAIT && !(g->cause == GAP_HOST_WAIT && g->end - g->start >= s->idle_gap_min))
+		dur_hist_add(&k->idle_before, g->end - g->start);
 	k->last = g->next_end;
 	d = device_get(s, g->trace_id, g->device);
 	if (g->api_start >= 0 && (g->api_class & API_LAUNCH))
@@ -188,7 +194,7 @@ static int small_kernels_run(const struct rule *rule, struct rule_context *ctx, 
 	double max_duration = rule_param(ctx, rule, "max_duration_us") * 1e3;
 	double min_launches = rule_param(ctx, rule, "min_launches");
 	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
-	struct small_state s = { 0 };
+	struct small_state s = { .idle_gap_min = (int64_t)(rule_param(ctx, &rule_idle_gaps, "min_gap_us") * 1e3) };
 	struct gap_walk walk = { .min_gap = 0, .fn = on_launch, .arg = &s };
 	struct rule_clock clock = { 0 };
 	int ret, have_clock = 0;

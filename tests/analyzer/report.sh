@@ -14,7 +14,7 @@ expect "render colour only when asked" "0 1" \
 expect "render json parses" "ok" "$("$RENDER" json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["schema"] == "gpt-trace-report/1" and d["scope"] is None
+assert d["schema"] == "gpt-trace-report/2" and d["scope"] is None
 assert [f["rule"] for f in d["findings"]] == ["idle-gaps", "small-kernels", "uncoalesced-access"]
 assert d["findings"][0]["message"] == "device 0 idle 400 us \"between\" work"
 print("ok")')"
@@ -28,7 +28,7 @@ need = {"schema": str, "generator": str, "traces": list, "scope": (str, type(Non
         "recoverable_ns": int, "findings": list}
 for k, t in need.items():
     assert isinstance(d[k], t), (k, d.get(k))
-assert d["schema"] == "gpt-trace-report/1"
+assert d["schema"] == "gpt-trace-report/2"
 assert d["span"]["duration_ns"] == d["span"]["end_ns"] - d["span"]["start_ns"]
 fneed = {"rank": int, "rule": str, "severity": str, "message": str, "recoverable_ns": int,
          "recoverable_share": (int, float), "start_ns": (int, type(None)), "end_ns": (int, type(None)),

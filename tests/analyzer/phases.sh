@@ -1,0 +1,94 @@
+#!/bin/bash
+# gpt-trace report's phases, iterations and idle attribution, on every real trace we have (the H200
+# fixtures and both nsys exports): properties that must hold on any trace, then known answers of
+# the samples (what each program does is in samples/ and tests/fixtures/gpu/runs.txt).
+. "$SRC/tests/analyzer/lib.sh"
+GPU=$SRC/tests/fixtures/gpu
+
+# Properties: each phase's idle time is split into causes that add up to it (every idle ns has
+# exactly one cause; start-up, which is no device idle time, adds up to its length); the steady
+# iterations' splits add up to their durations; the findings' recoverable times add up to at most
+# the judged span per device.
+cat > "$TMP/props.py" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for tp in d["phases"]:
+    for ph in tp["phases"]:
+        causes = sum(c["ns"] for c in ph["idle_causes"])
+        if ph["name"] == "start-up":
+            assert causes in (0, ph["duration_ns"]), (ph["name"], causes, ph["duration_ns"])
+        else:
+            assert causes == ph["split"]["idle_ns"], (ph["name"], causes, ph["split"]["idle_ns"])
+            assert sum(ph["split"]["idle_by_kind_ns"].values()) == ph["split"]["idle_ns"], ph["name"]
+    starts = [p["start_ns"] for p in tp["phases"]]
+    assert starts == sorted(starts), starts
+    for it in tp["iterations"]["items"]:
+        s = it["split"]
+        assert it["duration_ns"] == s["compute_ns"] + s["communication_ns"] + s["copies_ns"] + s["idle_ns"], it
+        assert sum(s["idle_by_kind_ns"].values()) == s["idle_ns"], it
+ndev = max(1, len(d["gpu"]["devices"]))
+if d["steady_only"] and d["steady_window"]:
+    judged = d["steady_window"]["end_ns"] - d["steady_window"]["start_ns"]
+else:
+    judged = d["span"]["duration_ns"]
+assert d["recoverable_ns"] <= ndev * judged, (d["recoverable_ns"], ndev, judged)
+print("ok")
+PY
+for f in "$GPU"/*.sqlite "$H200" "$CLOVER"; do
+	name=$(basename "$f" .sqlite)
+	"$GPT" report --format json -o "$TMP/$name.json" "$f"
+	expect "properties $name" "ok" "$(python3 "$TMP/props.py" "$TMP/$name.json" 2>&1 | tail -1)"
+done
+
+q() { python3 -c "import json, sys; d = json.load(open('$TMP/$1.json')); tp = d['phases'][0]; $2"; }
+
+# idle_gaps: 50 launches of add_one, 200 us of host work before each: a period of one kernel,
+# the first launch is warm-up, the steady gaps are host code (about 200 us each), and the top
+# finding is idle-gaps.
+expect "idle_gaps iterations" "kernel-sequence 50 49" \
+	"$(q idle_gaps "i = tp['iterations']; print(i['source'], i['count'], i['steady_count'])")"
+expect "idle_gaps steady cause" "host" \
+	"$(q idle_gaps "print(tp['phases'][2]['idle_causes'][0]['kind'])")"
+expect "idle_gaps median" "1" \
+	"$(q idle_gaps "print(int(195000 < tp['iterations']['median_ns'] < 215000))")"
+expect "idle_gaps top finding" "idle-gaps critical" \
+	"$(q idle_gaps "print(d['findings'][0]['rule'], d['findings'][0]['severity'])")"
+
+# sync_every_launch: the host is blocked in cudaDeviceSynchronize after every launch: the top
+# finding is excessive-sync, and idle-gaps does not claim the same idle time again.
+expect "sync_every_launch top finding" "excessive-sync" \
+	"$(q sync_every_launch "print(d['findings'][0]['rule'])")"
+expect "sync_every_launch idle-gaps not critical" "info" \
+	"$(q sync_every_launch "print([f['severity'] for f in d['findings'] if f['rule'] == 'idle-gaps'][0])")"
+
+# train_small: a PyTorch loop of 20 steps in NVTX 'train_step'; 3 s of start-up and warm-up
+# (imports, model construction, first launches) are one-time costs, not findings.
+expect "train_small iterations" "nvtx train_step 20" \
+	"$(q train_small "i = tp['iterations']; print(i['source'], i['name'], i['count'])")"
+expect "train_small warm-up is one-time" "1" \
+	"$(q train_small "print(int(tp['phases'][1]['duration_ns'] > 2e9 and d['steady_window']['end_ns'] - d['steady_window']['start_ns'] < 1e8))")"
+expect "train_small no finding over the steady span" "1" \
+	"$(q train_small "print(int(all(f['recoverable_ns'] <= d['steady_window']['end_ns'] - d['steady_window']['start_ns'] for f in d['findings'])))")"
+
+# well_written: 20 iterations of scale+saxpy back to back: no warning or critical finding.
+expect "well_written clean" "0" \
+	"$(q well_written "print(sum(f['severity'] != 'info' for f in d['findings']))")"
+
+# nvFuser: every kernel runs about once (JIT-compiled fusions): no steady state; the 392 ms of
+# NVRTC compilation is a one-time cost named by its innermost NVTX range.
+expect "nvfuser no steady state" "none 0" \
+	"$(q nvfuser_report1_h200 "print(tp['iterations']['source'], tp['phases'][2]['duration_ns'])")"
+expect "nvfuser compile named" "executor_utils::Nvrtc::CompileProgram" \
+	"$(q nvfuser_report1_h200 "print(tp['phases'][1]['idle_causes'][0]['detail'])")"
+
+# --step picks the iterations; a pattern that matches nothing is an error.
+"$GPT" report --format json --step '^forward$' -o "$TMP/step.json" "$GPU/train_small.sqlite"
+expect "--step" "step ^forward$ 20" \
+	"$(python3 -c "import json; i = json.load(open('$TMP/step.json'))['phases'][0]['iterations']; print(i['source'], i['name'], i['count'])")"
+expect_exit "--step matching nothing" 2 "matches no NVTX range" "$GPT" report --step nope "$GPU/train_small.sqlite"
+expect_exit "--step bad pattern" 2 "invalid --step" "$GPT" report --step '(' "$GPU/train_small.sqlite"
+
+# --whole-trace judges everything, as before phases existed.
+"$GPT" report --format json --whole-trace -o "$TMP/whole.json" "$GPU/train_small.sqlite"
+expect "--whole-trace" "False" "$(python3 -c "import json; print(json.load(open('$TMP/whole.json'))['steady_only'])")"
+finish
