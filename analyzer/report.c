@@ -203,12 +203,13 @@ static int read_notes(struct trace *trace, struct report_header *hdr, char *err,
 			     xprintf_str("%s was not finalized (the program crashed or was killed?): the last "
 					 "events may be missing", trace_path(trace, t)));
 		/* Kernel replay (--metrics) holds each profiled launch call for all its passes. */
+		hdr->replayed_launches += replayed;
 		if (replayed > 0)
 			push(&hdr->notes, &hdr->nnotes,
 			     xprintf_str("%s: %" PRId64 " launches were replayed for hardware metrics "
 					 "(--metrics): launch calls and GPU idle time around them are stretched, "
-					 "so timing findings describe the replayed run; trace without --metrics "
-					 "for timing", trace_path(trace, t), replayed));
+					 "so timing findings are not judged (info, nothing recoverable); trace "
+					 "without --metrics for timing", trace_path(trace, t), replayed));
 		if (dropped > 0)
 			push(&hdr->notes, &hdr->nnotes,
 			     xprintf_str("%s: CUPTI dropped %" PRId64 " records; totals are underestimated",
@@ -315,6 +316,26 @@ int report_run_rules(struct trace *trace, const struct rule_config *config, cons
 	}
 	findings_rank(out);
 	return (int)n;
+}
+
+void report_discount_replayed(const struct report_header *hdr, struct findings *findings)
+{
+	if (!hdr->replayed_launches)
+		return;
+	for (size_t i = 0; i < findings->count; i++) {
+		struct finding *f = &findings->items[i];
+
+		/* Hardware counters are what --metrics is for; everything else timed the replayed run. */
+		if (!strcmp(f->rule_id, "uncoalesced-access"))
+			continue;
+		finding_evidence(f, "not judged: %" PRId64 " launches were replayed for hardware metrics, which "
+				 "stretches launch calls and the idle time around them (the estimate was %.3f ms); "
+				 "trace without --metrics to judge timing", hdr->replayed_launches,
+				 (double)f->recoverable_ns / 1e6);
+		f->severity = SEVERITY_INFO;
+		f->recoverable_ns = 0;
+	}
+	findings_rank(findings);
 }
 
 /* ---- rendering ---- */

@@ -60,6 +60,7 @@ struct report_header {
 	int steady_only;			/* the rules judged only [steady_start, steady_end) */
 	int64_t steady_start, steady_end;
 	int64_t steady_iterations;		/* steady iterations of every trace (0: none found) */
+	int64_t replayed_launches;		/* launches replayed for --metrics, in every trace */
 };
 
 /* Fill hdr (zero-initialised by the caller); scope may be NULL. Free with report_header_release(). */
@@ -74,6 +75,12 @@ void report_header_release(struct report_header *hdr);
  */
 int report_run_rules(struct trace *trace, const struct rule_config *config, const char *const *ids, size_t nids,
 		     int64_t origin, struct findings *out, FILE *timings, char *err, size_t errlen);
+
+/*
+ * On a trace recorded with --metrics, kernel replay stretches launch calls and the idle time around
+ * them: every timing finding becomes information with nothing recoverable, and says why.
+ */
+void report_discount_replayed(const struct report_header *hdr, struct findings *findings);
 
 struct report_options {
 	enum report_format format;

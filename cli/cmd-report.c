@@ -238,6 +238,7 @@ int cmd_report(int argc, char **argv)
 		pr_err("%s", err);
 		goto out;
 	}
+	report_discount_replayed(&hdr, &findings);
 	opt.nrules = (size_t)n;
 	if (output && !(out = fopen(output, "w"))) {
 		pr_err("cannot write '%s': %m", output);

@@ -94,6 +94,12 @@ print(i['source'], i['name'], i['count'], i['steady_count'], d['findings'][0]['r
 	expect "item_sync $v warm-up" "1" "$(q item-$v "print(int(tp['phases'][1]['duration_ns'] > 3e9))")"
 done
 
+# access --metrics: kernel replay stretched the run, so timing findings are information with nothing
+# recoverable; the hardware-counter findings stay.
+expect "access-metrics timing not judged" "0 ['uncoalesced-access', 'uncoalesced-access']" \
+	"$(q access-metrics "print(sum(f['recoverable_ns'] for f in d['findings'] if f['rule'] != 'uncoalesced-access'),
+      [f['rule'] for f in d['findings'] if f['recoverable_ns'] > 0])")"
+
 # --step picks the iterations; a pattern that matches nothing is an error.
 "$GPT" report --format json --step '^forward$' -o "$TMP/step.json" "$GPU/train_small.sqlite"
 expect "--step" "step ^forward$ 20" \
