@@ -47,7 +47,17 @@ struct device_idle {
 	char **largest_blocker;		/* copies of largest[i].blocker */
 };
 
+/* Host-wait idle time of one device by what the issuing thread did (gaps.h: idle_part). */
+struct host_cause {
+	int64_t trace_id, device;
+	enum idle_kind kind;
+	char *detail;		/* a copy; NULL for host code, launch... */
+	int64_t ns;
+};
+
 struct idle_state {
+	struct host_cause *causes;
+	size_t ncauses;
 	size_t max_gaps;
 	struct device_idle *devices;
 	size_t ndevices;
@@ -132,8 +142,96 @@ static void keep_largest(struct idle_state *s, struct device_idle *d, const stru
 		(d->nlargest - pos) * sizeof(char *));
 	d->largest[pos] = *g;
 	d->largest[pos].blocker = NULL;
+	d->largest[pos].parts = NULL;	/* valid only during the walk */
+	d->largest[pos].nparts = 0;
 	d->largest_blocker[pos] = g->blocker ? xstrdup(g->blocker) : NULL;
 	d->nlargest++;
+}
+
+static void add_host_cause(struct idle_state *s, const struct gap *g, const struct idle_part *p)
+{
+	struct host_cause *c;
+
+	for (size_t i = 0; i < s->ncauses; i++) {
+		c = &s->causes[i];
+		if (c->trace_id == g->trace_id && c->device == g->device && c->kind == p->kind &&
+		    (c->detail == p->detail || (c->detail && p->detail && !strcmp(c->detail, p->detail)))) {
+			c->ns += p->ns;
+			return;
+		}
+	}
+	s->causes = xrealloc(s->causes, (s->ncauses + 1) * sizeof(*s->causes));
+	s->causes[s->ncauses++] = (struct host_cause){
+		.trace_id = g->trace_id, .device = g->device, .kind = p->kind,
+		.detail = p->detail ? xstrdup(p->detail) : NULL, .ns = p->ns,
+	};
+}
+
+static int compare_causes(const void *pa, const void *pb)
+{
+	const struct host_cause *a = pa, *b = pb;
+
+	return (a->ns < b->ns) - (a->ns > b->ns);
+}
+
+/* A cause in a few words: "in cudaFree_v3020 (allocation)", "host code in NVTX range 'data'". */
+static const char *cause_text(struct rule_text *t, const struct host_cause *c)
+{
+	struct rule_text name;
+	const char *category;
+
+	switch (c->kind) {
+	case IDLE_SYNC:
+		snprintf(t->s, sizeof(t->s), "blocked in %s", fmt_name(&name, c->detail ? c->detail : "?"));
+		break;
+	case IDLE_CUDA:
+		category = api_category(c->detail);
+		snprintf(t->s, sizeof(t->s), "in %s%s%s%s", fmt_name(&name, c->detail ? c->detail : "?"),
+			 category ? " (" : "", category ? category : "", category ? ")" : "");
+		break;
+	case IDLE_RANGE:
+		snprintf(t->s, sizeof(t->s), "host code in NVTX range '%s'", fmt_name(&name, c->detail ? c->detail : ""));
+		break;
+	case IDLE_HOST:
+		snprintf(t->s, sizeof(t->s), "host code outside NVTX ranges");
+		break;
+	case IDLE_LAUNCH:
+		snprintf(t->s, sizeof(t->s), "the launch call and launch latency");
+		break;
+	default:
+		snprintf(t->s, sizeof(t->s), "%s", idle_kind_name(c->kind));
+	}
+	return t->s;
+}
+
+/* The largest host-wait cause of a device, or NULL. */
+static const struct host_cause *top_cause(const struct idle_state *s, int64_t trace_id, int64_t device)
+{
+	for (size_t i = 0; i < s->ncauses; i++)
+		if (s->causes[i].trace_id == trace_id && s->causes[i].device == device)
+			return &s->causes[i];
+	return NULL;
+}
+
+/* The fix for host-wait idle time, chosen by its largest cause. */
+static const char *host_fix(const struct host_cause *top)
+{
+	const char *category = top && top->kind == IDLE_CUDA ? api_category(top->detail) : NULL;
+
+	if (category && !strcmp(category, "allocation"))
+		return "Allocate once, before the loop, and reuse the memory (or let a caching allocator such as "
+		       "PyTorch's keep it): cudaMalloc and cudaFree inside the loop hold the host, and cudaFree "
+		       "waits for the device.";
+	if (category && !strcmp(category, "module load or JIT"))
+		return "Load and compile modules once, before the loop: warm every kernel up front "
+		       "(CUDA_MODULE_LOADING=EAGER loads them at start-up) and cache JIT results.";
+	if (top && top->kind == IDLE_RANGE)
+		return "The host spends the gaps in the NVTX range named above: move that work off the launch "
+		       "path (do it for the next step while the GPU runs this one, or in worker threads), or "
+		       "make it cheaper.";
+	return "The host issues work too late: take CPU work off the launch path (data loading in worker "
+	       "threads, precomputation), launch GPU work before doing CPU work, and batch launches with "
+	       "CUDA graphs.";
 }
 
 static int on_gap(const struct gap *g, void *arg)
@@ -153,6 +251,9 @@ static int on_gap(const struct gap *g, void *arg)
 	st->cause[g->cause].ns += len;
 	if (g->cause == GAP_SYNC_WAIT)
 		add_blocker(s, g);
+	else if (g->cause == GAP_HOST_WAIT)
+		for (size_t i = 0; i < g->nparts; i++)
+			add_host_cause(s, g, &g->parts[i]);
 	keep_largest(s, d, g);
 	return 0;
 }
@@ -215,25 +316,26 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	int64_t host = d->cause[GAP_HOST_WAIT].ns, sync = d->cause[GAP_SYNC_WAIT].ns;
 	int64_t other = d->cause[GAP_OTHER].ns, idle = host + sync + other;
 	int64_t count = d->cause[0].count + d->cause[1].count + d->cause[2].count;
-	struct rule_text t1, t2, t3, t4, t5, t6;
+	struct rule_text t1, t2, t3, t4, t5, t6, t7;
 	const char *fix;
 	struct finding *f;
 	size_t shown;
+
+	const struct host_cause *top = top_cause(s, d->trace_id, d->device);
 
 	if (sync >= host)
 		fix = "Let the host queue work ahead: remove synchronizations between launches "
 		      "(cudaDeviceSynchronize, cudaStreamSynchronize, blocking cudaMemcpy) or move them "
 		      "out of the loop, and express dependencies with events and cudaStreamWaitEvent.";
 	else
-		fix = "The host issues work too late: take CPU work off the launch path (data loading "
-		      "in worker threads, precomputation), launch GPU work before doing CPU work, and "
-		      "batch launches with CUDA graphs.";
+		fix = host_fix(top);
 	/* Sync-wait gaps are drains, claimed by excessive-sync and sync-memcpy: each idle ns counts once. */
 	f = findings_add(ctx->out, rule, rule_severity(host, rule_clock_span(clock, d->trace_id)), host, fix,
-			 "%s idle %s between work (%s of its %s active time): %s sync-wait, %s host-wait",
+			 "%s idle %s between work (%s of its %s active time): %s sync-wait, %s host-wait%s%s",
 			 fmt_device(&t1, ctx, d->trace_id, d->device), fmt_duration(&t2, idle),
 			 fmt_percent(&t3, (double)idle / (double)active), fmt_duration(&t4, active),
-			 fmt_duration(&t5, sync), fmt_duration(&t6, host));
+			 fmt_duration(&t5, sync), fmt_duration(&t6, host), top ? ", mostly " : "",
+			 top ? cause_text(&t7, top) : "");
 	f->device = (int32_t)d->device;
 	finding_evidence(f, "%" PRId64 " gap%s of at least %.1f us: host-wait %" PRId64 " (%s), sync-wait %" PRId64
 			 " (%s), other %" PRId64 " (%s)",
@@ -242,6 +344,16 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 fmt_duration(&t3, other));
 	finding_evidence(f, "active from %s to %s, busy %s", fmt_at(&t1, clock, dev->first),
 			 fmt_at(&t2, clock, dev->last), fmt_duration(&t3, dev->busy));
+	shown = 0;
+	for (size_t i = 0; i < s->ncauses && shown < 4; i++) {
+		const struct host_cause *c = &s->causes[i];
+
+		if (c->trace_id != d->trace_id || c->device != d->device)
+			continue;
+		finding_evidence(f, "host-wait: %s %s (%s)", cause_text(&t1, c), fmt_duration(&t2, c->ns),
+				 fmt_percent(&t3, host > 0 ? (double)c->ns / (double)host : 0.0));
+		shown++;
+	}
 	shown = 0;
 	for (size_t i = 0; i < s->nstreams && shown < 4; i++) {
 		const struct stream_idle *st = &s->streams[i];
@@ -293,7 +405,7 @@ static int idle_gaps_run(const struct rule *rule, struct rule_context *ctx, char
 	double min_gap_us = rule_param(ctx, rule, "min_gap_us");
 	double min_idle_pct = rule_param(ctx, rule, "min_idle_pct");
 	struct idle_state s = { .max_gaps = (size_t)rule_param(ctx, rule, "max_gaps") };
-	struct gap_walk walk = { .min_gap = (int64_t)(min_gap_us * 1e3), .fn = on_gap, .arg = &s };
+	struct gap_walk walk = { .min_gap = (int64_t)(min_gap_us * 1e3), .attribute = 1, .fn = on_gap, .arg = &s };
 	struct rule_clock clock = { 0 };
 	int ret, have_clock = 0;
 
@@ -307,6 +419,8 @@ static int idle_gaps_run(const struct rule *rule, struct rule_context *ctx, char
 		qsort(s.streams, s.nstreams, sizeof(*s.streams), compare_streams);
 	if (s.nblockers > 1)
 		qsort(s.blockers, s.nblockers, sizeof(*s.blockers), compare_blockers);
+	if (s.ncauses > 1)
+		qsort(s.causes, s.ncauses, sizeof(*s.causes), compare_causes);
 	for (size_t i = 0; i < walk.ndevices; i++) {
 		const struct gap_device *dev = &walk.devices[i];
 
@@ -337,6 +451,9 @@ out:
 	for (size_t i = 0; i < s.nblockers; i++)
 		free(s.blockers[i].name);
 	free(s.blockers);
+	for (size_t i = 0; i < s.ncauses; i++)
+		free(s.causes[i].detail);
+	free(s.causes);
 	return ret;
 }
 

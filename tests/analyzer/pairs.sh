@@ -1,0 +1,60 @@
+#!/bin/bash
+# The sample pairs (a bottleneck and its fix; samples/steady_*.cu, tests/gpu/pairs/*.py), recorded
+# on the H200 by tests/gpu/pairs/run.sh with the program's own step times in pairs.tsv. For each
+# pair: the bad variant's top steady-state finding names the problem, the fixed variant has no
+# warning or critical finding, and the estimated saving per iteration (the bad report's total
+# recoverable time over its steady iterations) is within 2x of the measured one (the difference of
+# the untraced mean step times, which cover the whole loop and its final synchronization).
+. "$SRC/tests/analyzer/lib.sh"
+P=$SRC/tests/fixtures/gpu/pairs
+
+for t in "$P"/*-bad.sqlite "$P"/*-fixed.sqlite "$P"/*-clean.sqlite; do
+	"$GPT" report --format json -o "$TMP/$(basename "$t" .sqlite).json" "$t"
+done
+
+cat > "$TMP/pair.py" <<'PY'
+import json, sys
+tmp, tsv, name, rule, words = sys.argv[1:6]
+mean = {}
+for line in open(tsv):
+    f = line.rstrip("\n").split("\t")
+    if f[0] == name:
+        kv = dict(w.split("=", 1) for w in f[2].split() if "=" in w)
+        mean[f[1]] = float(kv["mean_step_us"]) * 1e3
+bad = json.load(open("%s/%s-bad.json" % (tmp, name)))
+fixed = json.load(open("%s/%s-fixed.json" % (tmp, name)))
+top = bad["findings"][0]
+assert top["rule"] == rule and top["severity"] in ("warning", "critical"), (top["rule"], top["severity"])
+for w in words.split(",") if words else []:
+    assert w in top["message"] + " ".join(top["evidence"]) + top["fix"], (w, top["message"])
+loud = [f["rule"] for f in fixed["findings"] if f["severity"] != "info"]
+assert not loud, loud
+estimate = bad["recoverable_ns"] / bad["steady_iterations"]
+measured = mean["bad"] - mean["fixed"]
+assert measured > 0 and 0.5 <= estimate / measured <= 2.0, (estimate, measured)
+print("ok %.0f us estimated, %.0f us measured" % (estimate / 1e3, measured / 1e3))
+PY
+pair() {
+	local out
+	out=$(python3 "$TMP/pair.py" "$TMP" "$P/pairs.tsv" "$@" 2>&1 | tail -1)
+	expect "pair $1 (${out#ok })" "ok" "${out%% *}"
+}
+# A blocking read-back of the loss every step (cudaMemcpy), then host work.
+pair steady_sync sync-memcpy cudaMemcpy
+# cudaMalloc + cudaFree of a scratch buffer every step.
+pair steady_malloc idle-gaps "cudaFree,allocation,Allocate once"
+# A CPU-bound input pipeline before each step's kernels, then a stream sync: the sync keeps the
+# host from preparing the next batch while the GPU runs.
+pair steady_hostbound excessive-sync cudaStreamSynchronize
+# PyTorch: loss.item() every step vs accumulating on the GPU.
+pair item_sync excessive-sync cudaStreamSynchronize
+
+# Warm-up of 2 s (an NVTX 'compile' range, 20 autotuning launches with syncs) before a clean loop:
+# one-time costs, no warning or critical finding.
+expect "steady_warmup clean" "0" "$(python3 -c "
+import json; d = json.load(open('$TMP/steady_warmup-clean.json'))
+print(sum(f['severity'] != 'info' for f in d['findings']))")"
+expect "steady_warmup one-time" "1" "$(python3 -c "
+import json; d = json.load(open('$TMP/steady_warmup-clean.json')); ph = d['phases'][0]['phases']
+print(int(ph[0]['duration_ns'] + ph[1]['duration_ns'] > 1.5e9 and any('compile' in (c['detail'] or '') for c in ph[0]['idle_causes'] + ph[1]['idle_causes'])))")"
+finish
