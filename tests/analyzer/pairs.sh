@@ -49,6 +49,31 @@ pair steady_hostbound excessive-sync cudaStreamSynchronize
 # PyTorch: loss.item() every step vs accumulating on the GPU.
 pair item_sync excessive-sync cudaStreamSynchronize
 
+# PyTorch DataLoader: pageable batches with .cuda() vs pin_memory=True and non_blocking. The
+# pageable copy blocks the host until the previous step is done, so the step's Python launch
+# overhead is exposed too: the top finding is that exposed host time (idle-gaps), then
+# pageable-memcpy; both are gone with the fix. The conv net's small grids (small-grid, a warning)
+# are the model's, in both variants.
+expect "pair dataloader_pinned" "ok" "$(python3 - "$TMP" "$P/pairs.tsv" <<'PY' 2>&1 | tail -1
+import json, sys
+tmp, tsv = sys.argv[1:3]
+mean = {}
+for line in open(tsv):
+    f = line.split("\t")
+    if f[0] == "dataloader_pinned":
+        mean[f[1]] = float(dict(w.split("=", 1) for w in f[2].split() if "=" in w)["mean_step_us"]) * 1e3
+bad = json.load(open(tmp + "/dataloader_pinned-bad.json"))
+fixed = json.load(open(tmp + "/dataloader_pinned-fixed.json"))
+loud = lambda d: {f["rule"] for f in d["findings"] if f["severity"] != "info"}
+assert loud(bad) >= {"idle-gaps", "pageable-memcpy"}, loud(bad)
+assert loud(fixed) == {"small-grid"}, loud(fixed)
+estimate = bad["recoverable_ns"] / bad["steady_iterations"]
+measured = mean["bad"] - mean["fixed"]
+assert 0.5 <= estimate / measured <= 2.0, (estimate, measured)
+print("ok")
+PY
+)"
+
 # Warm-up of 2 s (an NVTX 'compile' range, 20 autotuning launches with syncs) before a clean loop:
 # one-time costs, no warning or critical finding.
 expect "steady_warmup clean" "0" "$(python3 -c "

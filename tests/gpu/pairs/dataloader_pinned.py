@@ -2,19 +2,18 @@
 """dataloader_pinned: a conv net fed by a DataLoader with pageable batches, and its fix with pinned ones.
 
 A small conv net (six 3x3 convolutions, base width C, ReLU, global pooling, a linear classifier;
-Adam) learns to tell 10 classes of random 3x64x64 float images apart (each class shifts the colour
+Adam) learns to tell 10 classes of random 3x128x128 float images apart (each class shifts the colour
 by a fixed random amount). The images live in memory in a TensorDataset and come through a
-torch.utils.data.DataLoader (batch B, shuffled, num_workers=0). After a few warm-up steps (in one
-NVTX range "warmup"), S steps, each in an NVTX push/pop range "step" (torch.cuda.nvtx.range), fetch
-a batch, copy it to the GPU and run forward, backward and the optimizer. The bad variant copies the
-pageable batch with .cuda(): a blocking copy that first waits for the previous step's GPU work and
-then stages the 3 MB (B=64) through the driver at pageable speed (about 10-15 GB/s), so the GPU
-waits for the copy and for the step's first launch: a step takes about the GPU time plus the
-pageable copy (about 0.2-0.3 ms) plus two syncs and a launch. With --fixed the DataLoader pins each
-batch (pin_memory=True) and the copy is .cuda(non_blocking=True): it is queued behind the previous
-step at pinned speed (about 50 GB/s, 0.06 ms) and the host runs ahead, so a step takes about the
-GPU time (the defaults aim at about 3 ms of convolutions per step on an H200 against about 2 ms of
-Python, collation and pinning): the saving is about 0.3 ms per step.
+torch.utils.data.DataLoader (batch B, shuffled, four worker processes that collate, so that loading
+is not what the step waits for). After a few warm-up steps (in one NVTX range "warmup"), S steps,
+each in an NVTX push/pop range "step" (torch.cuda.nvtx.range), fetch a batch, copy it to the GPU
+and run forward, backward and the optimizer. The bad variant copies the pageable batch with .cuda():
+a blocking copy that first waits for the previous step's GPU work and then stages the 25 MB (B=128)
+through the driver at pageable speed (about 10 GB/s, 2.5 ms), while the GPU computes nothing. With
+--fixed the DataLoader pins each batch (pin_memory=True, in its pinning thread) and the copy is
+.cuda(non_blocking=True): it is queued behind the previous step at pinned speed (about 50 GB/s,
+0.5 ms) and the host runs ahead. The defaults aim at a GPU-bound step of about 10 ms of
+convolutions on an H200, so the saving, about 2 ms per step, is the copy's.
 
 The loss of every step stays on the GPU (no .item() in the loop, in either variant) and is checked
 once at the end. Prints one result line:
@@ -39,7 +38,7 @@ CLASSES = 10
 
 
 def conv_net(width):
-    """Six 3x3 convolutions (three of stride 2: 64x64 to 8x8), ReLU, global average pool, linear."""
+    """Six 3x3 convolutions (three of stride 2: 128x128 to 16x16), ReLU, global average pool, linear."""
     w = width
     plan = [(3, w, 1), (w, 2 * w, 2), (2 * w, 2 * w, 1), (2 * w, 4 * w, 2), (4 * w, 4 * w, 1), (4 * w, 8 * w, 2)]
     layers = []
@@ -53,8 +52,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--steps", type=int, default=200, help="timed steps, each an NVTX range 'step' (default 200)")
     p.add_argument("--warmup", type=int, default=10, help="untimed steps before them (default 10)")
-    p.add_argument("--batch", type=int, default=64, help="images per batch (default 64)")
-    p.add_argument("--size", type=int, default=64, help="image height and width (default 64)")
+    p.add_argument("--batch", type=int, default=128, help="images per batch (default 128)")
+    p.add_argument("--size", type=int, default=128, help="image height and width (default 128)")
     p.add_argument("--batches", type=int, default=16, help="batches in the data set, one epoch (default 16)")
     p.add_argument("--width", type=int, default=96, help="channels of the first convolution (default 96)")
     p.add_argument("--fixed", action="store_true", help="pin the batches and copy them with non_blocking=True")
@@ -74,7 +73,8 @@ def main():
     colours = torch.randn(CLASSES, 3)
     images = torch.randn(count, 3, args.size, args.size) + colours[labels][:, :, None, None]
     loader = DataLoader(TensorDataset(images, labels), batch_size=args.batch, shuffle=True, drop_last=True,
-                        num_workers=0, pin_memory=args.fixed, generator=torch.Generator().manual_seed(0))
+                        num_workers=4, persistent_workers=True, pin_memory=args.fixed,
+                        generator=torch.Generator().manual_seed(0))
 
     def batches():
         while True:
