@@ -313,13 +313,14 @@ static int excessive_sync_run(const struct rule *rule, struct rule_context *ctx,
 	double min_syncs = rule_param(ctx, rule, "min_syncs");
 	struct sync_state s = { 0 };
 	struct api_names names = { 0 };
-	struct gap_walk walk = { .fn = on_gap, .arg = &s, .names = &names };
+	struct gap_visitor visitor = { .fn = on_gap, .arg = &s };
+	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1, .names = &names };
 	struct rule_clock clock = { 0 };
 	int ret, walked = 0;
 
-	walk.min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3);
-	if (walk.min_gap < 1)
-		walk.min_gap = 1;
+	visitor.min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3);
+	if (visitor.min_gap < 1)
+		visitor.min_gap = 1;
 	ret = api_names_load(rule, ctx, &names, err, errlen);
 	if (ret < 0)
 		goto out;

@@ -223,8 +223,8 @@ struct walker {
 	int trace_has_op;			/* its first operation was seen */
 	int64_t horizon;			/* no gap of this trace can start before it */
 	struct gap_walk *walk;			/* its texts: interned NVTX texts, open addressing */
-	struct idle_part *parts;		/* the current gap's parts */
-	size_t parts_cap;
+	struct idle_part *parts[2];		/* the current gap's parts, and its start-up twin's */
+	size_t parts_cap[2];
 };
 
 static uint64_t text_hash(const char *s)
@@ -552,8 +552,9 @@ static void classify(struct gap *g, const struct host_thread *t)
 	}
 }
 
-static void add_part(struct walker *w, struct gap *g, enum idle_kind kind, const char *detail, const char *range,
-		     int64_t ns)
+/* The parts go to the walker's buffer `buf` (0: the gap; 1: the start-up interval). */
+static void add_part(struct walker *w, int buf, struct gap *g, enum idle_kind kind, const char *detail,
+		     const char *range, int64_t ns)
 {
 	struct idle_part *p;
 
@@ -567,10 +568,10 @@ static void add_part(struct walker *w, struct gap *g, enum idle_kind kind, const
 			return;
 		}
 	}
-	if (g->nparts == w->parts_cap) {
-		w->parts_cap = w->parts_cap ? 2 * w->parts_cap : 16;
-		w->parts = xrealloc(w->parts, w->parts_cap * sizeof(*w->parts));
-		g->parts = w->parts;
+	if (g->nparts == w->parts_cap[buf]) {
+		w->parts_cap[buf] = w->parts_cap[buf] ? 2 * w->parts_cap[buf] : 16;
+		w->parts[buf] = xrealloc(w->parts[buf], w->parts_cap[buf] * sizeof(*w->parts[buf]));
+		g->parts = w->parts[buf];
 	}
 	g->parts[g->nparts++] = (struct idle_part){ .kind = kind, .detail = detail, .range = range, .ns = ns };
 }
@@ -591,7 +592,8 @@ static const char *range_at(const struct host_thread *t, int64_t at)
 }
 
 /* Host code from a to b on thread t, outside CUDA calls: split by the innermost NVTX range. */
-static void attribute_host(struct walker *w, struct gap *g, const struct host_thread *t, int64_t a, int64_t b)
+static void attribute_host(struct walker *w, int buf, struct gap *g, const struct host_thread *t, int64_t a,
+			   int64_t b)
 {
 	while (a < b) {
 		const struct host_range *inner = NULL;
@@ -614,9 +616,9 @@ static void attribute_host(struct walker *w, struct gap *g, const struct host_th
 				inner = r;
 		}
 		if (inner)
-			add_part(w, g, IDLE_RANGE, inner->text, NULL, next - a);
+			add_part(w, buf, g, IDLE_RANGE, inner->text, NULL, next - a);
 		else
-			add_part(w, g, IDLE_HOST, NULL, NULL, next - a);
+			add_part(w, buf, g, IDLE_HOST, NULL, NULL, next - a);
 		a = next;
 	}
 }
@@ -626,20 +628,20 @@ static void attribute_host(struct walker *w, struct gap *g, const struct host_th
  * thread's other CUDA calls and its host code (inside NVTX ranges or not); from the issuing call to
  * the operation's start, the launch. g->start may be the trace's first event (startup).
  */
-static void attribute(struct walker *w, struct gap *g, const struct host_thread *t)
+static void attribute(struct walker *w, int buf, struct gap *g, const struct host_thread *t)
 {
 	int64_t a = g->start, host_end;
 
-	g->parts = w->parts;
+	g->parts = w->parts[buf];
 	g->nparts = 0;
 	if (g->end <= g->start)
 		return;
 	if (g->api_start < 0) {
-		add_part(w, g, IDLE_UNKNOWN, NULL, NULL, g->end - g->start);
+		add_part(w, buf, g, IDLE_UNKNOWN, NULL, NULL, g->end - g->start);
 		return;
 	}
 	if (g->api_end <= g->start) {
-		add_part(w, g, IDLE_QUEUED, NULL, NULL, g->end - g->start);
+		add_part(w, buf, g, IDLE_QUEUED, NULL, NULL, g->end - g->start);
 		return;
 	}
 	host_end = g->api_start > g->end ? g->end : g->api_start;
@@ -656,17 +658,17 @@ static void attribute(struct walker *w, struct gap *g, const struct host_thread 
 				continue;
 			from = c->start > a ? c->start : a;
 			to = c->end < host_end ? c->end : host_end;
-			attribute_host(w, g, t, a, from);
-			add_part(w, g, (c->cls & API_BLOCKS) ? IDLE_SYNC : IDLE_CUDA, c->name, range_at(t, c->start),
+			attribute_host(w, buf, g, t, a, from);
+			add_part(w, buf, g, (c->cls & API_BLOCKS) ? IDLE_SYNC : IDLE_CUDA, c->name, range_at(t, c->start),
 				 to - from);
 			a = to;
 		}
 	}
-	attribute_host(w, g, t, a, host_end);
-	add_part(w, g, IDLE_LAUNCH, NULL, NULL, g->end - host_end);
+	attribute_host(w, buf, g, t, a, host_end);
+	add_part(w, buf, g, IDLE_LAUNCH, NULL, NULL, g->end - host_end);
 }
 
-static char *ops_sql(unsigned ops)
+static char *ops_sql(void)
 {
 	static const char *const arms[] = {
 		"SELECT traceId, deviceId, streamId, start, end, 0 AS kind, nameId, graphNodeId,"
@@ -682,8 +684,6 @@ static char *ops_sql(unsigned ops)
 
 	sqlite3_str_appendall(s, "SELECT * FROM (");
 	for (int i = 0; i < 3; i++) {
-		if (!(ops & (1u << i)))
-			continue;
 		sqlite3_str_appendf(s, "%s%s", first ? "" : " UNION ALL ", arms[i]);
 		first = 0;
 	}
@@ -743,8 +743,9 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 	struct api_names own_names = { 0 };
 	struct stream calls = { 0 }, ranges = { 0 };
 	sqlite3_stmt *ops = NULL;
-	int ret, rc;
-	struct gap g;
+	int ret, rc, attributing = 0, startup = 0;
+	unsigned api = 0;
+	struct gap g, first;
 
 	walk->devices = NULL;
 	walk->ndevices = 0;
@@ -757,10 +758,19 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 			return ret;
 		w.names = &own_names;
 	}
-	ret = prepare_owned(rule, ctx, ops_sql(walk->ops ? walk->ops : GAP_WALK_ALL), &ops, err, errlen);
+	for (size_t i = 0; i < walk->nvisitors; i++) {
+		const struct gap_visitor *v = &walk->visitors[i];
+
+		if (!v->fn)
+			continue;
+		attributing |= v->attribute;
+		startup |= v->startup;
+		api |= v->api ? v->api : API_ISSUES | API_BLOCKS;
+	}
+	ret = prepare_owned(rule, ctx, ops_sql(), &ops, err, errlen);
 	if (ret < 0)
 		goto out;
-	if (walk->attribute) {
+	if (attributing) {
 		/* What the host did in a gap needs every call, not only those that issue or block. */
 		ret = rule_prepare(rule, ctx,
 				   "SELECT traceId, start, end, globalTid, pid, correlationId, nameId"
@@ -771,7 +781,7 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 					   " WHERE end > start AND globalTid IS NOT NULL ORDER BY traceId, start",
 					   &ranges.st, err, errlen);
 	} else {
-		char *filter = api_names_sql(w.names, walk->api ? walk->api : API_ISSUES | API_BLOCKS);
+		char *filter = api_names_sql(w.names, api);
 
 		ret = prepare_owned(rule, ctx,
 				    sqlite3_mprintf("SELECT traceId, start, end, globalTid, pid, correlationId, nameId"
@@ -863,30 +873,40 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 		d->busy += g.next_busy;
 		if (end > d->last)
 			d->last = end;
-		if (first_op && walk->startup && w.trace_first < start) {
-			/* The trace's start-up: from its first event to its first operation. */
-			g.startup = 1;
-			g.start = w.trace_first;
-			g.end = start;
-			g.cause = GAP_OTHER;
-			if (walk->attribute)
-				attribute(&w, &g, t);
+		if (g.end - g.start > 0) {
+			classify(&g, t);
+			if (attributing)
+				attribute(&w, 0, &g, t);
 		} else {
-			if (g.end - g.start < walk->min_gap)
-				goto next;
-			if (g.end > g.start)
-				classify(&g, t);
-			else
-				g.cause = GAP_OTHER;
-			if (walk->attribute)
-				attribute(&w, &g, t);
+			g.cause = GAP_OTHER;
 		}
-		ret = walk->fn(&g, walk->arg);
-		if (ret < 0) {
-			snprintf(err, errlen, "rule %s: cannot process an idle gap", rule->id);
-			goto out;
+		/* The trace's start-up, for the visitors that want it: from its first event to its first
+		 * operation (the others see that operation with no gap before it, as every device's first). */
+		if (first_op && startup && w.trace_first < start) {
+			first = g;
+			first.startup = 1;
+			first.start = w.trace_first;
+			first.end = start;
+			first.cause = GAP_OTHER;
+			if (attributing)
+				attribute(&w, 1, &first, t);
 		}
-next:
+		for (size_t i = 0; i < walk->nvisitors; i++) {
+			const struct gap_visitor *v = &walk->visitors[i];
+			const struct gap *seen = &g;
+
+			if (!v->fn)
+				continue;
+			if (first_op && v->startup && w.trace_first < start)
+				seen = &first;
+			else if (g.end - g.start < v->min_gap)
+				continue;
+			ret = v->fn(seen, v->arg);
+			if (ret < 0) {
+				snprintf(err, errlen, "rule %s: cannot process an idle gap", rule->id);
+				goto out;
+			}
+		}
 		update_horizon(walk, &w);
 	}
 	if (rc != SQLITE_DONE)
@@ -903,7 +923,8 @@ out:
 	free(w.threads);
 	free(w.pending);
 	free(w.order);
-	free(w.parts);
+	free(w.parts[0]);
+	free(w.parts[1]);
 	api_names_release(&own_names);
 	if (ret < 0)
 		gap_walk_release(walk);

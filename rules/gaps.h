@@ -145,25 +145,24 @@ struct gap_device {
 	int64_t ops;
 };
 
-#define GAP_WALK_KERNELS (1u << GPU_OP_KERNEL)
-#define GAP_WALK_COPIES (1u << GPU_OP_COPY)
-#define GAP_WALK_SETS (1u << GPU_OP_SET)
-#define GAP_WALK_ALL (GAP_WALK_KERNELS | GAP_WALK_COPIES | GAP_WALK_SETS)
+/*
+ * One consumer of the walk. Several visitors share one walk (a report's rules and its phases read
+ * the trace once): each gets every operation whose gap is at least its min_gap, in time order.
+ */
+struct gap_visitor {
+	int64_t min_gap;	/* gaps shorter than this are not passed; 0 passes every operation */
+	unsigned api;		/* API classes it needs read (enum api_class); 0: issuing and blocking */
+	int attribute;		/* it reads gap->parts (the walk then reads every API call and range) */
+	int startup;		/* it wants the trace's first operation with its start-up interval */
+	int (*fn)(const struct gap *gap, void *arg);	/* NULL: skip; a negative return stops the walk */
+	void *arg;
+};
 
 struct gap_walk {
-	/* In: gaps at least this long are passed to fn; 0 passes every operation. */
-	int64_t min_gap;
-	/* Which operations to walk; 0 means all. Gaps are device idle time only when all are. */
-	unsigned ops;
-	const struct api_names *names;
-	/* Which API calls to read (enum api_class); 0 means API_ISSUES | API_BLOCKS. */
-	unsigned api;
-	/* Split each gap into idle_parts (reads every API call and NVTX range besides the issuing ones). */
-	int attribute;
-	/* Also call fn for the trace's first operation, with the time since the trace's first event. */
-	int startup;
-	int (*fn)(const struct gap *gap, void *arg);	/* a negative return stops the walk */
-	void *arg;
+	/* In: the consumers, called in this order for each operation. */
+	struct gap_visitor *visitors;
+	size_t nvisitors;
+	const struct api_names *names;	/* NULL: the walk loads its own */
 	/* Out: one entry per device that ran anything, in order of first appearance. */
 	struct gap_device *devices;
 	size_t ndevices;

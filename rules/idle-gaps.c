@@ -405,13 +405,14 @@ static int idle_gaps_run(const struct rule *rule, struct rule_context *ctx, char
 	double min_gap_us = rule_param(ctx, rule, "min_gap_us");
 	double min_idle_pct = rule_param(ctx, rule, "min_idle_pct");
 	struct idle_state s = { .max_gaps = (size_t)rule_param(ctx, rule, "max_gaps") };
-	struct gap_walk walk = { .min_gap = (int64_t)(min_gap_us * 1e3), .attribute = 1, .fn = on_gap, .arg = &s };
+	struct gap_visitor visitor = { .min_gap = (int64_t)(min_gap_us * 1e3), .attribute = 1, .fn = on_gap, .arg = &s };
+	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1 };
 	struct rule_clock clock = { 0 };
 	int ret, have_clock = 0;
 
 	/* A zero-length gap is not idle time: never pass every operation to on_gap. */
-	if (walk.min_gap < 1)
-		walk.min_gap = 1;
+	if (visitor.min_gap < 1)
+		visitor.min_gap = 1;
 	ret = gap_walk(rule, ctx, &walk, err, errlen);
 	if (ret < 0)
 		goto out;

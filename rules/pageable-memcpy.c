@@ -204,7 +204,8 @@ static int pageable_memcpy_run(const struct rule *rule, struct rule_context *ctx
 	double min_copies = rule_param(ctx, rule, "min_copies");
 	double min_bytes = rule_param(ctx, rule, "min_mb") * 1e6;
 	struct pageable_state s = { .pinned_gbps = rule_param(ctx, rule, "pinned_gbps") };
-	struct gap_walk walk = { .ops = GAP_WALK_COPIES, .api = API_COPY, .fn = on_copy, .arg = &s };
+	struct gap_visitor visitor = { .api = API_COPY, .fn = on_copy, .arg = &s };
+	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1 };
 	struct rule_clock clock = { 0 };
 	sqlite3_stmt *st = NULL;
 	int ret, rc, any = 0;

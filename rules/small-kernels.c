@@ -195,7 +195,8 @@ static int small_kernels_run(const struct rule *rule, struct rule_context *ctx, 
 	double min_launches = rule_param(ctx, rule, "min_launches");
 	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
 	struct small_state s = { .idle_gap_min = (int64_t)(rule_param(ctx, &rule_idle_gaps, "min_gap_us") * 1e3) };
-	struct gap_walk walk = { .min_gap = 0, .fn = on_launch, .arg = &s };
+	struct gap_visitor visitor = { .min_gap = 0, .fn = on_launch, .arg = &s };
+	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1 };
 	struct rule_clock clock = { 0 };
 	int ret, have_clock = 0;
 

@@ -172,7 +172,8 @@ static int sync_memcpy_run(const struct rule *rule, struct rule_context *ctx, ch
 	double min_copies = rule_param(ctx, rule, "min_copies");
 	struct api_names names = { 0 };
 	struct memcpy_state s = { .names = &names };
-	struct gap_walk walk = { .fn = on_op, .arg = &s, .names = &names };
+	struct gap_visitor visitor = { .fn = on_op, .arg = &s };
+	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1, .names = &names };
 	struct rule_clock clock = { 0 };
 	sqlite3_stmt *st = NULL;
 	char *filter, *sql;
@@ -202,7 +203,7 @@ static int sync_memcpy_run(const struct rule *rule, struct rule_context *ctx, ch
 	s.min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3);
 	if (s.min_gap < 1)
 		s.min_gap = 1;
-	walk.min_gap = 0;
+	visitor.min_gap = 0;
 	ret = gap_walk(rule, ctx, &walk, err, errlen);
 	if (ret < 0)
 		goto out;
