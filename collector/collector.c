@@ -172,6 +172,9 @@ static void collector_decode_buffer(struct collector *c, uint8_t *data, size_t v
 		case ROW_CONTEXT:
 			writer_context(c->writer, &row.context);
 			break;
+		case ROW_STREAM:
+			writer_stream(c->writer, &row.stream);
+			break;
 		case ROW_NONE:
 			break;
 		}

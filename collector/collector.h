@@ -8,7 +8,8 @@
  * buffers into rows, interns strings, inserts with prepared statements in large transactions and
  * commits at least every commit_interval_ms, so a killed program loses at most about that much data.
  * collector_stop() drains the queue, writes metadata (GPT_META, TARGET_INFO_GPU, PROCESSES,
- * ThreadNames, TARGET_INFO_SESSION_START_TIME) and indexes, closes the file and joins the thread.
+ * ThreadNames, TARGET_INFO_CUDA_CONTEXT_INFO, TARGET_INFO_CUDA_STREAM,
+ * TARGET_INFO_SESSION_START_TIME), closes the file and joins the thread.
  *
  * The trace file is created lazily, on the first event row (kernel, copy, set, sync, API call or
  * NVTX event), so that a process that initialises CUDA but never uses it leaves no file behind.
@@ -86,6 +87,12 @@ enum collector_nvtx_kind {
 	NVTX_EV_REGISTER,	/* range_id: registered string id, text: the string */
 	NVTX_EV_CATEGORY,	/* category: id, text: its name */
 	NVTX_EV_THREAD_NAME,	/* category: the OS thread id named, text: the name */
+	/*
+	 * The recording thread's own comm, sent with its first event (prctl PR_GET_NAME), in case it
+	 * is gone before the writer reads /proc; payload: its priority as /proc/TID/stat gives it,
+	 * when payload_type is not 0.
+	 */
+	NVTX_EV_OS_THREAD_NAME,
 };
 
 #define NVTX_NO_TEXT UINT32_MAX

@@ -220,7 +220,20 @@ enum row_kind decode_record(const CUpti_Activity *record, struct trace_row *row)
 
 		row->context.context_id = c->contextId;
 		row->context.device_id = c->deviceId;
+		row->context.null_stream_id = c->nullStreamId;
+		row->context.parent_context_id = c->parentContextId;
+		row->context.is_green_context = c->isGreenContext;
 		row->kind = ROW_CONTEXT;
+		break;
+	}
+	case CUPTI_ACTIVITY_KIND_STREAM: {
+		const CUpti_ActivityStream *st = (const CUpti_ActivityStream *)record;
+
+		row->stream.context_id = st->contextId;
+		row->stream.stream_id = st->streamId;
+		row->stream.priority = st->priority;
+		row->stream.flag = (int)st->flag;
+		row->kind = ROW_STREAM;
 		break;
 	}
 	default:

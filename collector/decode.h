@@ -36,6 +36,7 @@ enum row_kind {
 	ROW_API,
 	ROW_DEVICE,
 	ROW_CONTEXT,
+	ROW_STREAM,
 };
 
 struct kernel_row {
@@ -112,6 +113,16 @@ struct device_row {
 
 struct context_row {
 	uint32_t context_id, device_id;
+	uint32_t null_stream_id;	/* CUPTI's id of the context's NULL stream */
+	uint32_t parent_context_id;	/* a green context's parent, else 0 */
+	int is_green_context;
+};
+
+/* A stream CUPTI described (CUPTI_ACTIVITY_KIND_STREAM, on creation): TARGET_INFO_CUDA_STREAM. */
+struct stream_row {
+	uint32_t context_id, stream_id;
+	uint32_t priority;		/* as CUPTI gives it: 4294967291 is -5, as nsys stores it */
+	int flag;			/* ENUM_CUPTI_STREAM_TYPE: CUPTI's value, nsys numbers alike */
 };
 
 struct trace_row {
@@ -124,6 +135,7 @@ struct trace_row {
 		struct api_row api;
 		struct device_row device;
 		struct context_row context;
+		struct stream_row stream;
 	};
 };
 

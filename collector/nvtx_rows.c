@@ -192,6 +192,11 @@ static int nvtx_rows_event(struct nvtx_rows *rows, struct writer *writer,
 		if (text)
 			writer_thread_name(writer, ev->category, text, ev->text_len);
 		return 0;
+	case NVTX_EV_OS_THREAD_NAME:
+		if (text)
+			writer_thread_reported_name(writer, ev->tid, text, ev->text_len,
+						    ev->payload_type != 0, (int)(int64_t)ev->payload);
+		return 0;
 	case NVTX_EV_MARK:
 	case NVTX_EV_DOMAIN:
 	case NVTX_EV_CATEGORY:

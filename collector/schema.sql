@@ -1,4 +1,4 @@
--- gpt-trace trace schema, version 1.
+-- gpt-trace trace schema, version 2 (GPT_META gpt_schema_version; docs/schema.md says what changed).
 --
 -- The tables below share their names, columns and enum values with the Nsight Systems SQLite export
 -- (schema 3.16.1, copied from a real export so that users' nsys SQL runs on our traces unchanged).
@@ -193,6 +193,27 @@ CREATE TABLE ThreadNames (
     globalTid                   INTEGER                                -- Serialized GlobalId.
 );
 
+CREATE TABLE TARGET_INFO_CUDA_CONTEXT_INFO (
+    nullStreamId                INTEGER   NOT NULL,                    -- Stream ID.
+    hwId                        INTEGER   NOT NULL,                    -- Hardware ID.
+    vmId                        INTEGER   NOT NULL,                    -- VM ID.
+    processId                   INTEGER   NOT NULL,                    -- Process ID.
+    deviceId                    INTEGER   NOT NULL,                    -- Device ID.
+    contextId                   INTEGER   NOT NULL,                    -- Context ID.
+    parentContextId             INTEGER,                               -- For green context, this is the parent context id.
+    isGreenContext              INTEGER                                -- Is this a Green Context?
+);
+
+CREATE TABLE TARGET_INFO_CUDA_STREAM (
+    streamId                    INTEGER   NOT NULL,                    -- Stream ID.
+    hwId                        INTEGER   NOT NULL,                    -- Hardware ID.
+    vmId                        INTEGER   NOT NULL,                    -- VM ID.
+    processId                   INTEGER   NOT NULL,                    -- Process ID.
+    contextId                   INTEGER   NOT NULL,                    -- Context ID.
+    priority                    INTEGER   NOT NULL,                    -- Priority of the stream.
+    flag                        INTEGER   NOT NULL                     -- REFERENCES ENUM_CUPTI_STREAM_TYPE(id)
+);
+
 CREATE TABLE TARGET_INFO_SESSION_START_TIME (
     utcEpochNs                  INTEGER,                               -- UTC Epoch timestamp at start of the capture (ns).
     utcTime                     TEXT,                                  -- Start of the capture in UTC.
@@ -300,6 +321,55 @@ INSERT INTO ENUM_CUDA_KERNEL_LAUNCH_TYPE VALUES
     (1, 'CUDA_KERNEL_LAUNCH_TYPE_REGULAR', 'Regular'),
     (2, 'CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE', 'Coop Single Device'),
     (3, 'CUDA_KERNEL_LAUNCH_TYPE_COOPERATIVE_MULTI_DEVICE', 'Coop Multi Device');
+
+CREATE TABLE ENUM_CUDA_FUNC_CACHE_CONFIG (
+    -- CUDA function cache config labels
+
+    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value.
+    name                        TEXT,                                  -- Enum symbol name.
+    label                       TEXT                                   -- Enum human name.
+);
+
+INSERT INTO ENUM_CUDA_FUNC_CACHE_CONFIG VALUES
+    (0, 'CU_FUNC_CACHE_PREFER_NONE', 'None'),
+    (1, 'CU_FUNC_CACHE_PREFER_SHARED', 'Shared'),
+    (2, 'CU_FUNC_CACHE_PREFER_L1', 'L1'),
+    (3, 'CU_FUNC_CACHE_PREFER_EQUAL', 'Equal');
+
+CREATE TABLE ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG (
+    -- CUDA shared memory limit config labels
+
+    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value.
+    name                        TEXT,                                  -- Enum symbol name.
+    label                       TEXT                                   -- Enum human name.
+);
+
+INSERT INTO ENUM_CUDA_SHARED_MEM_LIMIT_CONFIG VALUES
+    (0, 'CUDA_SHARED_MEM_LIMIT_DEFAULT', 'Default'),
+    (1, 'CUDA_SHARED_MEM_LIMIT_OPTIN', 'Opt in');
+
+CREATE TABLE ENUM_CUPTI_STREAM_TYPE (
+    -- CUPTI stream type labels
+
+    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value.
+    name                        TEXT,                                  -- Enum symbol name.
+    label                       TEXT                                   -- Enum human name.
+);
+
+INSERT INTO ENUM_CUPTI_STREAM_TYPE VALUES
+    (0, 'CUPTI_ACTIVITY_STREAM_CREATE_FLAG_UNKNOWN', 'Unknown stream type'),
+    (1, 'CUPTI_ACTIVITY_STREAM_CREATE_FLAG_DEFAULT', 'Default stream'),
+    (2, 'CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING', 'Non-blocking stream'),
+    (3, 'CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL', 'Null stream');
+
+-- The export's version, where tools that branch on the nsys schema version look for it: the rows of
+-- nsys's EXPORT_SCHEMA_VERSION* name the nsys schema whose DDL this file copies (3.16.1).
+CREATE TABLE META_DATA_EXPORT (
+    -- information about nsys export process
+
+    name                        TEXT      NOT NULL,                    -- Name of meta-data record
+    value                       TEXT                                   -- Value of meta-data record
+);
 
 -- gpt-trace's own tables.
 CREATE TABLE GPT_META (

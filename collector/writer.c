@@ -20,7 +20,6 @@
 #include <string.h>
 #include <time.h>
 
-#define WRITER_BUSY_TIMEOUT_MS 30000	/* how long a commit waits for readers of a live trace */
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -28,9 +27,20 @@
 #include "collector/hash.h"
 #include "collector/names.h"
 #include "collector/schema_sql.h"
+#include "collector/threads.h"
 #include "collector/trace_path.h"
 
-#define GPT_SCHEMA_VERSION "1"
+#ifndef GPT_TRACE_VERSION
+#define GPT_TRACE_VERSION "unknown"
+#endif
+
+#define WRITER_BUSY_TIMEOUT_MS 30000	/* how long a commit waits for readers of a live trace */
+#define GPT_SCHEMA_VERSION "2"
+
+/* The nsys export schema whose DDL collector/schema.sql copies, for META_DATA_EXPORT. */
+#define NSYS_SCHEMA_MAJOR "3"
+#define NSYS_SCHEMA_MINOR "16"
+#define NSYS_SCHEMA_MICRO "1"
 
 enum stmt_id {
 	ST_KERNEL,
@@ -97,6 +107,14 @@ struct meta_fact {
 	char *name, *value;
 };
 
+/* A stream a row ran on, or CUPTI described: one TARGET_INFO_CUDA_STREAM row. */
+struct stream_info {
+	uint32_t context_id, stream_id, device_id;
+	uint32_t priority;
+	int flag;			/* ENUM_CUPTI_STREAM_TYPE, when described */
+	int described;			/* CUPTI sent a stream record for it */
+};
+
 struct writer {
 	struct writer_options options;
 	char *pattern;			/* options.path, copied */
@@ -122,10 +140,14 @@ struct writer {
 	size_t ndevices;
 	struct context_row *contexts;
 	size_t ncontexts;
+	struct u64map stream_index;		/* contextId << 32 | streamId -> 1 + index */
+	struct stream_info *streams;
+	size_t nstreams, streams_capacity;
+	uint64_t last_stream;			/* key of the last row's stream ... */
+	int has_last_stream;			/* ... once there was one */
 
-	struct u64map threads;			/* tid -> 1 + index into thread_names, or 0 */
-	char **thread_names;
-	size_t nthread_names;
+	struct threads threads;
+	uint64_t thread_names_fallback;		/* ThreadNames rows named by their tid */
 
 	struct meta_fact *meta;
 	size_t nmeta;
@@ -209,6 +231,7 @@ struct writer *writer_new(const struct writer_options *options)
 	}
 	w->global_pid = (int64_t)options->pid << 24;
 	w->next_string_id = 1;
+	threads_init(&w->threads, options->pid);
 	return w;
 }
 
@@ -238,6 +261,57 @@ static int writer_put_all_meta(struct writer *w)
 		if (writer_put_meta(w, w->meta[i].name, w->meta[i].value) < 0)
 			return -1;
 	return 0;
+}
+
+static const char *writer_meta_value(const struct writer *w, const char *name)
+{
+	for (size_t i = 0; i < w->nmeta; i++)
+		if (strcmp(w->meta[i].name, name) == 0)
+			return w->meta[i].value;
+	return NULL;
+}
+
+/*
+ * META_DATA_EXPORT as nsys writes it, with the rows tools read to choose their code path for an
+ * export version (EXPORT_SCHEMA_VERSION and its three parts): the nsys schema our DDL copies. The
+ * product rows name us, not nsys. Written with the schema, so that a killed program's trace has
+ * them.
+ */
+static int writer_put_export_meta(struct writer *w)
+{
+	static const char sql[] = "INSERT INTO META_DATA_EXPORT (name, value) VALUES (?, ?)";
+	const char *host = writer_meta_value(w, "host");
+	time_t now = time(NULL);
+	char when[32];
+	struct tm tm;
+	const char *rows[][2] = {
+		{ "EXPORT_PRODUCT_NAME", "gpt-trace" },
+		{ "EXPORT_PRODUCT_VERSION", GPT_TRACE_VERSION },
+		{ "EXPORT_SCHEMA_VERSION",
+		  NSYS_SCHEMA_MAJOR "." NSYS_SCHEMA_MINOR "." NSYS_SCHEMA_MICRO },
+		{ "EXPORT_SCHEMA_VERSION_MAJOR", NSYS_SCHEMA_MAJOR },
+		{ "EXPORT_SCHEMA_VERSION_MINOR", NSYS_SCHEMA_MINOR },
+		{ "EXPORT_SCHEMA_VERSION_MICRO", NSYS_SCHEMA_MICRO },
+		{ "EXPORT_TIME_UTC", when },
+		{ "EXPORT_HOST", host },
+	};
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE;
+
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return writer_sql_failed(w);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]) && rc == SQLITE_DONE; i++) {
+		if (!rows[i][1])
+			continue;
+		sqlite3_bind_text(st, 1, rows[i][0], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, rows[i][1], -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : writer_sql_failed(w);
 }
 
 static int writer_create_file(struct writer *w);
@@ -294,7 +368,8 @@ static int writer_create_file(struct writer *w)
 				       NULL) != SQLITE_OK)
 			return writer_sql_failed(w);
 	/* Facts known so far: a killed program's trace still says what it is. */
-	if (writer_put_all_meta(w) < 0 || writer_exec(w, "COMMIT; BEGIN") < 0)
+	if (writer_put_all_meta(w) < 0 || writer_put_export_meta(w) < 0 ||
+	    writer_exec(w, "COMMIT; BEGIN") < 0)
 		return -1;
 	w->last_commit_ns = monotonic_ns();
 	return 0;
@@ -355,6 +430,54 @@ static void bind_nonzero(sqlite3_stmt *st, int col, uint64_t v)
 		sqlite3_bind_null(st, col);
 	else
 		sqlite3_bind_int64(st, col, (int64_t)v);
+}
+
+/* The entry of (context, stream), added if new; NULL when out of memory. */
+static struct stream_info *writer_stream_info(struct writer *w, uint32_t context_id,
+					      uint32_t stream_id)
+{
+	uint64_t key = (uint64_t)context_id << 32 | stream_id;
+	uint64_t *found = u64map_get(&w->stream_index, key);
+	struct stream_info *stream;
+
+	if (found)
+		return &w->streams[*found - 1];
+	if (w->nstreams == w->streams_capacity) {
+		size_t cap = w->streams_capacity ? w->streams_capacity * 2 : 16;
+		struct stream_info *grown = realloc(w->streams, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		w->streams = grown;
+		w->streams_capacity = cap;
+	}
+	if (u64map_put(&w->stream_index, key, w->nstreams + 1) < 0)
+		return NULL;
+	stream = &w->streams[w->nstreams++];
+	memset(stream, 0, sizeof(*stream));
+	stream->context_id = context_id;
+	stream->stream_id = stream_id;
+	stream->device_id = ROW_NO_ID;
+	return stream;
+}
+
+/* A GPU row ran on (context, stream): TARGET_INFO_CUDA_STREAM gets a row for every such stream. */
+static void writer_see_stream(struct writer *w, uint32_t device_id, uint32_t context_id,
+			      uint32_t stream_id)
+{
+	uint64_t key = (uint64_t)context_id << 32 | stream_id;
+	struct stream_info *stream;
+
+	/* Most rows run on the stream of the row before: one comparison. */
+	if (w->has_last_stream && key == w->last_stream)
+		return;
+	stream = writer_stream_info(w, context_id, stream_id);
+	if (!stream)
+		return;	/* out of memory only costs the stream's row */
+	if (stream->device_id == ROW_NO_ID)
+		stream->device_id = device_id;
+	w->last_stream = key;
+	w->has_last_stream = 1;
 }
 
 int writer_intern(struct writer *w, const char *s, size_t len, int64_t *id)
@@ -467,6 +590,7 @@ int writer_kernel(struct writer *w, const struct kernel_row *r)
 	bind_nonzero(st, 28, r->graph_id);
 	if (writer_step(w, st) < 0)
 		return -1;
+	writer_see_stream(w, r->device_id, r->context_id, r->stream_id);
 	w->counts[COUNT_KERNEL]++;
 	return 0;
 }
@@ -491,6 +615,7 @@ int writer_memcpy(struct writer *w, const struct memcpy_row *r)
 	bind_nonzero(st, 16, r->graph_node_id);
 	if (writer_step(w, st) < 0)
 		return -1;
+	writer_see_stream(w, r->device_id, r->context_id, r->stream_id);
 	w->counts[COUNT_MEMCPY]++;
 	return 0;
 }
@@ -510,6 +635,7 @@ int writer_memset(struct writer *w, const struct memset_row *r)
 	sqlite3_bind_int(st, 11, r->mem_kind);
 	if (writer_step(w, st) < 0)
 		return -1;
+	writer_see_stream(w, r->device_id, r->context_id, r->stream_id);
 	w->counts[COUNT_MEMSET]++;
 	return 0;
 }
@@ -525,32 +651,28 @@ static uint32_t writer_context_device(const struct writer *w, uint32_t context_i
 
 int writer_sync(struct writer *w, const struct sync_row *r)
 {
+	uint32_t device_id = writer_context_device(w, r->context_id);
 	sqlite3_stmt *st;
 
 	if (writer_ready(w) < 0)
 		return -1;
 	st = w->stmt[ST_SYNC];
-	bind_gpu_event(w, st, r->start, r->end, writer_context_device(w, r->context_id),
-		       r->context_id, r->stream_id, r->correlation_id);
+	bind_gpu_event(w, st, r->start, r->end, device_id, r->context_id, r->stream_id,
+		       r->correlation_id);
 	sqlite3_bind_int(st, 8, r->sync_type);
 	sqlite3_bind_int64(st, 9, r->event_id);
 	if (writer_step(w, st) < 0)
 		return -1;
+	/* 4294967295: no stream applies (a context or event synchronization). */
+	if (r->stream_id != UINT32_MAX && r->context_id != UINT32_MAX)
+		writer_see_stream(w, device_id, r->context_id, r->stream_id);
 	w->counts[COUNT_SYNC]++;
 	return 0;
 }
 
-static void writer_see_thread(struct writer *w, uint32_t tid)
-{
-	/* Out of memory only costs a ThreadNames row. */
-	if (!u64map_get(&w->threads, tid))
-		u64map_put(&w->threads, tid, 0);
-}
-
-/* nsys packs pid and tid into one id; tids above 24 bits (rare) lose their high bits. */
 static int64_t global_tid(uint32_t pid, uint32_t tid)
 {
-	return ((int64_t)pid << 24) | (tid & 0xffffff);
+	return thread_global_tid(pid, tid);
 }
 
 /* StringIds id of an API function name, cached per (class, cbid). */
@@ -593,14 +715,16 @@ int writer_api(struct writer *w, const struct api_row *r)
 {
 	sqlite3_stmt *st;
 	int64_t name_id;
+	uint32_t pid;
 
 	if (writer_ready(w) < 0 || writer_api_name(w, r->event_class, r->cbid, &name_id) < 0)
 		return -1;
+	pid = r->pid ? r->pid : w->options.pid;
 	st = w->stmt[ST_API];
 	sqlite3_bind_int64(st, 1, rel(w, r->start));
 	sqlite3_bind_int64(st, 2, rel(w, r->end));
 	sqlite3_bind_int(st, 3, r->event_class);
-	sqlite3_bind_int64(st, 4, global_tid(r->pid ? r->pid : w->options.pid, r->tid));
+	sqlite3_bind_int64(st, 4, global_tid(pid, r->tid));
 	sqlite3_bind_int64(st, 5, r->correlation_id);
 	sqlite3_bind_int64(st, 6, name_id);
 	sqlite3_bind_int64(st, 7, r->return_value);
@@ -610,7 +734,7 @@ int writer_api(struct writer *w, const struct api_row *r)
 		w->counts[COUNT_API_DUPLICATE]++;
 		return 0;
 	}
-	writer_see_thread(w, r->tid);
+	threads_see(&w->threads, pid, r->tid);
 	w->counts[COUNT_API]++;
 	return 0;
 }
@@ -681,7 +805,9 @@ int writer_nvtx(struct writer *w, const struct nvtx_row *r)
 	}
 	if (writer_step(w, st) < 0)
 		return -1;
-	writer_see_thread(w, r->tid);
+	threads_see(&w->threads, w->options.pid, r->tid);
+	if (r->end_tid)
+		threads_see(&w->threads, w->options.pid, r->end_tid);
 	w->counts[COUNT_NVTX]++;
 	return 0;
 }
@@ -730,19 +856,27 @@ void writer_context(struct writer *w, const struct context_row *r)
 	w->contexts[w->ncontexts++] = *r;
 }
 
+void writer_stream(struct writer *w, const struct stream_row *r)
+{
+	struct stream_info *stream = writer_stream_info(w, r->context_id, r->stream_id);
+
+	if (!stream)
+		return;
+	stream->priority = r->priority;
+	stream->flag = r->flag;
+	stream->described = 1;
+}
+
 void writer_thread_name(struct writer *w, uint32_t tid, const char *name, size_t len)
 {
-	char **names = realloc(w->thread_names, (w->nthread_names + 1) * sizeof(*names));
-	char *copy = strndup(name, len);
+	threads_set_nvtx_name(&w->threads, w->options.pid, tid, name, len);
+}
 
-	if (names)
-		w->thread_names = names;
-	if (!names || !copy) {
-		free(copy);
-		return;
-	}
-	w->thread_names[w->nthread_names++] = copy;
-	u64map_put(&w->threads, tid, w->nthread_names);
+void writer_thread_reported_name(struct writer *w, uint32_t tid, const char *name, size_t len,
+				 int has_priority, int priority)
+{
+	threads_set_reported_name(&w->threads, w->options.pid, tid, name, len, has_priority,
+				  priority);
 }
 
 void writer_meta(struct writer *w, const char *name, const char *value)
@@ -869,58 +1003,98 @@ static ssize_t read_small_file(const char *path, char *buf, size_t len)
 	return (ssize_t)n;
 }
 
-static int writer_finish_process(struct writer *w)
+/* A process's name as nsys's PROCESSES has it: argv[0], else its comm, else "?". */
+static void process_name(const struct writer *w, uint32_t pid, char *name, size_t len)
 {
-	char cmdline[4096], sql[160];
-	sqlite3_stmt *st;
-	ssize_t n = read_small_file("/proc/self/cmdline", cmdline, sizeof(cmdline));
-	int rc;
+	char path[64];
 
-	if (n <= 0)
-		strcpy(cmdline, "?");
-	snprintf(sql, sizeof(sql), "INSERT INTO PROCESSES (globalPid, pid, name) VALUES (%lld, %u, ?)",
-		 (long long)w->global_pid, w->options.pid);
-	if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
+	if (pid == w->options.pid)
+		snprintf(path, sizeof(path), "/proc/self/cmdline");
+	else
+		snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
+	if (read_small_file(path, name, len) > 0)
+		return;	/* argv[0]: the text up to the first NUL */
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	if (pid != w->options.pid && read_small_file(path, name, len) > 0) {
+		name[strcspn(name, "\n")] = '\0';
+		return;
+	}
+	snprintf(name, len, "?");
+}
+
+/* PROCESSES: the traced process, and any other process a row names (CUPTI's API records). */
+static int writer_finish_processes(struct writer *w)
+{
+	uint32_t *pids = NULL;
+	size_t npids = 0;
+	char name[4096];
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE;
+
+	pids = malloc((w->threads.count + 1) * sizeof(*pids));
+	if (!pids) {
+		writer_fail(w, "cannot write trace '%s': out of memory", w->path);
+		return -1;
+	}
+	pids[npids++] = w->options.pid;
+	for (size_t i = 0; i < w->threads.count; i++) {
+		size_t j = 0;
+
+		while (j < npids && pids[j] != w->threads.items[i].pid)
+			j++;
+		if (j == npids)
+			pids[npids++] = w->threads.items[i].pid;
+	}
+	if (sqlite3_prepare_v2(w->db, "INSERT INTO PROCESSES (globalPid, pid, name) VALUES (?, ?, ?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		free(pids);
 		return writer_sql_failed(w);
-	sqlite3_bind_text(st, 1, cmdline, -1, SQLITE_STATIC);	/* argv[0]: up to the first NUL */
-	rc = sqlite3_step(st);
+	}
+	for (size_t i = 0; i < npids && rc == SQLITE_DONE; i++) {
+		process_name(w, pids[i], name, sizeof(name));
+		sqlite3_bind_int64(st, 1, (int64_t)pids[i] << 24);
+		sqlite3_bind_int64(st, 2, pids[i]);
+		sqlite3_bind_text(st, 3, name, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+	}
 	sqlite3_finalize(st);
+	free(pids);
 	return rc == SQLITE_DONE ? 0 : writer_sql_failed(w);
 }
 
+/*
+ * ThreadNames: one row per thread any row names. The names of threads still alive are read again
+ * here, so that a thread that renamed itself after its first recorded call has its final name;
+ * threads gone keep the name read when they were first seen.
+ */
 static int writer_finish_threads(struct writer *w)
 {
 	sqlite3_stmt *st;
 
 	if (sqlite3_prepare_v2(w->db, "INSERT INTO ThreadNames (nameId, priority, globalTid) "
-				      "VALUES (?, NULL, ?)", -1, &st, NULL) != SQLITE_OK)
+				      "VALUES (?, ?, ?)", -1, &st, NULL) != SQLITE_OK)
 		return writer_sql_failed(w);
-	for (size_t i = 0; i < u64map_capacity(&w->threads); i++) {
-		uint64_t tid, name_index;
-		char path[64], comm[64];
-		const char *name = NULL;
+	for (size_t i = 0; i < w->threads.count; i++) {
+		struct thread_info *thread = &w->threads.items[i];
+		const char *name;
+		char tid_text[16];
 		int64_t name_id;
+		int fallback;
 
-		if (!u64map_at(&w->threads, i, &tid, &name_index))
-			continue;
-		if (name_index) {
-			name = w->thread_names[name_index - 1];
-		} else {
-			/* Only threads still alive have a name to read; that is the cheap part. */
-			snprintf(path, sizeof(path), "/proc/self/task/%u/comm", (unsigned)tid);
-			if (read_small_file(path, comm, sizeof(comm)) > 0) {
-				comm[strcspn(comm, "\n")] = '\0';
-				name = comm;
-			}
-		}
-		if (!name)
-			continue;
+		threads_read(&w->threads, thread);
+		name = thread_name(thread, tid_text, sizeof(tid_text), &fallback);
+		w->thread_names_fallback += fallback;
 		if (writer_intern_str(w, name, &name_id) < 0) {
 			sqlite3_finalize(st);
 			return -1;
 		}
 		sqlite3_bind_int64(st, 1, name_id);
-		sqlite3_bind_int64(st, 2, global_tid(w->options.pid, (uint32_t)tid));
+		if (thread->has_priority)
+			sqlite3_bind_int64(st, 2, thread->priority);
+		else
+			sqlite3_bind_null(st, 2);
+		sqlite3_bind_int64(st, 3, global_tid(thread->pid, thread->tid));
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			sqlite3_finalize(st);
 			return writer_sql_failed(w);
@@ -929,6 +1103,92 @@ static int writer_finish_threads(struct writer *w)
 	}
 	sqlite3_finalize(st);
 	return 0;
+}
+
+static const struct context_row *writer_context_row(const struct writer *w, uint32_t context_id)
+{
+	for (size_t i = 0; i < w->ncontexts; i++)
+		if (w->contexts[i].context_id == context_id)
+			return &w->contexts[i];
+	return NULL;
+}
+
+/*
+ * TARGET_INFO_CUDA_CONTEXT_INFO and TARGET_INFO_CUDA_STREAM, as nsys fills them from the same CUPTI
+ * records (hwId and vmId 0: our globalPid carries no host bits either). A context or stream known
+ * only from the rows that ran on it (CUPTI described none: created before tracing began, or the
+ * stream activity kind unavailable) gets a row too: nullStreamId 0 for such a context; for such a
+ * stream priority 0 and flag 3 (NULL stream) when it is its context's NULL stream, else 0 (unknown).
+ */
+static int writer_finish_cuda_targets(struct writer *w)
+{
+	sqlite3_stmt *ctx = NULL, *str = NULL;
+	int rc = SQLITE_DONE;
+
+	if (sqlite3_prepare_v2(w->db, "INSERT INTO TARGET_INFO_CUDA_CONTEXT_INFO (nullStreamId, hwId, "
+				      "vmId, processId, deviceId, contextId, parentContextId, "
+				      "isGreenContext) VALUES (?, 0, 0, ?, ?, ?, ?, ?)",
+			       -1, &ctx, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(w->db, "INSERT INTO TARGET_INFO_CUDA_STREAM (streamId, hwId, vmId, "
+				      "processId, contextId, priority, flag) VALUES (?, 0, 0, ?, ?, ?, ?)",
+			       -1, &str, NULL) != SQLITE_OK)
+		goto out_failed;
+	for (size_t i = 0; i < w->ncontexts && rc == SQLITE_DONE; i++) {
+		const struct context_row *c = &w->contexts[i];
+
+		sqlite3_bind_int64(ctx, 1, c->null_stream_id);
+		sqlite3_bind_int64(ctx, 2, w->options.pid);
+		sqlite3_bind_int64(ctx, 3, c->device_id);
+		sqlite3_bind_int64(ctx, 4, c->context_id);
+		sqlite3_bind_int64(ctx, 5, c->parent_context_id);
+		sqlite3_bind_int(ctx, 6, c->is_green_context);
+		rc = sqlite3_step(ctx);
+		sqlite3_reset(ctx);
+	}
+	for (size_t i = 0; i < w->nstreams && rc == SQLITE_DONE; i++) {
+		const struct stream_info *s = &w->streams[i];
+		const struct context_row *c = writer_context_row(w, s->context_id);
+		size_t first;
+		int flag;
+
+		/* A context only the rows name: one row, from the first of its streams. */
+		for (first = 0; first < i && w->streams[first].context_id != s->context_id; first++)
+			;
+		if (!c && first == i) {
+			sqlite3_bind_int64(ctx, 1, 0);
+			sqlite3_bind_int64(ctx, 2, w->options.pid);
+			sqlite3_bind_int64(ctx, 3, s->device_id == ROW_NO_ID ? 0 : s->device_id);
+			sqlite3_bind_int64(ctx, 4, s->context_id);
+			sqlite3_bind_int64(ctx, 5, 0);
+			sqlite3_bind_int(ctx, 6, 0);
+			rc = sqlite3_step(ctx);
+			sqlite3_reset(ctx);
+			if (rc != SQLITE_DONE)
+				break;
+		}
+		sqlite3_bind_int64(str, 1, s->stream_id);
+		sqlite3_bind_int64(str, 2, w->options.pid);
+		sqlite3_bind_int64(str, 3, s->context_id);
+		if (s->described)
+			flag = s->flag;
+		else
+			flag = c && c->null_stream_id == s->stream_id ? CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL
+								      : CUPTI_ACTIVITY_STREAM_CREATE_FLAG_UNKNOWN;
+		sqlite3_bind_int64(str, 4, s->described ? s->priority : 0);
+		sqlite3_bind_int(str, 5, flag);
+		rc = sqlite3_step(str);
+		sqlite3_reset(str);
+	}
+	if (rc != SQLITE_DONE)
+		goto out_failed;
+	sqlite3_finalize(ctx);
+	sqlite3_finalize(str);
+	return 0;
+
+out_failed:
+	sqlite3_finalize(ctx);
+	sqlite3_finalize(str);
+	return writer_sql_failed(w);
 }
 
 static int writer_finish_session_start(struct writer *w)
@@ -958,6 +1218,10 @@ static int writer_finish_meta(struct writer *w, uint64_t dropped)
 		snprintf(value, sizeof(value), "%llu", (unsigned long long)w->counts[i]);
 		writer_meta(w, count_meta_name[i], value);
 	}
+	if (w->thread_names_fallback) {
+		snprintf(value, sizeof(value), "%llu", (unsigned long long)w->thread_names_fallback);
+		writer_meta(w, "thread_names_fallback", value);
+	}
 	writer_meta(w, "trace_complete", "1");
 	return writer_put_all_meta(w);
 }
@@ -968,9 +1232,9 @@ int writer_finish(struct writer *w, uint64_t dropped)
 		return -1;
 	if (!w->created)
 		return 0;
-	if (writer_finish_devices(w) < 0 || writer_finish_process(w) < 0 ||
-	    writer_finish_threads(w) < 0 || writer_finish_session_start(w) < 0 ||
-	    writer_finish_meta(w, dropped) < 0)
+	if (writer_finish_devices(w) < 0 || writer_finish_processes(w) < 0 ||
+	    writer_finish_threads(w) < 0 || writer_finish_cuda_targets(w) < 0 ||
+	    writer_finish_session_start(w) < 0 || writer_finish_meta(w, dropped) < 0)
 		return -1;
 	if (writer_exec(w, "COMMIT") < 0)
 		return -1;
@@ -1012,10 +1276,9 @@ void writer_free(struct writer *w)
 	free(w->device_names);
 	free(w->devices);
 	free(w->contexts);
-	u64map_release(&w->threads);
-	for (size_t i = 0; i < w->nthread_names; i++)
-		free(w->thread_names[i]);
-	free(w->thread_names);
+	u64map_release(&w->stream_index);
+	free(w->streams);
+	threads_release(&w->threads);
 	for (size_t i = 0; i < w->nmeta; i++) {
 		free(w->meta[i].name);
 		free(w->meta[i].value);

@@ -2,10 +2,10 @@
  * The SQLite side of the collector: one trace file, written by one thread.
  *
  * The file is created on the first event row (writer_kernel() ... writer_nvtx()); facts that are not
- * events (devices, contexts, thread names, metadata) are kept in memory until then, so that a
+ * events (devices, contexts, streams, thread names, metadata) are kept in memory until then, so that a
  * process with nothing to record leaves no file. Rows are inserted with prepared statements inside
  * one open transaction that writer_tick() commits when the interval is due. Strings are interned
- * into StringIds. writer_finish() writes the tables known only at the end and the indexes.
+ * into StringIds. writer_finish() writes the tables known only at the end.
  *
  * Errors: the first failure (cannot create, disk full) is kept as one line (writer_error()); from
  * then on every call is a cheap no-op returning -1, so the caller just keeps draining.
@@ -67,11 +67,18 @@ int writer_api(struct writer *writer, const struct api_row *row);
 int writer_nvtx(struct writer *writer, const struct nvtx_row *row);
 void writer_device(struct writer *writer, const struct device_row *row);
 void writer_context(struct writer *writer, const struct context_row *row);
+void writer_stream(struct writer *writer, const struct stream_row *row);
 
 /* The StringIds id of s (len bytes), adding it if new; creates the file. Returns 0 or -1. */
 int writer_intern(struct writer *writer, const char *s, size_t len, int64_t *id);
 /* A name for thread tid (from nvtxNameOsThread), preferred over the kernel's comm. */
 void writer_thread_name(struct writer *writer, uint32_t tid, const char *name, size_t len);
+/*
+ * Thread tid's comm as the thread reported it (with its priority when has_priority), standing in
+ * for /proc when the thread is gone before the writer reads its name (collector/threads.h).
+ */
+void writer_thread_reported_name(struct writer *writer, uint32_t tid, const char *name, size_t len,
+				 int has_priority, int priority);
 /* A GPT_META fact (copied); written when the file is created and again at the end. */
 void writer_meta(struct writer *writer, const char *name, const char *value);
 
@@ -82,8 +89,8 @@ void writer_count_untimed(struct writer *writer);
 int writer_tick(struct writer *writer, uint64_t now_ns, uint64_t interval_ns);
 
 /*
- * Write devices, process, thread names, session start time, GPT_META (with dropped, the CUPTI
- * dropped-record count, and trace_complete=1) and indexes; commit and close. Returns 1 when a file
+ * Write devices, processes, thread names, CUDA contexts and streams, session start time, GPT_META
+ * (with dropped, the CUPTI dropped-record count, and trace_complete=1); commit and close. Returns 1 when a file
  * was written, 0 when none was created, -1 on error (writer_error()).
  */
 int writer_finish(struct writer *writer, uint64_t dropped);

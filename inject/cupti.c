@@ -6,11 +6,11 @@
  * already in the process wins (PyTorch links its own libcupti.so.13); otherwise we search the usual
  * places. All calls go through the function table below.
  *
- * Activity records: kernels (concurrent), copies (plain and peer), sets, synchronisations, devices
- * and contexts; host API spans only for the calls that launch, copy, set, synchronise, record or
- * wait on events, create streams and launch graphs (cuptiActivityEnableRuntimeApi/DriverApi per
- * callback id, chosen by name so that new versions of a call are covered), because recording every
- * runtime call is what makes CUPTI expensive for PyTorch (DESIGN.md).
+ * Activity records: kernels (concurrent), copies (plain and peer), sets, synchronisations, devices,
+ * contexts and streams; host API spans only for the calls that launch, copy, set, synchronise,
+ * record or wait on events, create streams and launch graphs (cuptiActivityEnableRuntimeApi/
+ * DriverApi per callback id, chosen by name so that new versions of a call are covered), because
+ * recording every runtime call is what makes CUPTI expensive for PyTorch (DESIGN.md).
  *
  * Hardware metrics (GPT_TRACE_METRICS, inject/metrics.h): only then are the kernel-launch API
  * callbacks and the module-loaded callback enabled, and our callback hands them to the metrics
@@ -889,6 +889,8 @@ int cupti_trace_enable(const struct inject_config *config, struct collector *col
 			cupti.EnableCallback(1, subscriber, sync_calls[i].domain, sync_calls[i].cbid);
 	enable_kind(CUPTI_ACTIVITY_KIND_DEVICE, "device");
 	enable_kind(CUPTI_ACTIVITY_KIND_CONTEXT, "context");
+	/* One record per stream created (priority, flags): TARGET_INFO_CUDA_STREAM. */
+	enable_kind(CUPTI_ACTIVITY_KIND_STREAM, "stream");
 	switch (config->api) {
 	case INJECT_API_ALL:
 		enable_kind(CUPTI_ACTIVITY_KIND_RUNTIME, "runtime");

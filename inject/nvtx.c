@@ -18,10 +18,14 @@
 #define NVTX_NO_IMPL
 #include "inject/inject.h"
 
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <wchar.h>
@@ -65,10 +69,14 @@ static atomic_ullong next_range_id = 1;
 static __thread uint32_t thread_id;
 static __thread int push_depth;
 
+static void report_thread_name(void);
+
 static uint32_t current_tid(void)
 {
-	if (!thread_id)
+	if (!thread_id) {
 		thread_id = (uint32_t)syscall(SYS_gettid);
+		report_thread_name();
+	}
 	return thread_id;
 }
 
@@ -118,7 +126,8 @@ static void nvtx_record(struct collector_nvtx_event *ev, const char *text, size_
 {
 	struct collector_nvtx_batch *full = NULL;
 	struct collector *to = NULL;
-	int essential = ev->kind == NVTX_EV_DOMAIN || ev->kind == NVTX_EV_REGISTER;
+	int essential = ev->kind == NVTX_EV_DOMAIN || ev->kind == NVTX_EV_REGISTER ||
+			ev->kind == NVTX_EV_OS_THREAD_NAME;
 
 	if (atomic_load_explicit(&mode, memory_order_relaxed) == NVTX_OFF)
 		return;
@@ -165,6 +174,49 @@ static void event_init(struct collector_nvtx_event *ev, enum collector_nvtx_kind
 	ev->kind = (uint8_t)kind;
 	ev->tid = current_tid();
 	ev->domain = domain ? domain->id : 0;
+}
+
+/* The calling thread's priority as field 18 of /proc/TID/stat shows it; 0 or -1. */
+static int thread_priority(int *priority)
+{
+	struct sched_param param;
+	int policy = sched_getscheduler(0), nice;
+
+	if (policy == SCHED_FIFO || policy == SCHED_RR) {
+		if (sched_getparam(0, &param) < 0)
+			return -1;
+		*priority = -1 - param.sched_priority;
+		return 0;
+	}
+	if (policy < 0)
+		return -1;
+	/* Linux: PRIO_PROCESS with 0 is the calling thread. */
+	errno = 0;
+	nice = getpriority(PRIO_PROCESS, 0);
+	if (nice == -1 && errno)
+		return -1;
+	*priority = 20 + nice;
+	return 0;
+}
+
+/*
+ * With a thread's first event, its comm (and priority): the writer reads names from /proc, and a
+ * thread may be gone by then (collector.h, NVTX_EV_OS_THREAD_NAME). Three system calls per thread.
+ */
+static void report_thread_name(void)
+{
+	struct collector_nvtx_event ev;
+	char name[17] = "";
+	int priority;
+
+	if (prctl(PR_GET_NAME, name) != 0)
+		return;
+	event_init(&ev, NVTX_EV_OS_THREAD_NAME, NULL);
+	if (thread_priority(&priority) == 0) {
+		ev.payload = (uint64_t)(int64_t)priority;
+		ev.payload_type = 1;
+	}
+	nvtx_record(&ev, name, strnlen(name, 16));
 }
 
 /* UTF-32 (Linux wchar_t) to UTF-8 into out (size NVTX_TEXT_MAX); returns the length. */

@@ -234,10 +234,11 @@ static void test_api(void)
 	CHECK_EQ_INT(row.api.return_value, 700);
 }
 
-static void test_device_and_context(void)
+static void test_device_context_stream(void)
 {
 	CUpti_ActivityDevice5 d;
 	CUpti_ActivityContext3 c;
+	CUpti_ActivityStream s;
 	struct trace_row row;
 
 	memset(&d, 0, sizeof(d));
@@ -266,9 +267,28 @@ static void test_device_and_context(void)
 	c.kind = CUPTI_ACTIVITY_KIND_CONTEXT;
 	c.contextId = 3;
 	c.deviceId = 1;
+	c.nullStreamId = 7;
+	c.parentContextId = 2;
+	c.isGreenContext = 1;
 	CHECK_EQ_INT(decode_record((CUpti_Activity *)&c, &row), ROW_CONTEXT);
 	CHECK_EQ_INT(row.context.context_id, 3);
 	CHECK_EQ_INT(row.context.device_id, 1);
+	CHECK_EQ_INT(row.context.null_stream_id, 7);
+	CHECK_EQ_INT(row.context.parent_context_id, 2);
+	CHECK_EQ_INT(row.context.is_green_context, 1);
+
+	/* Streams: CUPTI's flag numbering is nsys's ENUM_CUPTI_STREAM_TYPE; priority stays unsigned. */
+	memset(&s, 0, sizeof(s));
+	s.kind = CUPTI_ACTIVITY_KIND_STREAM;
+	s.contextId = 3;
+	s.streamId = 14;
+	s.priority = (uint32_t)-5;
+	s.flag = CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING;
+	CHECK_EQ_INT(decode_record((CUpti_Activity *)&s, &row), ROW_STREAM);
+	CHECK_EQ_INT(row.stream.context_id, 3);
+	CHECK_EQ_INT(row.stream.stream_id, 14);
+	CHECK_EQ_INT(row.stream.priority, 4294967291u);
+	CHECK_EQ_INT(row.stream.flag, 2);
 
 	c.kind = CUPTI_ACTIVITY_KIND_OVERHEAD;
 	CHECK_EQ_INT(decode_record((CUpti_Activity *)&c, &row), ROW_NONE);
@@ -354,7 +374,7 @@ int main(int argc, char **argv)
 	test_memset();
 	test_sync();
 	test_api();
-	test_device_and_context();
+	test_device_context_stream();
 	test_names();
 	if (argc > 1) {
 		snprintf(path, sizeof(path), "%s/nvfuser_report1_h200.sqlite", argv[1]);

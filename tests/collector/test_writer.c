@@ -1,8 +1,9 @@
 /*
  * The trace writer: rows written through writer.h are read back with SQLite and checked (tables,
- * counts, StringIds, relative timestamps, globalPid/globalTid packing, GPT_META facts, indexes,
- * end-of-run tables), and the file rules: no file without events, never overwrite (".1"), force,
- * one error line for a directory that does not exist and for a full disk (RLIMIT_FSIZE).
+ * counts, StringIds, relative timestamps, globalPid/globalTid packing, GPT_META facts, the export
+ * version rows, end-of-run tables: threads, CUDA contexts and streams), and the file rules: no file
+ * without events, never overwrite (".1"), force, one error line for a directory that does not exist
+ * and for a full disk (RLIMIT_FSIZE).
  */
 #include <errno.h>
 #include <signal.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -102,7 +104,7 @@ static void test_no_events_no_file(const char *dir)
 
 static void test_rows(const char *dir)
 {
-	char path[600], text[256];
+	char path[600], text[256], sql[512], comm[17] = "";
 	struct writer *w;
 	sqlite3 *db;
 	struct kernel_row k;
@@ -134,13 +136,18 @@ static void test_rows(const char *dir)
 		.memory_bandwidth = 4916736000000ull, .clock_rate = 1980000000ull, .sm_count = 132,
 		.compute_major = 9, .compute_minor = 0,
 	};
-	struct context_row ctx = { .context_id = 2, .device_id = 1 };
+	struct context_row ctx = { .context_id = 2, .device_id = 1, .null_stream_id = 13 };
+	struct stream_row stream = {
+		.context_id = 1, .stream_id = 7, .priority = 4294967291u, .flag = 1,
+	};
 
+	prctl(PR_GET_NAME, comm);
 	snprintf(path, sizeof(path), "%s/rows.sqlite", dir);
 	w = new_writer(path, 0);
 	writer_meta(w, "command_line", "./app --size 4096");
 	writer_device(w, &dev);
 	writer_context(w, &ctx);
+	writer_stream(w, &stream);
 	k = kernel("_Z6kernelPf", 100, 1);
 	CHECK_EQ_INT(writer_kernel(w, &k), 0);
 	CHECK(exists(path));	/* created on the first event */
@@ -225,7 +232,36 @@ static void test_rows(const char *dir)
 
 	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'gpt_schema_version'",
 				text, sizeof(text)),
-		     "1");
+		     "2");
+	/* The export version rows tools branch on, as nsys writes them: the schema we copy. */
+	CHECK_EQ_STR(query_text(db, "SELECT group_concat(value, '.') FROM (SELECT value FROM "
+				    "META_DATA_EXPORT WHERE name LIKE 'EXPORT_SCHEMA_VERSION_M%' "
+				    "ORDER BY name = 'EXPORT_SCHEMA_VERSION_MICRO', "
+				    "name = 'EXPORT_SCHEMA_VERSION_MINOR')", text, sizeof(text)),
+		     "3.16.1");
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM META_DATA_EXPORT WHERE name = "
+				    "'EXPORT_SCHEMA_VERSION'", text, sizeof(text)),
+		     "3.16.1");
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM META_DATA_EXPORT WHERE name = "
+				    "'EXPORT_PRODUCT_NAME'", text, sizeof(text)),
+		     "gpt-trace");
+	/* Contexts: the described one, and one only the rows name (its NULL stream unknown: 0). */
+	CHECK_EQ_STR(query_text(db, "SELECT group_concat(r, ' ') FROM (SELECT nullStreamId || ',' || "
+				    "hwId || ',' || vmId || ',' || processId || ',' || deviceId || ',' || "
+				    "contextId || ',' || parentContextId || ',' || isGreenContext AS r "
+				    "FROM TARGET_INFO_CUDA_CONTEXT_INFO ORDER BY contextId)",
+				text, sizeof(text)),
+		     "0,0,0,4242,0,1,0,0 13,0,0,4242,1,2,0,0");
+	/*
+	 * Streams: the one CUPTI described keeps its priority (-5 as CUPTI's unsigned value, as nsys
+	 * stores it) and flag; the others are the NULL stream of their context (flag 3) or unknown.
+	 */
+	CHECK_EQ_STR(query_text(db, "SELECT group_concat(r, ' ') FROM (SELECT contextId || ':' || "
+				    "streamId || ',' || processId || ',' || priority || ',' || flag AS r "
+				    "FROM TARGET_INFO_CUDA_STREAM ORDER BY contextId, streamId)",
+				text, sizeof(text)),
+		     "1:7,4242,4294967291,1 1:13,4242,0,0 2:13,4242,0,3");
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM ENUM_CUPTI_STREAM_TYPE"), 4);
 	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'time_origin_ns'",
 				text, sizeof(text)),
 		     "1000000000000");
@@ -259,11 +295,18 @@ static void test_rows(const char *dir)
 	CHECK_EQ_STR(query_text(db, "SELECT utcTime FROM TARGET_INFO_SESSION_START_TIME", text,
 				sizeof(text)),
 		     "2024-12-11T00:45:25");
-	/* The API rows' thread is alive (this one): its name is read from /proc; plus the named one. */
+	/*
+	 * The API rows' thread is alive (this one): its name and priority are read from /proc; plus
+	 * the one named with nvtxNameOsThread, which has no priority (it was never alive).
+	 */
 	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM ThreadNames"), 2);
 	CHECK_EQ_INT(query_int(db, "SELECT t.globalTid FROM ThreadNames t JOIN StringIds s ON "
-				   "s.id = t.nameId WHERE s.value = 'loader'"),
+				   "s.id = t.nameId WHERE s.value = 'loader' AND priority IS NULL"),
 		     ((long long)PID << 24) | 12345);
+	snprintf(sql, sizeof(sql), "SELECT s.value FROM ThreadNames t JOIN StringIds s ON "
+		 "s.id = t.nameId WHERE t.globalTid = %lld AND t.priority = %d",
+		 ((long long)PID << 24) | gettid(), 20 + getpriority(PRIO_PROCESS, 0));
+	CHECK_EQ_STR(query_text(db, sql, text, sizeof(text)), comm);
 	CHECK_EQ_INT(query_int(db, "SELECT pk FROM pragma_table_info('CUPTI_ACTIVITY_KIND_RUNTIME') "
 				   "WHERE name = 'correlationId'"), 1);
 	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME"), 4);

@@ -3,7 +3,9 @@
  * injection through InitializeInjectionNvtx2_fnptr, as NVTX documents for tools) calls our
  * handlers; events recorded before "CUDA starts" are kept and delivered when the collector
  * attaches; the trace holds the nsys rows (push/pop 59, start/end 60 across threads, marks 34,
- * domains 75 with their registered strings, categories 33, colours, payloads, wide strings).
+ * domains 75 with their registered strings, categories 33, colours, payloads, wide strings), and
+ * a ThreadNames row for every thread, one gone before the writer saw it included (the handlers send
+ * the thread's name with its first event).
  */
 #include <stdint.h>
 
@@ -16,6 +18,7 @@ extern int (*InitializeInjectionNvtx2_fnptr)(const void *(*)(uint32_t));
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -32,6 +35,7 @@ static nvtxRangeId_t async_range;
 static void *end_elsewhere(void *arg)
 {
 	(void)arg;
+	prctl(PR_SET_NAME, "nvtx-ender");
 	nvtxRangeEnd(async_range);
 	return NULL;
 }
@@ -135,6 +139,14 @@ int main(void)
 				   "text = 'compute' AND category = 3"), 1);
 	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM ThreadNames t JOIN StringIds s ON "
 				   "s.id = t.nameId WHERE s.value = 'nvtx-main'"), 1);
+	/* The ending thread was gone before its events reached the writer: the name it sent. */
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM NVTX_EVENTS n JOIN ThreadNames t ON "
+				   "t.globalTid = n.endGlobalTid JOIN StringIds s ON s.id = t.nameId "
+				   "WHERE n.text = 'async' AND s.value = 'nvtx-ender' AND "
+				   "t.priority IS NOT NULL"), 1);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM NVTX_EVENTS WHERE globalTid NOT IN (SELECT "
+				   "globalTid FROM ThreadNames) OR endGlobalTid NOT IN (SELECT "
+				   "globalTid FROM ThreadNames)"), 0);
 	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'after the end'"),
 		     0);
 	/* Timestamps are relative to the origin, on the library's clock. */
