@@ -55,6 +55,8 @@ struct sync_calls {
 };
 
 struct sync_state {
+	struct api_names names;
+	int walked;			/* enough syncs for drains: the rule reads the walk */
 	struct drain *drains;
 	size_t n;
 	struct sync_calls *calls;
@@ -307,67 +309,82 @@ static int load_calls(const struct rule *rule, struct rule_context *ctx, struct 
 	return ret;
 }
 
-static int excessive_sync_run(const struct rule *rule, struct rule_context *ctx, char *err,
-			      size_t errlen)
+static void sync_state_free(struct sync_state *s)
+{
+	api_names_release(&s->names);
+	for (size_t i = 0; i < s->n; i++)
+		free(s->drains[i].name);
+	free(s->drains);
+	free(s->calls);
+	free(s->records);
+	free(s);
+}
+
+static int excessive_sync_begin(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
+				void **state, char *err, size_t errlen)
 {
 	double min_syncs = rule_param(ctx, rule, "min_syncs");
-	struct sync_state s = { 0 };
-	struct api_names names = { 0 };
-	struct gap_visitor visitor = { .fn = on_gap, .arg = &s };
-	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1, .names = &names };
-	struct rule_clock clock = { 0 };
-	int ret, walked = 0;
+	struct sync_state *s = xcalloc(1, sizeof(*s));
+	int ret;
 
-	visitor.min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3);
-	if (visitor.min_gap < 1)
-		visitor.min_gap = 1;
-	ret = api_names_load(rule, ctx, &names, err, errlen);
-	if (ret < 0)
-		goto out;
-	ret = load_calls(rule, ctx, &s, &names, err, errlen);
-	if (ret < 0)
-		goto out;
-	ret = load_records(rule, ctx, &s, err, errlen);
-	if (ret < 0)
-		goto out;
+	*state = NULL;
+	ret = api_names_load(rule, ctx, &s->names, err, errlen);
+	if (!ret)
+		ret = load_calls(rule, ctx, s, &s->names, err, errlen);
+	if (!ret)
+		ret = load_records(rule, ctx, s, err, errlen);
+	if (ret < 0) {
+		sync_state_free(s);
+		return ret;
+	}
 	/* A trace with fewer synchronize calls than min_syncs cannot have that many drains. */
-	for (size_t i = 0; i < s.ncalls && !walked; i++) {
+	for (size_t i = 0; i < s->ncalls && !s->walked; i++) {
 		int64_t total = 0;
 
-		for (size_t j = 0; j < s.ncalls; j++)
-			if (s.calls[j].trace_id == s.calls[i].trace_id)
-				total += s.calls[j].count;
-		if ((double)total >= min_syncs && total > 0) {
-			ret = gap_walk(rule, ctx, &walk, err, errlen);
-			if (ret < 0)
-				goto out;
-			walked = 1;
-		}
+		for (size_t j = 0; j < s->ncalls; j++)
+			if (s->calls[j].trace_id == s->calls[i].trace_id)
+				total += s->calls[j].count;
+		if ((double)total >= min_syncs && total > 0)
+			s->walked = 1;
 	}
-	if (walked && s.n) {
+	if (s->walked) {
+		*visitor = (struct gap_visitor){ .min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3),
+						 .fn = on_gap, .arg = s };
+		if (visitor->min_gap < 1)
+			visitor->min_gap = 1;
+	}
+	*state = s;
+	return 0;
+}
+
+static int excessive_sync_finish(const struct rule *rule, struct rule_context *ctx, void *state,
+				 const struct gap_walk *walk, char *err, size_t errlen)
+{
+	double min_syncs = rule_param(ctx, rule, "min_syncs");
+	struct sync_state *s = state;
+	struct rule_clock clock = { 0 };
+	int ret = 0;
+
+	if (s->walked && !walk)
+		goto out;
+	if (s->walked && s->n) {
 		ret = rule_clock_init(&clock, rule, ctx, err, errlen);
 		if (ret < 0)
 			goto out;
-		for (size_t i = 0; i < walk.ndevices; i++)
-			report_drains(rule, ctx, &s, &walk.devices[i], &clock, min_syncs);
+		for (size_t i = 0; i < walk->ndevices; i++)
+			report_drains(rule, ctx, s, &walk->devices[i], &clock, min_syncs);
 	}
 	/* Traces without API records: the synchronization records alone, claiming nothing. */
-	for (size_t id = 0; s.nrecords && id < trace_count(ctx->trace) && ret == 0; id++) {
+	for (size_t id = 0; s->nrecords && id < trace_count(ctx->trace) && ret == 0; id++) {
 		int api;
 
 		ret = has_api_calls(rule, ctx, (int64_t)id, &api, err, errlen);
 		if (ret == 0 && !api)
-			report_unattributed(rule, ctx, &s, (int64_t)id, min_syncs);
+			report_unattributed(rule, ctx, s, (int64_t)id, min_syncs);
 	}
 out:
-	gap_walk_release(&walk);
 	rule_clock_release(&clock);
-	api_names_release(&names);
-	for (size_t i = 0; i < s.n; i++)
-		free(s.drains[i].name);
-	free(s.drains);
-	free(s.calls);
-	free(s.records);
+	sync_state_free(s);
 	return ret;
 }
 
@@ -378,5 +395,7 @@ const struct rule rule_excessive_sync = {
 		    "how long they block the host, and how long the GPU then idles",
 	.params = params,
 	.nparams = sizeof(params) / sizeof(params[0]),
-	.run = excessive_sync_run,
+	.run = rule_walk_run,
+	.begin = excessive_sync_begin,
+	.finish = excessive_sync_finish,
 };

@@ -400,34 +400,47 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	}
 }
 
-static int idle_gaps_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
+static int idle_gaps_begin(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
+			   void **state, char *err, size_t errlen)
+{
+	struct idle_state *s = xcalloc(1, sizeof(*s));
+
+	(void)err;
+	(void)errlen;
+	s->max_gaps = (size_t)rule_param(ctx, rule, "max_gaps");
+	*visitor = (struct gap_visitor){
+		.min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3), .attribute = 1, .fn = on_gap, .arg = s,
+	};
+	/* A zero-length gap is not idle time: never pass every operation to on_gap. */
+	if (visitor->min_gap < 1)
+		visitor->min_gap = 1;
+	*state = s;
+	return 0;
+}
+
+static int idle_gaps_finish(const struct rule *rule, struct rule_context *ctx, void *state,
+			    const struct gap_walk *walk, char *err, size_t errlen)
 {
 	double min_gap_us = rule_param(ctx, rule, "min_gap_us");
 	double min_idle_pct = rule_param(ctx, rule, "min_idle_pct");
-	struct idle_state s = { .max_gaps = (size_t)rule_param(ctx, rule, "max_gaps") };
-	struct gap_visitor visitor = { .min_gap = (int64_t)(min_gap_us * 1e3), .attribute = 1, .fn = on_gap, .arg = &s };
-	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1 };
+	struct idle_state *s = state;
 	struct rule_clock clock = { 0 };
-	int ret, have_clock = 0;
+	int ret = 0, have_clock = 0;
 
-	/* A zero-length gap is not idle time: never pass every operation to on_gap. */
-	if (visitor.min_gap < 1)
-		visitor.min_gap = 1;
-	ret = gap_walk(rule, ctx, &walk, err, errlen);
-	if (ret < 0)
+	if (!walk)
 		goto out;
-	if (s.nstreams > 1)
-		qsort(s.streams, s.nstreams, sizeof(*s.streams), compare_streams);
-	if (s.nblockers > 1)
-		qsort(s.blockers, s.nblockers, sizeof(*s.blockers), compare_blockers);
-	if (s.ncauses > 1)
-		qsort(s.causes, s.ncauses, sizeof(*s.causes), compare_causes);
-	for (size_t i = 0; i < walk.ndevices; i++) {
-		const struct gap_device *dev = &walk.devices[i];
+	if (s->nstreams > 1)
+		qsort(s->streams, s->nstreams, sizeof(*s->streams), compare_streams);
+	if (s->nblockers > 1)
+		qsort(s->blockers, s->nblockers, sizeof(*s->blockers), compare_blockers);
+	if (s->ncauses > 1)
+		qsort(s->causes, s->ncauses, sizeof(*s->causes), compare_causes);
+	for (size_t i = 0; i < walk->ndevices; i++) {
+		const struct gap_device *dev = &walk->devices[i];
 
-		for (size_t j = 0; j < s.ndevices; j++) {
-			if (s.devices[j].trace_id != dev->trace_id || s.devices[j].device != dev->device ||
-			    !qualifies(&s.devices[j], dev, min_idle_pct))
+		for (size_t j = 0; j < s->ndevices; j++) {
+			if (s->devices[j].trace_id != dev->trace_id || s->devices[j].device != dev->device ||
+			    !qualifies(&s->devices[j], dev, min_idle_pct))
 				continue;
 			if (!have_clock) {
 				ret = rule_clock_init(&clock, rule, ctx, err, errlen);
@@ -435,26 +448,26 @@ static int idle_gaps_run(const struct rule *rule, struct rule_context *ctx, char
 					goto out;
 				have_clock = 1;
 			}
-			report_device(rule, ctx, &s, &s.devices[j], dev, &clock, min_gap_us);
+			report_device(rule, ctx, s, &s->devices[j], dev, &clock, min_gap_us);
 		}
 	}
 out:
-	gap_walk_release(&walk);
 	rule_clock_release(&clock);
-	for (size_t i = 0; i < s.ndevices; i++) {
-		for (size_t j = 0; j < s.devices[i].nlargest; j++)
-			free(s.devices[i].largest_blocker[j]);
-		free(s.devices[i].largest_blocker);
-		free(s.devices[i].largest);
+	for (size_t i = 0; i < s->ndevices; i++) {
+		for (size_t j = 0; j < s->devices[i].nlargest; j++)
+			free(s->devices[i].largest_blocker[j]);
+		free(s->devices[i].largest_blocker);
+		free(s->devices[i].largest);
 	}
-	free(s.devices);
-	free(s.streams);
-	for (size_t i = 0; i < s.nblockers; i++)
-		free(s.blockers[i].name);
-	free(s.blockers);
-	for (size_t i = 0; i < s.ncauses; i++)
-		free(s.causes[i].detail);
-	free(s.causes);
+	free(s->devices);
+	free(s->streams);
+	for (size_t i = 0; i < s->nblockers; i++)
+		free(s->blockers[i].name);
+	free(s->blockers);
+	for (size_t i = 0; i < s->ncauses; i++)
+		free(s->causes[i].detail);
+	free(s->causes);
+	free(s);
 	return ret;
 }
 
@@ -466,5 +479,7 @@ const struct rule rule_idle_gaps = {
 		    "call when the device ran dry) and other",
 	.params = params,
 	.nparams = sizeof(params) / sizeof(params[0]),
-	.run = idle_gaps_run,
+	.run = rule_walk_run,
+	.begin = idle_gaps_begin,
+	.finish = idle_gaps_finish,
 };

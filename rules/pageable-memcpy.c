@@ -68,6 +68,7 @@ struct pageable_state {
 	struct device_copies *devices;
 	size_t n;
 	double pinned_gbps;
+	int walked;		/* something qualified, so the rule reads the walk */
 };
 
 static struct device_copies *device_get(struct pageable_state *s, int64_t trace_id, int64_t device)
@@ -197,25 +198,26 @@ static int on_copy(const struct gap *g, void *arg)
 	return 0;
 }
 
-static int pageable_memcpy_run(const struct rule *rule, struct rule_context *ctx, char *err,
-			       size_t errlen)
+/* Totals first (the pinned reference where there is one, whether anything qualifies); then, in the
+ * walk, each pageable copy against its own API call: how long the host was blocked. */
+static int pageable_memcpy_begin(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
+				 void **state, char *err, size_t errlen)
 {
 	double min_reference = rule_param(ctx, rule, "min_reference_mb") * 1e6;
 	double min_copies = rule_param(ctx, rule, "min_copies");
 	double min_bytes = rule_param(ctx, rule, "min_mb") * 1e6;
-	struct pageable_state s = { .pinned_gbps = rule_param(ctx, rule, "pinned_gbps") };
-	struct gap_visitor visitor = { .api = API_COPY, .fn = on_copy, .arg = &s };
-	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1 };
-	struct rule_clock clock = { 0 };
+	struct pageable_state *s = xcalloc(1, sizeof(*s));
 	sqlite3_stmt *st = NULL;
 	int ret, rc, any = 0;
+
+	s->pinned_gbps = rule_param(ctx, rule, "pinned_gbps");
 
 	/* Totals first: the pinned reference where there is one, and whether anything qualifies. */
 	ret = rule_prepare(rule, ctx, totals_sql, &st, err, errlen);
 	if (ret < 0)
 		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct device_copies *d = device_get(&s, sqlite3_column_int64(st, 0),
+		struct device_copies *d = device_get(s, sqlite3_column_int64(st, 0),
 						     sqlite3_column_int64(st, 1));
 		struct direction *dir = &d->dir[sqlite3_column_int(st, 2) == 1 ? HTOD : DTOH];
 
@@ -237,8 +239,8 @@ static int pageable_memcpy_run(const struct rule *rule, struct rule_context *ctx
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	for (size_t i = 0; i < s.n; i++) {
-		const struct device_copies *d = &s.devices[i];
+	for (size_t i = 0; i < s->n; i++) {
+		const struct device_copies *d = &s->devices[i];
 		int64_t count = d->dir[HTOD].count + d->dir[DTOH].count;
 
 		if (count && ((double)count >= min_copies ||
@@ -256,7 +258,7 @@ static int pageable_memcpy_run(const struct rule *rule, struct rule_context *ctx
 
 		if (sqlite3_column_type(st, 2) == SQLITE_NULL)
 			continue;
-		d = device_get(&s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
+		d = device_get(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
 		d->major = sqlite3_column_int(st, 2);
 		d->minor = sqlite3_column_int(st, 3);
 	}
@@ -265,26 +267,46 @@ static int pageable_memcpy_run(const struct rule *rule, struct rule_context *ctx
 		goto out;
 	}
 
-	/* Each pageable copy against its own API call: how long the host was blocked. */
-	ret = gap_walk(rule, ctx, &walk, err, errlen);
-	if (ret < 0)
+	*visitor = (struct gap_visitor){ .api = API_COPY, .fn = on_copy, .arg = s };
+	s->walked = 1;
+out:
+	sqlite3_finalize(st);
+	if (ret < 0) {
+		free(s->devices);
+		free(s);
+		s = NULL;
+	}
+	*state = s;
+	return ret;
+}
+
+static int pageable_memcpy_finish(const struct rule *rule, struct rule_context *ctx, void *state,
+				  const struct gap_walk *walk, char *err, size_t errlen)
+{
+	double min_copies = rule_param(ctx, rule, "min_copies");
+	double min_bytes = rule_param(ctx, rule, "min_mb") * 1e6;
+	struct pageable_state *s = state;
+	struct rule_clock clock = { 0 };
+	int ret = 0;
+
+	/* No walk: it failed, or nothing qualified and this rule's visitor took no part. */
+	if (!walk || !s->walked)
 		goto out;
 	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
 	if (ret < 0)
 		goto out;
-	for (size_t i = 0; i < s.n; i++) {
-		const struct device_copies *d = &s.devices[i];
+	for (size_t i = 0; i < s->n; i++) {
+		const struct device_copies *d = &s->devices[i];
 		int64_t count = d->dir[HTOD].count + d->dir[DTOH].count;
 		double bytes = d->dir[HTOD].bytes + d->dir[DTOH].bytes;
 
 		if (count && ((double)count >= min_copies || bytes >= min_bytes))
-			report_device(rule, ctx, d, &clock, s.pinned_gbps);
+			report_device(rule, ctx, d, &clock, s->pinned_gbps);
 	}
 out:
-	sqlite3_finalize(st);
-	gap_walk_release(&walk);
 	rule_clock_release(&clock);
-	free(s.devices);
+	free(s->devices);
+	free(s);
 	return ret;
 }
 
@@ -295,5 +317,7 @@ const struct rule rule_pageable_memcpy = {
 		    "they would save at the pinned-copy bandwidth",
 	.params = params,
 	.nparams = sizeof(params) / sizeof(params[0]),
-	.run = pageable_memcpy_run,
+	.run = rule_walk_run,
+	.begin = pageable_memcpy_begin,
+	.finish = pageable_memcpy_finish,
 };

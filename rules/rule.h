@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum finding_severity {
 	SEVERITY_INFO = 0,	/* worth knowing, little time at stake */
@@ -51,6 +52,8 @@ struct rule_param {
 
 struct rule_config;
 struct rule;
+struct gap_visitor;
+struct gap_walk;
 
 /* What a rule gets to work with. */
 struct rule_context {
@@ -68,7 +71,29 @@ struct rule {
 	size_t nparams;
 	/* Returns 0, or a negative error with one line in err (a SQL failure, say). */
 	int (*run)(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen);
+	/*
+	 * Rules that read the time-ordered walk (rules/gaps.h) set these, and run = rule_walk_run, so
+	 * that rules_run() can feed every such rule from one shared walk: begin prepares the rule's
+	 * state and fills its visitor (a visitor without fn takes no part); after the walk, finish
+	 * turns the state into findings. finish always frees the state, and gets walk NULL when the
+	 * walk failed.
+	 */
+	int (*begin)(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
+		     void **state, char *err, size_t errlen);
+	int (*finish)(const struct rule *rule, struct rule_context *ctx, void *state,
+		      const struct gap_walk *walk, char *err, size_t errlen);
 };
+
+/* run for the rules that read the walk: begin, a walk of its own, finish. */
+int rule_walk_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen);
+
+/*
+ * Run n rules over the trace: the ones that read the walk share one walk, the others run in turn.
+ * timings: when not NULL, one line per rule (and one for the shared walk) with its run time.
+ * Returns 0, or the first failure: a negative error with one line in err.
+ */
+int rules_run(const struct rule *const *rules, size_t n, struct rule_context *ctx, FILE *timings, char *err,
+	      size_t errlen);
 
 /* Every rule, in report order; NULL-terminated. */
 extern const struct rule *const rule_table[];

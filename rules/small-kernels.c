@@ -187,25 +187,36 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	free(small);
 }
 
-static int small_kernels_run(const struct rule *rule, struct rule_context *ctx, char *err,
-			     size_t errlen)
+/* One pass: every kernel's duration and the idle time before it, every launch call's. */
+static int small_kernels_begin(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
+			       void **state, char *err, size_t errlen)
+{
+	struct small_state *s = xcalloc(1, sizeof(*s));
+
+	(void)rule;
+	(void)err;
+	(void)errlen;
+	s->idle_gap_min = (int64_t)(rule_param(ctx, &rule_idle_gaps, "min_gap_us") * 1e3);
+	*visitor = (struct gap_visitor){ .min_gap = 0, .fn = on_launch, .arg = s };
+	*state = s;
+	return 0;
+}
+
+static int small_kernels_finish(const struct rule *rule, struct rule_context *ctx, void *state,
+				const struct gap_walk *walk, char *err, size_t errlen)
 {
 	double ratio = rule_param(ctx, rule, "launch_ratio");
 	double max_duration = rule_param(ctx, rule, "max_duration_us") * 1e3;
 	double min_launches = rule_param(ctx, rule, "min_launches");
 	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
-	struct small_state s = { .idle_gap_min = (int64_t)(rule_param(ctx, &rule_idle_gaps, "min_gap_us") * 1e3) };
-	struct gap_visitor visitor = { .min_gap = 0, .fn = on_launch, .arg = &s };
-	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1 };
+	struct small_state *s = state;
 	struct rule_clock clock = { 0 };
-	int ret, have_clock = 0;
+	int ret = 0, have_clock = 0;
 
-	/* One pass: every kernel's duration and the idle time before it, every launch call's. */
-	ret = gap_walk(rule, ctx, &walk, err, errlen);
-	if (ret < 0)
+	if (!walk)
 		goto out;
-	for (size_t i = 0; i < s.ndevices; i++) {
-		struct device_small *d = &s.devices[i];
+	for (size_t i = 0; i < s->ndevices; i++) {
+		struct device_small *d = &s->devices[i];
 
 		/* Lazy loading makes a kernel's first launch load its module (milliseconds on the
 		 * nvFuser fixture); only a trace whose kernels all ran once falls back to those. */
@@ -222,9 +233,9 @@ static int small_kernels_run(const struct rule *rule, struct rule_context *ctx, 
 		}
 		d->threshold = d->measured ? ratio * d->launch_cost : max_duration;
 	}
-	for (size_t i = 0; i < s.nkernels; i++) {
-		struct kernel_group *k = &s.kernels[i];
-		struct device_small *d = device_get(&s, k->trace_id, k->device);
+	for (size_t i = 0; i < s->nkernels; i++) {
+		struct kernel_group *k = &s->kernels[i];
+		struct device_small *d = device_get(s, k->trace_id, k->device);
 
 		d->kernels += k->durations.count;
 		d->kernel_ns += (int64_t)k->durations.sum;
@@ -240,8 +251,8 @@ static int small_kernels_run(const struct rule *rule, struct rule_context *ctx, 
 		if (k->last > d->last)
 			d->last = k->last;
 	}
-	for (size_t i = 0; i < s.ndevices; i++) {
-		struct device_small *d = &s.devices[i];
+	for (size_t i = 0; i < s->ndevices; i++) {
+		struct device_small *d = &s->devices[i];
 
 		if (!d->small || ((double)d->small < min_launches &&
 				  (double)d->small_ns * 100.0 < min_gpu_pct * (double)d->kernel_ns))
@@ -252,23 +263,23 @@ static int small_kernels_run(const struct rule *rule, struct rule_context *ctx, 
 				goto out;
 			have_clock = 1;
 		}
-		report_device(rule, ctx, &s, d, &clock);
+		report_device(rule, ctx, s, d, &clock);
 	}
 out:
-	gap_walk_release(&walk);
 	rule_clock_release(&clock);
-	for (size_t i = 0; i < s.nkernels; i++) {
-		dur_hist_release(&s.kernels[i].durations);
-		dur_hist_release(&s.kernels[i].idle_before);
+	for (size_t i = 0; i < s->nkernels; i++) {
+		dur_hist_release(&s->kernels[i].durations);
+		dur_hist_release(&s->kernels[i].idle_before);
 	}
-	free(s.kernels);
-	for (size_t i = 0; i < s.ndevices; i++) {
-		dur_hist_release(&s.devices[i].launches);
-		dur_hist_release(&s.devices[i].first_launches);
+	free(s->kernels);
+	for (size_t i = 0; i < s->ndevices; i++) {
+		dur_hist_release(&s->devices[i].launches);
+		dur_hist_release(&s->devices[i].first_launches);
 	}
-	free(s.devices);
-	rule_index_release(&s.kernel_index);
-	rule_index_release(&s.device_index);
+	free(s->devices);
+	rule_index_release(&s->kernel_index);
+	rule_index_release(&s->device_index);
+	free(s);
 	return ret;
 }
 
@@ -279,5 +290,7 @@ const struct rule rule_small_kernels = {
 		    "that launches them, so the GPU waits on launches rather than on work",
 	.params = params,
 	.nparams = sizeof(params) / sizeof(params[0]),
-	.run = small_kernels_run,
+	.run = rule_walk_run,
+	.begin = small_kernels_begin,
+	.finish = small_kernels_finish,
 };

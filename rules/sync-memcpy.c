@@ -48,7 +48,9 @@ struct device_drains {
 };
 
 struct memcpy_state {
-	const struct api_names *names;
+	const struct api_names *names;	/* own_names */
+	struct api_names own_names;
+	int walked;			/* enough blocking copies: the rule reads the walk */
 	int64_t min_gap;
 	struct rule_index group_index;	/* (trace, device, nameId, copyKind) -> groups[] */
 	struct copy_group *groups;
@@ -166,23 +168,29 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 			 fmt_at(&t2, clock, last));
 }
 
-static int sync_memcpy_run(const struct rule *rule, struct rule_context *ctx, char *err,
-			   size_t errlen)
+static void memcpy_state_free(struct memcpy_state *s)
+{
+	rule_index_release(&s->group_index);
+	free(s->groups);
+	free(s->drains);
+	api_names_release(&s->own_names);
+	free(s);
+}
+
+static int sync_memcpy_begin(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
+			     void **state, char *err, size_t errlen)
 {
 	double min_copies = rule_param(ctx, rule, "min_copies");
-	struct api_names names = { 0 };
-	struct memcpy_state s = { .names = &names };
-	struct gap_visitor visitor = { .fn = on_op, .arg = &s };
-	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1, .names = &names };
-	struct rule_clock clock = { 0 };
+	struct memcpy_state *s = xcalloc(1, sizeof(*s));
 	sqlite3_stmt *st = NULL;
 	char *filter, *sql;
-	int ret, rc, any = 0, have_clock = 0;
+	int ret, rc, any = 0;
 
-	ret = api_names_load(rule, ctx, &names, err, errlen);
+	s->names = &s->own_names;
+	ret = api_names_load(rule, ctx, &s->own_names, err, errlen);
 	if (ret < 0)
 		goto out;
-	filter = api_names_sql(&names, API_BLOCKING_COPY);
+	filter = api_names_sql(s->names, API_BLOCKING_COPY);
 	sql = sqlite3_mprintf(calls_sql, filter);
 	sqlite3_free(filter);
 	ret = rule_prepare(rule, ctx, sql, &st, err, errlen);
@@ -198,24 +206,41 @@ static int sync_memcpy_run(const struct rule *rule, struct rule_context *ctx, ch
 	}
 	if (!any)
 		goto out;
-
 	/* Every operation, for the copies; drains are gaps of at least min_gap_us. */
-	s.min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3);
-	if (s.min_gap < 1)
-		s.min_gap = 1;
-	visitor.min_gap = 0;
-	ret = gap_walk(rule, ctx, &walk, err, errlen);
-	if (ret < 0)
+	s->min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3);
+	if (s->min_gap < 1)
+		s->min_gap = 1;
+	*visitor = (struct gap_visitor){ .min_gap = 0, .fn = on_op, .arg = s };
+	s->walked = 1;
+out:
+	sqlite3_finalize(st);
+	if (ret < 0) {
+		memcpy_state_free(s);
+		s = NULL;
+	}
+	*state = s;
+	return ret;
+}
+
+static int sync_memcpy_finish(const struct rule *rule, struct rule_context *ctx, void *state,
+			      const struct gap_walk *walk, char *err, size_t errlen)
+{
+	double min_copies = rule_param(ctx, rule, "min_copies");
+	struct memcpy_state *s = state;
+	struct rule_clock clock = { 0 };
+	int ret = 0, have_clock = 0;
+
+	if (!walk || !s->walked)
 		goto out;
-	if (s.ngroups > 1)
-		qsort(s.groups, s.ngroups, sizeof(*s.groups), compare_groups);
+	if (s->ngroups > 1)
+		qsort(s->groups, s->ngroups, sizeof(*s->groups), compare_groups);
 	/* Groups are ordered by trace and device: total each device's run of groups. */
-	for (size_t i = 0, j; i < s.ngroups; i = j) {
+	for (size_t i = 0, j; i < s->ngroups; i = j) {
 		int64_t count = 0;
 
-		for (j = i; j < s.ngroups && s.groups[j].trace_id == s.groups[i].trace_id &&
-			    s.groups[j].device == s.groups[i].device; j++)
-			count += s.groups[j].count;
+		for (j = i; j < s->ngroups && s->groups[j].trace_id == s->groups[i].trace_id &&
+			    s->groups[j].device == s->groups[i].device; j++)
+			count += s->groups[j].count;
 		if ((double)count < min_copies || !count)
 			continue;
 		if (!have_clock) {
@@ -224,16 +249,11 @@ static int sync_memcpy_run(const struct rule *rule, struct rule_context *ctx, ch
 				goto out;
 			have_clock = 1;
 		}
-		report_device(rule, ctx, &s.groups[i], j - i, &s, &clock);
+		report_device(rule, ctx, &s->groups[i], j - i, s, &clock);
 	}
 out:
-	sqlite3_finalize(st);
-	gap_walk_release(&walk);
 	rule_clock_release(&clock);
-	rule_index_release(&s.group_index);
-	free(s.groups);
-	free(s.drains);
-	api_names_release(&names);
+	memcpy_state_free(s);
 	return ret;
 }
 
@@ -244,5 +264,7 @@ const struct rule rule_sync_memcpy = {
 		    "cudaMemcpyAsync), which stop the host from queuing work while they run",
 	.params = params,
 	.nparams = sizeof(params) / sizeof(params[0]),
-	.run = sync_memcpy_run,
+	.run = rule_walk_run,
+	.begin = sync_memcpy_begin,
+	.finish = sync_memcpy_finish,
 };
