@@ -281,39 +281,30 @@ void report_header_release(struct report_header *hdr)
 
 /* ---- rules ---- */
 
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 int report_run_rules(struct trace *trace, const struct rule_config *config, const char *const *ids, size_t nids,
 		     int64_t origin, struct findings *out, FILE *timings, char *err, size_t errlen)
 {
 	struct rule_context ctx = { .trace = trace, .config = config, .out = out, .origin = origin };
+	const struct rule **rules = NULL;
 	size_t n = 0;
+	int ret;
 
 	for (size_t i = 0; ids ? i < nids : rule_table[i] != NULL; i++) {
 		const struct rule *rule = ids ? rule_find(ids[i]) : rule_table[i];
-		int ret;
 
 		if (!rule) {
 			snprintf(err, errlen, "unknown rule '%s'; 'gpt-trace rules' lists them", ids[i]);
+			free(rules);
 			return -EINVAL;
 		}
-		double t0 = now_seconds();
-		size_t before = out->count;
-
-		ret = rule->run(rule, &ctx, err, errlen);
-		if (ret < 0)
-			return ret;
-		if (timings)
-			fprintf(timings, "gpt-trace: rule %-20s %8.3f s, %zu finding%s\n", rule->id, now_seconds() - t0,
-				out->count - before, out->count - before == 1 ? "" : "s");
-		n++;
+		rules = xrealloc(rules, (n + 1) * sizeof(*rules));
+		rules[n++] = rule;
 	}
+	/* The rules that read the time-ordered walk share one. */
+	ret = rules_run(rules, n, &ctx, timings, err, errlen);
+	free(rules);
+	if (ret < 0)
+		return ret;
 	findings_rank(out);
 	return (int)n;
 }
