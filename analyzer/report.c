@@ -1,9 +1,11 @@
 /*
  * gpt-trace report (see report.h): the header read from the canonical views, the rules run in table
- * order, and the three renderings. The JSON rendering is the stable one: its fields are documented
- * in docs/report-json.md and any change to them bumps REPORT_JSON_SCHEMA.
+ * order, and the text, Markdown and JSON renderings (the HTML page: report-html*.c). The JSON
+ * rendering is the stable one: its fields are documented in docs/report-json.md and any change to
+ * them bumps REPORT_JSON_SCHEMA.
  */
 #include "analyzer/report.h"
+#include "analyzer/report-html.h"
 #include "analyzer/stats.h"
 #include "common/util.h"
 
@@ -270,6 +272,7 @@ void report_header_release(struct report_header *hdr)
 		free(hdr->notes[i]);
 	for (size_t i = 0; i < hdr->ndevices; i++)
 		free(hdr->devices[i].label);
+	report_charts_free(hdr->charts);
 	free(hdr->traces);
 	free(hdr->commands);
 	free(hdr->notes);
@@ -893,6 +896,9 @@ void report_write(FILE *out, const struct report_header *hdr, const struct findi
 		break;
 	case REPORT_FORMAT_JSON:
 		write_json(out, hdr, findings, options);
+		break;
+	case REPORT_FORMAT_HTML:
+		report_write_html(out, hdr, findings, options);
 		break;
 	default:
 		write_text(out, hdr, findings, options);

@@ -1,8 +1,9 @@
 /*
  * The bottleneck report (gpt-trace report): a header saying what ran, where, for how long and how
  * busy the GPU was, then the findings of the rules ranked by the time they would recover. Rendered
- * as text for a terminal (colour optional), Markdown for a PR comment or CI summary, or JSON whose
- * schema "gpt-trace-report/1" is documented in docs/report-json.md.
+ * as text for a terminal (colour optional), Markdown for a PR comment or CI summary, JSON whose
+ * schema "gpt-trace-report/2" is documented in docs/report-json.md, or one self-contained HTML page
+ * with charts (docs/html-report.md).
  *
  * Also the output helpers that stats shares: format names, JSON strings, Markdown table cells.
  */
@@ -20,11 +21,12 @@ enum report_format {
 	REPORT_FORMAT_TEXT,
 	REPORT_FORMAT_MARKDOWN,
 	REPORT_FORMAT_JSON,
+	REPORT_FORMAT_HTML,
 };
 
 #define REPORT_JSON_SCHEMA "gpt-trace-report/2"
 
-/* "text", "markdown" (or "md"), "json"; returns -1 for anything else. */
+/* "text", "markdown" (or "md"), "json"; returns -1 for anything else. Only report takes "html". */
 int report_format_parse(const char *name, enum report_format *out);
 
 /* s as a JSON string literal, quotes included; NULL as null. */
@@ -41,6 +43,8 @@ struct report_device {
 	int64_t busy_ns;	/* union of its kernels, copies and sets */
 	int64_t operations;
 };
+
+struct report_charts;
 
 /* What ran, where, how long, how busy: read from the canonical views. */
 struct report_header {
@@ -61,12 +65,21 @@ struct report_header {
 	int64_t steady_start, steady_end;
 	int64_t steady_iterations;		/* steady iterations of every trace (0: none found) */
 	int64_t replayed_launches;		/* launches replayed for --metrics, in every trace */
+	struct report_charts *charts;		/* HTML only: report_charts_read(); NULL otherwise */
 };
 
 /* Fill hdr (zero-initialised by the caller); scope may be NULL. Free with report_header_release(). */
 int report_header_read(struct trace *trace, const char *scope, struct report_header *hdr, char *err,
 		       size_t errlen);
 void report_header_release(struct report_header *hdr);
+
+/*
+ * For the HTML page: per-stream busy time at pixel scale, top kernels, copies by kind, idle gaps by
+ * length (analyzer/report-html.h), read over the trace's current scope in bounded memory. Call after
+ * phases_compute() and before the scope is narrowed to the steady state; stores the result in
+ * hdr->charts, which report_header_release() frees.
+ */
+int report_charts_read(struct trace *trace, struct report_header *hdr, char *err, size_t errlen);
 
 /*
  * Run rules over the trace and rank their findings. ids: the rule ids to run (NULL: every rule in

@@ -1,7 +1,7 @@
 /*
  * gpt-trace report: the bottleneck report. Opens the traces (ours or nsys exports), applies the
  * scope, runs the rules of rules/registry.c with the thresholds of --config and --set, and writes
- * the header and the ranked findings as text (colour on a terminal), Markdown or JSON.
+ * the header and the ranked findings as text (colour on a terminal), Markdown, JSON or an HTML page.
  */
 #include "analyzer/report.h"
 #include "cli/commands.h"
@@ -23,8 +23,10 @@ static const char usage_text[] =
 	"a fix.\n"
 	"\n"
 	"options:\n"
-	"  -f, --format FORMAT   text (default), markdown (for a PR comment or CI summary) or json\n"
-	"                        (schema gpt-trace-report/1, see docs/report-json.md)\n"
+	"  -f, --format FORMAT   text (default), markdown (for a PR comment or CI summary), json\n"
+	"                        (schema gpt-trace-report/2, see docs/report-json.md) or html (one\n"
+	"                        self-contained page with a timeline and charts; needs -o, see\n"
+	"                        docs/html-report.md)\n"
 	"  -o, --output FILE     write to FILE instead of stdout\n"
 	"  -c, --config FILE     thresholds from FILE: [rule-id] sections of 'param = value' lines\n"
 	"  -s, --set RULE.PARAM=VALUE\n"
@@ -143,8 +145,10 @@ int cmd_report(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":f:o:c:s:r:w:n:k:h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (report_format_parse(optarg, &opt.format) < 0) {
-				pr_err("unknown format '%s': want text, markdown or json", optarg);
+			if (!strcmp(optarg, "html")) {
+				opt.format = REPORT_FORMAT_HTML;
+			} else if (report_format_parse(optarg, &opt.format) < 0) {
+				pr_err("unknown format '%s': want text, markdown, json or html", optarg);
 				goto out;
 			}
 			break;
@@ -219,6 +223,10 @@ int cmd_report(int argc, char **argv)
 		pr_err("no trace given; usage: gpt-trace report [options] TRACE...");
 		goto out;
 	}
+	if (opt.format == REPORT_FORMAT_HTML && !output) {
+		pr_err("--format html needs an output file: -o report.html");
+		goto out;
+	}
 	trace = trace_args_open(argv + optind, argc - optind, &args, &origin, &scope);
 	if (!trace)
 		goto out;
@@ -228,6 +236,11 @@ int cmd_report(int argc, char **argv)
 	}
 	hdr.origin = origin;
 	if (phases_compute(trace, step, &hdr.phases, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		goto out;
+	}
+	/* the page's charts show the whole scope, so they are read before it narrows to the steady state */
+	if (opt.format == REPORT_FORMAT_HTML && report_charts_read(trace, &hdr, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}
