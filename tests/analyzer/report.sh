@@ -101,7 +101,7 @@ expect_exit "report bad --config" 2 "no_such_param" "$GPT" report --config "$TMP
 expect_exit "report missing --config" 2 "$TMP/nope.conf" "$GPT" report --config "$TMP/nope.conf" "$B"
 expect_exit "report bad --set" 2 "nope" "$GPT" report --set small-kernels.nope=1 "$B"
 expect_exit "report unknown rule" 2 "unknown rule 'no-such-rule'" "$GPT" report --rule no-such-rule "$B"
-expect_exit "report bad format" 2 "unknown format" "$GPT" report --format html "$B"
+expect_exit "report bad format" 2 "unknown format" "$GPT" report --format pdf "$B"
 expect_exit "report bad option" 2 "unknown option" "$GPT" report --bogus "$B"
 expect_exit "report missing value" 2 "needs a value" "$GPT" report "$B" --format
 expect_exit "report no trace" 2 "no trace given" "$GPT" report

@@ -1,0 +1,84 @@
+#!/bin/bash
+# gpt-trace report --format html: pages of real and synthetic traces opened in headless Chromium
+# (Debian's chromium, installed by scripts/install-deps.sh) with the network blocked, through the
+# DevTools protocol (html-check.js): no console error, no exception, no network request, the number
+# of chart elements the trace's data calls for, and every number equal to the JSON report's and
+# gpt-trace stats' (html-compare.py). Without chromium or node the test fails: CI installs both.
+. "$SRC/tests/analyzer/lib.sh"
+GPU=$SRC/tests/fixtures/gpu
+HERE=$SRC/tests/analyzer
+
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+if [ -z "$CHROMIUM" ] || ! command -v node > /dev/null; then
+	echo "FAIL chromium or node not found (chromium: '${CHROMIUM}'): run scripts/install-deps.sh"
+	exit 1
+fi
+
+# A trace with one kernel and its launch; an empty one (no kernels, copies or API calls).
+cat > "$TMP/one.sql" <<'SQL'
+INSERT INTO GPT_META VALUES ('schema_version', '1'), ('tool', 'gpt-trace'), ('time_origin_ns', '1700000000000000000'),
+	('command', './one'), ('process_name', 'one'), ('pid', '7'), ('trace_complete', '1');
+INSERT INTO StringIds VALUES (1, 'only_kernel(float*)'), (2, 'cudaLaunchKernel');
+INSERT INTO TARGET_INFO_GPU (vmId, id, name, busLocation, totalMemory, memoryBandwidth, clockRate, smCount,
+	computeMajor, computeMinor) VALUES (0, 0, 'NVIDIA H200', '0000:45:00.0', 150137864192, 4916736000000,
+	1980000000, 132, 9, 0);
+INSERT INTO PROCESSES VALUES (7 << 24, 7, 'one');
+INSERT INTO CUPTI_ACTIVITY_KIND_RUNTIME (start, end, eventClass, globalTid, correlationId, nameId, returnValue)
+	VALUES (1000, 1500, 0, (7 << 24) + 8, 1, 2, 0);
+INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid,
+	demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ,
+	staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId)
+	VALUES (3000, 8000, 0, 1, 7, 1, 7 << 24, 1, 1, 32, 132, 1, 1, 256, 1, 1, 0, 0, 0, 0, 1);
+SQL
+make_trace "$TMP/one-kernel.sqlite" "$TMP/one.sql"
+make_trace "$TMP/no-kernels.sqlite"
+
+# check NAME EXTRA-PYTHON TRACE...: render, open in Chromium, compare with the JSON report and stats
+check() {
+	local name=$1 extra=$2
+	shift 2
+	if ! "$GPT" report --format html -o "$TMP/$name.html" "$@" 2> "$TMP/err"; then
+		expect "html $name renders" "" "$(cat "$TMP/err")"
+		return
+	fi
+	"$GPT" report --format json -o "$TMP/$name.json" "$@"
+	"$GPT" stats --format json "$@" > "$TMP/$name.stats.json"
+	if ! node "$HERE/html-check.js" "$CHROMIUM" "$TMP/$name.html" --pdf "$TMP/$name.pdf" > "$TMP/$name.page.json" \
+		2> "$TMP/err"; then
+		expect "html $name opens in chromium" "" "$(cat "$TMP/err")"
+		return
+	fi
+	expect "html $name" "ok" "$(python3 "$HERE/html-compare.py" "$TMP/$name.page.json" "$TMP/$name.json" \
+		"$TMP/$name.stats.json" "$TMP/$name.html" "$extra" 2>&1 | tail -3)"
+	expect "html $name prints" "%PDF" "$(head -c 4 "$TMP/$name.pdf")"
+}
+
+# A PyTorch loop (20 NVTX steps, 3 s of start-up and warm-up): both windows of the timeline, 18
+# steady bars, 20 kernels of 25 names, a pageable copy highlighted.
+check train_small "
+assert len(windows) == 2 and len(bars) == 18 and len(rows) == 20 and len(lanes) == 2
+assert [num(e, 'pageable') for e in copies].count(1) == 1" "$GPU/train_small.sqlite"
+# cudaMalloc/cudaFree in every step: 200 steady iterations, the findings name the allocation.
+check steady_malloc "
+assert len(bars) == 200 and any(e['data']['kind'] == 'cuda-call' for e in els('idle-cause'))" \
+	"$GPU/pairs/steady_malloc-bad.sqlite"
+# An Nsight Systems export (nvFuser on an H200): no steady state, every kernel runs about once.
+check nvfuser "
+assert rep['traces'][0].endswith('(nsys)') and not bars and len(rows) == 15" "$H200"
+# --metrics: the uncoalesced-access findings show their source lines.
+check access_metrics "
+assert len(page['src_lines']) >= 2 and all('.cu:' in l for l in page['src_lines'])" "$GPU/access-metrics.sqlite"
+# Three per-process traces of one job: one group of lanes per trace.
+check three_processes "
+assert len(rep['traces']) == 3 and len(els('tl-trace')) == 3 * len(windows)" \
+	"$GPU"/fork_child-732.sqlite "$GPU"/fork_child-733.sqlite "$GPU"/fork_child-752.sqlite
+check one_kernel "
+assert len(rows) == 1 and len(lanes) == 1 and num(rows[0], 'total-ns') == 5000 and idle_total == 0" \
+	"$TMP/one-kernel.sqlite"
+check no_kernels "
+assert windows == [] and rows == [] and copies == [] and cards == [] or rep['findings']" "$TMP/no-kernels.sqlite"
+
+expect_exit "html needs -o" 2 "needs an output file" "$GPT" report --format html "$TMP/one-kernel.sqlite"
+expect_exit "html unwritable output" 2 "cannot write" "$GPT" report --format html -o "$TMP/no/such/dir/r.html" \
+	"$TMP/one-kernel.sqlite"
+finish
