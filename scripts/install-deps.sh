@@ -2,8 +2,9 @@
 # Installs what gpt-trace needs to build and test on Debian 12 (the CUDA toolkit is expected at
 # /usr/local/cuda already; without it only the analyzer is built). Installs nothing that is present.
 set -euo pipefail
+# chromium: tests/analyzer/html.sh opens the HTML report in it, headless
 pkgs=(cmake make gcc g++ pkg-config sqlite3 libsqlite3-dev zlib1g-dev libprotobuf-c-dev
-      protobuf-c-compiler python3 nodejs npm)
+      protobuf-c-compiler python3 nodejs npm chromium)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
