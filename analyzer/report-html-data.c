@@ -225,7 +225,8 @@ static int read_kernel_names(struct reader *r, struct kernel_pass *kp)
 	sqlite3_finalize(names);
 
 	/* merge by name: sort the groups by name, one entry per run of equal names */
-	qsort(kp->groups, kp->ngroups, sizeof(*kp->groups), compare_group_name);
+	if (kp->ngroups)
+		qsort(kp->groups, kp->ngroups, sizeof(*kp->groups), compare_group_name);
 	kp->names = xcalloc(kp->ngroups ? kp->ngroups : 1, sizeof(*kp->names));
 	for (size_t i = 0; i < kp->ngroups; i++) {
 		struct kernel_group *g = &kp->groups[i];
@@ -250,7 +251,8 @@ static int read_kernel_names(struct reader *r, struct kernel_pass *kp)
 	}
 	c->kernel_names = (int64_t)kp->nnames;
 	/* the top names first; groups follow their name to its new place */
-	qsort(kp->names, kp->nnames, sizeof(*kp->names), compare_name_total);
+	if (kp->nnames)
+		qsort(kp->names, kp->nnames, sizeof(*kp->names), compare_name_total);
 	moved = xcalloc(kp->nnames ? kp->nnames : 1, sizeof(*moved));
 	for (size_t i = 0; i < kp->nnames; i++)
 		moved[kp->names[i].unsorted] = i;

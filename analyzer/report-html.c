@@ -591,22 +591,24 @@ static void write_iteration_histogram(FILE *out, const struct report_header *hdr
 			count[i] == 1 ? "" : "s", report_duration(lo + (int64_t)i * width, a, sizeof(a)),
 			report_duration(lo + (int64_t)(i + 1) * width, b, sizeof(b)));
 	}
-	/* the median and p90 of phases.c, where they fall */
+	/* the median and p90 of phases.c, where they fall; labels on two lines, inside the plot */
 	for (int m = 0; m < 2; m++) {
 		int64_t v = m ? tp->p90_ns : tp->median_ns;
 		double x = IT_LEFT + plot_w * (double)(v - lo) / (double)(width * (int64_t)nbins);
+		int right = x > IT_W - 200;
 
 		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.1f\" stroke=\"#1a1a1a\" stroke-dasharray=\"%s\"/>"
 			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s %s</text>\n", x, x, IT_TOP, IT_TOP + plot_h,
-			m ? "2 3" : "6 3", m ? x + 4 : x - 4, IT_TOP + 12, m ? "start" : "end", m ? "p90" : "median",
-			report_duration(v, a, sizeof(a)));
+			m ? "2 3" : "6 3", right ? x - 4 : x + 4, IT_TOP + 12 + 14 * m, right ? "end" : "start",
+			m ? "p90" : "median", report_duration(v, a, sizeof(a)));
 	}
 	fprintf(out, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", IT_LEFT, IT_W - 10,
 		IT_TOP + plot_h, IT_TOP + plot_h);
 	fprintf(out, "<text x=\"%d\" y=\"%d\">%s</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>"
-		"<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%zu</text>\n", IT_LEFT, IT_H - 8,
-		report_duration(lo, a, sizeof(a)), IT_W - 10, IT_H - 8,
-		report_duration(lo + width * (int64_t)nbins, b, sizeof(b)), IT_LEFT - 4, IT_TOP + 10, cmax);
+		"<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%zu</text>"
+		"<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">steady iterations by time</text>\n", IT_LEFT, IT_H - 8,
+		html_short(lo, a, sizeof(a)), IT_W - 10, IT_H - 8, html_short(lo + width * (int64_t)nbins, b, sizeof(b)),
+		IT_LEFT - 4, IT_TOP + 10, cmax, (IT_W + IT_LEFT) / 2, IT_H - 8);
 	fputs("</svg><figcaption class=\"small muted\">How many steady iterations took how long.</figcaption>"
 	      "</figure>\n", out);
 }

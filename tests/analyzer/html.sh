@@ -53,14 +53,15 @@ check() {
 	expect "html $name prints" "%PDF" "$(head -c 4 "$TMP/$name.pdf")"
 }
 
-# A PyTorch loop (20 NVTX steps, 3 s of start-up and warm-up): both windows of the timeline, 18
-# steady bars, 20 kernels of 25 names, a pageable copy highlighted.
+# A PyTorch loop (20 NVTX steps after seconds of start-up and warm-up): the timeline is drawn
+# whole and zoomed on the steady state, one bar per steady iteration, pageable copies highlighted.
+steady='sum(tp["iterations"]["steady_count"] for tp in rep["phases"])'
 check train_small "
-assert len(windows) == 2 and len(bars) == 18 and len(rows) == 20 and len(lanes) == 2
-assert [num(e, 'pageable') for e in copies].count(1) == 1" "$GPU/train_small.sqlite"
-# cudaMalloc/cudaFree in every step: 200 steady iterations, the findings name the allocation.
+assert len(windows) == 2 and len(bars) == $steady > 10 and len(rows) == 20
+assert [num(e, 'pageable') for e in copies].count(1) >= 1" "$GPU/train_small.sqlite"
+# cudaMalloc/cudaFree in every step: the steady idle time is in CUDA calls (allocation).
 check steady_malloc "
-assert len(bars) == 200 and any(e['data']['kind'] == 'cuda-call' for e in els('idle-cause'))" \
+assert len(bars) == $steady >= 100 and any(e['data']['kind'] == 'cuda-call' for e in els('idle-cause'))" \
 	"$GPU/pairs/steady_malloc-bad.sqlite"
 # An Nsight Systems export (nvFuser on an H200): no steady state, every kernel runs about once.
 check nvfuser "
@@ -68,10 +69,10 @@ assert rep['traces'][0].endswith('(nsys)') and not bars and len(rows) == 15" "$H
 # --metrics: the uncoalesced-access findings show their source lines.
 check access_metrics "
 assert len(page['src_lines']) >= 2 and all('.cu:' in l for l in page['src_lines'])" "$GPU/access-metrics.sqlite"
-# Three per-process traces of one job: one group of lanes per trace.
-check three_processes "
-assert len(rep['traces']) == 3 and len(els('tl-trace')) == 3 * len(windows)" \
-	"$GPU"/fork_child-732.sqlite "$GPU"/fork_child-733.sqlite "$GPU"/fork_child-752.sqlite
+# The per-process traces of one job (a parent and its forked children): one group of lanes each.
+forks=("$GPU"/fork_child-*.sqlite)
+check processes "
+assert len(rep['traces']) == ${#forks[@]} >= 2 and len(els('tl-trace')) == ${#forks[@]} * len(windows)" "${forks[@]}"
 check one_kernel "
 assert len(rows) == 1 and len(lanes) == 1 and num(rows[0], 'total-ns') == 5000 and idle_total == 0" \
 	"$TMP/one-kernel.sqlite"
