@@ -125,44 +125,45 @@ static void write_phases_row(struct timeline *tl, const struct trace_phases *tp)
 	tl->y += ROW_PHASE;
 }
 
-/* Iterations: one shape each where they are at least 3 pixels wide, else merged into groups that are. */
+/*
+ * Iterations in the window: one shape each where they are at least 3 pixels wide, else merged into
+ * groups that are; warm-up iterations in orange.
+ */
 static void write_steps_row(struct timeline *tl, const struct trace_phases *tp)
 {
 	char a[32], b[32], words[64];
-	size_t i = 0, shapes = 0;
+	size_t i = 0, shapes = 0, n = tp->niterations;
 
-	if (!tp->niterations)
+	if (!n)
 		return;
-	snprintf(words, sizeof(words), "%s (%zu)", tp->source == ITERATIONS_KERNELS ? "iterations" : "NVTX steps",
-		 tp->niterations);
-	fprintf(tl->out, "<g class=\"tl-steps\" data-iterations=\"%zu\">", tp->niterations);
+	snprintf(words, sizeof(words), "%s (%zu)", tp->source == ITERATIONS_KERNELS ? "iterations" : "NVTX steps", n);
+	fprintf(tl->out, "<g class=\"tl-steps\" data-iterations=\"%zu\">", n);
 	label(tl, ROW_STEPS, words, "muted");
-	while (i < tp->niterations) {
+	while (i < n && tp->iterations[i].end <= tl->w->start)
+		i++;
+	while (i < n && tp->iterations[i].start < tl->w->end) {
 		size_t j = i;
 		double x0 = x_of(tl, tp->iterations[i].start), x1;
 		int warm = 0;
 
-		while (j + 1 < tp->niterations && x_of(tl, tp->iterations[j].end) - x0 < 3)
+		while (j + 1 < n && tp->iterations[j + 1].start < tl->w->end && x_of(tl, tp->iterations[j].end) - x0 < 3)
 			j++;
 		x1 = x_of(tl, tp->iterations[j].end);
 		for (size_t k = i; k <= j; k++)
 			warm |= tp->iterations[k].warmup;
-		if (x1 > x0 || shapes == 0) {
-			fprintf(tl->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" stroke=\"#fff\" "
-				"stroke-width=\"0.5\"><title>", x0, tl->y + 2, x1 - x0 < 1 ? 1 : x1 - x0, ROW_STEPS - 4,
-				warm ? "#E69F00" : shapes % 2 ? "#7FA7C9" : "#4F7FA8");
-			if (i == j)
-				fprintf(tl->out, "%s #%zu%s from %s: %s", tp->source == ITERATIONS_KERNELS ? "iteration" : "step", i + 1,
-					warm ? " (warm-up)" : "", html_at(tl->hdr, tp->iterations[i].start, a, sizeof(a)),
-					report_duration(tp->iterations[i].end - tp->iterations[i].start, b, sizeof(b)));
-			else
-				fprintf(tl->out, "iterations #%zu-#%zu%s from %s to ", i + 1, j + 1, warm ? " (some warm-up)" : "",
-					html_at(tl->hdr, tp->iterations[i].start, a, sizeof(a)));
-			if (i != j)
-				fputs(html_at(tl->hdr, tp->iterations[j].end, b, sizeof(b)), tl->out);
-			fputs("</title></rect>", tl->out);
-			shapes++;
-		}
+		fprintf(tl->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" stroke=\"#fff\" "
+			"stroke-width=\"0.5\"><title>", x0, tl->y + 2, x1 - x0 < 1 ? 1 : x1 - x0, ROW_STEPS - 4,
+			warm ? "#E69F00" : shapes % 2 ? "#7FA7C9" : "#4F7FA8");
+		if (i == j)
+			fprintf(tl->out, "%s #%zu%s from %s: %s", tp->source == ITERATIONS_KERNELS ? "iteration" : "step", i + 1,
+				warm ? " (warm-up)" : "", html_at(tl->hdr, tp->iterations[i].start, a, sizeof(a)),
+				report_duration(tp->iterations[i].end - tp->iterations[i].start, b, sizeof(b)));
+		else
+			fprintf(tl->out, "iterations #%zu-#%zu%s from %s to %s", i + 1, j + 1, warm ? " (some warm-up)" : "",
+				html_at(tl->hdr, tp->iterations[i].start, a, sizeof(a)),
+				html_at(tl->hdr, tp->iterations[j].end, b, sizeof(b)));
+		fputs("</title></rect>", tl->out);
+		shapes++;
 		i = j + 1;
 	}
 	fputs("</g>\n", tl->out);

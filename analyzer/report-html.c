@@ -345,7 +345,8 @@ static void write_phases(FILE *out, const struct report_header *hdr)
 	}
 	for (size_t t = 0; t < hdr->phases->ntraces; t++) {
 		const struct trace_phases *tp = &hdr->phases->traces[t];
-		int64_t total = 0, shown[PHASE_COUNT], shown_total = 0;
+		int64_t total = 0;
+		double shown[PHASE_COUNT], fixed = 0, rest = 0;
 		size_t nsteady = tp->niterations - tp->first_steady;
 
 		if (hdr->phases->ntraces > 1) {
@@ -357,29 +358,39 @@ static void write_phases(FILE *out, const struct report_header *hdr)
 			fputs("<p class=\"muted\">None: nothing ran on a GPU.</p>\n", out);
 			continue;
 		}
-		/* to scale, except that a phase shorter than 11% of the bar is widened to 11% to stay readable */
-		for (int i = 0; i < PHASE_COUNT; i++)
-			total += tp->phase[i].end - tp->phase[i].start;
+		/* to scale, except that a phase under 12% of the bar gets 12%, the others share the rest */
 		for (int i = 0; i < PHASE_COUNT; i++) {
 			int64_t len = tp->phase[i].end - tp->phase[i].start;
 
-			shown[i] = len <= 0 ? 0 : total > 0 && len * 100 < total * 11 ? total * 11 / 100 : len;
-			shown_total += shown[i];
+			total += len > 0 ? len : 0;
 		}
+		for (int i = 0; i < PHASE_COUNT; i++) {
+			int64_t len = tp->phase[i].end - tp->phase[i].start;
+
+			shown[i] = len <= 0 ? 0.0 : (double)len / (double)(total ? total : 1);
+			if (shown[i] > 0 && shown[i] < 0.12) {
+				shown[i] = -0.12;	/* fixed */
+				fixed += 0.12;
+			} else {
+				rest += shown[i];
+			}
+		}
+		for (int i = 0; i < PHASE_COUNT; i++)
+			shown[i] = shown[i] < 0 ? 0.12 : rest > 0 ? shown[i] * (1.0 - fixed) / rest : shown[i];
 		fputs("<div class=\"phasebar\" role=\"img\" aria-label=\"phases\">", out);
 		for (int i = 0; i < PHASE_COUNT; i++) {
 			const struct phase *ph = &tp->phase[i];
 
-			if (!shown[i])
+			if (shown[i] <= 0)
 				continue;
 			fprintf(out, "<div class=\"phase-seg %s\" style=\"width:%.2f%%\" data-trace=\"%zu\" data-phase=\"%s\" "
 				"data-start-ns=\"%" PRId64 "\" data-end-ns=\"%" PRId64 "\" title=\"%s %s: ", phase_class(i),
-				100.0 * (double)shown[i] / (double)shown_total, t, phase_name((enum phase_id)i), ph->start,
+				100.0 * shown[i], t, phase_name((enum phase_id)i), ph->start,
 				ph->end, phase_name((enum phase_id)i), report_duration(ph->end - ph->start, a, sizeof(a)));
 			html_text(out, ph->reason);
 			fprintf(out, "\">%s %s</div>", phase_name((enum phase_id)i), html_short(ph->end - ph->start, a, sizeof(a)));
 		}
-		fputs("</div>\n<p class=\"small muted\">To scale, except that phases under 11% of the trace are widened "
+		fputs("</div>\n<p class=\"small muted\">To scale, except that phases under 12% of the trace are widened "
 		      "to stay readable.</p>\n", out);
 		fputs("<table class=\"phases\"><tr><th>Phase</th><th class=\"num\">Starts</th><th class=\"num\">Duration"
 		      "</th><th>Why</th><th>Largest idle causes</th></tr>\n", out);
@@ -890,17 +901,25 @@ static int is_source_line(const char *s)
 	return !strncmp(s, "source ", 7);
 }
 
-static void write_findings(FILE *out, const struct report_header *hdr, const struct findings *findings,
-			   const struct report_options *opt)
+static int64_t recoverable_total(const struct findings *findings)
 {
 	int64_t total = 0;
-	char a[32], b[32];
 
 	for (size_t i = 0; i < findings->count; i++)
 		total += findings->items[i].recoverable_ns;
-	fputs("<section id=\"findings\">\n<h2>Findings</h2>\n", out);
+	return total;
+}
+
+/* The ranked findings as a table, at the top of the page; the cards below hold their evidence. */
+static void write_findings_table(FILE *out, const struct report_header *hdr, const struct findings *findings,
+				 const struct report_options *opt)
+{
+	int64_t total = recoverable_total(findings);
+	char a[32], b[32];
+
+	fputs("<div id=\"ranked\">\n<h2>Findings, ranked</h2>\n", out);
 	if (!findings->count) {
-		fprintf(out, "<p>No findings from %zu rules%s.</p>\n</section>\n", opt->nrules,
+		fprintf(out, "<p>No findings from %zu rules%s.</p>\n</div>\n", opt->nrules,
 			hdr->steady_only ? " in the steady state" : "");
 		return;
 	}
@@ -924,7 +943,17 @@ static void write_findings(FILE *out, const struct report_header *hdr, const str
 			f->recoverable_ns > 0 && hdr->steady_iterations > 0
 				? report_duration(f->recoverable_ns / hdr->steady_iterations, b, sizeof(b)) : "");
 	}
-	fputs("</table>\n", out);
+	fputs("</table>\n<p class=\"small muted\">Each one's evidence and fix: <a href=\"#findings\">Findings</a>."
+	      "</p>\n</div>\n", out);
+}
+
+static void write_findings(FILE *out, const struct report_header *hdr, const struct findings *findings)
+{
+	char a[32], b[32];
+
+	fputs("<section id=\"findings\">\n<h2>Findings</h2>\n", out);
+	if (!findings->count)
+		fputs("<p>None.</p>\n", out);
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
 
@@ -978,6 +1007,7 @@ void report_write_html(FILE *out, const struct report_header *hdr, const struct 
 	write_head(out, hdr);
 	fputs("<body>\n", out);
 	write_summary(out, hdr, findings);
+	write_findings_table(out, hdr, findings, opt);
 	write_phases(out, hdr);
 	fputs("<section id=\"timeline\">\n<h2>Timeline</h2>\n", out);
 	html_write_timeline(out, hdr, findings);
@@ -987,7 +1017,7 @@ void report_write_html(FILE *out, const struct report_header *hdr, const struct 
 	write_kernels(out, hdr);
 	write_copies(out, hdr);
 	write_idle(out, hdr);
-	write_findings(out, hdr, findings, opt);
+	write_findings(out, hdr, findings);
 	fprintf(out, "<footer class=\"small muted\"><p>gpt-trace %s &middot; the same data as <code>gpt-trace report "
 		     "--format json</code> (docs/report-json.md); this page: docs/html-report.md</p></footer>\n"
 		     "</body>\n</html>\n", GPT_TRACE_VERSION);

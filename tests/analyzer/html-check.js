@@ -157,7 +157,7 @@ const COLLECT = `(() => {
 	}
 	await send('Browser.close').catch(() => {});
 	await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-	process.stdout.write(JSON.stringify(out) + '\n');
 	removeProfile();
-	process.exit(0);
+	// exit only once the output is written: on a pipe, stdout is asynchronous
+	process.stdout.write(JSON.stringify(out) + '\n', () => process.exit(0));
 })().catch(fail);
