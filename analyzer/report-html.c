@@ -191,7 +191,7 @@ static const char css[] =
 	".b-warning{background:#E69F00;color:#1a1a1a;border-color:#E69F00}"
 	".b-info{background:#fff;color:#1a1a1a;border-color:#8C8C8C}"
 	".phasebar{display:flex;height:26px;border:1px solid #1a1a1a;margin:6px 0 2px}"
-	".phasebar div{overflow:hidden;white-space:nowrap;font-size:11px;padding:5px 3px;"
+	".phasebar div{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:11px;padding:5px 3px;"
 	"border-right:1px solid #fff}"
 	".ph-start-up{background:#DDDDDD}.ph-warm-up{background:#F5D9A6}.ph-steady{background:#B9DDF1}"
 	".ph-tear-down{background:#EEEEEE}"
@@ -302,9 +302,11 @@ static void write_summary(FILE *out, const struct report_header *hdr, const stru
 		html_text(out, hdr->scope);
 		fputs("</dd>\n", out);
 	}
-	if (hdr->steady_only)
+	if (hdr->steady_only && judged_span(hdr) > 0)
 		fprintf(out, "<dt>Judged</dt><dd>the steady state only (%s); one-time costs are in the phases</dd>\n",
-			report_duration(hdr->steady_end - hdr->steady_start, a, sizeof(a)));
+			report_duration(judged_span(hdr), a, sizeof(a)));
+	else if (hdr->steady_only)
+		fputs("<dt>Judged</dt><dd>the steady state only, and there is none: nothing repeats (see the phases)</dd>\n", out);
 	fputs("</dl>\n", out);
 	for (size_t i = 0; i < hdr->nnotes; i++) {
 		fputs("<p class=\"note\"><b>Note:</b> ", out);
@@ -924,11 +926,12 @@ static void write_findings_table(FILE *out, const struct report_header *hdr, con
 		return;
 	}
 	fprintf(out, "<p id=\"findings-total\" data-recoverable-ns=\"%" PRId64 "\">%zu finding%s from %zu rules%s, ranked by "
-		"recoverable time: up to %s in all (%.1f%% of the %s).</p>\n", total, findings->count,
-		findings->count == 1 ? "" : "s", opt->nrules, hdr->steady_only ? " on the steady state" : "",
-		report_duration(total, a, sizeof(a)),
-		judged_span(hdr) > 0 ? 100.0 * (double)total / (double)judged_span(hdr) : 0.0,
-		hdr->steady_only ? "steady state" : "span");
+		"recoverable time: up to %s in all", total, findings->count, findings->count == 1 ? "" : "s", opt->nrules,
+		hdr->steady_only ? " on the steady state" : "", report_duration(total, a, sizeof(a)));
+	if (judged_span(hdr) > 0)
+		fprintf(out, " (%.1f%% of the %s)", 100.0 * (double)total / (double)judged_span(hdr),
+			hdr->steady_only ? "steady state" : "span");
+	fputs(".</p>\n", out);
 	fputs("<table class=\"finding-list\"><tr><th class=\"num\">#</th><th>Severity</th><th>Rule</th><th>Finding</th>"
 	      "<th class=\"num\">Recoverable</th><th class=\"num\">Per iteration</th></tr>\n", out);
 	for (size_t i = 0; i < findings->count; i++) {

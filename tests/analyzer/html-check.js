@@ -5,7 +5,7 @@
 // report). Optionally saves a full-page screenshot and a PDF (print).
 //
 //   node html-check.js CHROMIUM PAGE.html [--screenshot OUT.png [--clip Y,HEIGHT]] [--pdf OUT.pdf]
-//                      [--width PX]
+//                      [--width PX] [--media print]
 'use strict';
 const { spawn } = require('child_process');
 const fs = require('fs');
@@ -124,6 +124,8 @@ const COLLECT = `(() => {
 	for (const m of ['Runtime.enable', 'Log.enable', 'Network.enable', 'Page.enable'])
 		await send(m, {}, sessionId);
 	await send('Emulation.setDeviceMetricsOverride', { width, height: 900, deviceScaleFactor: 1, mobile: false }, sessionId);
+	if (opt('--media'))
+		await send('Emulation.setEmulatedMedia', { media: opt('--media') }, sessionId);
 	const loaded = waitFor('Page.loadEventFired', sessionId, 30000);
 	const t0 = process.hrtime.bigint();
 	await send('Page.navigate', { url }, sessionId);

@@ -77,7 +77,7 @@ check one_kernel "
 assert len(rows) == 1 and len(lanes) == 1 and num(rows[0], 'total-ns') == 5000 and idle_total == 0" \
 	"$TMP/one-kernel.sqlite"
 check no_kernels "
-assert windows == [] and rows == [] and copies == [] and cards == [] or rep['findings']" "$TMP/no-kernels.sqlite"
+assert windows == [] and lanes == [] and rows == [] and copies == [] and bins == []" "$TMP/no-kernels.sqlite"
 
 expect_exit "html needs -o" 2 "needs an output file" "$GPT" report --format html "$TMP/one-kernel.sqlite"
 expect_exit "html unwritable output" 2 "cannot write" "$GPT" report --format html -o "$TMP/no/such/dir/r.html" \
