@@ -6,6 +6,7 @@
 #include "analyzer/report.h"
 #include "cli/commands.h"
 #include "cli/trace-args.h"
+#include "common/progress.h"
 #include "common/util.h"
 
 #include <getopt.h>
@@ -40,6 +41,7 @@ static const char usage_text[] =
 	"      --whole-trace     judge the whole trace, start-up and warm-up included (default: the\n"
 	"                        rules judge the steady state; one-time costs are listed apart)\n"
 	"      --timings         print each rule's run time on stderr\n"
+	"  -q, --quiet           no progress line (shown on a terminal when the work takes over 2 s)\n"
 	"  -h, --help            print this help\n"
 	"\n" TRACE_ARGS_USAGE
 	"\n'gpt-trace rules' lists the rules and their thresholds.\n"
@@ -62,6 +64,7 @@ static const struct option long_options[] = {
 	{ "color", required_argument, NULL, OPT_COLOR },
 	{ "fail-on", required_argument, NULL, OPT_FAIL_ON },
 	{ "timings", no_argument, NULL, OPT_TIMINGS },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "step", required_argument, NULL, OPT_STEP },
 	{ "whole-trace", no_argument, NULL, OPT_WHOLE },
 	{ "window", required_argument, NULL, 'w' },
@@ -142,7 +145,7 @@ int cmd_report(int argc, char **argv)
 	FILE *out = stdout;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:c:s:r:w:n:k:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:o:c:s:r:w:n:k:qh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "html")) {
@@ -188,6 +191,9 @@ int cmd_report(int argc, char **argv)
 				goto out;
 			}
 			gate = 1;
+			break;
+		case 'q':
+			progress_enabled = 0;
 			break;
 		case OPT_TIMINGS:
 			timings = 1;

@@ -15,6 +15,7 @@
  */
 #include "rules/gaps.h"
 
+#include "common/progress.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -736,6 +737,21 @@ static int64_t column_or(sqlite3_stmt *st, int col, int64_t null_value)
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? null_value : sqlite3_column_int64(st, col);
 }
 
+/* How many operations the walk will read, for the progress line (0 when it cannot tell). */
+static int64_t count_operations(struct rule_context *ctx)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0;
+
+	if (sqlite3_prepare_v2(trace_db(ctx->trace), "SELECT (SELECT count(*) FROM kernels) + (SELECT count(*) "
+			       "FROM copies) + (SELECT count(*) FROM sets)", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
 int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
 	     size_t errlen)
 {
@@ -746,6 +762,7 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 	int ret, rc, attributing = 0, startup = 0;
 	unsigned api = 0;
 	struct gap g, first;
+	struct progress progress = { 0 };
 
 	walk->devices = NULL;
 	walk->ndevices = 0;
@@ -791,6 +808,8 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 	}
 	if (ret < 0)
 		goto out;
+	if (walk->progress)
+		progress_begin(&progress, walk->progress, "GPU operations", count_operations(ctx));
 	stream_next(&calls);
 	stream_next(&ranges);
 	while ((rc = sqlite3_step(ops)) == SQLITE_ROW) {
@@ -908,10 +927,12 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 			}
 		}
 		update_horizon(walk, &w);
+		progress_tick(&progress);
 	}
 	if (rc != SQLITE_DONE)
 		ret = rule_step_error(rule, ctx, err, errlen);
 out:
+	progress_end(&progress);
 	sqlite3_finalize(ops);
 	sqlite3_finalize(calls.st);
 	sqlite3_finalize(ranges.st);

@@ -1,0 +1,75 @@
+/*
+ * The progress line (see progress.h).
+ */
+#include "common/progress.h"
+#include "common/util.h"
+
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+
+int progress_enabled = 1;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void progress_begin(struct progress *p, const char *what, const char *unit, int64_t total)
+{
+	p->what = what;
+	p->unit = unit;
+	p->done = 0;
+	p->total = total;
+	p->started = now();
+	p->next_check = p->started + 2.0;
+	p->rate_since = 0;
+	p->rate_from = 0;
+	p->shown = 0;
+}
+
+static void count(char *buf, size_t len, double n)
+{
+	if (n >= 1e6)
+		snprintf(buf, len, "%.1fM", n / 1e6);
+	else if (n >= 1e3)
+		snprintf(buf, len, "%.0fk", n / 1e3);
+	else
+		snprintf(buf, len, "%.0f", n);
+}
+
+void progress_update(struct progress *p)
+{
+	double t = now(), rate;
+	char done[32], total[32], per[32];
+
+	if (!p->rate_since) {
+		p->rate_since = t;
+		p->rate_from = p->done;
+	}
+	if (t < p->next_check || t <= p->rate_since || !progress_enabled || !isatty(STDERR_FILENO))
+		return;
+	p->next_check = t + 0.5;
+	rate = (double)(p->done - p->rate_from) / (t - p->rate_since);
+	count(done, sizeof(done), (double)p->done);
+	count(per, sizeof(per), rate);
+	if (p->total > p->done && rate > 0) {
+		count(total, sizeof(total), (double)p->total);
+		fprintf(stderr, "\r" GPT_PREFIX "%s: %s of %s %s, %s/s, %.0f s left   ", p->what, done, total, p->unit,
+			per, (double)(p->total - p->done) / rate);
+	} else {
+		fprintf(stderr, "\r" GPT_PREFIX "%s: %s %s, %s/s   ", p->what, done, p->unit, per);
+	}
+	p->shown = 1;
+}
+
+void progress_end(struct progress *p)
+{
+	/* Erase the line, so that what follows starts clean. */
+	if (p->shown)
+		fprintf(stderr, "\r\033[K");
+	p->shown = 0;
+}
