@@ -4,7 +4,7 @@
  * diff-output.c.
  */
 #include "analyzer/diff.h"
-#include "analyzer/trace.h"
+#include "loader/trace.h"
 #include "common/util.h"
 
 #include <ctype.h>

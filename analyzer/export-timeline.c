@@ -1,5 +1,5 @@
 /*
- * The exporter's model: walks a trace's canonical views (analyzer/trace.h) in a few ordered SQL
+ * The exporter's model: walks a trace's canonical views (loader/trace.h) in a few ordered SQL
  * passes and hands tracks and events to a writer (export-perfetto.c, export-chrome.c). Each pass is
  * one statement whose rows arrive sorted by time within each track, so the walk holds only the
  * current nesting stack of each track; SQLite's sorter spills to disk, and memory does not grow

@@ -12,7 +12,7 @@
 #ifndef GPT_ANALYZER_EXPORT_TIMELINE_H
 #define GPT_ANALYZER_EXPORT_TIMELINE_H
 
-#include "analyzer/trace.h"
+#include "loader/trace.h"
 #include "rules/rule.h"
 
 #include <stddef.h>

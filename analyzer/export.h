@@ -26,7 +26,7 @@
 #ifndef GPT_ANALYZER_EXPORT_H
 #define GPT_ANALYZER_EXPORT_H
 
-#include "analyzer/trace.h"
+#include "loader/trace.h"
 #include "rules/rule.h"
 
 #include <stddef.h>

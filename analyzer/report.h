@@ -10,7 +10,7 @@
 #ifndef GPT_ANALYZER_REPORT_H
 #define GPT_ANALYZER_REPORT_H
 
-#include "analyzer/trace.h"
+#include "loader/trace.h"
 #include "rules/phases.h"
 #include "rules/rule.h"
 

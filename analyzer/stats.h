@@ -10,7 +10,7 @@
 #define GPT_ANALYZER_STATS_H
 
 #include "analyzer/report.h"
-#include "analyzer/trace.h"
+#include "loader/trace.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
  * become instant events on a findings track, so the report's evidence shows on the timeline.
  */
 #include "analyzer/export.h"
-#include "analyzer/trace.h"
+#include "loader/trace.h"
 #include "cli/commands.h"
 #include "common/util.h"
 #include "rules/rule.h"

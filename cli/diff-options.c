@@ -3,7 +3,7 @@
  */
 #include "cli/diff-options.h"
 #include "analyzer/baseline.h"
-#include "analyzer/trace.h"
+#include "loader/trace.h"
 #include "common/util.h"
 
 #include <errno.h>

@@ -8,7 +8,7 @@
  * streams, copy engines beside kernels) counts once, so the share never exceeds 100%.
  */
 #include "cli/run-summary.h"
-#include "analyzer/trace.h"
+#include "loader/trace.h"
 #include "common/util.h"
 
 #include <inttypes.h>

@@ -6,7 +6,7 @@
 #ifndef GPT_CLI_TRACE_ARGS_H
 #define GPT_CLI_TRACE_ARGS_H
 
-#include "analyzer/trace.h"
+#include "loader/trace.h"
 
 #include <stdint.h>
 

@@ -30,7 +30,7 @@
 #ifndef GPT_RULES_PHASES_H
 #define GPT_RULES_PHASES_H
 
-#include "analyzer/trace.h"
+#include "loader/trace.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -10,7 +10,7 @@
  * <view>, the same rows restricted to the scope of trace_set_scope(). Views are plain SQL, so memory
  * stays with SQLite's page cache however large the trace is.
  */
-#include "analyzer/trace.h"
+#include "loader/trace.h"
 #include "common/util.h"
 
 #include <errno.h>
