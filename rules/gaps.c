@@ -673,12 +673,12 @@ static char *ops_sql(void)
 {
 	static const char *const arms[] = {
 		"SELECT traceId, deviceId, streamId, start, end, 0 AS kind, nameId, graphNodeId,"
-		" correlationId, pid, NULL AS bytes, NULL AS copyKind, NULL AS srcKind, NULL AS dstKind"
-		" FROM kernels",
+		" correlationId, pid, NULL AS bytes, NULL AS copyKind, NULL AS srcKind, NULL AS dstKind,"
+		" gridX * gridY * gridZ AS blocks FROM kernels",
 		"SELECT traceId, deviceId, streamId, start, end, 1, NULL, graphNodeId, correlationId, pid,"
-		" bytes, copyKind, srcKind, dstKind FROM copies",
+		" bytes, copyKind, srcKind, dstKind, NULL FROM copies",
 		"SELECT traceId, deviceId, streamId, start, end, 2, NULL, graphNodeId, correlationId, pid,"
-		" bytes, NULL, NULL, NULL FROM sets",
+		" bytes, NULL, NULL, NULL, NULL FROM sets",
 	};
 	sqlite3_str *s = sqlite3_str_new(NULL);
 	int first = 1;
@@ -857,6 +857,7 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 		g.copy_kind = (int)column_or(ops, 11, -1);
 		g.src_kind = (int)column_or(ops, 12, -1);
 		g.dst_kind = (int)column_or(ops, 13, -1);
+		g.next_blocks = column_or(ops, 14, -1);
 		g.api_start = g.api_end = g.api_name_id = -1;
 		if (w.cap && sqlite3_column_type(ops, 8) != SQLITE_NULL) {
 			call = pending_slot(&w, trace_id, sqlite3_column_int64(ops, 9),

@@ -119,6 +119,7 @@ struct gap {
 	int64_t next_start, next_end;		/* when that operation ran (start may precede end of
 						   the gap's start when operations overlap) */
 	int64_t next_graph_node;		/* its graphNodeId, 0 when not launched from a graph */
+	int64_t next_blocks;			/* kernels: gridX * gridY * gridZ; -1 otherwise */
 	int64_t next_busy;			/* how much that operation added to the device's busy
 						   time (its part not overlapping earlier work) */
 	int64_t bytes;				/* copies: bytes, copyKind, srcKind, dstKind (-1: NULL) */

@@ -9,6 +9,7 @@
  * duration * (1 - B/S) over such launches, and reports a device when that reaches min_waste_pct of
  * its kernel time, weighting each kernel by the GPU time it actually takes.
  */
+#include "rules/gaps.h"
 #include "rules/rule-util.h"
 
 #include "common/util.h"
@@ -27,9 +28,6 @@ static const struct rule_param params[] = {
 
 static const char gpus_sql[] =
 	"SELECT traceId, id, MAX(smCount) FROM gpus WHERE smCount > 0 GROUP BY traceId, id";
-/* One unsorted pass over the kernels: totals and small grids are summed here, per key. */
-static const char kernels_sql[] =
-	"SELECT traceId, deviceId, nameId, gridX * gridY * gridZ, dur, start, end FROM kernels";
 
 struct device_grid {
 	int64_t trace_id, device;
@@ -50,6 +48,7 @@ struct small_kernel {
 };
 
 struct grid_state {
+	int64_t default_sms;
 	struct rule_index device_index;	/* (trace, device) -> devices[] */
 	struct device_grid *devices;
 	size_t ndevices;
@@ -76,23 +75,25 @@ static struct device_grid *device_get(struct grid_state *s, int64_t trace_id, in
 	return &s->devices[i];
 }
 
-/* One kernel launch of the scan. */
-static void add_launch(struct grid_state *s, sqlite3_stmt *st, int64_t default_sms)
+/* One operation of the walk: kernels' totals and small grids are summed here, per key. */
+static int on_op(const struct gap *g, void *arg)
 {
-	int64_t trace_id = sqlite3_column_int64(st, 0), device = sqlite3_column_int64(st, 1);
-	int64_t name_id = sqlite3_column_int64(st, 2), blocks = sqlite3_column_int64(st, 3);
-	int64_t ns = sqlite3_column_int64(st, 4);
-	int64_t start = sqlite3_column_int64(st, 5), end = sqlite3_column_int64(st, 6);
-	struct device_grid *d = device_get(s, trace_id, device, default_sms);
+	struct grid_state *s = arg;
+	int64_t trace_id = g->trace_id, device = g->device, name_id = g->next_name_id, blocks = g->next_blocks;
+	int64_t start = g->next_start, end = g->next_end, ns = end - start;
 	int64_t key[RULE_INDEX_KEYS] = { trace_id, device, name_id };
+	struct device_grid *d;
 	struct small_kernel *k;
 	double waste;
 	int created;
 	size_t i;
 
+	if (g->next_op != GPU_OP_KERNEL || blocks < 0)
+		return 0;
+	d = device_get(s, trace_id, device, s->default_sms);
 	d->kernel_ns += ns;
 	if (blocks >= d->sms || d->sms <= 0)
-		return;
+		return 0;
 	waste = (double)ns * (1.0 - (double)blocks / (double)d->sms);
 	i = rule_index_get(&s->kernel_index, key, &created);
 	if (created) {
@@ -119,6 +120,7 @@ static void add_launch(struct grid_state *s, sqlite3_stmt *st, int64_t default_s
 		d->last = end;
 	d->waste += waste;
 	d->launches++;
+	return 0;
 }
 
 static int compare_waste(const void *pa, const void *pb)
@@ -183,45 +185,54 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 				 plural((int64_t)(names - shown)));
 }
 
-static int small_grid_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
+/* The SM counts first; then every kernel from the walk. */
+static int small_grid_begin(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
+			    void **state, char *err, size_t errlen)
 {
-	int64_t default_sms = (int64_t)rule_param(ctx, rule, "sm_count");
-	double min_waste_pct = rule_param(ctx, rule, "min_waste_pct");
-	struct grid_state s = { 0 };
-	struct rule_clock clock = { 0 };
+	struct grid_state *s = xcalloc(1, sizeof(*s));
 	sqlite3_stmt *st = NULL;
-	int ret, rc, have_clock = 0;
+	int ret, rc;
 
+	s->default_sms = (int64_t)rule_param(ctx, rule, "sm_count");
 	ret = rule_prepare(rule, ctx, gpus_sql, &st, err, errlen);
 	if (ret < 0)
 		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct device_grid *d = device_get(&s, sqlite3_column_int64(st, 0),
-						   sqlite3_column_int64(st, 1), default_sms);
+		struct device_grid *d = device_get(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+						   s->default_sms);
 
 		d->sms = sqlite3_column_int64(st, 2);
 		d->known = 1;
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != SQLITE_DONE)
 		ret = rule_step_error(rule, ctx, err, errlen);
-		goto out;
-	}
+	*visitor = (struct gap_visitor){ .min_gap = 0, .fn = on_op, .arg = s };
+out:
 	sqlite3_finalize(st);
-	st = NULL;
-
-	ret = rule_prepare(rule, ctx, kernels_sql, &st, err, errlen);
-	if (ret < 0)
-		goto out;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		add_launch(&s, st, default_sms);
-	if (rc != SQLITE_DONE) {
-		ret = rule_step_error(rule, ctx, err, errlen);
-		goto out;
+	if (ret < 0) {
+		rule_index_release(&s->device_index);
+		free(s->devices);
+		free(s);
+		s = NULL;
 	}
-	if (s.nkernels > 1)
-		qsort(s.kernels, s.nkernels, sizeof(*s.kernels), compare_waste);
-	for (size_t i = 0; i < s.ndevices; i++) {
-		const struct device_grid *d = &s.devices[i];
+	*state = s;
+	return ret;
+}
+
+static int small_grid_finish(const struct rule *rule, struct rule_context *ctx, void *state,
+			     const struct gap_walk *walk, char *err, size_t errlen)
+{
+	double min_waste_pct = rule_param(ctx, rule, "min_waste_pct");
+	struct grid_state *s = state;
+	struct rule_clock clock = { 0 };
+	int ret = 0, have_clock = 0;
+
+	if (!walk)
+		goto out;
+	if (s->nkernels > 1)
+		qsort(s->kernels, s->nkernels, sizeof(*s->kernels), compare_waste);
+	for (size_t i = 0; i < s->ndevices; i++) {
+		const struct device_grid *d = &s->devices[i];
 
 		if (!d->launches || d->waste * 100.0 < min_waste_pct * (double)d->kernel_ns)
 			continue;
@@ -231,15 +242,15 @@ static int small_grid_run(const struct rule *rule, struct rule_context *ctx, cha
 				goto out;
 			have_clock = 1;
 		}
-		report_device(rule, ctx, &s, d, &clock);
+		report_device(rule, ctx, s, d, &clock);
 	}
 out:
-	sqlite3_finalize(st);
 	rule_clock_release(&clock);
-	rule_index_release(&s.device_index);
-	rule_index_release(&s.kernel_index);
-	free(s.devices);
-	free(s.kernels);
+	rule_index_release(&s->device_index);
+	rule_index_release(&s->kernel_index);
+	free(s->devices);
+	free(s->kernels);
+	free(s);
 	return ret;
 }
 
@@ -250,5 +261,7 @@ const struct rule rule_small_grid = {
 		    "the GPU time they take",
 	.params = params,
 	.nparams = sizeof(params) / sizeof(params[0]),
-	.run = small_grid_run,
+	.run = rule_walk_run,
+	.begin = small_grid_begin,
+	.finish = small_grid_finish,
 };
