@@ -240,8 +240,22 @@ int report_header_read(struct trace *trace, const char *scope, struct report_hea
 		ret = read_count(trace, "copies", &hdr->copies, err, errlen);
 	if (!ret)
 		ret = read_count(trace, "api_calls", &hdr->api_calls, err, errlen);
-	if (!ret)
+	if (!ret && hdr->phases) {
+		/* The phases' walk measured every device's busy time already: no second pass. */
+		struct stats_device_busy *busy = xcalloc(hdr->phases->ndevices + 1, sizeof(*busy));
+
+		for (size_t i = 0; i < hdr->phases->ndevices; i++) {
+			const struct phase_device *d = &hdr->phases->devices[i];
+
+			busy[i] = (struct stats_device_busy){ .trace_id = d->trace_id, .device = d->device,
+							      .first = d->first, .last = d->last,
+							      .busy_ns = d->busy_ns, .operations = d->operations };
+		}
+		ret = stats_compute_devices_from(trace, busy, hdr->phases->ndevices, &st, err, errlen);
+		free(busy);
+	} else if (!ret) {
 		ret = stats_compute_devices(trace, &st, err, errlen);
+	}
 	if (ret < 0)
 		return ret;
 	hdr->start = st->start;

@@ -68,7 +68,8 @@ struct report_header {
 	struct report_charts *charts;		/* HTML only: report_charts_read(); NULL otherwise */
 };
 
-/* Fill hdr (zero-initialised by the caller); scope may be NULL. Free with report_header_release(). */
+/* Fill hdr (zero-initialised by the caller, or with hdr->phases already computed, whose walk then
+ * gives the devices' busy time); scope may be NULL. Free with report_header_release(). */
 int report_header_read(struct trace *trace, const char *scope, struct report_header *hdr, char *err,
 		       size_t errlen);
 void report_header_release(struct report_header *hdr);

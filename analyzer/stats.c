@@ -849,6 +849,46 @@ int stats_compute_devices(struct trace *trace, struct stats **out, char *err, si
 	return 0;
 }
 
+int stats_compute_devices_from(struct trace *trace, const struct stats_device_busy *devices, size_t ndevices,
+			       struct stats **out, char *err, size_t errlen)
+{
+	struct pass p = { trace, err, errlen };
+	struct stats *st = xcalloc(1, sizeof(*st));
+	struct group_map map = { 0 };
+	size_t cap = 0;
+	int ret;
+
+	*out = NULL;
+	st->ntraces = trace_count(trace);
+	st->start = INT64_MAX;
+	st->end = INT64_MIN;
+	for (size_t i = 0; i < ndevices; i++) {
+		const struct stats_device_busy *d = &devices[i];
+		struct stats_row r = { .key = { d->trace_id, d->device, -1 } };
+
+		r.busy_ns = d->busy_ns;
+		r.sum.count = d->operations;
+		r.label = device_label(&p, st->ntraces, d->trace_id, d->device);
+		table_push(&st->devices, &cap, &r);
+		if (d->first < st->start)
+			st->start = d->first;
+		if (d->last > st->end)
+			st->end = d->last;
+	}
+	ret = pass_groups(&p, "trace span",
+			  "SELECT 0, 0, 0, min(start), max(end), 0 FROM api_calls "
+			  "UNION ALL SELECT 0, 0, 0, min(start), max(end), 0 FROM syncs", &map, &st->start, &st->end);
+	map_release(&map);
+	if (ret < 0) {
+		stats_free(st);
+		return ret;
+	}
+	sort_by_keys(&st->devices);
+	fix_span(st);
+	*out = st;
+	return 0;
+}
+
 void stats_free(struct stats *st)
 {
 	if (!st)

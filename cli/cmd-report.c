@@ -236,15 +236,12 @@ int cmd_report(int argc, char **argv)
 	trace = trace_args_open(argv + optind, argc - optind, &args, &origin, &scope);
 	if (!trace)
 		goto out;
-	if (report_header_read(trace, scope, &hdr, err, sizeof(err)) < 0) {
+	if (phases_compute(trace, step, &hdr.phases, err, sizeof(err)) < 0 ||
+	    report_header_read(trace, scope, &hdr, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}
 	hdr.origin = origin;
-	if (phases_compute(trace, step, &hdr.phases, err, sizeof(err)) < 0) {
-		pr_err("%s", err);
-		goto out;
-	}
 	/* the page's charts show the whole scope, so they are read before it narrows to the steady state */
 	if (opt.format == REPORT_FORMAT_HTML && report_charts_read(trace, &hdr, err, sizeof(err)) < 0) {
 		pr_err("%s", err);

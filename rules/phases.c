@@ -872,6 +872,16 @@ int phases_compute(struct trace *trace, const char *step, struct phases **out, c
 	}
 	if (!ret)
 		ret = rule_clock_init(&clock, &phases_rule, &ctx, err, errlen);
+	if (!ret) {
+		p->devices = xcalloc(walk.ndevices ? walk.ndevices : 1, sizeof(*p->devices));
+		p->ndevices = walk.ndevices;
+		for (size_t i = 0; i < walk.ndevices; i++)
+			p->devices[i] = (struct phase_device){
+				.trace_id = walk.devices[i].trace_id, .device = walk.devices[i].device,
+				.first = walk.devices[i].first, .last = walk.devices[i].last,
+				.busy_ns = walk.devices[i].busy, .operations = walk.devices[i].ops,
+			};
+	}
 	for (size_t t = 0; !ret && t < n; t++)
 		assemble(p, &s, &p->traces[t], clock.span_end[t]);
 out:
@@ -915,6 +925,7 @@ void phases_free(struct phases *p)
 		free(tp->source_name);
 	}
 	free(p->traces);
+	free(p->devices);
 	st = p->strings;
 	for (size_t i = 0; st && i < st->n; i++)
 		free(st->items[i]);

@@ -115,9 +115,18 @@ struct trace_phases {
 	size_t nslowest;
 };
 
+/* What the walk saw of one device: its busy time, the union of its operations. */
+struct phase_device {
+	int64_t trace_id, device;
+	int64_t first, last;	/* first operation's start, last one's end */
+	int64_t busy_ns, operations;
+};
+
 struct phases {
 	struct trace_phases *traces;
 	size_t ntraces;
+	struct phase_device *devices;	/* every device that ran anything, in order of first work */
+	size_t ndevices;
 	/* Strings that causes and iterations point to; private. */
 	void *strings;
 };
