@@ -820,24 +820,16 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 	return 0;
 }
 
-int stats_compute_devices(struct trace *trace, struct stats **out, char *err, size_t errlen)
+/* The devices' span widened by API calls and syncs (their min/max: one cheap pass each); then *out
+ * is st, or st is freed on failure. */
+static int widen_span(struct pass *p, struct stats *st, struct stats **out)
 {
-	struct pass p = { trace, err, errlen };
-	struct stats *st = xcalloc(1, sizeof(*st));
 	struct group_map map = { 0 };
 	int ret;
 
-	*out = NULL;
-	st->ntraces = trace_count(trace);
-	st->start = INT64_MAX;
-	st->end = INT64_MIN;
-	ret = stats_device_busy(&p, st);
-	/* API calls and syncs widen the span; their min/max are one cheap pass each */
-	if (!ret)
-		ret = pass_groups(&p, "trace span",
-				  "SELECT 0, 0, 0, min(start), max(end), 0 FROM api_calls "
-				  "UNION ALL SELECT 0, 0, 0, min(start), max(end), 0 FROM syncs", &map, &st->start,
-				  &st->end);
+	ret = pass_groups(p, "trace span",
+			  "SELECT 0, 0, 0, min(start), max(end), 0 FROM api_calls "
+			  "UNION ALL SELECT 0, 0, 0, min(start), max(end), 0 FROM syncs", &map, &st->start, &st->end);
 	map_release(&map);
 	if (ret < 0) {
 		stats_free(st);
@@ -849,14 +841,30 @@ int stats_compute_devices(struct trace *trace, struct stats **out, char *err, si
 	return 0;
 }
 
+int stats_compute_devices(struct trace *trace, struct stats **out, char *err, size_t errlen)
+{
+	struct pass p = { trace, err, errlen };
+	struct stats *st = xcalloc(1, sizeof(*st));
+	int ret;
+
+	*out = NULL;
+	st->ntraces = trace_count(trace);
+	st->start = INT64_MAX;
+	st->end = INT64_MIN;
+	ret = stats_device_busy(&p, st);
+	if (ret < 0) {
+		stats_free(st);
+		return ret;
+	}
+	return widen_span(&p, st, out);
+}
+
 int stats_compute_devices_from(struct trace *trace, const struct stats_device_busy *devices, size_t ndevices,
 			       struct stats **out, char *err, size_t errlen)
 {
 	struct pass p = { trace, err, errlen };
 	struct stats *st = xcalloc(1, sizeof(*st));
-	struct group_map map = { 0 };
 	size_t cap = 0;
-	int ret;
 
 	*out = NULL;
 	st->ntraces = trace_count(trace);
@@ -875,18 +883,7 @@ int stats_compute_devices_from(struct trace *trace, const struct stats_device_bu
 		if (d->last > st->end)
 			st->end = d->last;
 	}
-	ret = pass_groups(&p, "trace span",
-			  "SELECT 0, 0, 0, min(start), max(end), 0 FROM api_calls "
-			  "UNION ALL SELECT 0, 0, 0, min(start), max(end), 0 FROM syncs", &map, &st->start, &st->end);
-	map_release(&map);
-	if (ret < 0) {
-		stats_free(st);
-		return ret;
-	}
-	sort_by_keys(&st->devices);
-	fix_span(st);
-	*out = st;
-	return 0;
+	return widen_span(&p, st, out);
 }
 
 void stats_free(struct stats *st)

@@ -139,6 +139,19 @@ static int candidate_text(const char *text)
 	return text[0] && strncasecmp(text, "nccl", 4) != 0;
 }
 
+/* The NVTX ranges of one trace, in start order: columns start, end, text. */
+static int prepare_ranges(struct rule_context *ctx, const struct trace_phases *tp, sqlite3_stmt **st, char *err,
+			  size_t errlen)
+{
+	int ret = rule_prepare(&phases_rule, ctx,
+			       "SELECT start, end, text FROM nvtx WHERE traceId = ?1 AND end > start AND text IS NOT NULL"
+			       " ORDER BY start", st, err, errlen);
+
+	if (!ret)
+		sqlite3_bind_int64(*st, 1, tp->trace_id);
+	return ret;
+}
+
 struct range_group {
 	char name[128];
 	int64_t count, total, last_end;
@@ -153,12 +166,9 @@ static int collect_ranges(struct rule_context *ctx, struct trace_phases *tp, con
 	int ret, rc;
 	int64_t last_end = INT64_MIN;
 
-	ret = rule_prepare(&phases_rule, ctx,
-			   "SELECT start, end, text FROM nvtx WHERE traceId = ?1 AND end > start AND text IS NOT NULL"
-			   " ORDER BY start", &st, err, errlen);
+	ret = prepare_ranges(ctx, tp, &st, err, errlen);
 	if (ret < 0)
 		return ret;
-	sqlite3_bind_int64(st, 1, tp->trace_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
 		const char *text = rule_column_text(st, 2);
@@ -198,12 +208,9 @@ static int find_nvtx_step(struct rule_context *ctx, struct trace_phases *tp, cha
 	sqlite3_stmt *st;
 	int ret, rc;
 
-	ret = rule_prepare(&phases_rule, ctx,
-			   "SELECT start, end, text FROM nvtx WHERE traceId = ?1 AND end > start AND text IS NOT NULL"
-			   " ORDER BY start", &st, err, errlen);
+	ret = prepare_ranges(ctx, tp, &st, err, errlen);
 	if (ret < 0)
 		return ret;
-	sqlite3_bind_int64(st, 1, tp->trace_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
 		const char *text = rule_column_text(st, 2);
