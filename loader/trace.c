@@ -734,10 +734,13 @@ static void append_processes(sqlite3_str *s, const struct trace_file *f, size_t 
 		sqlite3_str_appendf(s, "%sSELECT globalPid FROM \"%w\".\"%w\"", n++ ? " UNION " : "",
 				    f->schema, source_names[owners[i]]);
 	}
-	/* globalTid = globalPid | tid: clear the low 24 bits */
+	/*
+	 * globalTid = globalPid | tid: clear the low 24 bits. Named and DISTINCT because it may be the
+	 * only SELECT: an export without globalPid columns.
+	 */
 	if (has_column(f, SRC_RUNTIME, "globalTid"))
-		sqlite3_str_appendf(s, "%sSELECT globalTid & ~16777215 FROM \"%w\".CUPTI_ACTIVITY_KIND_RUNTIME",
-				    n++ ? " UNION " : "", f->schema);
+		sqlite3_str_appendf(s, "%sSELECT DISTINCT globalTid & ~16777215 AS globalPid "
+				    "FROM \"%w\".CUPTI_ACTIVITY_KIND_RUNTIME", n++ ? " UNION " : "", f->schema);
 	if (!n)
 		sqlite3_str_appendall(s, "SELECT NULL AS globalPid WHERE 0");
 	sqlite3_str_appendall(s, ") AS g WHERE g.globalPid IS NOT NULL");
