@@ -333,6 +333,8 @@ int collector_start(const struct collector_options *options, struct collector **
 	wopt.pid = options->pid;
 	wopt.api_name = options->api_name;
 	wopt.report = options->report;
+	wopt.created = options->created;
+	wopt.wal = options->wal;
 	c->writer = writer_new(&wopt);
 	if (!c->writer) {
 		rc = -ENOMEM;

@@ -50,6 +50,17 @@ struct collector_options {
 	const char *(*api_name)(int event_class, uint32_t cbid);
 	/* Called once, from the writer thread, with the first error line; may be NULL. */
 	void (*report)(const char *line);
+	/*
+	 * Called once, from the writer thread, when the trace file has been created and its first
+	 * transaction committed (path: the file's name); may be NULL. The library tells the launcher
+	 * through it that a trace exists, so one the process never finished can be recovered.
+	 */
+	void (*created)(const char *path);
+	/*
+	 * SQLite journal mode: 0 the rollback journal (DELETE, the default), 1 WAL. WAL exists for
+	 * the per-launch cost comparison (GPT_TRACE_JOURNAL=wal, tests/gpu/crash.sh); see writer.c.
+	 */
+	int wal;
 };
 
 /*

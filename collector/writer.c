@@ -9,6 +9,16 @@
  * StringIds ids. SQLite settings: synchronous=OFF (we guard against a killed process, not a power
  * cut: committed pages are in the OS's cache) and the default rollback journal, so the file is a
  * complete database after every commit and a single file at the end.
+ *
+ * Rollback journal rather than WAL, deliberately: (1) a finished trace is one file, which users
+ * copy, attach to issues and open with any SQLite tool; a WAL trace leaves -wal/-shm files until
+ * checkpointed, and a WAL database cannot be opened read-only from a folder the reader cannot
+ * write (the -shm must exist); (2) after a SIGKILL the main file already holds every committed
+ * transaction and the hot journal only the before-images of the open one, so recovery (a
+ * read-write open by the launcher, or by the loader on a copy) is a rollback of at most one commit
+ * interval; a WAL trace's committed data would sit in the -wal until a checkpoint; (3) our
+ * transactions are large (one per second), so WAL's advantage, cheap small commits, does not
+ * apply. The per-launch cost of both is measured by tests/gpu/crash.sh (GPT_TRACE_JOURNAL=wal).
  */
 #define _GNU_SOURCE
 #include "collector/writer.h"
@@ -359,7 +369,8 @@ static int writer_create_file(struct writer *w)
 	 * then waits for their shared lock instead of failing the whole trace with SQLITE_BUSY.
 	 */
 	sqlite3_busy_timeout(w->db, WRITER_BUSY_TIMEOUT_MS);
-	if (writer_exec(w, "PRAGMA synchronous=OFF; PRAGMA cache_size=-32768; "
+	if ((w->options.wal && writer_exec(w, "PRAGMA journal_mode=WAL") < 0) ||
+	    writer_exec(w, "PRAGMA synchronous=OFF; PRAGMA cache_size=-32768; "
 			   "PRAGMA temp_store=MEMORY; BEGIN") < 0 ||
 	    writer_exec(w, gpt_schema_sql) < 0)
 		return -1;
@@ -372,6 +383,8 @@ static int writer_create_file(struct writer *w)
 	    writer_exec(w, "COMMIT; BEGIN") < 0)
 		return -1;
 	w->last_commit_ns = monotonic_ns();
+	if (w->options.created)
+		w->options.created(w->path);
 	return 0;
 }
 

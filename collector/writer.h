@@ -28,6 +28,8 @@ struct writer_options {
 	uint32_t pid;
 	const char *(*api_name)(int event_class, uint32_t cbid);
 	void (*report)(const char *line);	/* the first error line, once */
+	void (*created)(const char *path);	/* the file exists, first commit done; may be NULL */
+	int wal;				/* journal_mode=WAL instead of the rollback journal */
 };
 
 /* NVTX_EVENTS eventType values (nsys ENUM_NSYS_EVENT_TYPE). */

@@ -47,6 +47,7 @@ static struct {
 	CUPTI_FN(GetVersion);
 	CUPTI_FN(Subscribe);
 	CUPTI_FN(Subscribe_v2);
+	CUPTI_FN(Unsubscribe);
 	CUPTI_FN(EnableCallback);
 	CUPTI_FN(GetCallbackName);
 	CUPTI_FN(GetResultString);
@@ -74,6 +75,10 @@ static atomic_ullong dropped_records;
 static unsigned api_calls_enabled;
 static char kinds_failed[256];
 static struct metrics_session *metrics;	/* NULL: no hardware metrics */
+static CUpti_ActivityKind kinds_enabled[16];
+static size_t nkinds_enabled;
+static atomic_int yielded;		/* the program's own profiler has CUPTI now */
+static pthread_mutex_t yield_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The kernel-launch entry points the metrics session hooks, both sites (docs/metrics.md). */
 static const CUpti_CallbackId metrics_runtime_launches[] = {
@@ -234,6 +239,7 @@ static int cupti_load(char *err, size_t errlen)
 	LOAD(GetVersion);
 	LOAD(Subscribe);
 	LOAD(Subscribe_v2);
+	LOAD(Unsubscribe);
 	LOAD(EnableCallback);
 	LOAD(GetCallbackName);
 	LOAD(GetResultString);
@@ -796,6 +802,8 @@ static void enable_kind(CUpti_ActivityKind kind, const char *name)
 		size_t n = strlen(kinds_failed);
 
 		snprintf(kinds_failed + n, sizeof(kinds_failed) - n, "%s%s", n ? "," : "", name);
+	} else if (nkinds_enabled < sizeof(kinds_enabled) / sizeof(kinds_enabled[0])) {
+		kinds_enabled[nkinds_enabled++] = kind;
 	}
 }
 
@@ -810,7 +818,7 @@ static int has_prefix(const char *name, const char *const *prefixes)
 /* Enable API records for the calls whose names start with one of prefixes. */
 static void enable_api_calls(CUpti_CallbackDomain domain, uint32_t ncbids,
 			     CUptiResult (*enable)(CUpti_CallbackId, uint8_t),
-			     const char *const *prefixes)
+			     const char *const *prefixes, uint8_t on)
 {
 	/* A newer CUPTI may know more calls than our headers: look a little further. */
 	for (uint32_t cbid = 1; cbid < ncbids + 256; cbid++) {
@@ -818,7 +826,7 @@ static void enable_api_calls(CUpti_CallbackDomain domain, uint32_t ncbids,
 
 		if (cupti.GetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name)
 			continue;
-		if (has_prefix(name, prefixes) && enable(cbid, 1) == CUPTI_SUCCESS)
+		if (has_prefix(name, prefixes) && enable(cbid, on) == CUPTI_SUCCESS && on)
 			api_calls_enabled++;
 	}
 }
@@ -869,6 +877,8 @@ int cupti_trace_enable(const struct inject_config *config, struct collector *col
 	result = cupti.ActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (result == CUPTI_SUCCESS)
 		result = cupti.ActivityEnable(kernel);
+	if (result == CUPTI_SUCCESS)
+		kinds_enabled[nkinds_enabled++] = kernel;
 	if (result != CUPTI_SUCCESS) {
 		atomic_store(&sink, NULL);
 		snprintf(err, errlen, "cannot enable CUPTI kernel records: %s: running untraced",
@@ -900,9 +910,9 @@ int cupti_trace_enable(const struct inject_config *config, struct collector *col
 		if (cupti.GetCallbackName && cupti.ActivityEnableRuntimeApi &&
 		    cupti.ActivityEnableDriverApi) {
 			enable_api_calls(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
-					 cupti.ActivityEnableRuntimeApi, default_runtime_calls);
+					 cupti.ActivityEnableRuntimeApi, default_runtime_calls, 1);
 			enable_api_calls(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
-					 cupti.ActivityEnableDriverApi, default_driver_calls);
+					 cupti.ActivityEnableDriverApi, default_driver_calls, 1);
 		} else {
 			/* A CUPTI without per-call selection: all runtime calls, as nsys does. */
 			enable_kind(CUPTI_ACTIVITY_KIND_RUNTIME, "runtime");
@@ -916,7 +926,8 @@ int cupti_trace_enable(const struct inject_config *config, struct collector *col
 
 void cupti_trace_flush(int forced)
 {
-	if (cupti.ActivityFlushAll)
+	/* Once yielded, the buffers CUPTI holds are the program's profiler's: not ours to flush. */
+	if (cupti.ActivityFlushAll && !atomic_load(&yielded))
 		cupti.ActivityFlushAll(forced ? CUPTI_ACTIVITY_FLAG_FLUSH_FORCED : 0);
 }
 
@@ -985,3 +996,95 @@ void cupti_trace_describe(struct collector *collector)
 	if (kinds_failed[0])
 		collector_set_meta(collector, "cupti_kinds_unavailable", kinds_failed);
 }
+
+/*
+ * Stepping aside for the program's own profiler (torch.profiler's Kineto, a CUPTI tool of its own):
+ * CUPTI has one subscriber and one set of activity buffer callbacks per process before CUDA 13.3,
+ * and we took them first. When the program asks for either (the interposed cuptiSubscribe,
+ * cuptiSubscribe_v2 and cuptiActivityRegisterCallbacks below), we hand over everything CUPTI holds
+ * for us (a forced flush), disable the activity kinds and API records we enabled, unsubscribe, and
+ * let the program's call through: it then gets exactly what it would have untraced. Our trace ends
+ * its CUPTI collection there (GPT_META cupti_yielded_at_ns, docs/schema.md); NVTX events and the
+ * rest of the trace go on to the end. We do not take CUPTI back when the program lets go: Kineto
+ * keeps its subscription for the life of the process.
+ *
+ * Our timestamp callback stays registered (CUPTI has no documented way to remove it), so the
+ * program's records are on CLOCK_MONOTONIC instead of CUPTI's default clock; their count and
+ * durations are the same.
+ */
+int cupti_trace_yield(void)
+{
+	int done = 0;
+
+	pthread_mutex_lock(&yield_lock);
+	if (atomic_load(&yielded) || !cupti.lib || !subscriber || !atomic_load(&sink))
+		goto out;
+	cupti.ActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	atomic_store(&yielded, 1);
+	if (cupti.ActivityDisable) {
+		for (size_t i = 0; i < nkinds_enabled; i++)
+			cupti.ActivityDisable(kinds_enabled[i]);
+		cupti.ActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+		cupti.ActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+	}
+	if (cupti.GetCallbackName && cupti.ActivityEnableRuntimeApi && cupti.ActivityEnableDriverApi &&
+	    api_calls_enabled) {
+		enable_api_calls(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
+				 cupti.ActivityEnableRuntimeApi, default_runtime_calls, 0);
+		enable_api_calls(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
+				 cupti.ActivityEnableDriverApi, default_driver_calls, 0);
+	}
+	if (cupti.Unsubscribe)
+		cupti.Unsubscribe(subscriber);
+	subscriber = NULL;
+	done = 1;
+out:
+	pthread_mutex_unlock(&yield_lock);
+	return done;
+}
+
+int cupti_trace_yielded(void)
+{
+	return atomic_load(&yielded);
+}
+
+#ifndef GPT_INJECT_NO_INTERPOSE
+/* The program's CUPTI function: ours when loaded, else the next definition after us. */
+static void *cupti_real(void *loaded, const char *name)
+{
+	return loaded ? loaded : dlsym(RTLD_NEXT, name);
+}
+
+__attribute__((visibility("default"))) CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *handle,
+								  CUpti_CallbackFunc callback,
+								  void *userdata)
+{
+	__typeof__(&cuptiSubscribe) real = cupti_real((void *)cupti.Subscribe, "cuptiSubscribe");
+
+	inject_cupti_wanted("cuptiSubscribe", __builtin_return_address(0));
+	return real ? real(handle, callback, userdata) : CUPTI_ERROR_NOT_INITIALIZED;
+}
+
+__attribute__((visibility("default"))) CUptiResult cuptiSubscribe_v2(CUpti_SubscriberHandle *handle,
+								     CUpti_CallbackFunc callback,
+								     void *userdata,
+								     CUpti_SubscriberParams *params)
+{
+	__typeof__(&cuptiSubscribe_v2) real =
+		cupti_real((void *)cupti.Subscribe_v2, "cuptiSubscribe_v2");
+
+	inject_cupti_wanted("cuptiSubscribe_v2", __builtin_return_address(0));
+	return real ? real(handle, callback, userdata, params) : CUPTI_ERROR_NOT_INITIALIZED;
+}
+
+__attribute__((visibility("default"))) CUptiResult
+cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
+			       CUpti_BuffersCallbackCompleteFunc completed)
+{
+	__typeof__(&cuptiActivityRegisterCallbacks) real = cupti_real(
+		(void *)cupti.ActivityRegisterCallbacks, "cuptiActivityRegisterCallbacks");
+
+	inject_cupti_wanted("cuptiActivityRegisterCallbacks", __builtin_return_address(0));
+	return real ? real(requested, completed) : CUPTI_ERROR_NOT_INITIALIZED;
+}
+#endif

@@ -55,6 +55,7 @@
 #define SIGNAL_FINALIZE_MS 10000	/* longest a SIGINT/SIGTERM waits for the trace to be written */
 #define SIGNAL_FLUSH_MS 1000		/* ... of which for CUPTI's final flush (ms when it can) */
 #define FLUSH_QUIT 0			/* control byte: flush thread, stop; others are signal numbers */
+#define FLUSH_EXIT 255			/* control byte: _exit()/_Exit() called (exit_status) */
 #define METRICS_STOP_MS 30000		/* longest the exit waits for a launch being replayed */
 #define SIGNAL_METRICS_STOP_MS 1000	/* ... on a signal (the launch may be the interrupted one) */
 
@@ -94,6 +95,7 @@ static pthread_t flush_thread;
 static int control_pipe[2] = { -1, -1 }, done_pipe[2] = { -1, -1 }, flushed_pipe[2] = { -1, -1 };
 static char exit_reason[32] = "exit";
 static _Atomic pid_t finalizer_tid;
+static atomic_int exit_status;		/* of an _exit()/_Exit() that finalizes (FLUSH_EXIT) */
 static atomic_int error_reported;
 static char api_setting[32];
 static struct metrics_session *metrics;	/* NULL: hardware metrics off */
@@ -209,6 +211,18 @@ static void inject_report(const char *line)
 	atomic_store(&error_reported, 1);
 	if (!config.session[0])
 		inject_say("%s", line);
+}
+
+/*
+ * The trace file exists (writer thread): tell the launcher, so that a trace this process never
+ * finishes (SIGKILL, OOM kill) is still found, recovered and summarized: `+<pid> <path>`.
+ */
+static void inject_trace_created(const char *path)
+{
+	char line[PATH_MAX + 32];
+
+	if (snprintf(line, sizeof(line), "+%ld %s\n", (long)getpid(), path) < (int)sizeof(line))
+		session_append(line);
 }
 
 static void fork_prepare(void)
@@ -586,11 +600,63 @@ static void *flush_main(void *arg)
 			continue;
 		if (n < 0 || read(control_pipe[0], &byte, 1) != 1 || byte == FLUSH_QUIT)
 			break;
-		snprintf(exit_reason, sizeof(exit_reason), "signal %d", byte);
+		if (byte == FLUSH_EXIT)
+			snprintf(exit_reason, sizeof(exit_reason), "_exit(%d)", atomic_load(&exit_status));
+		else
+			snprintf(exit_reason, sizeof(exit_reason), "signal %d", byte);
 		inject_finalize(1);
 		break;
 	}
 	return NULL;
+}
+
+/*
+ * Finalize from any context, a signal handler included (inject.h): only async-signal-safe calls
+ * here (atomics, getpid, gettid, write, poll). The work itself (CUPTI's flush, the writer's last
+ * commit and metadata) happens on our flush thread, which blocks every signal; this thread waits
+ * for it at most SIGNAL_FINALIZE_MS, so a flush that cannot finish (the interrupted thread holds a
+ * lock that CUPTI or malloc needs) costs a bounded delay, and the trace then holds what was
+ * committed. Returns without waiting when this process has no trace to finish.
+ */
+void inject_finalize_now(int why)
+{
+	int current = atomic_load(&state);
+	struct pollfd p = { .fd = done_pipe[0], .events = POLLIN };
+	unsigned char byte = (unsigned char)why;
+
+	if ((current != STATE_ACTIVE && current != STATE_FINALIZING) || getpid() != owner_pid ||
+	    atomic_load(&finalizer_tid) == gettid())
+		return;
+	if (current == STATE_FINALIZING || write(control_pipe[1], &byte, 1) == 1)
+		while (poll(&p, 1, SIGNAL_FINALIZE_MS) < 0 && errno == EINTR)
+			;
+}
+
+void inject_finalize_exit(int status)
+{
+	atomic_store(&exit_status, status);
+	inject_finalize_now(FLUSH_EXIT);
+}
+
+void inject_cupti_wanted(const char *name, const void *caller)
+{
+	const char *who = "the program", *base;
+	char value[PATH_MAX + 64];
+	Dl_info info;
+	uint64_t at;
+
+	if (atomic_load(&state) != STATE_ACTIVE || getpid() != owner_pid || !cupti_trace_yield())
+		return;
+	at = gpt_clock_now() - time_origin;
+	if (dladdr(caller, &info) && info.dli_fname && *info.dli_fname)
+		who = info.dli_fname;
+	base = strrchr(who, '/') ? strrchr(who, '/') + 1 : who;
+	set_meta_u64("cupti_yielded_at_ns", at);
+	snprintf(value, sizeof(value), "%s (%s)", name, who);
+	collector_set_meta(collector, "cupti_yielded_to", value);
+	/* Said even with -q: the trace has no CUDA activity after this point. */
+	inject_say("the program's own profiler took CUPTI (%s from %s): CUDA activity is not "
+		   "recorded after %.3f s", name, base, (double)at / 1e9);
 }
 
 static void on_signal(int sig)
@@ -670,7 +736,9 @@ static void inject_start(void)
 	options.next_record = cupti_next_record;
 	options.api_name = cupti_api_name;
 	options.report = inject_report;
+	options.created = inject_trace_created;
 	options.discard = config.discard;
+	options.wal = env_is("GPT_TRACE_JOURNAL", "wal");
 	rc = collector_start(&options, &collector);
 	if (rc < 0) {
 		snprintf(err, sizeof(err), "cannot start the trace writer: %s: running untraced",
@@ -712,9 +780,13 @@ static void inject_start(void)
 	}
 	/* Registered now, after the CUDA runtime's own exit handler: ours runs first. */
 	atexit(inject_atexit);
+	/* quick_exit() skips atexit; its own list runs, ours last-registered-first as above. */
+	at_quick_exit(inject_atexit);
 	install_signal(SIGINT);
 	install_signal(SIGTERM);
 	atomic_store(&state, STATE_ACTIVE);
+	/* After ACTIVE: a fault from here on finds a trace to finish. */
+	exits_install_fatal();
 	return;
 
 out_stop:

@@ -55,6 +55,18 @@ int cupti_trace_enable(const struct inject_config *config, struct collector *col
 void cupti_trace_flush(int forced);
 /* Stop handing buffers to the collector; returns CUPTI's dropped-record count over the run. */
 uint64_t cupti_trace_stop(void);
+/*
+ * Hand CUPTI over to the program's own profiler (see cupti.c): flush what CUPTI holds for us,
+ * disable our activities, unsubscribe. Returns 1 if it did so now, 0 if there was nothing to give
+ * up (not tracing, or already done). cupti_trace_yielded(): it has happened.
+ */
+int cupti_trace_yield(void);
+int cupti_trace_yielded(void);
+/*
+ * inject.c: the program called a CUPTI function (name) that needs the subscriber slot or the
+ * activity buffers, from code at caller: step aside, say so once, note it in the trace.
+ */
+void inject_cupti_wanted(const char *name, const void *caller);
 /* The collector's record iterator: cuptiActivityGetNextRecord through our table. */
 CUptiResult cupti_next_record(uint8_t *buffer, size_t valid, CUpti_Activity **record);
 /* Name of a runtime (event_class 0) or driver (1) API call, from CUPTI. */
@@ -83,5 +95,19 @@ __attribute__((visibility("default"))) int InitializeInjection(void);
 
 /* inject.c: shared early initialisation (idempotent), for the NVTX entry point too. */
 void inject_early_init(void);
+/*
+ * Finish the trace now, from any thread and any context (a signal handler included: the work is
+ * handed to the library's flush thread, the wait for it is bounded); why is a signal number, the
+ * trace's exit_reason becomes "signal N". A no-op in a process with no trace being written.
+ */
+void inject_finalize_now(int why);
+/* The same for _exit(status)/_Exit(status): exit_reason "_exit(STATUS)". */
+void inject_finalize_exit(int status);
+
+/*
+ * exits.c: fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) and exits that skip atexit.
+ * Install our handlers, chaining to the program's (called once tracing is active).
+ */
+void exits_install_fatal(void);
 
 #endif

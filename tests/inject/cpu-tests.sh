@@ -151,7 +151,8 @@ metrics_off | metrics_on | metrics_bad_spec)
 		GPT_TRACE_OUTPUT="$work/t.sqlite" "$bindir/fake_launch" "$lib" "$fake" >out 2>err
 	rc=$?
 	[ $rc -eq 0 ] || fail "exit status $rc"
-	[ "$(cat session/traces)" = "$work/t.sqlite" ] || fail "session file: $(cat session/traces)"
+	[ "$(grep -v "^+" session/traces)" = "$work/t.sqlite" ] || fail "session file: $(cat session/traces)"
+	grep -qx "+[0-9]* $work/t.sqlite" session/traces || fail "no trace-created line in the session file"
 	[ "$(sqlite3 t.sqlite 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')" = 2 ] ||
 		fail "expected 2 kernel rows"
 	metrics_table=$(sqlite3 t.sqlite "SELECT count(*) FROM sqlite_master WHERE name = 'GPT_KERNEL_METRICS'")
@@ -192,6 +193,56 @@ metrics_off | metrics_on | metrics_bad_spec)
 				fail "unexpected line for a bad spec"
 		fi
 	fi
+	;;
+death_*)
+	# A death that atexit never sees, over the stand-in CUPTI: the trace is finished anyway
+	# (every kernel, exit_reason says how), the status is the untraced one, the file opens
+	# read-only with no journal beside it.
+	mode=${case_name#death_}
+	fake=$bindir/libfake_cupti.so
+	case $mode in
+	segv | stack | handler) want=139 reason='signal 11' ;;
+	abort) want=134 reason='signal 6' ;;
+	fpe) want=136 reason='signal 8' ;;
+	_exit) want=3 reason='_exit(3)' ;;
+	handler_exit) want=7 reason='_exit(7)' ;;
+	quick_exit) want=4 reason='exit' ;;
+	esac
+	traced env GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_OUTPUT="$work/t.sqlite" \
+		sh -c 'ulimit -c 0; exec "$@"' sh "$bindir/fake_launch" "$lib" "$fake" "$mode" 100 >out 2>err
+	rc=$?
+	[ $rc -eq $want ] || fail "exit status $rc, untraced $want"
+	case $mode in handler) expect_out='launched 100\nhandler ran\n' ;; *) expect_out='launched 100\n' ;; esac
+	printf "$expect_out" | cmp -s - out || fail "unexpected stdout"
+	# Only the shell's own line about the death ("Segmentation fault") may be there.
+	grep -q gpt-trace err && fail "the library printed on stderr"
+	ls t.sqlite-* >/dev/null 2>&1 && fail "a journal left beside the trace"
+	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')" = 100 ] ||
+		fail "expected 100 kernel rows"
+	[ "$(sqlite3 -readonly t.sqlite "SELECT value FROM GPT_META WHERE name = 'exit_reason'")" = "$reason" ] ||
+		fail "exit_reason: $(sqlite3 -readonly t.sqlite "SELECT value FROM GPT_META WHERE name = 'exit_reason'")"
+	[ "$(sqlite3 -readonly t.sqlite "SELECT value FROM GPT_META WHERE name = 'trace_complete'")" = 1 ] ||
+		fail "trace_complete is not 1"
+	grep -qx "$work/t.sqlite" session/traces || fail "the trace is not listed as finished"
+	;;
+subscribe)
+	# The program's own profiler subscribes to CUPTI while the library holds it: its call
+	# succeeds, one line says so, the trace keeps the kernels before and notes when it stopped.
+	fake=$bindir/libfake_cupti.so
+	traced env GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_OUTPUT="$work/t.sqlite" \
+		"$bindir/fake_launch" "$lib" "$fake" subscribe 30 >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] || fail "exit status $rc"
+	printf 'launched 30\nprogram subscribe 0\n' | cmp -s - out || fail "the program's subscription failed"
+	[ "$(wc -l <err)" -eq 1 ] || fail "expected one line on stderr"
+	grep -q "^gpt-trace: the program's own profiler took CUPTI (cuptiSubscribe from fake_launch): CUDA activity is not recorded after [0-9.]* s$" err ||
+		fail "unexpected line"
+	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')" = 30 ] ||
+		fail "expected the 30 kernels launched before the subscription"
+	[ "$(sqlite3 -readonly t.sqlite "SELECT count(*) FROM GPT_META WHERE name = 'cupti_yielded_at_ns' AND value + 0 > 0")" = 1 ] ||
+		fail "no cupti_yielded_at_ns"
+	sqlite3 -readonly t.sqlite "SELECT value FROM GPT_META WHERE name = 'cupti_yielded_to'" |
+		grep -q '^cuptiSubscribe (.*fake_launch)$' || fail "cupti_yielded_to"
 	;;
 *)
 	fail "unknown case"

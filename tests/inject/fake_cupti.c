@@ -13,6 +13,7 @@
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,9 @@
 #include "inject/metrics-host.h"
 
 #define MAX_PENDING 64
+
+/* The library's flush thread flushes while the program launches: pending is shared. */
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static CUpti_CallbackFunc subscriber_callback;
 static void *subscriber_data;
@@ -60,6 +64,23 @@ CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFun
 	return CUPTI_SUCCESS;
 }
 
+/*
+ * No cuptiActivityDisable here: the library takes its absence as "no source-line metrics" (the
+ * metrics tests rely on that). Unsubscribing stands for the library's stepping aside instead: the
+ * kernel records stop, as its disabled activity kinds would.
+ */
+static int kernel_activity = 1;
+
+CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
+{
+	(void)subscriber;
+	subscriber_callback = NULL;
+	subscriber_data = NULL;
+	api_callbacks_enabled = 0;
+	kernel_activity = 0;
+	return CUPTI_SUCCESS;
+}
+
 CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
 				CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
 {
@@ -83,7 +104,8 @@ CUptiResult cuptiGetResultString(CUptiResult result, const char **str)
 
 CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 {
-	(void)kind;
+	if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+		kernel_activity = 1;
 	return CUPTI_SUCCESS;
 }
 
@@ -95,12 +117,11 @@ CUptiResult cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requ
 	return CUPTI_SUCCESS;
 }
 
-CUptiResult cuptiActivityFlushAll(uint32_t flag)
+static CUptiResult flush_locked(void)
 {
 	uint8_t *buffer = NULL;
 	size_t size = 0, max_records = 0, need = npending * sizeof(pending[0]);
 
-	(void)flag;
 	if (!npending || !buffer_requested)
 		return CUPTI_SUCCESS;
 	buffer_requested(&buffer, &size, &max_records);
@@ -110,6 +131,17 @@ CUptiResult cuptiActivityFlushAll(uint32_t flag)
 	npending = 0;
 	buffer_completed(NULL, 0, buffer, size, need);
 	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiActivityFlushAll(uint32_t flag)
+{
+	CUptiResult r;
+
+	(void)flag;
+	pthread_mutex_lock(&pending_lock);
+	r = flush_locked();
+	pthread_mutex_unlock(&pending_lock);
+	return r;
 }
 
 CUptiResult cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t stream_id,
@@ -353,8 +385,16 @@ void fake_cupti_launch(uint32_t correlation_id, const char *kernel, int records)
 		nanosleep(&replay, NULL);
 		ranges++;
 	}
-	for (int i = 0; i < records && npending < MAX_PENDING; i++) {
-		CUpti_ActivityKernel10 *k = &pending[npending++];
+	pthread_mutex_lock(&pending_lock);
+	for (int i = 0; i < records && kernel_activity; i++) {
+		CUpti_ActivityKernel10 *k;
+
+		/* A full buffer is delivered, as CUPTI does. */
+		if (npending == MAX_PENDING)
+			flush_locked();
+		if (npending == MAX_PENDING)
+			break;
+		k = &pending[npending++];
 
 		memset(k, 0, sizeof(*k));
 		k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
@@ -368,6 +408,7 @@ void fake_cupti_launch(uint32_t correlation_id, const char *kernel, int records)
 		k->gridX = k->gridY = k->gridZ = 1;
 		k->blockX = k->blockY = k->blockZ = 32;
 	}
+	pthread_mutex_unlock(&pending_lock);
 	call.callbackSite = CUPTI_API_EXIT;
 	if (api_callbacks_enabled)
 		subscriber_callback(subscriber_data, CUPTI_CB_DOMAIN_RUNTIME_API,

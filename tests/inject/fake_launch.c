@@ -5,11 +5,119 @@
  * library enabled and whether it asked for module loads, so the test sees that metrics cost no
  * callback when they are off.
  *
- * Usage: fake_launch LIBRARY FAKE_CUPTI
+ * With a MODE, it launches N kernels (default 20), prints "launched N" and then dies or exits the
+ * way MODE says (the deaths of tests/inject/cpu-tests.sh and tests/cli/run.sh):
+ *   exit, segv, abort, fpe, _exit, quick_exit, kill (SIGKILL after FAKE_KILL_MS, default 500 ms, so
+ *   that the library committed), stack (a stack overflow), handler (installs a SIGSEGV handler
+ *   after CUDA started that prints "handler ran", restores the previous action and re-raises, as
+ *   Python's faulthandler does), handler_exit (a SIGSEGV handler that calls _exit(7)), subscribe
+ *   (calls cuptiSubscribe as the program's own profiler would, then launches N more: those must
+ *   not reach the trace), sleep (sleeps until killed).
+ *
+ * Usage: fake_launch LIBRARY FAKE_CUPTI [MODE [N]]
  */
+#define _GNU_SOURCE
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef int (*subscribe_fn)(void **, void *, void *);
+
+static struct sigaction previous;
+
+static void handler_reraise(int sig)
+{
+	static const char msg[] = "handler ran\n";
+
+	if (write(STDOUT_FILENO, msg, sizeof(msg) - 1) < 0)
+		_exit(99);
+	sigaction(sig, &previous, NULL);
+	raise(sig);
+}
+
+static void handler_exit(int sig)
+{
+	(void)sig;
+	_exit(7);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0)
+		;
+}
+
+static volatile int depth_sink;
+static int (*volatile recurse_next)(int);
+
+/* Through a volatile pointer: the compiler can neither see nor remove the recursion. */
+static int recurse(int depth)
+{
+	volatile char pad[4096];
+
+	pad[0] = (char)depth;
+	depth_sink = pad[0];
+	return recurse_next(depth + 1) + pad[0];
+}
+
+static int fault(void)
+{
+	volatile int *volatile bad = NULL;
+
+	return *bad;
+}
+
+static int die(const char *mode)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	if (!strcmp(mode, "exit"))
+		return 0;
+	if (!strcmp(mode, "segv"))
+		return fault();
+	if (!strcmp(mode, "abort"))
+		abort();
+	if (!strcmp(mode, "fpe"))
+		raise(SIGFPE);
+	if (!strcmp(mode, "_exit"))
+		_exit(3);
+	if (!strcmp(mode, "quick_exit"))
+		quick_exit(4);
+	if (!strcmp(mode, "stack")) {
+		recurse_next = recurse;
+		return recurse(0);
+	}
+	if (!strcmp(mode, "kill")) {
+		const char *ms = getenv("FAKE_KILL_MS");
+
+		sleep_ms(ms ? atol(ms) : 500);
+		raise(SIGKILL);
+	}
+	if (!strcmp(mode, "sleep"))
+		for (;;)
+			sleep_ms(1000);
+	if (!strcmp(mode, "handler") || !strcmp(mode, "handler_exit")) {
+		sa.sa_handler = !strcmp(mode, "handler") ? handler_reraise : handler_exit;
+		sa.sa_flags = SA_NODEFER;
+		sigaction(SIGSEGV, &sa, &previous);
+		/* What the program set is what it reads back, not the library's handler. */
+		if (sigaction(SIGSEGV, NULL, &sa) < 0 || sa.sa_handler != (!strcmp(mode, "handler")
+							       ? handler_reraise : handler_exit))
+			return 98;
+		return fault();
+	}
+	fprintf(stderr, "fake_launch: unknown mode '%s'\n", mode);
+	return 2;
+}
 
 int main(int argc, char **argv)
 {
@@ -18,6 +126,7 @@ int main(int argc, char **argv)
 	int (*module_callback)(void);
 	int (*init)(void);
 	void *lib, *cupti;
+	int n = argc > 4 ? atoi(argv[4]) : 20;
 
 	if (argc < 3)
 		return 2;
@@ -38,8 +147,27 @@ int main(int argc, char **argv)
 	*(void **)&module_callback = dlsym(cupti, "fake_cupti_module_callback");
 	if (!launch || !api_callbacks || !module_callback)
 		return 4;
-	launch(11, "_Z14strided_gatherPKfPfm", 1);
-	launch(12, "_Z14strided_gatherPKfPfm", 1);
-	printf("api callbacks %u\nmodule callback %d\n", api_callbacks(), module_callback());
-	return 0;
+	if (argc < 4) {
+		launch(11, "_Z14strided_gatherPKfPfm", 1);
+		launch(12, "_Z14strided_gatherPKfPfm", 1);
+		printf("api callbacks %u\nmodule callback %d\n", api_callbacks(), module_callback());
+		return 0;
+	}
+	for (int i = 0; i < n; i++)
+		launch((uint32_t)i + 1, "_Z6kernelv", 1);
+	printf("launched %d\n", n);
+	if (!strcmp(argv[3], "subscribe")) {
+		/* As Kineto does: through the process's symbol table, where a preloaded tool comes first. */
+		subscribe_fn subscribe = (subscribe_fn)dlsym(RTLD_DEFAULT, "cuptiSubscribe");
+		void *handle = NULL;
+		int rc = subscribe ? subscribe(&handle, NULL, NULL) : -1;
+
+		printf("program subscribe %d\n", rc);
+		for (int i = 0; i < n; i++)
+			launch((uint32_t)(n + i + 1), "_Z6kernelv", 1);
+		fflush(stdout);
+		return rc;
+	}
+	fflush(stdout);
+	return die(argv[3]);
 }
