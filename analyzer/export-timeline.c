@@ -25,6 +25,7 @@
  */
 #include "analyzer/export.h"
 #include "analyzer/export-timeline.h"
+#include "common/progress.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -139,6 +140,7 @@ struct timeline {
 	size_t flows_cap;
 	struct flow_rank *ranks;
 	size_t nranks, ranks_cap;
+	struct progress progress;	/* over every event the passes read */
 };
 
 /* Enum labels as in collector/schema.sql (nsys's ENUM_* tables). */
@@ -754,6 +756,7 @@ static int walk_host(struct timeline *tl)
 		int64_t trace_id = sqlite3_column_int64(st, 0);
 		int32_t pid = sqlite3_column_int(st, 1);
 		int32_t tid = sqlite3_column_int(st, 2);
+		progress_tick(&tl->progress);
 		int64_t start = sqlite3_column_int64(st, 3);
 		int64_t end = sqlite3_column_int64(st, 4);
 		enum host_kind kind = (enum host_kind)sqlite3_column_int(st, 5);
@@ -1240,6 +1243,8 @@ static int walk_gpu(struct timeline *tl)
 	while ((ret = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t device = sqlite3_column_int64(st, 0);
 		int64_t start = sqlite3_column_int64(st, 4);
+
+		progress_tick(&tl->progress);
 		int64_t end = sqlite3_column_int64(st, 5);
 		enum gpu_kind kind = (enum gpu_kind)sqlite3_column_int(st, 6);
 		int64_t trace_id = sqlite3_column_int64(st, 2);
@@ -1421,6 +1426,22 @@ static void timeline_release(struct timeline *tl)
 	sqlite3_finalize(tl->process_name);
 }
 
+/* The host and GPU events the passes read, for the progress line (0 when it cannot tell). */
+static int64_t count_events(struct timeline *tl)
+{
+	sqlite3_stmt *st;
+	int64_t n = 0;
+
+	if (sqlite3_prepare_v2(tl->db, "SELECT (SELECT count(*) FROM api_calls) + (SELECT count(*) FROM nvtx) + "
+			       "(SELECT count(*) FROM kernels) + (SELECT count(*) FROM copies) + "
+			       "(SELECT count(*) FROM sets)", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
 int timeline_walk(struct trace *trace, const struct findings *findings, struct timeline_sink *sink,
 		  char *err, size_t errlen)
 {
@@ -1437,6 +1458,7 @@ int timeline_walk(struct trace *trace, const struct findings *findings, struct t
 	ret = prepare(&tl, "SELECT name FROM processes WHERE traceId = ?1 AND pid = ?2 LIMIT 1", &tl.process_name);
 	if (ret < 0)
 		goto out;
+	progress_begin(&tl.progress, "export", "events", count_events(&tl));
 	if ((ret = load_extent(&tl)) < 0 || (ret = load_streams(&tl)) < 0)
 		goto out;
 	/* Tracks are declared as the passes go, so in the order a reader shows them by default. */
@@ -1447,6 +1469,7 @@ int timeline_walk(struct trace *trace, const struct findings *findings, struct t
 		goto out;
 	ret = sink->ops->finish(sink);
 out:
+	progress_end(&tl.progress);
 	/* Drop the helper tables even after a failure; the trace stays usable for the caller. */
 	sqlite3_exec(tl.db, cleanup_sql, NULL, NULL, NULL);
 	timeline_release(&tl);

@@ -7,6 +7,7 @@
 #include "analyzer/export.h"
 #include "loader/trace.h"
 #include "cli/commands.h"
+#include "common/progress.h"
 #include "common/util.h"
 #include "rules/rule.h"
 
@@ -27,7 +28,8 @@ static const char usage_text[] =
 	"  -o, --output FILE    where to write; default: the first trace's name with .perfetto-trace\n"
 	"                       or .json (and .gz when gzipped) in place of .sqlite\n"
 	"  -z, --gzip           compress the output (gzip)\n"
-	"      --no-findings    do not run the rules; no findings track\n";
+	"      --no-findings    do not run the rules; no findings track\n"
+	"  -q, --quiet          no progress line (shown on a terminal when the work takes over 2 s)\n";
 
 /* Run every rule with its defaults; a rule that fails is reported and left out. */
 static void collect_findings(struct trace *trace, struct findings *out)
@@ -59,6 +61,7 @@ int cmd_export(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "gzip", no_argument, NULL, 'z' },
 		{ "no-findings", no_argument, NULL, 'F' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -73,7 +76,7 @@ int cmd_export(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;	/* one message of our own, not getopt's plus the usage */
-	while ((c = getopt_long(argc, argv, ":f:o:zh", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:o:zqh", options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			opts.format = export_format_parse(optarg);
@@ -84,6 +87,9 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'q':
+			progress_enabled = 0;
 			break;
 		case 'z':
 			opts.gzip = 1;

@@ -164,7 +164,7 @@ struct gap_walk {
 	struct gap_visitor *visitors;
 	size_t nvisitors;
 	const struct api_names *names;	/* NULL: the walk loads its own */
-	const char *progress;		/* the progress line's label ("report: phases"); NULL: none */
+	const char *progress;		/* the progress line's label ("phases"); NULL: none */
 	/* Out: one entry per device that ran anything, in order of first appearance. */
 	struct gap_device *devices;
 	size_t ndevices;

@@ -793,7 +793,7 @@ int phases_compute(struct trace *trace, const char *step, struct phases **out, c
 	struct phases *p = xcalloc(1, sizeof(*p));
 	struct walk_state s = { .phases = p, .ctx = &ctx };
 	struct gap_visitor visitor = { .attribute = 1, .startup = 1, .fn = on_op, .arg = &s };
-	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1, .progress = "report: phases" };
+	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1, .progress = "phases" };
 	struct rule_clock clock = { 0 };
 	struct api_names names = { 0 };
 	size_t n = trace_count(trace), found = 0;

@@ -38,7 +38,7 @@ int rules_run(const struct rule *const *rules, size_t n, struct rule_context *ct
 	struct gap_visitor *visitors = xcalloc(n ? n : 1, sizeof(*visitors));
 	void **states = xcalloc(n ? n : 1, sizeof(*states));
 	char *begun = xcalloc(n ? n : 1, 1);
-	struct gap_walk walk = { .visitors = visitors, .nvisitors = n, .progress = "report: rules" };
+	struct gap_walk walk = { .visitors = visitors, .nvisitors = n, .progress = "rules" };
 	size_t walkers = 0;
 	int ret = 0, walked = 0;
 	double t0;
