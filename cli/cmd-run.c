@@ -487,7 +487,7 @@ int cmd_run(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	run_session_read(&session, &lines, &nlines);
 	run_session_remove(&session);
-	run_summary_print(lines, nlines, opts.quiet, child.status);
+	run_summary_print(lines, nlines, opts.quiet, child.pid, child.status);
 	run_session_free_lines(lines);
 	free(output);
 	free(lib);

@@ -8,14 +8,18 @@
  * streams, copy engines beside kernels) counts once, so the share never exceeds 100%.
  */
 #include "cli/run-summary.h"
+#include "cli/run-recover.h"
 #include "loader/trace.h"
 #include "common/util.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 struct device_busy {
 	int64_t device;
@@ -188,14 +192,15 @@ out_close:
 	return ret;
 }
 
-static void print_summary(const char *path, const struct trace_summary *summary)
+/* state: "wrote PATH" for a finished trace, "recovered PATH (...)" or "partial trace PATH (...)". */
+static void print_summary(const char *state, const struct trace_summary *summary)
 {
-	char line[1024], bytes[32], span[32];
+	char line[2048], bytes[32], span[32];
 	size_t len;
 
 	format_bytes(bytes, sizeof(bytes), summary->copy_bytes);
-	len = snprintf(line, sizeof(line), "wrote %s: %" PRId64 " kernel%s, %" PRId64 " cop%s (%s)",
-		       path, summary->kernels, summary->kernels == 1 ? "" : "s", summary->copies,
+	len = snprintf(line, sizeof(line), "%s: %" PRId64 " kernel%s, %" PRId64 " cop%s (%s)",
+		       state, summary->kernels, summary->kernels == 1 ? "" : "s", summary->copies,
 		       summary->copies == 1 ? "y" : "ies", bytes);
 	if (!summary->ndevices && len < sizeof(line))
 		len += snprintf(line + len, sizeof(line) - len, ", no GPU activity");
@@ -233,29 +238,123 @@ static void print_dropped(const char *path, const struct trace_summary *summary)
 		       summary->nvtx_dropped, path);
 }
 
-void run_summary_print(char *const *lines, size_t nlines, int quiet, int program_status)
+/* "+<pid> <path>": the trace file exists; is it also listed as finished? */
+static int finished(char *const *lines, size_t nlines, const char *path)
 {
+	for (size_t i = 0; i < nlines; i++)
+		if (lines[i][0] != '!' && lines[i][0] != '+' && !strcmp(lines[i], path))
+			return 1;
+	return 0;
+}
+
+static void print_trace(const char *path, const char *state, int quiet, int problem)
+{
+	struct trace_summary summary;
+
+	if (summarize(path, &summary) < 0) {
+		free(summary.devices);
+		return;
+	}
+	if (!quiet || problem)
+		print_summary(state, &summary);
+	print_dropped(path, &summary);
+	free(summary.devices);
+}
+
+/*
+ * A trace its process never finished: recover it (run-recover.h) once that process is gone, and
+ * say what it is. Killed by signal 9 at the end of the run, it is the program itself or one of
+ * its processes: only the program's own status is known.
+ */
+static int failed(char *const *lines, size_t nlines, long pid)
+{
+	char prefix[32];
+	size_t len = (size_t)snprintf(prefix, sizeof(prefix), "!%ld ", pid);
+
+	for (size_t i = 0; i < nlines; i++)
+		if (!strncmp(lines[i], prefix, len))
+			return 1;
+	return 0;
+}
+
+static void print_unfinished(char *const *lines, size_t nlines, const char *line,
+			     pid_t program_pid, int program_status, int quiet)
+{
+	char *end, state[4096 + 256], how[128], err[4200];
+	long pid = strtol(line + 1, &end, 10);
+	const char *path = end + 1;
+	struct run_recovery recovery;
+	int status = pid == program_pid ? program_status : -1;
+
+	if (end == line + 1 || *end != ' ' || !*path)
+		return;
+	if (access(path, F_OK) < 0) {
+		pr_err("process %ld: its trace '%s' is gone", pid, path);
+		return;
+	}
+	if (status != -1 && WIFSIGNALED(status))
+		snprintf(how, sizeof(how), "killed by signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else if (status != -1)
+		snprintf(how, sizeof(how), "exited with status %d without finishing it",
+			 WEXITSTATUS(status));
+	else
+		snprintf(how, sizeof(how), "ended without finishing it");
+	if (failed(lines, nlines, pid) && !access(path, R_OK)) {
+		/* Its writer failed (disk full, I/O error) and said why: the file ends at its last
+		 * commit, closed cleanly. */
+		snprintf(state, sizeof(state), "partial trace %s (process %ld could not write it to the "
+			 "end; what was committed before is kept)", path, pid);
+		print_trace(path, state, quiet, 1);
+		return;
+	}
+	if (kill((pid_t)pid, 0) == 0 || errno == EPERM) {
+		/* Still running (a background process): its writer owns the file. */
+		snprintf(state, sizeof(state), "partial trace %s (process %ld is still running)", path,
+			 pid);
+		print_trace(path, state, quiet, 0);
+		return;
+	}
+	if (run_recover(path, (pid_t)pid, status, &recovery, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		snprintf(state, sizeof(state), "partial trace %s (process %ld %s; not recovered)", path,
+			 pid, how);
+		print_trace(path, state, quiet, 1);
+		return;
+	}
+	snprintf(state, sizeof(state), "recovered %s (process %ld %s; what it had not committed, "
+		 "up to --commit-ms, is lost)", path, pid, how);
+	print_trace(path, state, quiet, 1);
+}
+
+void run_summary_print(char *const *lines, size_t nlines, int quiet, pid_t program_pid,
+		       int program_status)
+{
+
 	for (size_t i = 0; i < nlines; i++) {
-		struct trace_summary summary;
+		char state[4096 + 16];
 
 		if (lines[i][0] == '!') {
 			print_failure(lines[i]);
 			continue;
 		}
-		if (summarize(lines[i], &summary) < 0) {
-			free(summary.devices);
+		if (lines[i][0] == '+') {
+			const char *path = strchr(lines[i], ' ');
+
+			if (path && !finished(lines, nlines, path + 1))
+				print_unfinished(lines, nlines, lines[i], program_pid,
+						 program_status, quiet);
 			continue;
 		}
-		if (!quiet)
-			print_summary(lines[i], &summary);
-		print_dropped(lines[i], &summary);
-		free(summary.devices);
+		snprintf(state, sizeof(state), "wrote %s", lines[i]);
+		print_trace(lines[i], state, quiet, 0);
 	}
 	if (nlines || quiet)
 		return;
 	if (WIFSIGNALED(program_status))
-		pr_err("no trace was finished: the program was killed by signal %d (%s)",
-		       WTERMSIG(program_status), strsignal(WTERMSIG(program_status)));
+		pr_err("no trace was written: the program was killed by signal %d (%s) before any "
+		       "process created one", WTERMSIG(program_status),
+		       strsignal(WTERMSIG(program_status)));
 	else
 		fprintf(stderr, GPT_PREFIX "no trace was written: no process used CUDA\n");
 }

@@ -8,12 +8,17 @@
 #define GPT_CLI_RUN_SUMMARY_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /*
- * lines: the session's traces file (run-session.h). quiet: print only problems (failures,
- * unreadable traces, dropped records). program_status: the program's waitpid() status, to tell
- * "no process used CUDA" from "killed before a trace was finished".
+ * lines: the session's traces file (run-session.h): `+pid path` when a process created a trace,
+ * `path` when it finished it, `!pid reason` when it failed. A trace created but not finished is
+ * recovered (run-recover.h) and listed as recovered or partial. quiet: print only problems
+ * (failures, recovered or unreadable traces, dropped records). program_pid, program_status: the
+ * program's pid and waitpid() status, to say how its trace ended and to tell "no process used
+ * CUDA" from "killed before any trace was created".
  */
-void run_summary_print(char *const *lines, size_t nlines, int quiet, int program_status);
+void run_summary_print(char *const *lines, size_t nlines, int quiet, pid_t program_pid,
+		       int program_status);
 
 #endif

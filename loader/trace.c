@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,8 @@ static const char *const source_names[SRC_COUNT] = {
 
 struct trace_file {
 	char *path;
+	char *open_path;		/* what SQLite opens: path, or its recovered copy */
+	char *copy_dir;			/* the recovered copy's temporary folder, NULL when none */
 	char schema[24];		/* "main" for the first file, "t1", "t2"... for attached ones */
 	enum trace_format format;
 	int64_t origin;			/* absolute ns of the file's time zero, 0 when unknown */
@@ -972,6 +975,124 @@ static void set_sort_threads(sqlite3 *db)
 	sqlite3_exec(db, sql, NULL, NULL, NULL);
 }
 
+static int file_nonempty(const char *path, const char *suffix)
+{
+	char name[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(name, sizeof(name), "%s%s", path, suffix) >= (int)sizeof(name))
+		return 0;
+	return stat(name, &st) == 0 && st.st_size > 0;
+}
+
+/*
+ * A trace whose process died mid-transaction (SIGKILL) has a hot rollback journal (or an
+ * uncheckpointed WAL) beside it, and SQLite refuses to read it read-only until someone rolls the
+ * journal back with write access. A live trace also has a journal, but its writer holds the lock
+ * that makes it not hot, and reads work: so only a failing read means recovery is needed.
+ */
+static int needs_recovery(const char *path)
+{
+	sqlite3 *db = NULL;
+	int rc;
+
+	if (!file_nonempty(path, "-journal") && !file_nonempty(path, "-wal"))
+		return 0;
+	rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	sqlite3_close(db);
+	return rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN || rc == SQLITE_BUSY;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	char buf[1 << 16];
+	int in, out, ret = -1;
+	ssize_t n;
+
+	in = open(from, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return errno == ENOENT ? 0 : -1;
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (out < 0)
+		goto out_in;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			goto out_out;
+	ret = n < 0 ? -1 : 0;
+out_out:
+	close(out);
+out_in:
+	close(in);
+	return ret;
+}
+
+/*
+ * Read such a trace without writing to it or its folder: copy the file and its journal (or WAL)
+ * into a private temporary folder, let SQLite roll the copy back there (a read-write open), and
+ * read the copy. One note on stderr says so: the copy is gone when the trace is closed.
+ */
+static int recover_copy(struct trace_file *f, char *err, size_t errlen)
+{
+	static const char *const suffixes[] = { "", "-journal", "-wal" };
+	const char *tmpdir = getenv("TMPDIR"), *base = strrchr(f->path, '/');
+	char dir[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
+	sqlite3 *db = NULL;
+	int rc;
+
+	base = base ? base + 1 : f->path;
+	snprintf(dir, sizeof(dir), "%s/gpt-trace-recovered-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(dir)) {
+		set_err(err, errlen, "cannot open '%s': it needs recovery (hot journal) and no "
+			"temporary folder could be made for a copy: %s", f->path, strerror(errno));
+		return -errno;
+	}
+	f->copy_dir = xstrdup(dir);
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		snprintf(from, sizeof(from), "%s%s", f->path, suffixes[i]);
+		if (snprintf(to, sizeof(to), "%s/%s%s", dir, base, suffixes[i]) >= (int)sizeof(to) ||
+		    copy_file(from, to) < 0) {
+			set_err(err, errlen, "cannot open '%s': it needs recovery (hot journal) and "
+				"copying it to '%s' failed: %s", f->path, dir, strerror(errno));
+			return -EIO;
+		}
+	}
+	if (snprintf(to, sizeof(to), "%s/%s", dir, base) >= (int)sizeof(to))
+		return -ENAMETOOLONG;
+	f->open_path = xstrdup(to);
+	rc = sqlite3_open_v2(to, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
+	sqlite3_close(db);
+	if (rc != SQLITE_OK) {
+		set_err(err, errlen, "cannot open '%s': its recovered copy does not open (%s)", f->path,
+			sqlite3_errstr(rc));
+		return -EIO;
+	}
+	/* The loader's only message of its own: every command that reads the trace must say it. */
+	pr_warn("'%s' was left unfinished with a hot journal (its process was killed): read "
+		"from a recovered copy; opening it once with write access (sqlite3, or gpt-trace run "
+		"when it is the launcher's) recovers the file itself", f->path);
+	return 0;
+}
+
+static void remove_copy(struct trace_file *f)
+{
+	static const char *const suffixes[] = { "", "-journal", "-wal", "-shm" };
+	char name[PATH_MAX];
+
+	if (!f->copy_dir)
+		return;
+	for (size_t i = 0; f->open_path && i < sizeof(suffixes) / sizeof(suffixes[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s", f->open_path, suffixes[i]);
+		unlink(name);
+	}
+	rmdir(f->copy_dir);
+	free(f->copy_dir);
+	f->copy_dir = NULL;
+}
+
 static int open_file(struct trace *trace, size_t i, char *err, size_t errlen)
 {
 	struct trace_file *f = &trace->files[i];
@@ -980,11 +1101,17 @@ static int open_file(struct trace *trace, size_t i, char *err, size_t errlen)
 	ret = check_file(f->path, err, errlen);
 	if (ret < 0)
 		return ret;
+	if (needs_recovery(f->path)) {
+		ret = recover_copy(f, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
 	if (i == 0) {
 		snprintf(f->schema, sizeof(f->schema), "main");
 		/* One thread uses the connection: without its mutex, every sqlite3_column_*() call of a
 		 * walk no longer locks and unlocks (18% of a report's time at 1M kernels). */
-		rc = sqlite3_open_v2(f->path, &trace->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+		rc = sqlite3_open_v2(f->open_path ? f->open_path : f->path, &trace->db,
+				     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
 		if (rc != SQLITE_OK)
 			return sqlite_failure(trace->db, rc, f->path, err, errlen);
 		sqlite3_extended_result_codes(trace->db, 1);
@@ -996,7 +1123,7 @@ static int open_file(struct trace *trace, size_t i, char *err, size_t errlen)
 		rc = sqlite3_prepare_v2(trace->db, "ATTACH DATABASE ?1 AS ?2", -1, &st, NULL);
 		if (rc != SQLITE_OK)
 			return sqlite_failure(trace->db, rc, f->path, err, errlen);
-		sqlite3_bind_text(st, 1, f->path, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 1, f->open_path ? f->open_path : f->path, -1, SQLITE_STATIC);
 		sqlite3_bind_text(st, 2, f->schema, -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);
 		sqlite3_finalize(st);
@@ -1058,6 +1185,8 @@ void trace_close(struct trace *trace)
 		return;
 	sqlite3_close(trace->db);
 	for (size_t i = 0; i < trace->nfiles; i++) {
+		remove_copy(&trace->files[i]);
+		free(trace->files[i].open_path);
 		free(trace->files[i].path);
 		for (int t = 0; t < SRC_COUNT; t++)
 			free(trace->files[i].columns[t]);
