@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <unistd.h>
@@ -345,6 +346,35 @@ static int writer_create(struct writer *w)
 	return 0;
 }
 
+/*
+ * A file size limit (ulimit -f, RLIMIT_FSIZE): a write past it would raise SIGXFSZ, whose default
+ * action kills the whole program, since the kernel sends it to the process and the program's
+ * threads do not block it. SQLite's page limit makes it stop short with SQLITE_FULL instead, like
+ * a full disk: the writer keeps what was committed and says so once (a journal is never larger
+ * than the pages it saves, so it stays under the limit too).
+ */
+static void writer_limit_size(struct writer *w)
+{
+	struct rlimit limit;
+	sqlite3_int64 page_size = 4096;
+	sqlite3_stmt *st;
+	char sql[64];
+
+	if (getrlimit(RLIMIT_FSIZE, &limit) < 0 || limit.rlim_cur == RLIM_INFINITY)
+		return;
+	if (sqlite3_prepare_v2(w->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			page_size = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	/* Two pages of margin: the journal's header and the page being written. */
+	snprintf(sql, sizeof(sql), "PRAGMA max_page_count = %llu",
+		 (unsigned long long)(limit.rlim_cur / (rlim_t)page_size > 2
+					      ? limit.rlim_cur / (rlim_t)page_size - 2
+					      : 1));
+	sqlite3_exec(w->db, sql, NULL, NULL, NULL);
+}
+
 static int writer_create_file(struct writer *w)
 {
 	int rc;
@@ -369,6 +399,7 @@ static int writer_create_file(struct writer *w)
 	 * then waits for their shared lock instead of failing the whole trace with SQLITE_BUSY.
 	 */
 	sqlite3_busy_timeout(w->db, WRITER_BUSY_TIMEOUT_MS);
+	writer_limit_size(w);
 	if ((w->options.wal && writer_exec(w, "PRAGMA journal_mode=WAL") < 0) ||
 	    writer_exec(w, "PRAGMA synchronous=OFF; PRAGMA cache_size=-32768; "
 			   "PRAGMA temp_store=MEMORY; BEGIN") < 0 ||
