@@ -12,7 +12,8 @@
  *   after CUDA started that prints "handler ran", restores the previous action and re-raises, as
  *   Python's faulthandler does), handler_exit (a SIGSEGV handler that calls _exit(7)), subscribe
  *   (calls cuptiSubscribe as the program's own profiler would, then launches N more: those must
- *   not reach the trace), sleep (sleeps until killed).
+ *   not reach the trace), sleep (sleeps until killed). FAKE_BATCH_MS=T pauses T ms after every
+ *   1000 launches (so that the library commits between them).
  *
  * Usage: fake_launch LIBRARY FAKE_CUPTI [MODE [N]]
  */
@@ -153,8 +154,12 @@ int main(int argc, char **argv)
 		printf("api callbacks %u\nmodule callback %d\n", api_callbacks(), module_callback());
 		return 0;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		launch((uint32_t)i + 1, "_Z6kernelv", 1);
+		/* FAKE_BATCH_MS: a pause after every 1000 launches, so that commits come between. */
+		if (getenv("FAKE_BATCH_MS") && i % 1000 == 999)
+			sleep_ms(atol(getenv("FAKE_BATCH_MS")));
+	}
 	printf("launched %d\n", n);
 	if (!strcmp(argv[3], "subscribe")) {
 		/* As Kineto does: through the process's symbol table, where a preloaded tool comes first. */
