@@ -421,7 +421,7 @@ summary-failures)
 	"$GPT_TRACE" run -q -- "$PROBE" exit 0 2>err || fail "exit $?"
 	[ -s err ] && fail "quiet run printed: $(cat err)"
 	"$PROBE" status "$GPT_TRACE" run -- "$PROBE" raise 15 >/dev/null 2>err
-	expect_eq "killed" "gpt-trace: no trace was finished: the program was killed by signal 15 (Terminated)" "$(cat err)"
+	expect_eq "killed" "gpt-trace: no trace was written: the program was killed by signal 15 (Terminated) before any process created one" "$(cat err)"
 	expect_no_session_left
 	;;
 
