@@ -1002,7 +1002,7 @@ static int needs_recovery(const char *path)
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL);
 	sqlite3_close(db);
-	return rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN || rc == SQLITE_BUSY;
+	return rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN;
 }
 
 static int copy_file(const char *from, const char *to)
