@@ -157,8 +157,8 @@ static void summary_add(struct stats_summary *s, int64_t dur, int64_t bytes)
 	if (!s->count || dur > s->max)
 		s->max = dur;
 	s->count++;
-	s->total += dur;
-	s->bytes += bytes;
+	s->total = sat_add64(s->total, dur);
+	s->bytes = sat_add64(s->bytes, bytes);
 	delta = (double)dur - s->mean;
 	s->mean += delta / (double)s->count;
 	s->m2 += delta * ((double)dur - s->mean);
@@ -182,8 +182,8 @@ static void summary_merge(struct stats_summary *a, const struct stats_summary *b
 	a->min = b->min < a->min ? b->min : a->min;
 	a->max = b->max > a->max ? b->max : a->max;
 	a->count += b->count;
-	a->total += b->total;
-	a->bytes += b->bytes;
+	a->total = sat_add64(a->total, b->total);
+	a->bytes = sat_add64(a->bytes, b->bytes);
 }
 
 double stats_stddev(const struct stats_summary *s)

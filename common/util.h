@@ -25,6 +25,19 @@ void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+/*
+ * a + b, held at INT64_MIN or INT64_MAX instead of overflowing: for sums of times and sizes read
+ * from a trace, which a corrupt or hand-made file can make as large as it likes.
+ */
+static inline int64_t sat_add64(int64_t a, int64_t b)
+{
+	int64_t sum;
+
+	if (__builtin_add_overflow(a, b, &sum))
+		return a < 0 ? INT64_MIN : INT64_MAX;
+	return sum;
+}
+
 /* Allocation that dies on failure: for the CLI and analyzer only, never for inject/. */
 void *xmalloc(size_t size);
 void *xcalloc(size_t n, size_t size);
