@@ -579,7 +579,9 @@ static int declare_gpu_tracks(struct timeline *tl)
 
 		g->track = (struct timeline_track){
 			.uuid = tl->next_uuid++, .kind = TIMELINE_PROCESS,
-			.pid = PSEUDO_PID_GPU + (int32_t)g->device, .sort_index = SORT_GPUS + (int32_t)i,
+			/* masked: a corrupt device id must not overflow into the findings' pid */
+			.pid = PSEUDO_PID_GPU + (int32_t)(g->device & 0xffffff),
+			.sort_index = SORT_GPUS + (int32_t)i,
 			.name = g->name,
 		};
 		ret = ops->track(tl->sink, &g->track);
