@@ -67,7 +67,7 @@ print(db.execute(sys.argv[2]).fetchone()[0])
 EOF
 }
 
-kernels() { q "$1" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE demangledName LIKE 'empty_kernel%'"; }
+kernels() { q "$1" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL AS k JOIN StringIds AS s ON s.id = k.demangledName WHERE s.value LIKE 'empty_kernel%'"; }
 meta() { q "$1" "SELECT coalesce((SELECT value FROM GPT_META WHERE name = '$2'), '')"; }
 
 readable() {	# readable LABEL TRACE
