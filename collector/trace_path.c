@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-int trace_path_expand(const char *pattern, pid_t pid, const char *host, char *out, size_t outlen)
+int trace_path_expand(const char *pattern, pid_t pid, const char *host, long rank, char *out, size_t outlen)
 {
 	size_t n = 0;
 
@@ -20,6 +20,10 @@ int trace_path_expand(const char *pattern, pid_t pid, const char *host, char *ou
 
 		if (p[0] == '%' && p[1] == 'p') {
 			snprintf(num, sizeof(num), "%ld", (long)pid);
+			piece = num;
+			p++;
+		} else if (p[0] == '%' && p[1] == 'r') {
+			snprintf(num, sizeof(num), "%ld", rank >= 0 ? rank : (long)pid);
 			piece = num;
 			p++;
 		} else if (p[0] == '%' && p[1] == 'h') {

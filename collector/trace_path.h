@@ -1,7 +1,8 @@
 /*
  * Trace file names: expansion of the GPT_TRACE_OUTPUT pattern and creation without overwriting.
  *
- * The pattern's %p is the pid, %h the short host name, %% a '%'; any other character is copied.
+ * The pattern's %p is the pid, %h the short host name, %r the process's rank in a parallel job
+ * (rank.h; the pid when it was not launched as a rank), %% a '%'; any other character is copied.
  * trace_path_create() reserves the name with O_CREAT|O_EXCL, so that two processes given the same
  * name (a pattern without %p) never write into one file: the second gets "trace.1.sqlite", then
  * "trace.2.sqlite"... (the number goes before the extension).
@@ -15,7 +16,7 @@
 #define TRACE_PATH_DEFAULT "gpt-trace-%h-%p.sqlite"
 
 /* Expand pattern into out. Returns 0, or -ENAMETOOLONG when out is too small. */
-int trace_path_expand(const char *pattern, pid_t pid, const char *host, char *out, size_t outlen);
+int trace_path_expand(const char *pattern, pid_t pid, const char *host, long rank, char *out, size_t outlen);
 
 /*
  * Create the trace file for path (or, unless force, the first free uniquified name) as an empty

@@ -47,6 +47,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collector/rank.h"
 #include "collector/trace_path.h"
 #include "inject/clock.h"
 #include "inject/metrics.h"
@@ -385,6 +386,14 @@ static void short_hostname(char *host, size_t len)
 	host[strcspn(host, ".")] = '\0';
 }
 
+/* The process's rank in a parallel job, read when the trace starts. */
+static struct rank_identity rank = { .rank = -1, .local_rank = -1, .world_size = -1 };
+
+static const char *env_value(const char *name)
+{
+	return getenv(name);
+}
+
 static void describe_process(void)
 {
 	char cmdline[4096], host[256], when[64];
@@ -417,6 +426,15 @@ static void describe_process(void)
 	collector_set_meta(collector, "api_tracing", api_setting);
 	collector_set_meta(collector, "inject_entry", preloaded ? "LD_PRELOAD" : "CUDA_INJECTION64_PATH");
 	set_meta_u64("commit_interval_ms", config.commit_ms);
+	/* Which rank of a parallel job (rank.h); none for a process that was not launched as one. */
+	if (rank.rank >= 0) {
+		set_meta_u64("rank", (uint64_t)rank.rank);
+		if (rank.local_rank >= 0)
+			set_meta_u64("local_rank", (uint64_t)rank.local_rank);
+		if (rank.world_size >= 0)
+			set_meta_u64("world_size", (uint64_t)rank.world_size);
+		collector_set_meta(collector, "rank_launcher", rank.launcher);
+	}
 }
 
 static int dl_find_cudart(struct dl_phdr_info *info, size_t size, void *data)
@@ -722,7 +740,8 @@ static void inject_start(void)
 	nvtx_shift_pending(shift);
 
 	short_hostname(host, sizeof(host));
-	if (trace_path_expand(config.output, getpid(), host, path, sizeof(path)) < 0) {
+	rank_identity_read(&rank, env_value);
+	if (trace_path_expand(config.output, getpid(), host, rank.rank, path, sizeof(path)) < 0) {
 		snprintf(err, sizeof(err), "trace name too long: '%.900s': running untraced",
 			 config.output);
 		goto out_untraced;

@@ -1,6 +1,6 @@
 /*
- * Trace names: GPT_TRACE_OUTPUT pattern expansion (%p, %h, %%) and creation without overwriting
- * (".1", ".2" before the extension; force truncates).
+ * Trace names: GPT_TRACE_OUTPUT pattern expansion (%p, %h, %r, %%) and creation without overwriting
+ * (".1", ".2" before the extension; force truncates); the rank identity %r and GPT_META come from.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collector/rank.h"
 #include "collector/trace_path.h"
 #include "tests/collector/check.h"
 
@@ -16,13 +17,60 @@ static void test_expand(void)
 {
 	char out[64];
 
-	CHECK_EQ_INT(trace_path_expand("gpt-trace-%h-%p.sqlite", 1234, "node7", out, sizeof(out)), 0);
+	CHECK_EQ_INT(trace_path_expand("gpt-trace-%h-%p.sqlite", 1234, "node7", -1, out, sizeof(out)), 0);
 	CHECK_EQ_STR(out, "gpt-trace-node7-1234.sqlite");
-	CHECK_EQ_INT(trace_path_expand("/a/100%%-%p%x", 5, "h", out, sizeof(out)), 0);
+	CHECK_EQ_INT(trace_path_expand("/a/100%%-%p%x", 5, "h", -1, out, sizeof(out)), 0);
 	CHECK_EQ_STR(out, "/a/100%-5%x");
-	CHECK_EQ_INT(trace_path_expand("trailing%", 5, "h", out, sizeof(out)), 0);
+	CHECK_EQ_INT(trace_path_expand("trailing%", 5, "h", -1, out, sizeof(out)), 0);
 	CHECK_EQ_STR(out, "trailing%");
-	CHECK_EQ_INT(trace_path_expand("%p%p%p%p%p", 123456789, "h", out, 20), -ENAMETOOLONG);
+	CHECK_EQ_INT(trace_path_expand("%p%p%p%p%p", 123456789, "h", -1, out, 20), -ENAMETOOLONG);
+	/* %r: the rank, or the pid for a process that is no rank of a job. */
+	CHECK_EQ_INT(trace_path_expand("rank-%r.sqlite", 77, "h", 3, out, sizeof(out)), 0);
+	CHECK_EQ_STR(out, "rank-3.sqlite");
+	CHECK_EQ_INT(trace_path_expand("rank-%r.sqlite", 77, "h", -1, out, sizeof(out)), 0);
+	CHECK_EQ_STR(out, "rank-77.sqlite");
+}
+
+/* A stand-in environment for rank_identity_read(): NAME=VALUE pairs. */
+static const char *const *fake_env;
+
+static const char *fake_get(const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *const *e = fake_env; e && *e; e++)
+		if (!strncmp(*e, name, n) && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+static void test_rank(void)
+{
+	static const char *const none[] = { "HOME=/root", NULL };
+	static const char *const torchrun[] = { "RANK=5", "LOCAL_RANK=1", "WORLD_SIZE=8", "SLURM_PROCID=0", NULL };
+	static const char *const openmpi[] = { "OMPI_COMM_WORLD_RANK=2", "OMPI_COMM_WORLD_LOCAL_RANK=0",
+					       "OMPI_COMM_WORLD_SIZE=4", NULL };
+	static const char *const pmi[] = { "PMI_RANK=9", "PMI_SIZE=16", NULL };
+	static const char *const slurm[] = { "RANK=x", "SLURM_PROCID=12", "SLURM_LOCALID=3", "SLURM_NTASKS=64", NULL };
+	struct rank_identity id;
+
+	fake_env = none;
+	rank_identity_read(&id, fake_get);
+	CHECK(id.rank == -1 && id.local_rank == -1 && id.world_size == -1 && !id.launcher);
+	/* torchrun under srun: torchrun's RANK is the process's. */
+	fake_env = torchrun;
+	rank_identity_read(&id, fake_get);
+	CHECK(id.rank == 5 && id.local_rank == 1 && id.world_size == 8 && !strcmp(id.launcher, "torchrun"));
+	fake_env = openmpi;
+	rank_identity_read(&id, fake_get);
+	CHECK(id.rank == 2 && id.local_rank == 0 && id.world_size == 4 && !strcmp(id.launcher, "openmpi"));
+	fake_env = pmi;
+	rank_identity_read(&id, fake_get);
+	CHECK(id.rank == 9 && id.local_rank == -1 && id.world_size == 16 && !strcmp(id.launcher, "pmi"));
+	/* A RANK that is no number is no rank: the next launcher's counts. */
+	fake_env = slurm;
+	rank_identity_read(&id, fake_get);
+	CHECK(id.rank == 12 && id.local_rank == 3 && id.world_size == 64 && !strcmp(id.launcher, "slurm"));
 }
 
 static void test_create(const char *dir)
@@ -64,6 +112,7 @@ int main(void)
 	const char *dir = check_tmpdir();
 
 	test_expand();
+	test_rank();
 	test_create(dir);
 	check_rmtree(dir);
 	return check_exit("test_trace_path");

@@ -1,0 +1,46 @@
+/*
+ * Rank identity from the launchers' environment variables (see rank.h).
+ */
+#include "collector/rank.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+/* A non-negative decimal number, or -1. */
+static long number(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	return errno || *end || v < 0 ? -1 : v;
+}
+
+void rank_identity_read(struct rank_identity *id, const char *(*get)(const char *name))
+{
+	static const struct {
+		const char *launcher, *rank, *local_rank, *size;
+	} launchers[] = {
+		{ "torchrun", "RANK", "LOCAL_RANK", "WORLD_SIZE" },
+		{ "openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_SIZE" },
+		{ "pmi", "PMI_RANK", "MPI_LOCALRANKID", "PMI_SIZE" },
+		{ "slurm", "SLURM_PROCID", "SLURM_LOCALID", "SLURM_NTASKS" },
+	};
+
+	*id = (struct rank_identity){ .rank = -1, .local_rank = -1, .world_size = -1 };
+	for (size_t i = 0; i < sizeof(launchers) / sizeof(launchers[0]); i++) {
+		long rank = number(get(launchers[i].rank));
+
+		if (rank < 0)
+			continue;
+		id->rank = rank;
+		id->local_rank = number(get(launchers[i].local_rank));
+		id->world_size = number(get(launchers[i].size));
+		id->launcher = launchers[i].launcher;
+		return;
+	}
+}
