@@ -720,7 +720,7 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 	{
 		int64_t *d = xmalloc(n * sizeof(*d)), median;
 		size_t limit = n / 2 < WARM_MAX ? n / 2 : WARM_MAX, nsteady;
-		int64_t new_kernels = 0;
+		int64_t new_kernels = 0, slow = 0;
 
 		for (size_t i = 0; i < n; i++)
 			d[i] = split_total(&tp->iterations[i].split);
@@ -735,6 +735,7 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 		for (size_t i = 0; i < w; i++) {
 			tp->iterations[i].warmup = 1;
 			new_kernels += tp->iterations[i].new_kernels;
+			slow += split_total(&tp->iterations[i].split) > 2 * median;
 		}
 		tp->first_steady = w;
 		nsteady = n - w;
@@ -762,12 +763,19 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 		buckets_into(p, s, tp, PHASE_WARMUP, BUCKET_PRE, (int)w);
 		buckets_into(p, s, tp, PHASE_STEADY, (int)w + 1, BUCKET_ITER(WARM_MAX));
 		buckets_into(p, s, tp, PHASE_TEARDOWN, BUCKET_POST, BUCKET_POST);
-		if (w)
+		if (w) {
+			char which[32], why[160] = "";
+
+			snprintf(which, sizeof(which), w > 1 ? "iterations 1-%zu" : "iteration 1", w);
+			if (new_kernels)
+				snprintf(why, sizeof(why), "launched %" PRId64 " kernel%s for the first time", new_kernels,
+					 new_kernels == 1 ? "" : "s");
+			if (slow)
+				snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%" PRId64
+					 " took over twice the median iteration", new_kernels ? "; " : "", slow);
 			phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[w].start,
-				  format("from the first GPU operation to iteration %zu: iteration%s 1%s%.0zu launched %" PRId64
-					 " kernel%s for the first time or took over twice the median iteration",
-					 w + 1, w > 1 ? "s" : "", w > 1 ? "-" : "", w > 1 ? w : 0, new_kernels,
-					 new_kernels == 1 ? "" : "s"));
+				  format("from the first GPU operation to iteration %zu: %s %s", w + 1, which, why));
+		}
 		else
 			phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[0].start,
 				  xstrdup("from the first GPU operation to the first iteration (no iteration launched "
