@@ -24,11 +24,13 @@ static volatile int *volatile null_pointer;
 int main(int argc, char **argv)
 {
 	const char *mode = "run";
-	long seconds = 3;
+	long seconds = 3, batch = 1000, pause_ms = 0;
 	const struct sample_option opts[] = {
 		{ "mode", OPT_STRING, &mode,
 		  "run, segv-early, segv-late, abort, _exit, exception or sigkill" },
 		{ "seconds", OPT_LONG, &seconds, "how long to launch before dying" },
+		{ "batch", OPT_LONG, &batch, "kernels per batch" },
+		{ "pause-ms", OPT_LONG, &pause_ms, "host sleep after each batch, in milliseconds (small traces)" },
 	};
 	long long t0, until;
 	long launched = 0;
@@ -45,11 +47,13 @@ int main(int argc, char **argv)
 	t0 = sample_now_ns();
 	until = t0 + (strcmp(mode, "segv-early") ? seconds * 1000000000LL : 500000000LL);
 	while (sample_now_ns() < until) {
-		for (int i = 0; i < 1000; i++)
+		for (long i = 0; i < batch; i++)
 			empty_kernel<<<1, 1>>>();
 		CHECK_LAUNCHES();
 		CHECK(cudaStreamSynchronize(0));
-		launched += 1000;
+		launched += batch;
+		if (pause_ms > 0)
+			usleep((useconds_t)(pause_ms * 1000));
 		printf("launched %ld t_ms=%.1f\n", launched, (sample_now_ns() - t0) / 1e6);
 		fflush(stdout);
 	}
