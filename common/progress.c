@@ -46,6 +46,8 @@ void progress_update(struct progress *p)
 	double t = now(), rate;
 	char done[32], total[32], per[32];
 
+	if (!p->what)		/* never begun: a walk without a progress line */
+		return;
 	if (!p->rate_since) {
 		p->rate_since = t;
 		p->rate_from = p->done;
