@@ -241,12 +241,12 @@ static int read_kernel_names(struct reader *r, struct kernel_pass *kp)
 		g->merged = kp->nnames - 1;
 		n = &kp->names[kp->nnames - 1];
 		n->k.count += g->count;
-		n->k.total_ns += g->total;
+		n->k.total_ns = sat_add64(n->k.total_ns, g->total);
 		if (g->min < n->k.min_ns)
 			n->k.min_ns = g->min;
 		if (g->max > n->k.max_ns)
 			n->k.max_ns = g->max;
-		c->kernel_ns += g->total;
+		c->kernel_ns = sat_add64(c->kernel_ns, g->total);
 		keymap_put(&kp->by_key, key, i);
 	}
 	c->kernel_names = (int64_t)kp->nnames;
@@ -363,6 +363,16 @@ static int read_copies(struct reader *r)
 
 /* ---- the timeline ---- */
 
+/* end - start, held at INT64_MAX or INT64_MIN rather than overflowing on a corrupt trace's times */
+static int64_t span_of(int64_t start, int64_t end)
+{
+	int64_t span;
+
+	if (__builtin_sub_overflow(end, start, &span))
+		return end > start ? INT64_MAX : INT64_MIN;
+	return span;
+}
+
 /* Add the overlap of [s, e) with each bucket of w to v[bucket * stride]. */
 static void spread(const struct chart_window *w, int64_t s, int64_t e, int64_t *v, size_t stride)
 {
@@ -375,7 +385,7 @@ static void spread(const struct chart_window *w, int64_t s, int64_t e, int64_t *
 	if (e <= s)
 		return;
 	for (b = (s - w->start) / w->width; b < CHART_BUCKETS; b++) {
-		int64_t lo = w->start + b * w->width, hi = lo + w->width;
+		int64_t lo = sat_add64(w->start, b * w->width), hi = sat_add64(lo, w->width);
 
 		if (lo >= e)
 			break;
@@ -474,7 +484,7 @@ static int read_timeline(struct reader *r, const struct kernel_pass *kp)
 				work = CHART_COMM;
 		}
 		l->ops++;
-		l->busy_ns += e - s;
+		l->busy_ns = sat_add64(l->busy_ns, span_of(s, e));
 		for (size_t w = 0; w < c->nwindows; w++)
 			spread(&c->windows[w], s, e, &l->busy[w][0][work], CHART_WORKS);
 
@@ -493,14 +503,14 @@ static int read_timeline(struct reader *r, const struct kernel_pass *kp)
 		}
 		if (s > dev_end) {
 			dev->gaps++;
-			dev->idle_ns += s - dev_end;
+			dev->idle_ns = sat_add64(dev->idle_ns, span_of(dev_end, s));
 			gap_bins_add(c->gap_bins, s - dev_end);
 			for (size_t w = 0; w < c->nwindows; w++)
 				spread(&c->windows[w], dev_end, s, dev->idle[w], 1);
 			dev_end = s;
 		}
 		if (e > dev_end) {
-			dev->busy_ns += e - dev_end;
+			dev->busy_ns = sat_add64(dev->busy_ns, span_of(dev_end, e));
 			dev_end = e;
 		}
 	}
@@ -518,11 +528,17 @@ static int read_timeline(struct reader *r, const struct kernel_pass *kp)
 /* Cut [start, end) into CHART_BUCKETS buckets of a whole number of ns. */
 static struct chart_window window_of(int64_t start, int64_t end)
 {
-	int64_t width = (end - start + CHART_BUCKETS - 1) / CHART_BUCKETS;
+	int64_t span, width, len;
 
+	/* held at INT64_MAX rather than overflowing on a corrupt trace's times */
+	if (__builtin_sub_overflow(end, start, &span))
+		span = INT64_MAX;
+	width = span / CHART_BUCKETS + (span % CHART_BUCKETS != 0);
 	if (width < 1)
 		width = 1;
-	return (struct chart_window){ start, start + width * CHART_BUCKETS, width };
+	if (__builtin_mul_overflow(width, (int64_t)CHART_BUCKETS, &len))
+		len = INT64_MAX;
+	return (struct chart_window){ start, sat_add64(start, len), width };
 }
 
 int report_charts_read(struct trace *trace, struct report_header *hdr, char *err, size_t errlen)

@@ -589,6 +589,14 @@ static char *device_label(struct pass *p, size_t ntraces, int64_t trace_id, int6
 	return s;
 }
 
+/* end - start of a busy interval (end >= start), held at INT64_MAX for a corrupt trace's times */
+static int64_t busy_span(int64_t start, int64_t end)
+{
+	int64_t span;
+
+	return __builtin_sub_overflow(end, start, &span) ? INT64_MAX : span;
+}
+
 /*
  * Busy time per device: the union of its kernels', copies' and sets' intervals, from one pass in
  * start order with one open interval per device.
@@ -617,7 +625,7 @@ static int stats_device_busy(struct pass *p, struct stats *st)
 			g->sum.max = e;
 			g->seen = 1;
 		} else if (s > g->sum.max) {
-			g->sum.total += g->sum.max - g->sum.min;
+			g->sum.total = sat_add64(g->sum.total, busy_span(g->sum.min, g->sum.max));
 			g->sum.min = s;
 			g->sum.max = e;
 		} else if (e > g->sum.max) {
@@ -638,7 +646,7 @@ static int stats_device_busy(struct pass *p, struct stats *st)
 		struct group *g = &map.groups[i];
 		struct stats_row r = { .key = { g->key[0], g->key[1], -1 } };
 
-		r.busy_ns = g->sum.total + g->sum.max - g->sum.min;
+		r.busy_ns = sat_add64(g->sum.total, busy_span(g->sum.min, g->sum.max));
 		r.sum.count = g->sum.count;
 		r.label = device_label(p, st->ntraces, g->key[0], g->key[1]);
 		table_push(&st->devices, &cap, &r);
