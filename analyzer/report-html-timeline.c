@@ -63,7 +63,7 @@ static const char *tick_label(int64_t t, int64_t step, char *buf, size_t len)
 	size_t u = 0;
 	int decimals = 0;
 
-	while (u + 1 < sizeof(units) / sizeof(units[0]) && (t < units[u].scale || step * 1000 < units[u].scale))
+	while (u + 1 < sizeof(units) / sizeof(units[0]) && (t < units[u].scale || step < units[u].scale / 1000))
 		u++;
 	for (int64_t s = units[u].scale; s > step && decimals < 9; s /= 10)
 		decimals++;
@@ -76,24 +76,29 @@ static const char *tick_label(int64_t t, int64_t step, char *buf, size_t len)
 
 static void write_axis(struct timeline *tl)
 {
-	int64_t span = tl->w->end - tl->w->start, step = 1, first;
+	int64_t span = tl->w->end - tl->w->start, step = 1, first, target = span / 8, from;
 	char a[32];
 
-	while (step * 8 < span) {	/* about 8 ticks, at a 1-2-5 step */
-		if (step * 2 * 8 >= span || step * 5 * 8 >= span) {
-			step *= step * 2 * 8 >= span ? 2 : 5;
+	/* About 8 ticks, at a 1-2-5 step; in divisions, since a damaged trace's span can be near
+	 * INT64_MAX. */
+	while (step < target && step <= INT64_MAX / 10) {
+		if (step * 2 >= target || step * 5 >= target) {
+			step *= step * 2 >= target ? 2 : 5;
 			break;
 		}
 		step *= 10;
 	}
 	/* ticks count from the trace's first event, as the text report's times do */
-	first = tl->hdr->origin + ((tl->w->start - tl->hdr->origin + step - 1) / step) * step;
+	from = tl->w->start - tl->hdr->origin;
+	first = tl->hdr->origin + (from / step + (from % step > 0)) * step;
 	for (int64_t t = first; t <= tl->w->end; t += step) {
 		double x = x_of(tl, t);
 
 		fprintf(tl->out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
 			"<text x=\"%.1f\" y=\"14\" text-anchor=\"middle\">%s</text>\n", x, x, TL_AXIS - 4, tl->height, x,
 			tick_label(t - tl->hdr->origin, step, a, sizeof(a)));
+		if (t > tl->w->end - step)	/* the next tick is past the end, or past INT64_MAX */
+			break;
 	}
 	tl->y = TL_AXIS;
 }

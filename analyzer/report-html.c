@@ -149,21 +149,6 @@ static const char *severity_word(enum finding_severity s)
 	return s == SEVERITY_CRITICAL ? "critical" : s == SEVERITY_WARNING ? "warning" : "info";
 }
 
-static int64_t total_busy(const struct report_header *hdr)
-{
-	int64_t busy = 0;
-
-	for (size_t i = 0; i < hdr->ndevices; i++)
-		busy += hdr->devices[i].busy_ns;
-	return busy;
-}
-
-/* What the findings' shares are of: the steady state when the rules judged only it. */
-static int64_t judged_span(const struct report_header *hdr)
-{
-	return hdr->steady_only ? hdr->steady_end - hdr->steady_start : hdr->end - hdr->start;
-}
-
 /* ---- the page's frame ---- */
 
 static const char css[] =
@@ -256,7 +241,7 @@ static void write_legend(FILE *out, int with_work)
 
 static void write_summary(FILE *out, const struct report_header *hdr, const struct findings *findings)
 {
-	int64_t span = hdr->end - hdr->start, busy = total_busy(hdr);
+	int64_t span = hdr->end - hdr->start, busy = report_busy_total(hdr);
 	char a[32], b[32];
 
 	fprintf(out, "<header>\n<h1>gpt-trace report</h1>\n");
@@ -302,9 +287,9 @@ static void write_summary(FILE *out, const struct report_header *hdr, const stru
 		html_text(out, hdr->scope);
 		fputs("</dd>\n", out);
 	}
-	if (hdr->steady_only && judged_span(hdr) > 0)
+	if (hdr->steady_only && report_judged_span(hdr) > 0)
 		fprintf(out, "<dt>Judged</dt><dd>the steady state only (%s); one-time costs are in the phases</dd>\n",
-			report_duration(judged_span(hdr), a, sizeof(a)));
+			report_duration(report_judged_span(hdr), a, sizeof(a)));
 	else if (hdr->steady_only)
 		fputs("<dt>Judged</dt><dd>the steady state only, and there is none: nothing repeats (see the phases)</dd>\n", out);
 	fputs("</dl>\n", out);
@@ -928,8 +913,8 @@ static void write_findings_table(FILE *out, const struct report_header *hdr, con
 	fprintf(out, "<p id=\"findings-total\" data-recoverable-ns=\"%" PRId64 "\">%zu finding%s from %zu rules%s, ranked by "
 		"recoverable time: up to %s in all", total, findings->count, findings->count == 1 ? "" : "s", opt->nrules,
 		hdr->steady_only ? " on the steady state" : "", report_duration(total, a, sizeof(a)));
-	if (judged_span(hdr) > 0)
-		fprintf(out, " (%.1f%% of the %s)", 100.0 * (double)total / (double)judged_span(hdr),
+	if (report_judged_span(hdr) > 0)
+		fprintf(out, " (%.1f%% of the %s)", 100.0 * (double)total / (double)report_judged_span(hdr),
 			hdr->steady_only ? "steady state" : "span");
 	fputs(".</p>\n", out);
 	fputs("<table class=\"finding-list\"><tr><th class=\"num\">#</th><th>Severity</th><th>Rule</th><th>Finding</th>"

@@ -372,12 +372,13 @@ static const char *severity_color(enum finding_severity s)
 	}
 }
 
-static int64_t busy_total(const struct report_header *hdr)
+int64_t report_busy_total(const struct report_header *hdr)
 {
 	int64_t busy = 0;
 
+	/* Saturating: a damaged trace can hold times near INT64_MAX. */
 	for (size_t i = 0; i < hdr->ndevices; i++)
-		busy += hdr->devices[i].busy_ns;
+		busy = hdr->devices[i].busy_ns > INT64_MAX - busy ? INT64_MAX : busy + hdr->devices[i].busy_ns;
 	return busy;
 }
 
@@ -388,11 +389,10 @@ static double busy_share(const struct report_header *hdr)
 
 	if (span <= 0 || !hdr->ndevices)
 		return 0.0;
-	return (double)busy_total(hdr) / ((double)span * (double)hdr->ndevices);
+	return (double)report_busy_total(hdr) / ((double)span * (double)hdr->ndevices);
 }
 
-/* What severity and shares are judged against: the steady state when the rules saw only it. */
-static int64_t judged_span(const struct report_header *hdr)
+int64_t report_judged_span(const struct report_header *hdr)
 {
 	return hdr->steady_only ? hdr->steady_end - hdr->steady_start : hdr->end - hdr->start;
 }
@@ -591,7 +591,7 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 	fprintf(out, "%s%zu finding%s%s from %zu rules%s, ranked by recoverable time (up to %s in all, %.1f%% of the "
 		"%s)\n", bold, findings->count, findings->count == 1 ? "" : "s", reset, opt->nrules,
 		hdr->steady_only ? " on the steady state" : "", report_duration(recoverable_total(findings), a, sizeof(a)),
-		judged_span(hdr) > 0 ? 100.0 * (double)recoverable_total(findings) / (double)judged_span(hdr) : 0.0,
+		report_judged_span(hdr) > 0 ? 100.0 * (double)recoverable_total(findings) / (double)report_judged_span(hdr) : 0.0,
 		hdr->steady_only ? "steady state" : "span");
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
@@ -875,7 +875,7 @@ static void write_json(FILE *out, const struct report_header *hdr, const struct 
 		fprintf(out, ", \"severity\": \"%s\", \"message\": ", severity_name(f->severity));
 		report_json_string(out, f->message);
 		fprintf(out, ",\n     \"recoverable_ns\": %" PRId64 ", \"recoverable_share\": %.6f", f->recoverable_ns,
-			judged_span(hdr) > 0 ? (double)f->recoverable_ns / (double)judged_span(hdr) : 0.0);
+			report_judged_span(hdr) > 0 ? (double)f->recoverable_ns / (double)report_judged_span(hdr) : 0.0);
 		if (hdr->steady_iterations > 0)
 			fprintf(out, ", \"recoverable_per_iteration_ns\": %" PRId64, f->recoverable_ns / hdr->steady_iterations);
 		else

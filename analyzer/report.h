@@ -68,6 +68,11 @@ struct report_header {
 	struct report_charts *charts;		/* HTML only: report_charts_read(); NULL otherwise */
 };
 
+/* The devices' busy time added up (saturating at INT64_MAX). */
+int64_t report_busy_total(const struct report_header *hdr);
+/* What severity and shares are judged against: the steady state when the rules saw only it. */
+int64_t report_judged_span(const struct report_header *hdr);
+
 /* Fill hdr (zero-initialised by the caller, or with hdr->phases already computed, whose walk then
  * gives the devices' busy time); scope may be NULL. Free with report_header_release(). */
 int report_header_read(struct trace *trace, const char *scope, struct report_header *hdr, char *err,
