@@ -100,24 +100,6 @@ static void push(char ***list, size_t *n, char *s)
 	(*list)[(*n)++] = s;
 }
 
-static char *xprintf_str(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *xprintf_str(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	s = xmalloc((size_t)(n < 0 ? 0 : n) + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
 static int sql_failed(struct trace *trace, const char *what, char *err, size_t errlen)
 {
 	snprintf(err, errlen, "cannot read %s: %s", what, sqlite3_errmsg(trace_db(trace)));
@@ -163,7 +145,7 @@ static int read_commands(struct trace *trace, struct report_header *hdr, char *e
 		const char *host = (const char *)sqlite3_column_text(st, 4);
 
 		push(&hdr->commands, &hdr->ncommands,
-		     xprintf_str("%s (pid %" PRId64 "%s%s)", command ? command : name ? name : "?",
+		     xasprintf("%s (pid %" PRId64 "%s%s)", command ? command : name ? name : "?",
 				 (int64_t)sqlite3_column_int64(st, 1), host ? " on " : "", host ? host : ""));
 	}
 	sqlite3_finalize(st);
@@ -202,19 +184,19 @@ static int read_notes(struct trace *trace, struct report_header *hdr, char *err,
 			return sql_failed(trace, "meta", err, errlen);
 		if (!complete)
 			push(&hdr->notes, &hdr->nnotes,
-			     xprintf_str("%s was not finalized (the program crashed or was killed?): the last "
+			     xasprintf("%s was not finalized (the program crashed or was killed?): the last "
 					 "events may be missing", trace_path(trace, t)));
 		/* Kernel replay (--metrics) holds each profiled launch call for all its passes. */
 		hdr->replayed_launches += replayed;
 		if (replayed > 0)
 			push(&hdr->notes, &hdr->nnotes,
-			     xprintf_str("%s: %" PRId64 " launches were replayed for hardware metrics "
+			     xasprintf("%s: %" PRId64 " launches were replayed for hardware metrics "
 					 "(--metrics): launch calls and GPU idle time around them are stretched, "
 					 "so timing findings are not judged (info, nothing recoverable); trace "
 					 "without --metrics for timing", trace_path(trace, t), replayed));
 		if (dropped > 0)
 			push(&hdr->notes, &hdr->nnotes,
-			     xprintf_str("%s: CUPTI dropped %" PRId64 " records; totals are underestimated",
+			     xasprintf("%s: CUPTI dropped %" PRId64 " records; totals are underestimated",
 					 trace_path(trace, t), dropped));
 	}
 	return 0;
@@ -228,7 +210,7 @@ int report_header_read(struct trace *trace, const char *scope, struct report_hea
 
 	for (size_t t = 0; t < trace_count(trace); t++)
 		push(&hdr->traces, &hdr->ntraces,
-		     xprintf_str("%s (%s)", trace_path(trace, t),
+		     xasprintf("%s (%s)", trace_path(trace, t),
 				 trace_format(trace, t) == TRACE_FORMAT_GPT ? "gpt-trace" : "nsys"));
 	hdr->scope = scope ? xstrdup(scope) : NULL;
 	ret = read_commands(trace, hdr, err, errlen);

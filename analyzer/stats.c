@@ -234,24 +234,6 @@ static void table_release(struct stats_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-static char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *xasprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	s = xmalloc((size_t)(n < 0 ? 0 : n) + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
 /*
  * Pass one: sql returns (key0, key1, key2, start, end, bytes); rows are summarized per key in map.
  * The span of every row seen widens [*start, *end].

@@ -100,24 +100,6 @@ static const char *keep(struct phases *p, const char *s)
 	return st->items[st->n++];
 }
 
-static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *format(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	s = xmalloc((size_t)(n < 0 ? 0 : n) + 1);
-	va_start(ap, fmt);
-	vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
-	va_end(ap);
-	return s;
-}
-
 /* ---- finding the iterations ---- */
 
 /* "ProfilerStep#12" and "ProfilerStep#13" are one range: trailing digits do not count. */
@@ -774,7 +756,7 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 				snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%" PRId64
 					 " took over twice the median iteration", new_kernels ? "; " : "", slow);
 			phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[w].start,
-				  format("from the first GPU operation to iteration %zu: %s %s", w + 1, which, why));
+				  xasprintf("from the first GPU operation to iteration %zu: %s %s", w + 1, which, why));
 		}
 		else
 			phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[0].start,
@@ -782,12 +764,12 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 					  "new kernels or ran slow)"));
 		if (tp->source == ITERATIONS_KERNELS)
 			phase_set(&tp->phase[PHASE_STEADY], tp->iterations[w].start, tp->iterations[n - 1].end,
-				  format("iterations %zu-%zu of %zu: the kernel sequence repeats every %" PRId64
+				  xasprintf("iterations %zu-%zu of %zu: the kernel sequence repeats every %" PRId64
 					 " kernels, each iteration beginning with %s", w + 1, n, n, tp->period_ops,
 					 tp->source_name));
 		else
 			phase_set(&tp->phase[PHASE_STEADY], tp->iterations[w].start, tp->iterations[n - 1].end,
-				  format("iterations %zu-%zu of %zu: NVTX range '%s'%s", w + 1, n, n, tp->source_name,
+				  xasprintf("iterations %zu-%zu of %zu: NVTX range '%s'%s", w + 1, n, n, tp->source_name,
 					 tp->source == ITERATIONS_STEP ? " (--step)" : ", the repeating range covering "
 										      "the most time"));
 		phase_set(&tp->phase[PHASE_TEARDOWN], tp->phase[PHASE_STEADY].end, trace_end,
