@@ -651,6 +651,25 @@ null:
 	sqlite3_str_appendf(s, "CAST(NULL AS %s) AS \"%w\"", c->text ? "TEXT" : "INTEGER", c->name);
 }
 
+/*
+ * Events whose times no clock can produce are left out: a start before zero or past TRACE_TIME_MAX,
+ * an end before the start or past TRACE_TIME_MAX (an end may be NULL: NVTX marks and unclosed
+ * ranges); the bound is on the time after the file's shift. Every consumer may then add, subtract and compare any two times (and a file's shift,
+ * itself at most TRACE_TIME_MAX) without overflow; the fuzzer found such rows overflowing sums and
+ * differences in stats, the report and the HTML timeline (docs/fuzzing.md).
+ */
+static void append_time_filter(sqlite3_str *s, const struct trace_file *f, enum source_table src)
+{
+	int64_t max = TRACE_TIME_MAX - f->shift;	/* the file's own clock; shift <= TRACE_TIME_MAX */
+
+	if (!has_column(f, src, "start"))
+		return;
+	sqlite3_str_appendf(s, " WHERE e.start BETWEEN 0 AND %lld", (long long)max);
+	if (has_column(f, src, "end"))
+		sqlite3_str_appendf(s, " AND (e.\"end\" IS NULL OR e.\"end\" BETWEEN e.start AND %lld)",
+				    (long long)max);
+}
+
 /* One file's SELECT for a view; a file without the source table gives a typed empty SELECT. */
 static void append_select(sqlite3_str *s, const struct trace_file *f, size_t trace_id, enum source_table src,
 			  const struct view_col *cols, size_t ncols)
@@ -661,9 +680,10 @@ static void append_select(sqlite3_str *s, const struct trace_file *f, size_t tra
 			sqlite3_str_appendall(s, ", ");
 		append_col(s, f, trace_id, src, &cols[i]);
 	}
-	if (has_table(f, src))
+	if (has_table(f, src)) {
 		sqlite3_str_appendf(s, " FROM \"%w\".\"%w\" AS e", f->schema, source_names[src]);
-	else
+		append_time_filter(s, f, src);
+	} else
 		sqlite3_str_appendall(s, " WHERE 0");
 }
 
@@ -959,6 +979,8 @@ static void set_shifts(struct trace *trace)
 				min_origin = o->origin;
 		}
 		f->shift = f->origin - min_origin;
+		if (f->shift > TRACE_TIME_MAX)	/* origins that far apart are not one job's clock */
+			f->shift = 0;
 	}
 }
 
@@ -1093,6 +1115,18 @@ static void remove_copy(struct trace_file *f)
 	f->copy_dir = NULL;
 }
 
+/* GPT_TRACE_SQL_PROFILE=1: each statement's text and run time on stderr, for finding the dear ones. */
+static int sql_profile(unsigned type, void *arg, void *p, void *x)
+{
+	char *sql = sqlite3_expanded_sql(p);
+
+	(void)type;
+	(void)arg;
+	fprintf(stderr, "gpt-trace: sql %8.3f s: %.300s\n", (double)*(sqlite3_int64 *)x / 1e9, sql ? sql : "?");
+	sqlite3_free(sql);
+	return 0;
+}
+
 static int open_file(struct trace *trace, size_t i, char *err, size_t errlen)
 {
 	struct trace_file *f = &trace->files[i];
@@ -1116,6 +1150,8 @@ static int open_file(struct trace *trace, size_t i, char *err, size_t errlen)
 			return sqlite_failure(trace->db, rc, f->path, err, errlen);
 		sqlite3_extended_result_codes(trace->db, 1);
 		set_sort_threads(trace->db);
+		if (getenv("GPT_TRACE_SQL_PROFILE"))
+			sqlite3_trace_v2(trace->db, SQLITE_TRACE_PROFILE, sql_profile, NULL);
 	} else {
 		sqlite3_stmt *st;
 

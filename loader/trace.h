@@ -67,6 +67,14 @@
 
 struct trace;
 
+/*
+ * Every time in the canonical views lies in [0, TRACE_TIME_MAX] (2^60 ns, 36 years), and every end
+ * is at or after its start: rows whose times no clock can produce (a negative start, an end before
+ * the start, times near INT64_MAX) are not in the views. So the sum or difference of any two times
+ * fits in an int64_t; sums over many events still need saturating arithmetic (sat_add64).
+ */
+#define TRACE_TIME_MAX ((int64_t)1 << 60)
+
 enum trace_format {
 	TRACE_FORMAT_GPT = 1,	/* written by gpt-trace run (has GPT_META) */
 	TRACE_FORMAT_NSYS = 2,	/* nsys export --type sqlite */
