@@ -102,10 +102,15 @@ static const char *keep(struct phases *p, const char *s)
 
 /* ---- finding the iterations ---- */
 
-/* "ProfilerStep#12" and "ProfilerStep#13" are one range: trailing digits do not count. */
+/*
+ * "ProfilerStep#12" and "ProfilerStep#13" are one range: trailing digits do not count. A step of
+ * JAX's jax.profiler.StepTraceAnnotation arrives in XLA's TraceMe form, "train:#step_num=12#": its
+ * name is what precedes the metadata.
+ */
 static void normalize(const char *text, char *out, size_t len)
 {
-	size_t n = strlen(text);
+	const char *meta = strstr(text, ":#");
+	size_t n = meta && strstr(meta, "step_num=") ? (size_t)(meta - text) : strlen(text);
 
 	while (n > 0 && isdigit((unsigned char)text[n - 1]))
 		n--;
@@ -115,10 +120,24 @@ static void normalize(const char *text, char *out, size_t len)
 	out[n] = '\0';
 }
 
-/* NCCL's own ranges (ncclAllReduce, ncclCommInitRankConfig...) and empty texts are not steps. */
+/*
+ * Library ranges are not steps: NCCL's own (ncclAllReduce, ncclCommInitRankConfig...), and XLA's
+ * (JAX, TensorFlow) compiler passes and thunks ("XlaCompile:#module=jit_step#", "XlaPass:#...#",
+ * "Thunk:#...#"), which cover most of a JAX program's time and hold kernels of their own (the
+ * autotuner's). XLA's range around one execution of a compiled program is a step when the program is
+ * the user's (jax.jit's "XlaModule:#hlo_module=jit_step,program_id=7#", or pmap_), not an autotuning
+ * candidate ("XlaModule:#hlo_module=gemm_fusion_dot.4#"). Empty texts are not steps either.
+ */
 static int candidate_text(const char *text)
 {
-	return text[0] && strncasecmp(text, "nccl", 4) != 0;
+	if (!text[0] || !strncasecmp(text, "nccl", 4) || !strncmp(text, "Thunk:#", 7))
+		return 0;
+	if (!strncmp(text, "XlaModule:#", 11)) {
+		const char *module = strstr(text, "hlo_module=");
+
+		return module && (!strncmp(module + 11, "jit_", 4) || !strncmp(module + 11, "pmap_", 5));
+	}
+	return strncmp(text, "Xla", 3) != 0 || !strstr(text, ":#");
 }
 
 /* The NVTX ranges of one trace, in start order: columns start, end, text. */

@@ -34,7 +34,7 @@ else:
 assert d["recoverable_ns"] <= ndev * judged, (d["recoverable_ns"], ndev, judged)
 print("ok")
 PY
-for f in "$GPU"/*.sqlite "$GPU"/pairs/*.sqlite "$H200" "$CLOVER"; do
+for f in "$GPU"/*.sqlite "$GPU"/pairs/*.sqlite "$GPU"/real/*.sqlite "$H200" "$CLOVER"; do
 	name=$(basename "$f" .sqlite)
 	"$GPT" report --format json -o "$TMP/$name.json" "$f"
 	expect "properties $name" "ok" "$(python3 "$TMP/props.py" "$TMP/$name.json" 2>&1 | tail -1)"
@@ -92,6 +92,16 @@ expect "item_sync-hostbound" "nvtx step 300 299 idle-gaps critical 0" "$(q item-
 print(i['source'], i['name'], i['count'], i['steady_count'], d['findings'][0]['rule'], d['findings'][0]['severity'],
       sum(f['recoverable_ns'] for f in d['findings'] if f['rule'] == 'excessive-sync'))")"
 expect "item_sync-hostbound warm-up" "1" "$(q item-hostbound "print(int(tp['phases'][1]['duration_ns'] > 3e9))")"
+
+# jax_mlp (tests/gpu/real/programs.py jax, on an H100): 200 steps of a jax.jit training step. XLA's
+# compiler ranges (XlaCompile, XlaEmitGpuAsm..., with the autotuner's kernels inside) cover 20 s of
+# ranges; they are not steps: the steps are XLA's range around each execution of jit_step, the
+# 2.5 s of compilation is warm-up, and the loop (about 167 us per step) is GPU-bound.
+expect "jax_mlp iterations" "nvtx XlaModule:#hlo_module=jit_step,program_id=3315# 200 198" \
+	"$(q jax_mlp "i = tp['iterations']; print(i['source'], i['name'], i['count'], i['steady_count'])")"
+expect "jax_mlp compilation is warm-up" "1" "$(q jax_mlp "print(int(tp['phases'][1]['duration_ns'] > 2e9))")"
+expect "jax_mlp steady loop clean" "[]" \
+	"$(python3 -c "import json; print([f['rule'] for f in json.load(open('$TMP/jax_mlp.json'))['findings'] if f['severity'] != 'info'])")"
 
 # access --metrics: kernel replay stretched the run, so timing findings are information with nothing
 # recoverable; the hardware-counter findings stay.
