@@ -11,6 +11,7 @@
  * stays with SQLite's page cache however large the trace is.
  */
 #include "loader/trace.h"
+#include "loader/trace-private.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -87,6 +88,13 @@ struct trace {
 	sqlite3 *db;
 	struct trace_file *files;
 	size_t nfiles;
+	/* the scope in force: its window, and whether an NVTX range or a kernel glob narrows it */
+	int64_t scope_start, scope_end;
+	int scope_ranges, scope_glob;
+	struct event_cache *events;	/* events.c's, freed here */
+	/* trace_span()'s answers for the scope in force: per file, start and end, and whether known */
+	int64_t (*spans)[2];
+	unsigned char *span_known;
 };
 
 /* How one column of a canonical view is computed from a source row (alias e). */
@@ -926,6 +934,12 @@ int trace_set_scope(struct trace *trace, const struct trace_scope *scope, char *
 		if (ret < 0)
 			return ret;
 	}
+	if (trace->span_known)
+		memset(trace->span_known, 0, trace->nfiles);
+	trace->scope_start = scope->start;
+	trace->scope_end = scope->end;
+	trace->scope_ranges = scope->nvtx_range != NULL;
+	trace->scope_glob = scope->kernel_glob != NULL;
 	for (size_t i = 0; i < NCOLS(event_views); i++) {
 		const char *name = event_views[i].name;
 		sqlite3_str *s = sqlite3_str_new(trace->db);
@@ -954,6 +968,116 @@ int trace_set_scope(struct trace *trace, const struct trace_scope *scope, char *
 			return ret;
 	}
 	return 0;
+}
+
+/* ---- spans ---- */
+
+int trace_span(struct trace *trace, size_t trace_id, int64_t *start, int64_t *end, char *err, size_t errlen)
+{
+	/* Plain aggregates per trace: a GROUP BY traceId would make SQLite sort every event. */
+	static const char sql[] =
+		"SELECT MIN(s), MAX(e) FROM ("
+		" SELECT MIN(start) AS s, MAX(end) AS e FROM kernels WHERE traceId = ?1"
+		" UNION ALL SELECT MIN(start), MAX(end) FROM copies WHERE traceId = ?1"
+		" UNION ALL SELECT MIN(start), MAX(end) FROM sets WHERE traceId = ?1"
+		" UNION ALL SELECT MIN(start), MAX(end) FROM api_calls WHERE traceId = ?1)";
+	sqlite3_stmt *st;
+	int rc;
+
+	*start = *end = 0;
+	if (trace_id >= trace->nfiles)
+		return 0;
+	if (!trace->span_known) {
+		trace->spans = xcalloc(trace->nfiles, sizeof(*trace->spans));
+		trace->span_known = xcalloc(trace->nfiles, 1);
+	}
+	/* span_known: 0 not yet asked, 1 no events, 2 events */
+	if (!trace->span_known[trace_id]) {
+		int found = 0;
+
+		rc = sqlite3_prepare_v2(trace->db, sql, -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, (int64_t)trace_id);
+			rc = sqlite3_step(st);
+			trace->spans[trace_id][0] = trace->spans[trace_id][1] = 0;
+			if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+				trace->spans[trace_id][0] = sqlite3_column_int64(st, 0);
+				trace->spans[trace_id][1] = sqlite3_column_int64(st, 1);
+				found = 1;
+			}
+			sqlite3_finalize(st);
+		}
+		if (rc != SQLITE_ROW) {
+			set_err(err, errlen, "cannot read the trace's time span: %s", sqlite3_errmsg(trace->db));
+			return -EIO;
+		}
+		trace->span_known[trace_id] = (unsigned char)(1 + found);
+	}
+	*start = trace->spans[trace_id][0];
+	*end = trace->spans[trace_id][1];
+	return trace->span_known[trace_id] == 2;
+}
+
+/* ---- for the event reader (events.c) ---- */
+
+char *trace_event_sql(const struct trace *trace, size_t file, const char *view, const char *const *cols,
+		      size_t ncols, enum trace_event_sql mode, size_t nkey, int *absent)
+{
+	const struct view_spec *v = NULL;
+	const struct trace_file *f;
+	sqlite3_str *s;
+
+	*absent = 0;
+	for (size_t i = 0; i < NCOLS(event_views) && !v; i++)
+		if (!strcmp(event_views[i].name, view))
+			v = &event_views[i];
+	if (!v || file >= trace->nfiles)
+		return NULL;
+	f = &trace->files[file];
+	if (!has_table(f, v->source)) {
+		*absent = 1;
+		return NULL;
+	}
+	s = sqlite3_str_new(NULL);
+	/* Sorted reads are for tables that may have no rowid (a view of that name): no tie-break. */
+	sqlite3_str_appendall(s, mode == TRACE_SQL_SORTED ? "SELECT 0" : "SELECT e.rowid");
+	for (size_t i = 0; i <= ncols; i++) {
+		const char *name = i ? cols[i - 1] : "start";
+		const struct view_col *c = NULL;
+
+		for (size_t j = 0; j < v->ncols && !c; j++)
+			if (!strcmp(v->cols[j].name, name))
+				c = &v->cols[j];
+		if (!c) {
+			sqlite3_free(sqlite3_str_finish(s));
+			return NULL;
+		}
+		sqlite3_str_appendall(s, ", ");
+		append_col(s, f, file, v->source, c);
+	}
+	sqlite3_str_appendf(s, " FROM \"%w\".\"%w\" AS e", f->schema, source_names[v->source]);
+	append_time_filter(s, f, v->source);
+	if (mode == TRACE_SQL_RANGE)
+		sqlite3_str_appendf(s, "%se.rowid BETWEEN ?1 AND ?2", has_column(f, v->source, "start") ? " AND " :
+				    " WHERE ");
+	if (mode == TRACE_SQL_SORTED) {
+		sqlite3_str_appendall(s, " ORDER BY 2");
+		for (size_t i = 0; i < nkey && i < ncols; i++)
+			sqlite3_str_appendf(s, ", %d", (int)i + 3);
+	}
+	return sqlite3_str_finish(s);
+}
+
+int trace_scope_window(const struct trace *trace, const char *view, int64_t *start, int64_t *end)
+{
+	*start = trace->scope_start;
+	*end = trace->scope_end;
+	return trace->scope_ranges || (trace->scope_glob && !strcmp(view, "kernels"));
+}
+
+struct event_cache **trace_event_cache(struct trace *trace)
+{
+	return &trace->events;
 }
 
 /* ---- open/close ---- */
@@ -1219,6 +1343,9 @@ void trace_close(struct trace *trace)
 {
 	if (!trace)
 		return;
+	event_cache_free(trace->events);
+	free(trace->spans);
+	free(trace->span_known);
 	sqlite3_close(trace->db);
 	for (size_t i = 0; i < trace->nfiles; i++) {
 		remove_copy(&trace->files[i]);

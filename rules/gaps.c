@@ -15,6 +15,8 @@
  */
 #include "rules/gaps.h"
 
+#include "loader/events.h"
+
 #include "common/progress.h"
 #include "common/util.h"
 
@@ -416,20 +418,23 @@ static void trace_begin(struct walker *w, int64_t trace_id)
 	w->horizon = INT64_MIN;
 }
 
+/* Columns of the API call stream, and of the NVTX range stream. */
+enum { CALL_END, CALL_TID, CALL_PID, CALL_CORRELATION, CALL_NAME, CALL_NCOLS };
+enum { RANGE_END, RANGE_TID, RANGE_TEXT, RANGE_NCOLS };
+
 /* Take one API call from the stream: into its thread's history, and an issuing call into the
- * pending table. Columns: traceId, start, end, globalTid, pid, correlationId, nameId. */
-static void take_call(struct walker *w, sqlite3_stmt *st)
+ * pending table. */
+static void take_call(struct walker *w, const struct event_row *row, unsigned cls)
 {
-	int64_t trace_id = sqlite3_column_int64(st, 0), name_id = sqlite3_column_int64(st, 6);
-	int64_t start = sqlite3_column_int64(st, 1), end = sqlite3_column_int64(st, 2);
-	unsigned cls = api_names_class(w->names, trace_id, name_id);
+	int64_t trace_id = row->trace_id, name_id = row->v[CALL_NAME];
+	int64_t start = row->start, end = row->v[CALL_END];
 
 	if (trace_id != w->trace_id)
 		trace_begin(w, trace_id);
 	if (start < w->trace_first)
 		w->trace_first = start;
-	if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
-		struct host_thread *t = thread_get(w, trace_id, sqlite3_column_int64(st, 3), 1);
+	if (!event_null(row, CALL_TID)) {
+		struct host_thread *t = thread_get(w, trace_id, row->v[CALL_TID], 1);
 		struct host_call *c;
 
 		HOST_RESERVE(w, t->calls, t->ncalls, t->calls_cap);
@@ -439,14 +444,14 @@ static void take_call(struct walker *w, sqlite3_stmt *st)
 		c->name = api_names_name(w->names, trace_id, name_id);
 		c->cls = cls;
 	}
-	if ((cls & API_ISSUES) && sqlite3_column_type(st, 5) != SQLITE_NULL) {
+	if ((cls & API_ISSUES) && !event_null(row, CALL_CORRELATION)) {
 		struct pending_call call = {
 			.trace_id = trace_id,
-			.pid = sqlite3_column_int64(st, 4),
-			.correlation = sqlite3_column_int64(st, 5),
+			.pid = row->v[CALL_PID],
+			.correlation = row->v[CALL_CORRELATION],
 			.start = start,
 			.end = end,
-			.tid = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3),
+			.tid = event_int(row, CALL_TID, -1),
 			.name_id = name_id,
 			.cls = cls,
 		};
@@ -455,10 +460,10 @@ static void take_call(struct walker *w, sqlite3_stmt *st)
 	}
 }
 
-/* Take one NVTX range: columns traceId, start, end, globalTid, text. */
-static void take_range(struct walker *w, sqlite3_stmt *st)
+/* Take one NVTX range. */
+static void take_range(struct walker *w, const struct event_row *row)
 {
-	int64_t trace_id = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 1);
+	int64_t trace_id = row->trace_id, start = row->start;
 	struct host_thread *t;
 	struct host_range *r;
 
@@ -466,12 +471,12 @@ static void take_range(struct walker *w, sqlite3_stmt *st)
 		trace_begin(w, trace_id);
 	if (start < w->trace_first)
 		w->trace_first = start;
-	t = thread_get(w, trace_id, sqlite3_column_int64(st, 3), 1);
+	t = thread_get(w, trace_id, row->v[RANGE_TID], 1);
 	HOST_RESERVE(w, t->ranges, t->nranges, t->ranges_cap);
 	r = &t->ranges[t->nranges++];
 	r->start = start;
-	r->end = sqlite3_column_int64(st, 2);
-	r->text = intern(w, rule_column_text(st, 4));
+	r->end = row->v[RANGE_END];
+	r->text = intern(w, row->text ? row->text : "");
 }
 
 static struct gap_device *device_find(struct gap_walk *walk, struct walker *w, int64_t trace_id,
@@ -669,100 +674,99 @@ static void attribute(struct walker *w, int buf, struct gap *g, const struct hos
 	add_part(w, buf, g, IDLE_LAUNCH, NULL, NULL, g->end - host_end);
 }
 
-static char *ops_sql(void)
-{
-	static const char *const arms[] = {
-		"SELECT traceId, deviceId, streamId, start, end, 0 AS kind, nameId, graphNodeId,"
-		" correlationId, pid, NULL AS bytes, NULL AS copyKind, NULL AS srcKind, NULL AS dstKind,"
-		" gridX * gridY * gridZ AS blocks FROM kernels",
-		"SELECT traceId, deviceId, streamId, start, end, 1, NULL, graphNodeId, correlationId, pid,"
-		" bytes, copyKind, srcKind, dstKind, NULL FROM copies",
-		"SELECT traceId, deviceId, streamId, start, end, 2, NULL, graphNodeId, correlationId, pid,"
-		" bytes, NULL, NULL, NULL, NULL FROM sets",
-	};
-	sqlite3_str *s = sqlite3_str_new(NULL);
-	int first = 1;
+/*
+ * The GPU operations: kernels, copies and memsets, each a stream in (traceId, start, end, deviceId,
+ * streamId) order, merged here (ties: kernels, then copies, then memsets).
+ */
+enum { OP_END, OP_DEVICE, OP_STREAM, OP_GRAPH_NODE, OP_CORRELATION, OP_PID, OP_COL6, OP_COL7, OP_COL8,
+       OP_COL9 };
+#define OP_NKEY 3
 
-	sqlite3_str_appendall(s, "SELECT * FROM (");
-	for (int i = 0; i < 3; i++) {
-		sqlite3_str_appendf(s, "%s%s", first ? "" : " UNION ALL ", arms[i]);
-		first = 0;
+struct op_input {
+	struct event_stream *s;
+	const struct event_row *row;	/* its next row, NULL at its end */
+};
+
+static int op_open(struct rule_context *ctx, struct op_input *in, enum gpu_op kind, char *err, size_t errlen)
+{
+	static const char *const kernel[] = { "end", "deviceId", "streamId", "graphNodeId", "correlationId",
+					      "pid", "nameId", "gridX", "gridY", "gridZ" };
+	static const char *const copy[] = { "end", "deviceId", "streamId", "graphNodeId", "correlationId",
+					    "pid", "bytes", "copyKind", "srcKind", "dstKind" };
+	static const char *const set[] = { "end", "deviceId", "streamId", "graphNodeId", "correlationId",
+					   "pid", "bytes" };
+	int ret;
+
+	switch (kind) {
+	case GPU_OP_KERNEL:
+		ret = event_stream_open(ctx->trace, "kernels", kernel, 10, OP_NKEY, -1, &in->s, err, errlen);
+		break;
+	case GPU_OP_COPY:
+		ret = event_stream_open(ctx->trace, "copies", copy, 10, OP_NKEY, -1, &in->s, err, errlen);
+		break;
+	default:
+		ret = event_stream_open(ctx->trace, "sets", set, 7, OP_NKEY, -1, &in->s, err, errlen);
+		break;
 	}
-	sqlite3_str_appendall(s, ") ORDER BY traceId, start, end, deviceId, streamId");
-	return sqlite3_str_finish(s);
+	if (!ret)
+		ret = event_stream_next(in->s, &in->row, err, errlen);
+	return ret < 0 ? ret : 0;
 }
 
-static int prepare_owned(const struct rule *rule, struct rule_context *ctx, char *sql,
-			 sqlite3_stmt **st, char *err, size_t errlen)
+/* gridX * gridY * gridZ as SQLite computes it: NULL if any is NULL, held at the int64 bounds. */
+static int64_t blocks_of(const struct event_row *r)
+{
+	int64_t n = 1;
+
+	for (int i = OP_COL7; i <= OP_COL9; i++) {
+		int64_t out;
+
+		if (event_null(r, i))
+			return -1;
+		if (__builtin_mul_overflow(n, r->v[i], &out))
+			out = (n < 0) != (r->v[i] < 0) ? INT64_MIN : INT64_MAX;
+		n = out;
+	}
+	return n;
+}
+
+/* An input stream that may be absent (s NULL: no rows). */
+struct input {
+	struct event_stream *s;
+	const struct event_row *row;
+};
+
+static int input_next(struct input *in, char *err, size_t errlen)
 {
 	int ret;
 
-	if (!sql) {
-		snprintf(err, errlen, "rule %s: out of memory", rule->id);
-		return -ENOMEM;
-	}
-	ret = rule_prepare(rule, ctx, sql, st, err, errlen);
-	sqlite3_free(sql);
-	return ret;
-}
-
-/* One time-ordered input of the walk (API calls, NVTX ranges): its statement and current row's key. */
-struct stream {
-	sqlite3_stmt *st;
-	int rc;
-	int64_t trace_id, start;
-};
-
-/* Step a stream, keeping the merge key of the new row (column calls take a mutex each). */
-static void stream_next(struct stream *s)
-{
-	if (!s->st) {
-		s->rc = SQLITE_DONE;
-		return;
-	}
-	s->rc = sqlite3_step(s->st);
-	if (s->rc == SQLITE_ROW) {
-		s->trace_id = sqlite3_column_int64(s->st, 0);
-		s->start = sqlite3_column_int64(s->st, 1);
-	}
-}
-
-static int stream_before(const struct stream *s, int64_t trace_id, int64_t start)
-{
-	return s->rc == SQLITE_ROW && (s->trace_id < trace_id || (s->trace_id == trace_id && s->start <= start));
-}
-
-static int64_t column_or(sqlite3_stmt *st, int col, int64_t null_value)
-{
-	return sqlite3_column_type(st, col) == SQLITE_NULL ? null_value : sqlite3_column_int64(st, col);
-}
-
-/* How many operations the walk will read, for the progress line (0 when it cannot tell). */
-static int64_t count_operations(struct rule_context *ctx)
-{
-	sqlite3_stmt *st;
-	int64_t n = 0;
-
-	if (sqlite3_prepare_v2(trace_db(ctx->trace), "SELECT (SELECT count(*) FROM kernels) + (SELECT count(*) "
-			       "FROM copies) + (SELECT count(*) FROM sets)", -1, &st, NULL) != SQLITE_OK)
+	if (!in->s) {
+		in->row = NULL;
 		return 0;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
+	}
+	ret = event_stream_next(in->s, &in->row, err, errlen);
+	return ret < 0 ? ret : 0;
+}
+
+static int input_before(const struct input *in, int64_t trace_id, int64_t start)
+{
+	return in->row && (in->row->trace_id < trace_id || (in->row->trace_id == trace_id && in->row->start <= start));
 }
 
 int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
 	     size_t errlen)
 {
+	static const char *const call_cols[CALL_NCOLS] = { "end", "globalTid", "pid", "correlationId", "nameId" };
+	static const char *const range_cols[RANGE_NCOLS] = { "end", "globalTid", "text" };
 	struct walker w = { .trace_id = -1, .walk = walk };
 	struct api_names own_names = { 0 };
-	struct stream calls = { 0 }, ranges = { 0 };
-	sqlite3_stmt *ops = NULL;
-	int ret, rc, attributing = 0, startup = 0;
+	struct op_input ops[3] = { { 0 } };
+	struct input calls = { 0 }, ranges = { 0 };
+	int ret, attributing = 0, startup = 0;
 	unsigned api = 0;
 	struct gap g, first;
 	struct progress progress = { 0 };
+	char why[256] = "";
 
 	walk->devices = NULL;
 	walk->ndevices = 0;
@@ -784,84 +788,91 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 		startup |= v->startup;
 		api |= v->api ? v->api : API_ISSUES | API_BLOCKS;
 	}
-	ret = prepare_owned(rule, ctx, ops_sql(), &ops, err, errlen);
-	if (ret < 0)
-		goto out;
-	if (attributing) {
-		/* What the host did in a gap needs every call, not only those that issue or block. */
-		ret = rule_prepare(rule, ctx,
-				   "SELECT traceId, start, end, globalTid, pid, correlationId, nameId"
-				   " FROM api_calls ORDER BY traceId, start", &calls.st, err, errlen);
-		if (!ret)
-			ret = rule_prepare(rule, ctx,
-					   "SELECT traceId, start, end, globalTid, text FROM nvtx"
-					   " WHERE end > start AND globalTid IS NOT NULL ORDER BY traceId, start",
-					   &ranges.st, err, errlen);
-	} else {
-		char *filter = api_names_sql(w.names, api);
-
-		ret = prepare_owned(rule, ctx,
-				    sqlite3_mprintf("SELECT traceId, start, end, globalTid, pid, correlationId, nameId"
-						    " FROM api_calls WHERE %s ORDER BY traceId, start", filter),
-				    &calls.st, err, errlen);
-		sqlite3_free(filter);
-	}
+	/* What the host did in a gap needs every call, not only those that issue or block. */
+	if (attributing)
+		api = ~0u;
+	ret = 0;
+	for (int k = 0; k < 3 && !ret; k++)
+		ret = op_open(ctx, &ops[k], (enum gpu_op)k, why, sizeof(why));
+	if (!ret)
+		ret = event_stream_open(ctx->trace, "api_calls", call_cols, CALL_NCOLS, 0, -1, &calls.s, why,
+					sizeof(why));
+	if (!ret && attributing)
+		ret = event_stream_open(ctx->trace, "nvtx", range_cols, RANGE_NCOLS, 0, RANGE_TEXT, &ranges.s,
+					why, sizeof(why));
+	if (!ret)
+		ret = input_next(&calls, why, sizeof(why));
+	if (!ret)
+		ret = input_next(&ranges, why, sizeof(why));
 	if (ret < 0)
 		goto out;
 	if (walk->progress)
-		progress_begin(&progress, walk->progress, "GPU operations", count_operations(ctx));
-	stream_next(&calls);
-	stream_next(&ranges);
-	while ((rc = sqlite3_step(ops)) == SQLITE_ROW) {
-		int64_t trace_id = sqlite3_column_int64(ops, 0);
-		int64_t start = sqlite3_column_int64(ops, 3);
-		int64_t end = sqlite3_column_int64(ops, 4);
+		progress_begin(&progress, walk->progress, "GPU operations",
+			       event_stream_total(ops[0].s) + event_stream_total(ops[1].s) +
+			       event_stream_total(ops[2].s));
+	for (;;) {
+		const struct event_row *op = NULL;
 		struct pending_call *call = NULL;
 		const struct host_thread *t = NULL;
 		struct gap_device *d;
-		int first_op;
+		int64_t trace_id, start, end;
+		int first_op, kind = -1;
+
+		for (int k = 0; k < 3; k++)
+			if (ops[k].row && (!op || event_compare(ops[k].row, op, OP_NKEY) < 0)) {
+				op = ops[k].row;
+				kind = k;
+			}
+		if (!op)
+			break;
+		trace_id = op->trace_id;
+		start = op->start;
+		end = op->v[OP_END];
 
 		/* Ranges first: a range opened at the instant of a call is around it. */
 		for (;;) {
-			int r = stream_before(&ranges, trace_id, start), c = stream_before(&calls, trace_id, start);
+			int r = input_before(&ranges, trace_id, start), c = input_before(&calls, trace_id, start);
 
-			if (r && (!c || ranges.trace_id < calls.trace_id ||
-				  (ranges.trace_id == calls.trace_id && ranges.start <= calls.start))) {
-				take_range(&w, ranges.st);
-				stream_next(&ranges);
+			if (r && (!c || ranges.row->trace_id < calls.row->trace_id ||
+				  (ranges.row->trace_id == calls.row->trace_id &&
+				   ranges.row->start <= calls.row->start))) {
+				/* Only ranges that have a thread and last: marks and unclosed ranges do not. */
+				if (!event_null(ranges.row, RANGE_TID) && !event_null(ranges.row, RANGE_END) &&
+				    ranges.row->v[RANGE_END] > ranges.row->start)
+					take_range(&w, ranges.row);
+				ret = input_next(&ranges, why, sizeof(why));
 			} else if (c) {
-				take_call(&w, calls.st);
-				stream_next(&calls);
+				unsigned cls = api_names_class(w.names, calls.row->trace_id, calls.row->v[CALL_NAME]);
+
+				if (attributing || (cls & api))
+					take_call(&w, calls.row, cls);
+				ret = input_next(&calls, why, sizeof(why));
 			} else {
 				break;
 			}
-		}
-		if ((calls.rc != SQLITE_ROW && calls.rc != SQLITE_DONE) ||
-		    (ranges.rc != SQLITE_ROW && ranges.rc != SQLITE_DONE)) {
-			ret = rule_step_error(rule, ctx, err, errlen);
-			goto out;
+			if (ret < 0)
+				goto out;
 		}
 		if (trace_id != w.trace_id)
 			trace_begin(&w, trace_id);
 
 		memset(&g, 0, sizeof(g));
 		g.trace_id = trace_id;
-		g.device = sqlite3_column_int64(ops, 1);
-		g.stream = sqlite3_column_int64(ops, 2);
-		g.next_op = (enum gpu_op)sqlite3_column_int(ops, 5);
-		g.next_name_id = column_or(ops, 6, -1);
+		g.device = op->v[OP_DEVICE];
+		g.stream = op->v[OP_STREAM];
+		g.next_op = (enum gpu_op)kind;
+		g.next_name_id = kind == GPU_OP_KERNEL ? event_int(op, OP_COL6, -1) : -1;
 		g.next_start = start;
 		g.next_end = end < start ? start : end;
-		g.next_graph_node = column_or(ops, 7, 0);
-		g.bytes = column_or(ops, 10, -1);
-		g.copy_kind = (int)column_or(ops, 11, -1);
-		g.src_kind = (int)column_or(ops, 12, -1);
-		g.dst_kind = (int)column_or(ops, 13, -1);
-		g.next_blocks = column_or(ops, 14, -1);
+		g.next_graph_node = event_int(op, OP_GRAPH_NODE, 0);
+		g.bytes = kind != GPU_OP_KERNEL ? event_int(op, OP_COL6, -1) : -1;
+		g.copy_kind = kind == GPU_OP_COPY ? (int)event_int(op, OP_COL7, -1) : -1;
+		g.src_kind = kind == GPU_OP_COPY ? (int)event_int(op, OP_COL8, -1) : -1;
+		g.dst_kind = kind == GPU_OP_COPY ? (int)event_int(op, OP_COL9, -1) : -1;
+		g.next_blocks = kind == GPU_OP_KERNEL ? blocks_of(op) : -1;
 		g.api_start = g.api_end = g.api_name_id = -1;
-		if (w.cap && sqlite3_column_type(ops, 8) != SQLITE_NULL) {
-			call = pending_slot(&w, trace_id, sqlite3_column_int64(ops, 9),
-					    sqlite3_column_int64(ops, 8));
+		if (w.cap && !event_null(op, OP_CORRELATION)) {
+			call = pending_slot(&w, trace_id, op->v[OP_PID], op->v[OP_CORRELATION]);
 			if (!call->used)
 				call = NULL;
 		}
@@ -929,14 +940,19 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 		}
 		update_horizon(walk, &w);
 		progress_tick(&progress);
+		ret = event_stream_next(ops[kind].s, &ops[kind].row, why, sizeof(why));
+		if (ret < 0)
+			goto out;
+		ret = 0;
 	}
-	if (rc != SQLITE_DONE)
-		ret = rule_step_error(rule, ctx, err, errlen);
 out:
+	if (ret < 0 && why[0])
+		snprintf(err, errlen, "rule %s: %s", rule->id, why);
 	progress_end(&progress);
-	sqlite3_finalize(ops);
-	sqlite3_finalize(calls.st);
-	sqlite3_finalize(ranges.st);
+	for (int k = 0; k < 3; k++)
+		event_stream_close(ops[k].s);
+	event_stream_close(calls.s);
+	event_stream_close(ranges.s);
 	rule_index_release(&w.thread_index);
 	for (size_t i = 0; i < w.nthreads; i++) {
 		free(w.threads[i].calls);

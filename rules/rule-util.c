@@ -41,49 +41,32 @@ const char *rule_column_text(sqlite3_stmt *stmt, int col)
 int rule_clock_init(struct rule_clock *clock, const struct rule *rule, struct rule_context *ctx,
 		    char *err, size_t errlen)
 {
-	/* Plain aggregates per trace: a GROUP BY traceId would make SQLite sort every event. */
-	static const char sql[] =
-		"SELECT MIN(s), MAX(e) FROM ("
-		" SELECT MIN(start) AS s, MAX(end) AS e FROM kernels WHERE traceId = ?1"
-		" UNION ALL SELECT MIN(start), MAX(end) FROM copies WHERE traceId = ?1"
-		" UNION ALL SELECT MIN(start), MAX(end) FROM sets WHERE traceId = ?1"
-		" UNION ALL SELECT MIN(start), MAX(end) FROM api_calls WHERE traceId = ?1)";
-	sqlite3_stmt *st;
-	int ret;
+	int ret = 0;
 
 	memset(clock, 0, sizeof(*clock));
 	clock->ntraces = trace_count(ctx->trace);
 	clock->span_start = xcalloc(clock->ntraces ? clock->ntraces : 1, sizeof(int64_t));
 	clock->span_end = xcalloc(clock->ntraces ? clock->ntraces : 1, sizeof(int64_t));
 	clock->origin = INT64_MAX;
-	ret = rule_prepare(rule, ctx, sql, &st, err, errlen);
-	if (ret < 0)
-		goto out_release;
 	for (size_t id = 0; id < clock->ntraces; id++) {
-		int rc;
+		char why[256];
 
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, (int64_t)id);
-		rc = sqlite3_step(st);
-		if (rc != SQLITE_ROW) {
-			ret = rule_step_error(rule, ctx, err, errlen);
+		/* The loader remembers spans per scope: the rules of one report share one scan. */
+		ret = trace_span(ctx->trace, id, &clock->span_start[id], &clock->span_end[id], why, sizeof(why));
+		if (ret < 0) {
+			snprintf(err, errlen, "rule %s: %s", rule->id, why);
 			break;
 		}
-		if (sqlite3_column_type(st, 0) == SQLITE_NULL)
-			continue;
-		clock->span_start[id] = sqlite3_column_int64(st, 0);
-		clock->span_end[id] = sqlite3_column_int64(st, 1);
-		if (clock->span_start[id] < clock->origin)
+		if (ret && clock->span_start[id] < clock->origin)
 			clock->origin = clock->span_start[id];
+		ret = 0;
 	}
-	sqlite3_finalize(st);
 	if (clock->origin == INT64_MAX)
 		clock->origin = 0;
 	if (ctx->origin)
 		clock->origin = ctx->origin;
 	if (ret == 0)
 		return 0;
-out_release:
 	rule_clock_release(clock);
 	return ret;
 }

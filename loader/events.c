@@ -1,0 +1,553 @@
+/*
+ * Event streams (see events.h): each file's raw table read in storage order through a bounded
+ * reorder buffer per run, the runs and files merged, instead of SQLite sorting the view.
+ *
+ * Finding the runs is a scan of rowid, start and the key columns that replays what the reader's
+ * buffer will do: while the rows come in order it only remembers the last EVENT_REORDER + 1 of them
+ * (the buffer would hand each one on unchanged); at the first row out of order it turns that window
+ * into a heap and goes on as the buffer would, and a row that sorts before one the buffer has already
+ * handed on cannot be repaired: a new run begins there. So the reader never meets a row it cannot
+ * place, and a run read in order (the common case) costs it no heap at all.
+ */
+#include "loader/events.h"
+#include "loader/trace-private.h"
+
+#include "common/util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One stretch of rowids that the reorder buffer puts in order; sorted: it needs no buffer. */
+struct run_span {
+	int64_t first, last;
+	int sorted;
+};
+
+/* What the scan found in one file's table for one view and sort key. */
+struct table_runs {
+	size_t file, nkey;
+	char *view;
+	int64_t rows;
+	int unbounded;			/* more than EVENT_MAX_RUNS runs: read through ORDER BY */
+	struct run_span *runs;
+	size_t nruns;
+};
+
+struct event_cache {
+	struct table_runs *items;
+	size_t n;
+};
+
+/* One cursor of a stream, and the rows it holds in a heap by sort key. */
+struct run {
+	sqlite3_stmt *st;
+	int done, by_view;
+	size_t limit;			/* rows held before the smallest may go: 1 when in order */
+	struct event_row *pool;
+	struct event_row **heap;
+	size_t n;
+	struct event_row **spare;
+	size_t nspare;
+	int64_t seq;
+};
+
+struct event_stream {
+	struct trace *trace;
+	char *view;
+	char **cols;
+	size_t ncols, nkey, file;
+	int text_col;
+	int64_t scope_start, scope_end, total;
+	int by_view;			/* the scope needs the view's SQL: one sorted query */
+	struct run *runs;
+	size_t nruns;
+	struct run *last;		/* the run the current row came from (recycled at the next call) */
+	struct event_row *current;
+	int started, finished;
+};
+
+int event_compare(const struct event_row *a, const struct event_row *b, size_t nkey)
+{
+	if (a->trace_id != b->trace_id)
+		return a->trace_id < b->trace_id ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	for (size_t i = 0; i < nkey; i++) {
+		int an = event_null(a, i), bn = event_null(b, i);
+
+		if (an != bn)
+			return an ? -1 : 1;
+		if (!an && a->v[i] != b->v[i])
+			return a->v[i] < b->v[i] ? -1 : 1;
+	}
+	return 0;
+}
+
+/* Sort key, then storage order. */
+static int row_before(const struct event_row *a, const struct event_row *b, size_t nkey)
+{
+	int c = event_compare(a, b, nkey);
+
+	return c ? c < 0 : a->seq < b->seq;
+}
+
+static void heap_push(struct event_row **heap, size_t *n, struct event_row *r, size_t nkey)
+{
+	size_t i = (*n)++;
+
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+
+		if (!row_before(r, heap[parent], nkey))
+			break;
+		heap[i] = heap[parent];
+		i = parent;
+	}
+	heap[i] = r;
+}
+
+static struct event_row *heap_pop(struct event_row **heap, size_t *n, size_t nkey)
+{
+	struct event_row *top = heap[0], *last = heap[--*n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && row_before(heap[c + 1], heap[c], nkey))
+			c++;
+		if (!row_before(heap[c], last, nkey))
+			break;
+		heap[i] = heap[c];
+		i = c;
+	}
+	if (*n)
+		heap[i] = last;
+	return top;
+}
+
+/* Columns: 0 rowid (or traceId, reading a view), 1 start, then the stream's. */
+static void read_row(sqlite3_stmt *st, struct event_row *r, size_t ncols, int text_col)
+{
+	r->start = sqlite3_column_int64(st, 1);
+	r->null = 0;
+	for (size_t i = 0; i < ncols; i++) {
+		int col = (int)i + 2;
+
+		if (sqlite3_column_type(st, col) == SQLITE_NULL) {
+			r->null |= 1u << i;
+			r->v[i] = 0;
+			if ((int)i == text_col) {
+				free(r->text);
+				r->text = NULL;
+			}
+			continue;
+		}
+		if ((int)i == text_col) {
+			const char *t = (const char *)sqlite3_column_text(st, col);
+
+			free(r->text);
+			r->text = t ? xstrdup(t) : NULL;
+			r->v[i] = 0;
+		} else {
+			r->v[i] = sqlite3_column_int64(st, col);
+		}
+	}
+}
+
+/* ---- finding the runs ---- */
+
+void event_cache_free(struct event_cache *cache)
+{
+	if (!cache)
+		return;
+	for (size_t i = 0; i < cache->n; i++) {
+		free(cache->items[i].view);
+		free(cache->items[i].runs);
+	}
+	free(cache->items);
+	free(cache);
+}
+
+static void add_run(struct table_runs *t, int64_t first, int64_t last, int sorted)
+{
+	if (t->nruns == EVENT_MAX_RUNS) {
+		t->unbounded = 1;
+		return;
+	}
+	t->runs = xrealloc(t->runs, (t->nruns + 1) * sizeof(*t->runs));
+	t->runs[t->nruns++] = (struct run_span){ first, last, sorted };
+}
+
+static int sql_error(struct trace *trace, const char *view, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot read %s: %s", view, sqlite3_errmsg(trace_db(trace)));
+	return -EIO;
+}
+
+/*
+ * Scan rowid, start and the keys of one file's table, replaying the reorder buffer (see the top of
+ * the file). A table that is not a table (no rowid) is marked unbounded: ORDER BY reads it.
+ */
+static int find_runs(struct trace *trace, struct table_runs *t, const char *const *cols, char *err,
+		     size_t errlen)
+{
+	const size_t window = EVENT_REORDER + 1;
+	struct event_row *ring = xcalloc(window, sizeof(*ring)), **heap = NULL, prev, emitted;
+	size_t nring = 0, head = 0, nheap = 0;
+	int have_prev = 0, have_emitted = 0, sorted = 1, absent, rc, ret = 0;
+	int64_t first = 0, last = 0;
+	sqlite3_stmt *st = NULL;
+	char *sql = trace_event_sql(trace, t->file, t->view, cols, t->nkey, TRACE_SQL_SCAN, 0, &absent);
+
+	memset(&prev, 0, sizeof(prev));
+	memset(&emitted, 0, sizeof(emitted));
+	if (!sql) {
+		free(ring);
+		if (absent)
+			return 0;
+		snprintf(err, errlen, "cannot read %s: out of memory", t->view);
+		return -ENOMEM;
+	}
+	rc = sqlite3_prepare_v2(trace_db(trace), sql, -1, &st, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK) {
+		t->unbounded = 1;
+		free(ring);
+		return 0;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct event_row r;
+
+		r.trace_id = 0;
+		r.text = NULL;
+		r.seq = sqlite3_column_int64(st, 0);
+		read_row(st, &r, t->nkey, -1);
+		t->rows++;
+		if (t->nruns == 0 && !have_prev)
+			first = r.seq;
+		if (have_emitted && row_before(&r, &emitted, t->nkey)) {
+			/* The buffer has handed on a later row: this one starts a new run. */
+			add_run(t, first, last, sorted);
+			first = r.seq;
+			nring = head = nheap = 0;
+			have_prev = have_emitted = 0;
+			sorted = 1;
+		} else if (sorted && have_prev && row_before(&r, &prev, t->nkey)) {
+			/* Out of order but repairable: from here on, the buffer as a heap. */
+			sorted = 0;
+			heap = xmalloc((window + 1) * sizeof(*heap));
+			nheap = 0;
+			for (size_t i = 0; i < nring; i++)
+				heap_push(heap, &nheap, &ring[(head + i) % window], t->nkey);
+		}
+		if (sorted) {
+			/* In order: the row leaving the window is the one the buffer hands on. */
+			if (nring == window) {
+				emitted = ring[head];
+				have_emitted = 1;
+				ring[head] = r;
+				head = (head + 1) % window;
+			} else {
+				ring[(head + nring++) % window] = r;
+			}
+		} else {
+			struct event_row *slot;
+
+			if (nheap == window) {
+				slot = heap_pop(heap, &nheap, t->nkey);
+				emitted = *slot;
+				have_emitted = 1;
+			} else {
+				slot = &ring[nring++ % window];
+			}
+			*slot = r;
+			heap_push(heap, &nheap, slot, t->nkey);
+		}
+		prev = r;
+		have_prev = 1;
+		last = r.seq;
+		if (t->unbounded)
+			break;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = sql_error(trace, t->view, err, errlen);
+	else if (have_prev && !t->unbounded)
+		add_run(t, first, last, sorted);
+	sqlite3_finalize(st);
+	free(heap);
+	free(ring);
+	return ret;
+}
+
+static struct table_runs *table_runs_get(struct trace *trace, size_t file, const char *view,
+					 const char *const *cols, size_t nkey, char *err, size_t errlen, int *ret)
+{
+	struct event_cache **cache = trace_event_cache(trace);
+	struct table_runs *t;
+
+	if (!*cache)
+		*cache = xcalloc(1, sizeof(**cache));
+	for (size_t i = 0; i < (*cache)->n; i++) {
+		t = &(*cache)->items[i];
+		if (t->file == file && t->nkey == nkey && !strcmp(t->view, view))
+			return t;
+	}
+	(*cache)->items = xrealloc((*cache)->items, ((*cache)->n + 1) * sizeof(*(*cache)->items));
+	t = &(*cache)->items[(*cache)->n];
+	memset(t, 0, sizeof(*t));
+	t->file = file;
+	t->nkey = nkey;
+	t->view = xstrdup(view);
+	*ret = find_runs(trace, t, cols, err, errlen);
+	if (*ret < 0) {
+		free(t->view);
+		free(t->runs);
+		return NULL;
+	}
+	(*cache)->n++;
+	return t;
+}
+
+/* ---- the stream ---- */
+
+static void run_init(struct run *r, sqlite3_stmt *st, size_t limit)
+{
+	memset(r, 0, sizeof(*r));
+	r->st = st;
+	r->limit = limit;
+	r->pool = xcalloc(limit, sizeof(*r->pool));
+	r->heap = xmalloc(limit * sizeof(*r->heap));
+	r->spare = xmalloc(limit * sizeof(*r->spare));
+	for (size_t i = 0; i < limit; i++)
+		r->spare[r->nspare++] = &r->pool[limit - 1 - i];
+}
+
+static void run_release(struct run *r)
+{
+	sqlite3_finalize(r->st);
+	for (size_t i = 0; i < r->limit; i++)
+		free(r->pool[i].text);
+	free(r->pool);
+	free(r->heap);
+	free(r->spare);
+	memset(r, 0, sizeof(*r));
+}
+
+static void close_runs(struct event_stream *s)
+{
+	for (size_t i = 0; i < s->nruns; i++)
+		run_release(&s->runs[i]);
+	free(s->runs);
+	s->runs = NULL;
+	s->nruns = 0;
+	s->last = NULL;
+	s->current = NULL;
+}
+
+/* Keep `limit` rows in the run's heap (fewer only at its end). */
+static int run_fill(struct event_stream *s, struct run *r, char *err, size_t errlen)
+{
+	while (!r->done && r->n < r->limit) {
+		struct event_row *row;
+		int rc = sqlite3_step(r->st);
+
+		if (rc == SQLITE_DONE) {
+			r->done = 1;
+			break;
+		}
+		if (rc != SQLITE_ROW)
+			return sql_error(s->trace, s->view, err, errlen);
+		row = r->spare[--r->nspare];
+		if (r->by_view) {
+			row->trace_id = sqlite3_column_int64(r->st, 0);
+			row->seq = r->seq++;
+		} else {
+			row->trace_id = (int64_t)s->file;
+			row->seq = sqlite3_column_int64(r->st, 0);
+		}
+		read_row(r->st, row, s->ncols, s->text_col);
+		if ((s->scope_start && row->start < s->scope_start) || (s->scope_end && row->start >= s->scope_end)) {
+			r->spare[r->nspare++] = row;
+			continue;
+		}
+		heap_push(r->heap, &r->n, row, s->nkey);
+	}
+	return 0;
+}
+
+static int prepare(struct event_stream *s, const char *sql, sqlite3_stmt **st, char *err, size_t errlen)
+{
+	if (!sql) {
+		snprintf(err, errlen, "cannot read %s: out of memory", s->view);
+		return -ENOMEM;
+	}
+	if (sqlite3_prepare_v2(trace_db(s->trace), sql, -1, st, NULL) != SQLITE_OK)
+		return sql_error(s->trace, s->view, err, errlen);
+	return 0;
+}
+
+static struct run *add_stream_run(struct event_stream *s, sqlite3_stmt *st, size_t limit)
+{
+	s->runs = xrealloc(s->runs, (s->nruns + 1) * sizeof(*s->runs));
+	run_init(&s->runs[s->nruns], st, limit);
+	return &s->runs[s->nruns++];
+}
+
+/* Open the cursors of file s->file: one per run, or one sorted query. */
+static int open_file_runs(struct event_stream *s, char *err, size_t errlen)
+{
+	const char *const *cols = (const char *const *)s->cols;
+	struct table_runs *t;
+	sqlite3_stmt *st = NULL;
+	char *sql;
+	int ret = 0, absent;
+
+	t = table_runs_get(s->trace, s->file, s->view, cols, s->nkey, err, errlen, &ret);
+	if (!t)
+		return ret;
+	if (!t->rows && !t->unbounded)
+		return 0;
+	if (t->unbounded) {
+		sql = trace_event_sql(s->trace, s->file, s->view, cols, s->ncols, TRACE_SQL_SORTED, s->nkey,
+				      &absent);
+		ret = prepare(s, sql, &st, err, errlen);
+		sqlite3_free(sql);
+		if (ret < 0)
+			return ret;
+		add_stream_run(s, st, 1);
+		return 0;
+	}
+	for (size_t i = 0; i < t->nruns; i++) {
+		struct run *r;
+
+		sql = trace_event_sql(s->trace, s->file, s->view, cols, s->ncols, TRACE_SQL_RANGE, 0, &absent);
+		ret = prepare(s, sql, &st, err, errlen);
+		sqlite3_free(sql);
+		if (ret < 0)
+			return ret;
+		sqlite3_bind_int64(st, 1, t->runs[i].first);
+		sqlite3_bind_int64(st, 2, t->runs[i].last);
+		r = add_stream_run(s, st, t->runs[i].sorted ? 1 : EVENT_REORDER + 1);
+		(void)r;
+	}
+	return 0;
+}
+
+int event_stream_open(struct trace *trace, const char *view, const char *const *cols, size_t ncols,
+		      size_t nkey, int text_col, struct event_stream **out, char *err, size_t errlen)
+{
+	struct event_stream *s;
+	int ret = 0;
+
+	*out = NULL;
+	if (ncols > EVENT_MAX_COLS || nkey > ncols) {
+		snprintf(err, errlen, "cannot read %s: too many columns", view);
+		return -EINVAL;
+	}
+	s = xcalloc(1, sizeof(*s));
+	s->trace = trace;
+	s->view = xstrdup(view);
+	s->cols = xcalloc(ncols ? ncols : 1, sizeof(*s->cols));
+	for (size_t i = 0; i < ncols; i++)
+		s->cols[i] = xstrdup(cols[i]);
+	s->ncols = ncols;
+	s->nkey = nkey;
+	s->text_col = text_col;
+	s->by_view = trace_scope_window(trace, view, &s->scope_start, &s->scope_end);
+	if (s->by_view) {
+		/* The view applies the whole scope; its SQL sorts. */
+		sqlite3_str *q = sqlite3_str_new(NULL);
+		sqlite3_stmt *st = NULL;
+		char *sql;
+
+		sqlite3_str_appendall(q, "SELECT traceId, start");
+		for (size_t i = 0; i < ncols; i++)
+			sqlite3_str_appendf(q, ", \"%w\"", cols[i]);
+		sqlite3_str_appendf(q, " FROM \"%w\" ORDER BY 1, 2", view);
+		for (size_t i = 0; i < nkey; i++)
+			sqlite3_str_appendf(q, ", %d", (int)i + 3);
+		sql = sqlite3_str_finish(q);
+		ret = prepare(s, sql, &st, err, errlen);
+		sqlite3_free(sql);
+		if (!ret)
+			add_stream_run(s, st, 1)->by_view = 1;
+		s->scope_start = s->scope_end = 0;
+	} else {
+		/* Find every file's runs now, so that the total is known and errors come early. */
+		for (size_t f = 0; f < trace_count(trace) && !ret; f++) {
+			struct table_runs *t = table_runs_get(trace, f, view, cols, nkey, err, errlen, &ret);
+
+			if (t)
+				s->total += t->rows;
+		}
+		s->file = 0;
+		if (!ret)
+			ret = open_file_runs(s, err, errlen);
+	}
+	if (ret < 0) {
+		event_stream_close(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+int event_stream_next(struct event_stream *s, const struct event_row **row, char *err, size_t errlen)
+{
+	for (;;) {
+		struct run *best = NULL;
+		int ret;
+
+		if (s->last) {
+			s->last->spare[s->last->nspare++] = s->current;
+			s->last = NULL;
+		}
+		for (size_t i = 0; i < s->nruns; i++) {
+			struct run *r = &s->runs[i];
+
+			ret = run_fill(s, r, err, errlen);
+			if (ret < 0)
+				return ret;
+			if (r->n && (!best || row_before(r->heap[0], best->heap[0], s->nkey)))
+				best = r;
+		}
+		if (best) {
+			s->current = heap_pop(best->heap, &best->n, s->nkey);
+			s->last = best;
+			*row = s->current;
+			return 1;
+		}
+		/* This file is done: the next one, if the stream reads files one by one. */
+		close_runs(s);
+		if (s->by_view || s->file + 1 >= trace_count(s->trace)) {
+			*row = NULL;
+			return 0;
+		}
+		s->file++;
+		ret = open_file_runs(s, err, errlen);
+		if (ret < 0)
+			return ret;
+	}
+}
+
+int64_t event_stream_total(const struct event_stream *s)
+{
+	return s->total;
+}
+
+void event_stream_close(struct event_stream *s)
+{
+	if (!s)
+		return;
+	close_runs(s);
+	for (size_t i = 0; i < s->ncols; i++)
+		free(s->cols[i]);
+	free(s->cols);
+	free(s->view);
+	free(s);
+}

@@ -1,0 +1,39 @@
+/*
+ * What the loader's modules share and nobody above them sees: the SQL that reads one file's raw
+ * table with the canonical view's column expressions (so a stream of events reads exactly what the
+ * view would), the scope in force, and the per-trace cache of the event reader (events.c).
+ */
+#ifndef GPT_LOADER_TRACE_PRIVATE_H
+#define GPT_LOADER_TRACE_PRIVATE_H
+
+#include "loader/trace.h"
+
+struct event_cache;
+
+enum trace_event_sql {
+	TRACE_SQL_SCAN,		/* storage (rowid) order */
+	TRACE_SQL_RANGE,	/* storage order, rowids ?1 to ?2 */
+	TRACE_SQL_SORTED,	/* ORDER BY start, then the first nkey columns (no rowid read) */
+};
+
+/*
+ * "SELECT e.rowid, start, cols... FROM <file's table> AS e" for one file and one event view
+ * ("kernels", "api_calls"...), with the view's own time filter and column expressions (a column the
+ * file lacks reads NULL). Returns NULL when the file has no such table (nothing to read) and sets
+ * *absent; NULL without *absent: out of memory or an unknown view or column. sqlite3_free() it.
+ */
+char *trace_event_sql(const struct trace *trace, size_t file, const char *view, const char *const *cols,
+		      size_t ncols, enum trace_event_sql mode, size_t nkey, int *absent);
+
+/*
+ * The scope of trace_set_scope() as it applies to one event view: the time window (0: no bound),
+ * and whether anything else (an NVTX range, a kernel glob on kernels) restricts it, which only the
+ * view's SQL can apply.
+ */
+int trace_scope_window(const struct trace *trace, const char *view, int64_t *start, int64_t *end);
+
+/* The event reader's cache of each table's storage order; owned by the trace. */
+struct event_cache **trace_event_cache(struct trace *trace);
+void event_cache_free(struct event_cache *cache);
+
+#endif
