@@ -1,0 +1,106 @@
+/*
+ * NCCL collectives of one trace, and the digest of a whole job that the cross-rank rules judge.
+ *
+ * collectives_read() finds every NCCL kernel of one trace ("ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+ * "ncclKernel_AllGather_..."), names its collective and gives each the key the cross-rank merge
+ * matches on: its NCCL stream's ordinal on that rank and its sequence number among collectives of its
+ * type on that stream. With it, what the device did while the collective ran (compute or copies on
+ * other streams: the communication is overlapped) and in the window before it, from the end of the
+ * rank's previous collective (compute, copies, idle device, the longest compute kernel): what a rank
+ * that arrives late did differently.
+ *
+ * The job digest (struct job_digest) is filled by the merge of the per-rank summaries (ranks/) and
+ * handed to the two rules that need every rank: straggler and exposed-communication.
+ */
+#ifndef GPT_RULES_COLLECTIVES_H
+#define GPT_RULES_COLLECTIVES_H
+
+#include "loader/trace.h"
+#include "rules/rule.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum collective_type {
+	COLLECTIVE_ALLREDUCE = 0,
+	COLLECTIVE_ALLGATHER,
+	COLLECTIVE_REDUCESCATTER,
+	COLLECTIVE_BROADCAST,
+	COLLECTIVE_REDUCE,
+	COLLECTIVE_ALLTOALL,
+	COLLECTIVE_SENDRECV,		/* point to point: not every rank takes part, never matched */
+	COLLECTIVE_OTHER,		/* an NCCL kernel of a kind not named above */
+};
+#define COLLECTIVE_TYPES 8
+
+/* "AllReduce", "AllGather"...; NULL out of range. */
+const char *collective_type_name(int type);
+/* The collective an NCCL kernel name runs, or -1 when the name is not NCCL's. */
+int collective_type_of(const char *kernel_name);
+
+struct collective {
+	int type;
+	int stream_ordinal;		/* the rank's n-th NCCL stream, in order of first use */
+	int64_t seq;			/* the n-th collective of this type on that stream, from 0 */
+	int64_t device;
+	int64_t start, end;		/* on the trace's clock */
+	int64_t overlap_ns;		/* of [start, end): time compute or copies ran on the device */
+	/* The window from the end of the rank's previous collective (any NCCL stream) to start. */
+	int64_t window_start;
+	int64_t compute_ns, copy_ns;	/* busy time of compute kernels and of copies/sets in it */
+	int64_t idle_ns;		/* the device ran nothing: the host was late */
+	int64_t longest_ns;		/* the longest compute kernel that started in it */
+	int64_t longest_name;		/* its nameId (collectives_kernel_name()); -1: none */
+};
+
+struct trace_collectives {
+	struct collective *items;	/* in order of start */
+	size_t count;
+	int64_t compute_kernels;	/* non-NCCL kernels read */
+	struct collective_name *names;	/* private: nameId -> text of the longest kernels */
+	size_t nnames;
+};
+
+/*
+ * Read the collectives of trace trace_id (in the trace's current scope). Returns 0, or a negative
+ * error with one line in err. Release with collectives_release().
+ */
+int collectives_read(struct trace *trace, int64_t trace_id, struct trace_collectives *out, char *err,
+		     size_t errlen);
+void collectives_release(struct trace_collectives *list);
+/* A longest_name's text ("" when unknown); owned by list. */
+const char *collectives_kernel_name(const struct trace_collectives *list, int64_t name_id);
+
+/* One iteration of the job with a rank that the others waited for. */
+struct straggler_event {
+	int64_t iteration;		/* index among the job's iterations */
+	int64_t rank;
+	int64_t delay_ns;		/* how long the others waited for it at its latest collective */
+	int64_t collectives;		/* how many collectives of the iteration it arrived last at */
+	const char *cause;		/* what it did differently, in words */
+};
+
+/* What the merge of every rank's summary hands to the cross-rank rules. */
+struct job_digest {
+	size_t nranks;
+	int64_t iterations;		/* iterations matched across ranks */
+	int64_t median_iteration_ns;	/* the job's steady iterations (slowest rank of each) */
+	int64_t steady_ns;		/* the job's steady state: the sum of its iterations */
+	const struct straggler_event *events;	/* iterations with a straggler, largest delay first */
+	size_t nevents;
+	/* Communication per collective type in the steady state, mean over ranks. */
+	int64_t comm_ns[COLLECTIVE_TYPES];
+	int64_t exposed_ns[COLLECTIVE_TYPES];	/* nothing else ran on the device */
+	/* The exposed time of the rank that arrived last at each collective (it waited for no one):
+	   the transfers themselves, not waiting for a late rank. */
+	int64_t exposed_transfer_ns[COLLECTIVE_TYPES];
+};
+
+/* The cross-rank rules' judgement of a job: findings appended to ctx->out (ctx->trace unused). */
+void straggler_judge(struct rule_context *ctx, const struct job_digest *job);
+void exposed_communication_judge(struct rule_context *ctx, const struct job_digest *job);
+
+extern const struct rule rule_straggler;
+extern const struct rule rule_exposed_communication;
+
+#endif

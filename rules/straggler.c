@@ -1,0 +1,107 @@
+/*
+ * straggler: in a multi-rank job, a rank that arrives late at collectives while every other rank
+ * waits for it inside its NCCL kernel. It needs every rank's trace: the merge of the per-rank
+ * summaries (ranks/) matches each collective across ranks, and the rank whose kernel of a
+ * collective is the shortest is the one the others waited for (all ranks leave a collective
+ * together, so the last to arrive spends the least time in it); the others' extra time in that
+ * collective is its delay. Durations need no aligned clocks, which is why the match uses them and
+ * not start times.
+ *
+ * Recoverable time: per iteration, the largest delay the straggler caused there. The others lose at
+ * least that much of that iteration; delays at later collectives of the same iteration mostly
+ * repeat the same lateness, so they are not added.
+ *
+ * Over one trace (one rank) the rule has nothing to compare and finds nothing.
+ */
+#include "rules/collectives.h"
+#include "rules/rule-util.h"
+
+#include "common/util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static const struct rule_param params[] = {
+	{ "min_delay_us", 1000, "us", "a rank is a straggler at a collective when the others wait at least this long" },
+	{ "min_delay_pct", 5, "%",
+	  "and the wait reaches this share of the job's median iteration (below it, ranks differ by "
+	  "noise)" },
+};
+
+static int straggler_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
+{
+	(void)rule, (void)ctx, (void)err, (void)errlen;
+	return 0;
+}
+
+const struct rule rule_straggler = {
+	.id = "straggler",
+	.title = "A rank the others wait for at collectives",
+	.measures = "across the ranks of a job (gpt-trace report RANK0 RANK1 ...): the rank that arrives "
+		    "last at each NCCL collective and how long the others wait for it",
+	.params = params,
+	.nparams = sizeof(params) / sizeof(params[0]),
+	.run = straggler_run,
+};
+
+void straggler_judge(struct rule_context *ctx, const struct job_digest *job)
+{
+	struct rule_text t1, t2;
+	int64_t worst_rank = -1, worst_ns = 0;
+	struct finding *f;
+	/* per rank: how much delay it caused, for the worst one */
+	struct {
+		int64_t rank, ns, n;
+	} *per = NULL;
+	size_t nper = 0;
+
+	if (!job->nevents)
+		return;
+	for (size_t i = 0; i < job->nevents; i++) {
+		size_t r;
+
+		for (r = 0; r < nper && per[r].rank != job->events[i].rank; r++)
+			;
+		if (r == nper) {
+			per = xrealloc(per, (nper + 1) * sizeof(*per));
+			per[nper].rank = job->events[i].rank;
+			per[nper].ns = per[nper].n = 0;
+			nper++;
+		}
+		per[r].ns = sat_add64(per[r].ns, job->events[i].delay_ns);
+		per[r].n++;
+		if (per[r].ns > worst_ns) {
+			worst_ns = per[r].ns;
+			worst_rank = per[r].rank;
+		}
+	}
+	for (size_t r = 0; r < nper; r++) {
+		if (per[r].rank != worst_rank)
+			continue;
+		f = findings_add(ctx->out, &rule_straggler, rule_severity(worst_ns, job->steady_ns), worst_ns,
+				 "Find what the slow rank does on those iterations (the cause below) and even it "
+				 "out: spread data loading and host work evenly, or move it off the step.",
+				 "rank %" PRId64 " held up the job in %" PRId64 " of %" PRId64 " iterations, %s in all",
+				 worst_rank, per[r].n, job->iterations, fmt_duration(&t1, worst_ns));
+		for (size_t i = 0, shown = 0; i < job->nevents && shown < 8; i++) {
+			const struct straggler_event *e = &job->events[i];
+
+			if (e->rank != worst_rank)
+				continue;
+			finding_evidence(f, "iteration %" PRId64 ": the others waited %s (%s)", e->iteration,
+					 fmt_duration(&t2, e->delay_ns), e->cause ? e->cause : "cause unknown");
+			shown++;
+		}
+	}
+	for (size_t r = 0; r < nper; r++) {
+		if (per[r].rank == worst_rank)
+			continue;
+		f = findings_add(ctx->out, &rule_straggler, rule_severity(per[r].ns, job->steady_ns), per[r].ns,
+				 "Find what this rank does on those iterations and even it out.",
+				 "rank %" PRId64 " held up the job in %" PRId64 " iterations, %s in all", per[r].rank,
+				 per[r].n, fmt_duration(&t1, per[r].ns));
+		(void)f;
+	}
+	free(per);
+}
