@@ -5,6 +5,7 @@
  */
 #include "analyzer/report.h"
 #include "cli/commands.h"
+#include "cli/report-ranks.h"
 #include "cli/trace-args.h"
 #include "common/progress.h"
 #include "common/util.h"
@@ -41,6 +42,10 @@ static const char usage_text[] =
 	"      --whole-trace     judge the whole trace, start-up and warm-up included (default: the\n"
 	"                        rules judge the steady state; one-time costs are listed apart)\n"
 	"      --timings         print each rule's run time on stderr\n"
+	"      --ranks, --no-ranks  read the traces as the ranks of one job, or not (default: yes\n"
+	"                        when they record ranks or all ran NCCL kernels, or a TRACE is a\n"
+	"                        .summary): the cross-rank report, see docs/multi-rank.md\n"
+	"  -j, --jobs N          summarize N rank traces at a time (default: every core)\n"
 	"  -q, --quiet           no progress line (shown on a terminal when the work takes over 2 s)\n"
 	"  -h, --help            print this help\n"
 	"\n" TRACE_ARGS_USAGE
@@ -53,6 +58,8 @@ enum {
 	OPT_TIMINGS,
 	OPT_STEP,
 	OPT_WHOLE,
+	OPT_RANKS,
+	OPT_NO_RANKS,
 };
 
 static const struct option long_options[] = {
@@ -67,6 +74,9 @@ static const struct option long_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "step", required_argument, NULL, OPT_STEP },
 	{ "whole-trace", no_argument, NULL, OPT_WHOLE },
+	{ "ranks", no_argument, NULL, OPT_RANKS },
+	{ "no-ranks", no_argument, NULL, OPT_NO_RANKS },
+	{ "jobs", required_argument, NULL, 'j' },
 	{ "window", required_argument, NULL, 'w' },
 	{ "nvtx", required_argument, NULL, 'n' },
 	{ "kernel", required_argument, NULL, 'k' },
@@ -141,11 +151,11 @@ int cmd_report(int argc, char **argv)
 	char err[1024], *scope = NULL;
 	size_t nids = 0;
 	int64_t origin;
-	int c, ret = GPT_EXIT_USAGE, gate = 0, timings = 0, whole = 0, n;
+	int c, ret = GPT_EXIT_USAGE, gate = 0, timings = 0, whole = 0, n, ranks = -1, jobs = 0;
 	FILE *out = stdout;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:c:s:r:w:n:k:qh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:o:c:s:r:w:n:k:j:qh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "html")) {
@@ -204,6 +214,19 @@ int cmd_report(int argc, char **argv)
 		case OPT_WHOLE:
 			whole = 1;
 			break;
+		case OPT_RANKS:
+			ranks = 1;
+			break;
+		case OPT_NO_RANKS:
+			ranks = 0;
+			break;
+		case 'j':
+			jobs = atoi(optarg);
+			if (jobs < 1) {
+				pr_err("invalid --jobs '%s': want a positive number", optarg);
+				goto out;
+			}
+			break;
 		case 'w':
 			args.window = optarg;
 			break;
@@ -227,6 +250,18 @@ int cmd_report(int argc, char **argv)
 	}
 	if (optind >= argc) {
 		pr_err("no trace given; usage: gpt-trace report [options] TRACE...");
+		goto out;
+	}
+	if (report_ranks_wanted(argv + optind, (size_t)(argc - optind), ranks)) {
+		struct report_ranks_options ro = { .format = opt.format, .output = output, .config = config,
+						   .step = step, .jobs = jobs, .gate = gate, .fail_on = fail_on };
+
+		if (opt.format == REPORT_FORMAT_HTML || args.window || args.nvtx || args.kernel || ids) {
+			pr_err("the cross-rank report of several ranks takes no --format html, --window, --nvtx, "
+			       "--kernel or --rule; report one rank's trace for those");
+			goto out;
+		}
+		ret = report_ranks(argv + optind, (size_t)(argc - optind), &ro);
 		goto out;
 	}
 	if (opt.format == REPORT_FORMAT_HTML && !output) {

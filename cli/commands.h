@@ -9,6 +9,7 @@
 int cmd_run(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_summarize(int argc, char **argv);
 int cmd_rules(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);

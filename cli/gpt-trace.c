@@ -18,6 +18,7 @@ static const struct command commands[] = {
 	{ "run", cmd_run, "run a program and record a trace of its GPU work" },
 	{ "stats", cmd_stats, "print summary tables of kernels, copies, API calls and NVTX ranges" },
 	{ "report", cmd_report, "write a bottleneck report, findings ranked by recoverable time" },
+	{ "summarize", cmd_summarize, "summarize rank traces for the cross-rank report (under mpirun/srun)" },
 	{ "rules", cmd_rules, "list the rules, what they measure and their thresholds" },
 	{ "export", cmd_export, "write a Perfetto or Chrome JSON timeline" },
 	{ "diff", cmd_diff, "compare kernel timings of two traces" },

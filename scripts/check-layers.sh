@@ -2,9 +2,10 @@
 # The layers of gpt-trace, lowest first, and a check that every #include "folder/header.h" in a
 # library folder points to the same folder or to a lower layer, never upward or sideways:
 #
-#   analyzer stack:  common < loader < rules < analyzer < cli
+#   analyzer stack:  common < loader < rules < ranks < analyzer < cli
 #                    loader:   the trace loader (ours and nsys exports as canonical SQL views)
 #                    rules:    the time-ordered walk (gaps.c), phases and iterations, the rules
+#                    ranks:    per-rank summaries and their merge into one job (multi-rank reports)
 #                    analyzer: outputs: statistics, report (text/Markdown/JSON/HTML), exports, diff
 #                    cli:      one file per command
 #   collector stack: common < collector < inject (the library inside the traced program)
@@ -14,9 +15,9 @@
 # usage: scripts/check-layers.sh [TREE]   (default: this checkout)
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
-declare -A level=([common]=0 [perfetto]=0 [loader]=1 [collector]=1 [rules]=2 [inject]=2 [analyzer]=3 [cli]=4)
+declare -A level=([common]=0 [perfetto]=0 [loader]=1 [collector]=1 [rules]=2 [inject]=2 [ranks]=3 [analyzer]=4 [cli]=5)
 bad=0
-for dir in common loader collector rules inject analyzer cli; do
+for dir in common loader collector rules inject ranks analyzer cli; do
 	for file in "$dir"/*.c "$dir"/*.h; do
 		[ -e "$file" ] || continue
 		while IFS=: read -r line inc; do

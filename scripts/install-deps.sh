@@ -3,8 +3,9 @@
 # /usr/local/cuda already; without it only the analyzer is built). Installs nothing that is present.
 set -euo pipefail
 # chromium: tests/analyzer/html.sh opens the HTML report in it, headless
+# openmpi-bin, libopenmpi-dev: tests/ranks/mpi.sh runs 'gpt-trace summarize' under mpirun
 pkgs=(cmake make gcc g++ pkg-config sqlite3 libsqlite3-dev zlib1g-dev libprotobuf-c-dev
-      protobuf-c-compiler python3 nodejs npm chromium)
+      protobuf-c-compiler python3 nodejs npm chromium openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

@@ -1,0 +1,275 @@
+/*
+ * The cross-rank report (see report-ranks.h). Text and Markdown show every rank up to
+ * RANKS_SHOWN and then the ones that held the job up; JSON always lists every rank and iteration.
+ */
+#include "analyzer/report-ranks.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define RANKS_SHOWN 16
+
+static const char *dur(char *buf, size_t len, int64_t ns)
+{
+	return report_duration(ns, buf, len);
+}
+
+static const char *signed_dur(char *buf, size_t len, int64_t ns)
+{
+	char tmp[48];
+
+	snprintf(buf, len, "%s%s", ns < 0 ? "-" : "+", report_duration(ns < 0 ? -ns : ns, tmp, sizeof(tmp)));
+	return buf;
+}
+
+/* Whether a rank's row is shown in text and Markdown: all of a small job, the late ones of a large one. */
+static int shown(const struct job_report *job, const struct job_rank *r)
+{
+	return job->nranks <= RANKS_SHOWN || r->last_at > 0 || !r->complete;
+}
+
+static const char *severity_name(enum finding_severity s)
+{
+	return s == SEVERITY_CRITICAL ? "critical" : s == SEVERITY_WARNING ? "warning" : "info";
+}
+
+static void write_text(FILE *out, const struct job_report *job, int md)
+{
+	char b1[48], b2[48], b3[48], b4[48], b5[48];
+	size_t hidden = 0;
+	int64_t steady = 0, with = 0;
+
+	if (md)
+		fprintf(out, "## gpt-trace report: %zu ranks\n\n", job->nranks);
+	else
+		fprintf(out, "gpt-trace report: %zu ranks", job->nranks);
+	if (!md) {
+		if (*job->job)
+			fprintf(out, " of job %s", job->job);
+		if (job->world_size > 0)
+			fprintf(out, " (world size %" PRId64 ")", job->world_size);
+		fprintf(out, " on %zu host%s\n", job->nhosts, job->nhosts == 1 ? "" : "s");
+	} else {
+		fprintf(out, "job `%s`, world size %" PRId64 ", %zu host%s\n\n", *job->job ? job->job : "-",
+			job->world_size, job->nhosts, job->nhosts == 1 ? "" : "s");
+	}
+	for (size_t i = 0; i < job->nnotes; i++) {
+		if (md) {
+			fputs("> note: ", out);
+			report_md_cell(out, job->notes[i]);
+			fputs("\n", out);
+		} else {
+			fprintf(out, "  note  %s\n", job->notes[i]);
+		}
+	}
+	if (md)
+		fputs("\n| rank | host | pid | iterations | median iteration | collectives | arrived last | delay caused "
+		      "| communication | exposed | clock |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+		      out);
+	else
+		fprintf(out, "\n  %-5s %-12s %8s %6s %12s %6s %5s %12s %12s %12s %12s\n", "rank", "host", "pid", "iters",
+			"median iter", "colls", "last", "delay", "comm", "exposed", "clock");
+	for (size_t i = 0; i < job->nranks; i++) {
+		const struct job_rank *r = &job->ranks[i];
+
+		if (!shown(job, r)) {
+			hidden++;
+			continue;
+		}
+		fprintf(out,
+			md ? "| %" PRId64 " | %s | %" PRId64 " | %zu | %s | %" PRId64 " | %" PRId64 " | %s | %s | %s | %s |\n"
+			   : "  %-5" PRId64 " %-12s %8" PRId64 " %6zu %12s %6" PRId64 " %5" PRId64 " %12s %12s %12s %12s\n",
+			r->rank, *r->host ? r->host : "-", r->pid, r->iterations, dur(b1, sizeof(b1), r->median_iteration_ns),
+			r->collectives, r->last_at, dur(b2, sizeof(b2), r->delay_ns), dur(b3, sizeof(b3), r->comm_ns),
+			dur(b4, sizeof(b4), r->exposed_ns),
+			signed_dur(b5, sizeof(b5), r->clock_anchor_ns + r->clock_refine_ns));
+	}
+	if (hidden)
+		fprintf(out, md ? "\n%zu more ranks arrived last at no collective (JSON lists them)\n"
+				: "  ... %zu more ranks arrived last at no collective (--format json lists them)\n",
+			hidden);
+
+	for (size_t i = 0; i < job->niterations; i++) {
+		steady += job->iterations[i].steady;
+		with += job->iterations[i].straggler_rank >= 0;
+	}
+	fprintf(out, md ? "\n### Iterations\n\n%" PRId64 " steady of %zu, median %s (the slowest rank's); slowest rank "
+			  "overall: %s; %" PRId64 " with a straggler\n\n"
+			: "\niterations  %" PRId64 " steady of %zu, median %s (the slowest rank's); slowest rank overall: %s; "
+			  "%" PRId64 " with a straggler\n",
+		steady, job->niterations, dur(b1, sizeof(b1), job->median_iteration_ns),
+		job->slowest_rank >= 0 ? (snprintf(b2, sizeof(b2), "rank %" PRId64, job->slowest_rank), b2)
+				       : "none (every rank's median within 1%)",
+		with);
+	if (with && md)
+		fputs("| iteration | time | slowest rank | straggler | others waited | collectives | what it did |\n"
+		      "|---:|---:|---:|---:|---:|---:|---|\n", out);
+	for (size_t i = 0; i < job->niterations; i++) {
+		const struct job_iteration *it = &job->iterations[i];
+
+		if (it->straggler_rank < 0)
+			continue;
+		if (md) {
+			fprintf(out, "| %" PRId64 " | %s | %" PRId64 " | %" PRId64 " | %s | %" PRId64 " | ", it->index,
+				dur(b1, sizeof(b1), it->time_ns), it->slowest_rank, it->straggler_rank,
+				dur(b2, sizeof(b2), it->delay_ns), it->collectives);
+			report_md_cell(out, it->cause);
+			fputs(" |\n", out);
+		} else {
+			fprintf(out, "  #%-4" PRId64 " %10s  straggler rank %" PRId64 ": the others waited %s at %" PRId64
+				" collective%s; %s\n", it->index, dur(b1, sizeof(b1), it->time_ns), it->straggler_rank,
+				dur(b2, sizeof(b2), it->delay_ns), it->collectives, it->collectives == 1 ? "" : "s",
+				it->cause ? it->cause : "");
+		}
+	}
+
+	fputs(md ? "\n### Communication (steady state, per rank)\n\n| collective | calls | time | exposed | transfers "
+		   "exposed | waiting for late ranks |\n|---|---:|---:|---:|---:|---:|\n"
+		 : "\ncommunication (steady state, per rank)\n", out);
+	for (int t = 0; t < COLLECTIVE_TYPES; t++) {
+		const struct job_comm *c = &job->comm[t];
+		int64_t waiting = c->exposed_ns - c->transfer_ns;
+
+		if (!c->count && !c->ns)
+			continue;
+		if (waiting < 0)
+			waiting = 0;
+		fprintf(out, md ? "| %s | %" PRId64 " | %s | %s | %s | %s |\n"
+				: "  %-14s %6" PRId64 " calls %12s, exposed %12s: transfers %s, waiting for late ranks %s\n",
+			collective_type_name(t), c->count, dur(b1, sizeof(b1), c->ns), dur(b2, sizeof(b2), c->exposed_ns),
+			dur(b3, sizeof(b3), c->transfer_ns), dur(b4, sizeof(b4), waiting));
+	}
+	fprintf(out, md ? "\n%" PRId64 " collectives matched across ranks, %" PRId64 " not matched (point to point, or "
+			  "run by one rank only)\n"
+			: "  %" PRId64 " collectives matched across ranks, %" PRId64 " not matched (point to point, or "
+			  "run by one rank only)\n",
+		job->matched, job->unmatched);
+	if (job->nhosts > 1) {
+		fputs(md ? "\n### Clocks\n\n" : "\nclocks     ", out);
+		fprintf(out, "rank %" PRId64 "'s clock is the reference; other hosts aligned by the wall-clock anchor, "
+			"then by the collectives' common ends\n", job->nranks ? job->ranks[0].rank : 0);
+		for (size_t i = 0; i < job->nranks; i++) {
+			const struct job_rank *r = &job->ranks[i];
+
+			if (!r->clock_refine_ns && i)
+				continue;
+			fprintf(out, md ? "- rank %" PRId64 " (%s): anchor %s, refined by %s\n"
+					: "  rank %" PRId64 " (%s): anchor %s, refined by %s\n",
+				r->rank, r->host, signed_dur(b1, sizeof(b1), r->clock_anchor_ns),
+				signed_dur(b2, sizeof(b2), r->clock_refine_ns));
+		}
+	}
+
+	fprintf(out, md ? "\n### Findings\n\n%zu finding%s from the cross-rank rules\n\n"
+			: "\n%zu finding%s from the cross-rank rules, ranked by recoverable time\n",
+		job->findings.count, job->findings.count == 1 ? "" : "s");
+	for (size_t i = 0; i < job->findings.count; i++) {
+		const struct finding *f = &job->findings.items[i];
+
+		if (md) {
+			fprintf(out, "%zu. **%s** `%s` ", i + 1, severity_name(f->severity), f->rule_id);
+			report_md_cell(out, f->message);
+			fprintf(out, "  \n   recoverable: %s  \n", dur(b1, sizeof(b1), f->recoverable_ns));
+			for (size_t e = 0; e < f->nevidence; e++) {
+				fputs("   - ", out);
+				report_md_cell(out, f->evidence[e]);
+				fputs("\n", out);
+			}
+			fprintf(out, "   fix: %s\n", f->fix ? f->fix : "");
+		} else {
+			fprintf(out, "\n %zu. %-8s %s  %s\n    recoverable: %s\n", i + 1, severity_name(f->severity),
+				f->rule_id, f->message, dur(b1, sizeof(b1), f->recoverable_ns));
+			for (size_t e = 0; e < f->nevidence; e++)
+				fprintf(out, "    - %s\n", f->evidence[e]);
+			fprintf(out, "    fix: %s\n", f->fix ? f->fix : "");
+		}
+	}
+}
+
+static void json_field(FILE *out, const char *name, const char *value, int comma)
+{
+	fprintf(out, "\"%s\": ", name);
+	report_json_string(out, value);
+	if (comma)
+		fputs(", ", out);
+}
+
+static void write_json(FILE *out, const struct job_report *job)
+{
+	fprintf(out, "{\n  \"schema\": \"%s\",\n  ", JOB_REPORT_JSON_SCHEMA);
+	json_field(out, "job", job->job, 1);
+	fprintf(out, "\"world_size\": %" PRId64 ", \"hosts\": %zu, \"ranks_from_processes\": %s,\n  \"notes\": [",
+		job->world_size, job->nhosts, job->ranks_from_processes ? "true" : "false");
+	for (size_t i = 0; i < job->nnotes; i++) {
+		fputs(i ? ", " : "", out);
+		report_json_string(out, job->notes[i]);
+	}
+	fputs("],\n  \"ranks\": [", out);
+	for (size_t i = 0; i < job->nranks; i++) {
+		const struct job_rank *r = &job->ranks[i];
+
+		fprintf(out, "%s\n    {\"rank\": %" PRId64 ", ", i ? "," : "", r->rank);
+		json_field(out, "trace", r->trace, 1);
+		json_field(out, "host", r->host, 1);
+		fprintf(out,
+			"\"pid\": %" PRId64 ", \"complete\": %s, \"iterations\": %zu, \"first_steady\": %zu, "
+			"\"median_iteration_ns\": %" PRId64 ", \"collectives\": %" PRId64 ", \"arrived_last\": %" PRId64
+			", \"delay_caused_ns\": %" PRId64 ", \"comm_ns\": %" PRId64 ", \"exposed_ns\": %" PRId64
+			", \"clock_anchor_ns\": %" PRId64 ", \"clock_refine_ns\": %" PRId64 "}",
+			r->pid, r->complete ? "true" : "false", r->iterations, r->first_steady, r->median_iteration_ns,
+			r->collectives, r->last_at, r->delay_ns, r->comm_ns, r->exposed_ns, r->clock_anchor_ns,
+			r->clock_refine_ns);
+	}
+	fprintf(out, "\n  ],\n  \"median_iteration_ns\": %" PRId64 ", \"slowest_rank\": %" PRId64 ",\n  \"iterations\": [",
+		job->median_iteration_ns, job->slowest_rank);
+	for (size_t i = 0; i < job->niterations; i++) {
+		const struct job_iteration *it = &job->iterations[i];
+
+		fprintf(out,
+			"%s\n    {\"index\": %" PRId64 ", \"steady\": %s, \"time_ns\": %" PRId64 ", \"mean_ns\": %" PRId64
+			", \"ranks\": %" PRId64 ", \"slowest_rank\": %" PRId64 ", \"straggler_rank\": %" PRId64
+			", \"delay_ns\": %" PRId64 ", \"collectives\": %" PRId64 ", ",
+			i ? "," : "", it->index, it->steady ? "true" : "false", it->time_ns, it->mean_ns, it->ranks,
+			it->slowest_rank, it->straggler_rank, it->delay_ns, it->collectives);
+		json_field(out, "cause", it->cause, 0);
+		fputs("}", out);
+	}
+	fputs("\n  ],\n  \"communication\": [", out);
+	for (int t = 0, first = 1; t < COLLECTIVE_TYPES; t++) {
+		const struct job_comm *c = &job->comm[t];
+
+		if (!c->count && !c->ns)
+			continue;
+		fprintf(out, "%s\n    {\"collective\": \"%s\", \"calls\": %" PRId64 ", \"ns\": %" PRId64
+			", \"exposed_ns\": %" PRId64 ", \"exposed_transfer_ns\": %" PRId64 "}",
+			first ? "" : ",", collective_type_name(t), c->count, c->ns, c->exposed_ns, c->transfer_ns);
+		first = 0;
+	}
+	fprintf(out, "\n  ],\n  \"matched_collectives\": %" PRId64 ", \"unmatched_collectives\": %" PRId64
+		",\n  \"findings\": [", job->matched, job->unmatched);
+	for (size_t i = 0; i < job->findings.count; i++) {
+		const struct finding *f = &job->findings.items[i];
+
+		fprintf(out, "%s\n    {", i ? "," : "");
+		json_field(out, "rule", f->rule_id, 1);
+		json_field(out, "severity", severity_name(f->severity), 1);
+		json_field(out, "message", f->message, 1);
+		fprintf(out, "\"recoverable_ns\": %" PRId64 ", \"evidence\": [", f->recoverable_ns);
+		for (size_t e = 0; e < f->nevidence; e++) {
+			fputs(e ? ", " : "", out);
+			report_json_string(out, f->evidence[e]);
+		}
+		fputs("], ", out);
+		json_field(out, "fix", f->fix, 0);
+		fputs("}", out);
+	}
+	fputs("\n  ]\n}\n", out);
+}
+
+void report_ranks_write(FILE *out, const struct job_report *job, enum report_format format)
+{
+	if (format == REPORT_FORMAT_JSON)
+		write_json(out, job);
+	else
+		write_text(out, job, format == REPORT_FORMAT_MARKDOWN);
+}

@@ -1,0 +1,713 @@
+/*
+ * The merge of per-rank summaries into one job (see job.h).
+ *
+ * Matching key. NCCL requires every rank of a communicator to issue the same collectives in the
+ * same order, and launches a communicator's collectives in issue order on that communicator's
+ * stream; so the n-th collective of one type on a rank's k-th NCCL stream is the same operation on
+ * every rank. Streams are numbered by first use, not by id, because stream ids are handed out per
+ * process in creation order and differ between ranks. The type is part of the key so that a
+ * collective missing on one rank (a truncated trace, an extra all-gather in a rank's logging)
+ * shifts only that type's sequence, not every later collective's. Point-to-point kernels (SendRecv)
+ * involve only some ranks and are never matched.
+ *
+ * Who was late. Every rank leaves a collective together, so the rank that arrived last spends the
+ * least time in its kernel and the others' extra time is how long they waited: durations, which need
+ * no common clock. Clocks are aligned for the report and the timeline only: ranks on one host share
+ * its clock (trace time 0 is the process's time_origin_ns on it); across hosts the wall-clock
+ * anchors (time_origin_utc_ns) align them to NTP's accuracy, and the median difference of the
+ * matched collectives' end times (the common exit) refines each other host against the first.
+ */
+#define _GNU_SOURCE /* vasprintf */
+#include "ranks/job.h"
+
+#include "common/util.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "12.345 ms", "850.000 us", "120 ns" */
+static const char *report_ns(char *buf, size_t len, int64_t ns)
+{
+	if (ns >= 1000000 || ns <= -1000000)
+		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
+	else if (ns >= 1000 || ns <= -1000)
+		snprintf(buf, len, "%.3f us", (double)ns / 1e3);
+	else
+		snprintf(buf, len, "%" PRId64 " ns", ns);
+	return buf;
+}
+
+struct acc {
+	uint64_t key;
+	int used;
+	int64_t n;
+	int64_t sum_dur, min_dur, second_dur;
+	size_t min_rank;			/* index into job->ranks */
+	struct rank_collective min_c;		/* the last arrival's record */
+	int64_t sum_idle, sum_compute, sum_copy, sum_longest;
+	int64_t ref_end;			/* clock refinement: the reference rank's aligned end */
+};
+
+struct acc_table {
+	struct acc *slots;
+	size_t cap, count;
+};
+
+/* type: 4 bits, stream ordinal: 12 bits, sequence: 48 bits */
+static uint64_t collective_key(const struct rank_collective *c)
+{
+	return (uint64_t)c->type << 60 | ((uint64_t)c->ordinal & 0xfff) << 48 | ((uint64_t)c->seq & 0xffffffffffffull);
+}
+
+static struct acc *acc_get(struct acc_table *t, uint64_t key, int create)
+{
+	size_t i;
+
+	if (create && 2 * (t->count + 1) > t->cap) {
+		struct acc_table bigger = { .cap = t->cap ? 2 * t->cap : 1024 };
+
+		bigger.slots = xcalloc(bigger.cap, sizeof(*bigger.slots));
+		for (size_t k = 0; k < t->cap; k++) {
+			if (!t->slots[k].used)
+				continue;
+			i = (size_t)(t->slots[k].key * 0x9e3779b97f4a7c15ull) & (bigger.cap - 1);
+			while (bigger.slots[i].used)
+				i = (i + 1) & (bigger.cap - 1);
+			bigger.slots[i] = t->slots[k];
+		}
+		bigger.count = t->count;
+		free(t->slots);
+		*t = bigger;
+	}
+	if (!t->cap)
+		return NULL;
+	i = (size_t)(key * 0x9e3779b97f4a7c15ull) & (t->cap - 1);
+	while (t->slots[i].used) {
+		if (t->slots[i].key == key)
+			return &t->slots[i];
+		i = (i + 1) & (t->cap - 1);
+	}
+	if (!create)
+		return NULL;
+	memset(&t->slots[i], 0, sizeof(t->slots[i]));
+	t->slots[i].used = 1;
+	t->slots[i].key = key;
+	t->count++;
+	return &t->slots[i];
+}
+
+static void note(struct job_report *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct job_report *job, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		die("out of memory");
+	va_end(ap);
+	job->notes = xrealloc(job->notes, (job->nnotes + 1) * sizeof(*job->notes));
+	job->notes[job->nnotes++] = s;
+}
+
+static int cmp_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+/* The summaries that are ranks of the job, in rank order. */
+struct member {
+	struct rank_summary *s;
+	int64_t rank;
+};
+
+static int member_by_rank(const void *pa, const void *pb)
+{
+	const struct member *a = pa, *b = pb;
+
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+static int member_by_host_pid(const void *pa, const void *pb)
+{
+	const struct member *a = pa, *b = pb;
+	int c = strcmp(a->s->host, b->s->host);
+
+	if (c)
+		return c;
+	if (a->s->pid != b->s->pid)
+		return (a->s->pid > b->s->pid) - (a->s->pid < b->s->pid);
+	return strcmp(a->s->trace, b->s->trace);
+}
+
+/* The value most summaries share (ties: the first seen). */
+static const char *majority_text(struct rank_summary *s, size_t n, const char *(*get)(const struct rank_summary *))
+{
+	const char *best = NULL;
+	size_t best_n = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		for (size_t j = 0; j < n; j++)
+			k += !strcmp(get(&s[i]), get(&s[j]));
+		if (k > best_n)
+			best = get(&s[i]), best_n = k;
+	}
+	return best;
+}
+
+static const char *get_job(const struct rank_summary *s)
+{
+	return s->job;
+}
+
+/* The world size most summaries record (ties: the first seen). */
+static int64_t majority_world(struct rank_summary *s, size_t n)
+{
+	int64_t best = -1;
+	size_t best_n = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		for (size_t j = 0; j < n; j++)
+			k += s[i].world_size == s[j].world_size;
+		if (k > best_n)
+			best = s[i].world_size, best_n = k;
+	}
+	return best;
+}
+
+/* Choose the job's ranks among the readable summaries, noting every one left out. */
+static struct member *choose_members(struct job_report *job, struct rank_summary *s, size_t n, size_t *nmembers)
+{
+	struct member *m = xcalloc(n ? n : 1, sizeof(*m));
+	size_t k = 0, ranked = 0;
+	char *job_id;
+
+	for (size_t i = 0; i < n; i++)
+		ranked += s[i].rank >= 0;
+	job_id = xstrdup(majority_text(s, n, get_job) ? majority_text(s, n, get_job) : "");
+	job->job = xstrdup(job_id);
+	job->world_size = majority_world(s, n);
+	for (size_t i = 0; i < n; i++) {
+		if (ranked && s[i].rank < 0) {
+			note(job, "'%s' left out: it records no rank, the other traces do", s[i].trace);
+			continue;
+		}
+		if (strcmp(s[i].job, job_id)) {
+			note(job, "'%s' left out: it is from another job (job id '%s', this job's '%s')", s[i].trace,
+			     s[i].job, job_id);
+			continue;
+		}
+		if (s[i].world_size != job->world_size) {
+			note(job, "'%s' left out: it is from another job (world size %" PRId64 ", this job's %" PRId64 ")",
+			     s[i].trace, s[i].world_size, job->world_size);
+			continue;
+		}
+		m[k].s = &s[i];
+		m[k].rank = s[i].rank;
+		k++;
+	}
+	if (ranked) {
+		size_t out = 0;
+
+		qsort(m, k, sizeof(*m), member_by_rank);
+		for (size_t i = 0; i < k; i++) {
+			if (out && m[out - 1].rank == m[i].rank) {
+				note(job, "rank %" PRId64 " given twice ('%s' and '%s'): traces of different runs? keeping "
+				     "the first", m[i].rank, m[out - 1].s->trace, m[i].s->trace);
+				continue;
+			}
+			m[out++] = m[i];
+		}
+		k = out;
+	} else {
+		qsort(m, k, sizeof(*m), member_by_host_pid);
+		for (size_t i = 0; i < k; i++)
+			m[i].rank = (int64_t)i;
+		job->ranks_from_processes = 1;
+		if (k)
+			note(job, "no trace records its rank: one rank per process, numbered by host and pid");
+	}
+	if (job->world_size > 0 && ranked) {
+		char missing[512] = "";
+		size_t len = 0, nmissing = 0;
+
+		for (int64_t r = 0, i = 0; r < job->world_size; r++) {
+			while ((size_t)i < k && m[i].rank < r)
+				i++;
+			if ((size_t)i < k && m[i].rank == r)
+				continue;
+			nmissing++;
+			if (len < sizeof(missing) - 32)
+				len += (size_t)snprintf(missing + len, sizeof(missing) - len, "%s%" PRId64,
+							len ? ", " : "", r);
+		}
+		if (nmissing)
+			note(job, "%zu of %" PRId64 " ranks missing (rank%s %s%s): no trace given; the others are "
+			     "compared without them", nmissing, job->world_size, nmissing > 1 ? "s" : "", missing,
+			     len >= sizeof(missing) - 32 ? ", ..." : "");
+	}
+	free(job_id);
+	*nmembers = k;
+	return m;
+}
+
+struct pass {
+	struct job_report *job;
+	struct acc_table *table;
+	size_t rank;			/* index into job->ranks */
+	int64_t *diffs;			/* clock refinement samples */
+	size_t ndiffs, capdiffs;
+	int64_t shift;
+	const struct rank_summary *s;
+	int64_t max_seq;		/* the highest sequence seen on this rank, for truncation notes */
+	size_t first_steady;
+};
+
+#define CLOCK_SAMPLES 4096
+
+static int keep_reference(const struct rank_collective *c, void *arg)
+{
+	struct pass *p = arg;
+	struct acc *a;
+
+	if (c->type == COLLECTIVE_SENDRECV || c->type == COLLECTIVE_OTHER)
+		return 0;
+	a = acc_get(p->table, collective_key(c), 1);
+	a->ref_end = c->end + p->shift;
+	return 0;
+}
+
+static int compare_with_reference(const struct rank_collective *c, void *arg)
+{
+	struct pass *p = arg;
+	struct acc *a = acc_get(p->table, collective_key(c), 0);
+
+	if (!a || p->ndiffs >= CLOCK_SAMPLES)
+		return p->ndiffs >= CLOCK_SAMPLES;
+	if (p->ndiffs == p->capdiffs) {
+		p->capdiffs = p->capdiffs ? 2 * p->capdiffs : 256;
+		p->diffs = xrealloc(p->diffs, p->capdiffs * sizeof(*p->diffs));
+	}
+	p->diffs[p->ndiffs++] = a->ref_end - (c->end + p->shift);
+	return 0;
+}
+
+static int accumulate(const struct rank_collective *c, void *arg)
+{
+	struct pass *p = arg;
+	int64_t dur = c->end - c->start;
+	struct acc *a;
+
+	if (c->type == COLLECTIVE_SENDRECV || c->type == COLLECTIVE_OTHER) {
+		p->job->unmatched++;
+		return 0;
+	}
+	a = acc_get(p->table, collective_key(c), 1);
+	if (!a->n || dur < a->min_dur) {
+		a->second_dur = a->n ? a->min_dur : INT64_MAX;
+		a->min_dur = dur;
+		a->min_rank = p->rank;
+		a->min_c = *c;
+	} else if (dur < a->second_dur) {
+		a->second_dur = dur;
+	}
+	a->n++;
+	a->sum_dur = sat_add64(a->sum_dur, dur);
+	a->sum_idle = sat_add64(a->sum_idle, c->idle_ns);
+	a->sum_compute = sat_add64(a->sum_compute, c->compute_ns);
+	a->sum_copy = sat_add64(a->sum_copy, c->copy_ns);
+	a->sum_longest = sat_add64(a->sum_longest, c->longest_ns);
+	if (c->seq > p->max_seq)
+		p->max_seq = c->seq;
+	return 0;
+}
+
+/* Clocks: the host's clock, the wall-clock anchor across hosts, then the collectives' common ends. */
+static void align_clocks(struct job_report *job, struct member *m, size_t k, struct acc_table *table)
+{
+	char **hosts = xcalloc(k ? k : 1, sizeof(*hosts));
+	int64_t *host_anchor = xcalloc(k ? k : 1, sizeof(*host_anchor));
+	size_t nhosts = 0, *host_of = xcalloc(k ? k : 1, sizeof(*host_of));
+	int anchors = 1;
+	char err[512];
+
+	for (size_t i = 0; i < k; i++) {
+		size_t h;
+
+		for (h = 0; h < nhosts && strcmp(hosts[h], m[i].s->host); h++)
+			;
+		if (h == nhosts) {
+			hosts[nhosts] = m[i].s->host;
+			/* wall - host clock, at trace time 0 */
+			host_anchor[nhosts] = m[i].s->wall_ns - m[i].s->origin_ns;
+			nhosts++;
+		}
+		host_of[i] = h;
+		anchors &= m[i].s->has_anchor;
+	}
+	job->nhosts = nhosts;
+	for (size_t i = 0; i < k; i++) {
+		struct job_rank *r = &job->ranks[i];
+
+		if (!anchors) {
+			r->clock_anchor_ns = 0;
+			continue;
+		}
+		/* onto the first rank's host clock: time 0 there is its trace's time 0 */
+		r->clock_anchor_ns = m[i].s->origin_ns - m[0].s->origin_ns + (host_anchor[host_of[i]] - host_anchor[0]);
+	}
+	if (nhosts > 1 && !anchors)
+		note(job, "the traces come from %zu hosts but not all record a wall-clock anchor: clocks are "
+		     "aligned only by the collectives", nhosts);
+	if (nhosts > 1 && k > 1) {
+		struct pass ref = { .job = job, .table = table, .shift = job->ranks[0].clock_anchor_ns };
+
+		if (rank_summary_collectives(m[0].s, keep_reference, &ref, err, sizeof(err)) < 0)
+			note(job, "clocks not refined: %s", err);
+		for (size_t h = 1; h < nhosts; h++) {
+			struct pass p = { .job = job, .table = table };
+			int64_t median = 0;
+
+			for (size_t i = 0; i < k && p.ndiffs < CLOCK_SAMPLES; i++) {
+				if (host_of[i] != h)
+					continue;
+				p.shift = job->ranks[i].clock_anchor_ns;
+				rank_summary_collectives(m[i].s, compare_with_reference, &p, err, sizeof(err));
+			}
+			if (p.ndiffs) {
+				qsort(p.diffs, p.ndiffs, sizeof(*p.diffs), cmp_i64);
+				median = p.diffs[p.ndiffs / 2];
+			}
+			for (size_t i = 0; i < k; i++)
+				if (host_of[i] == h)
+					job->ranks[i].clock_refine_ns = median;
+			free(p.diffs);
+		}
+		/* the table is reused for matching */
+		free(table->slots);
+		memset(table, 0, sizeof(*table));
+	}
+	free(hosts);
+	free(host_anchor);
+	free(host_of);
+}
+
+static void iterations(struct job_report *job, struct member *m, size_t k)
+{
+	size_t n = 0, first_steady = 0;
+	int64_t *steady_times;
+	size_t nsteady = 0;
+
+	for (size_t i = 0; i < k; i++) {
+		if (m[i].s->niterations > n)
+			n = m[i].s->niterations;
+		if (m[i].s->niterations && m[i].s->first_steady > first_steady)
+			first_steady = m[i].s->first_steady;
+	}
+	job->iterations = xcalloc(n ? n : 1, sizeof(*job->iterations));
+	job->niterations = n;
+	steady_times = xcalloc(n ? n : 1, sizeof(*steady_times));
+	for (size_t it = 0; it < n; it++) {
+		struct job_iteration *ji = &job->iterations[it];
+		int64_t sum = 0;
+
+		ji->index = (int64_t)it;
+		ji->steady = it >= first_steady;
+		ji->slowest_rank = ji->straggler_rank = -1;
+		for (size_t i = 0; i < k; i++) {
+			int64_t t;
+
+			if (it >= m[i].s->niterations)
+				continue;
+			t = m[i].s->iterations[it].end - m[i].s->iterations[it].start;
+			sum = sat_add64(sum, t);
+			ji->ranks++;
+			if (t > ji->time_ns) {
+				ji->time_ns = t;
+				ji->slowest_rank = job->ranks[i].rank;
+			}
+		}
+		ji->mean_ns = ji->ranks ? sum / ji->ranks : 0;
+		if (ji->steady && ji->ranks) {
+			steady_times[nsteady++] = ji->time_ns;
+			job->digest.steady_ns = sat_add64(job->digest.steady_ns, ji->time_ns);
+		}
+	}
+	if (nsteady) {
+		qsort(steady_times, nsteady, sizeof(*steady_times), cmp_i64);
+		job->median_iteration_ns = steady_times[nsteady / 2];
+	}
+	job->digest.iterations = (int64_t)nsteady;
+	job->digest.median_iteration_ns = job->median_iteration_ns;
+	/* the slowest rank overall: the highest median steady iteration, unless every rank is within 1% */
+	job->slowest_rank = -1;
+	{
+		int64_t lo = INT64_MAX, hi = -1;
+
+		for (size_t i = 0; i < k; i++) {
+			if (job->ranks[i].median_iteration_ns > hi) {
+				hi = job->ranks[i].median_iteration_ns;
+				job->slowest_rank = job->ranks[i].rank;
+			}
+			if (job->ranks[i].median_iteration_ns < lo)
+				lo = job->ranks[i].median_iteration_ns;
+		}
+		if (k < 2 || (double)(hi - lo) <= 0.01 * (double)hi)
+			job->slowest_rank = -1;
+	}
+	free(steady_times);
+}
+
+/* What the last rank did differently in the window before the collective, in words. */
+static char *cause_of(const struct acc *a, const struct rank_summary *s)
+{
+	const struct rank_collective *c = &a->min_c;
+	double others = (double)(a->n - 1);
+	int64_t idle = (int64_t)((double)(a->sum_idle - c->idle_ns) / others);
+	int64_t compute = (int64_t)((double)(a->sum_compute - c->compute_ns) / others);
+	int64_t copy = (int64_t)((double)(a->sum_copy - c->copy_ns) / others);
+	int64_t longest = (int64_t)((double)(a->sum_longest - c->longest_ns) / others);
+	int64_t d_idle = c->idle_ns - idle, d_compute = c->compute_ns - compute, d_copy = c->copy_ns - copy;
+	char b1[32], b2[32], b3[32], b4[32];
+	const char *type = collective_type_name(c->type);
+
+	if (d_idle <= 0 && d_compute <= 0 && d_copy <= 0)
+		return xasprintf("late at %s #%" PRId64 " with no more GPU work or idle time before it than the "
+				 "others: the collective was issued late", type, c->seq);
+	if (d_idle >= d_compute && d_idle >= d_copy)
+		return xasprintf("a host gap before %s #%" PRId64 ": its GPU sat idle %s, the others' %s", type,
+				 c->seq, report_ns(b1, sizeof(b1), c->idle_ns), report_ns(b2, sizeof(b2), idle));
+	if (d_copy >= d_compute)
+		return xasprintf("copies before %s #%" PRId64 ": %s of copies, the others' %s", type, c->seq,
+				 report_ns(b1, sizeof(b1), c->copy_ns), report_ns(b2, sizeof(b2), copy));
+	return xasprintf("longer compute before %s #%" PRId64 ": %s of kernels, the others' %s; its longest, %s, "
+			 "ran %s (the others' longest: %s)", type, c->seq, report_ns(b1, sizeof(b1), c->compute_ns),
+			 report_ns(b2, sizeof(b2), compute), *rank_summary_name(s, c->name_id) ?
+			 rank_summary_name(s, c->name_id) : "a kernel", report_ns(b3, sizeof(b3), c->longest_ns),
+			 report_ns(b4, sizeof(b4), longest));
+}
+
+static int by_delay(const void *pa, const void *pb)
+{
+	const struct straggler_event *a = pa, *b = pb;
+
+	if (a->delay_ns != b->delay_ns)
+		return a->delay_ns < b->delay_ns ? 1 : -1;
+	return (a->iteration > b->iteration) - (a->iteration < b->iteration);
+}
+
+static void judge_collectives(struct job_report *job, struct member *m, struct acc_table *table,
+			      const struct rule_config *config)
+{
+	struct rule_context ctx = { .config = config };
+	int64_t min_delay = (int64_t)(rule_param(&ctx, &rule_straggler, "min_delay_us") * 1000.0);
+	double min_pct = rule_param(&ctx, &rule_straggler, "min_delay_pct");
+	int64_t threshold = (int64_t)((double)job->median_iteration_ns * min_pct / 100.0);
+
+	if (threshold < min_delay)
+		threshold = min_delay;
+	for (size_t i = 0; i < table->cap; i++) {
+		struct acc *a = &table->slots[i];
+		const struct rank_collective *c = &a->min_c;
+		int64_t delay;
+		struct job_iteration *ji;
+
+		if (!a->used)
+			continue;
+		if (a->n < 2) {
+			job->unmatched++;
+			continue;
+		}
+		job->matched++;
+		if (c->iteration >= 0 && (size_t)c->iteration < job->niterations &&
+		    job->iterations[c->iteration].steady) {
+			job->comm[c->type].transfer_ns =
+				sat_add64(job->comm[c->type].transfer_ns, a->min_dur - c->overlap_ns);
+		}
+		delay = (a->sum_dur - a->min_dur) / (a->n - 1) - a->min_dur;
+		if (delay < threshold || c->iteration < 0 || (size_t)c->iteration >= job->niterations)
+			continue;
+		job->ranks[a->min_rank].last_at++;
+		ji = &job->iterations[c->iteration];
+		if (delay > ji->delay_ns) {
+			ji->delay_ns = delay;
+			ji->straggler_rank = (int64_t)a->min_rank;	/* an index until the end */
+			free(ji->cause);
+			ji->cause = cause_of(a, m[a->min_rank].s);
+		}
+	}
+	for (size_t i = 0; i < table->cap; i++) {
+		struct acc *a = &table->slots[i];
+		const struct rank_collective *c = &a->min_c;
+		int64_t delay;
+
+		if (!a->used || a->n < 2 || c->iteration < 0 || (size_t)c->iteration >= job->niterations)
+			continue;
+		delay = (a->sum_dur - a->min_dur) / (a->n - 1) - a->min_dur;
+		if (delay >= threshold && job->iterations[c->iteration].straggler_rank == (int64_t)a->min_rank)
+			job->iterations[c->iteration].collectives++;
+	}
+	job->events = xcalloc(job->niterations ? job->niterations : 1, sizeof(*job->events));
+	for (size_t it = 0; it < job->niterations; it++) {
+		struct job_iteration *ji = &job->iterations[it];
+		struct job_rank *r;
+
+		if (ji->straggler_rank < 0)
+			continue;
+		r = &job->ranks[ji->straggler_rank];
+		r->delay_ns = sat_add64(r->delay_ns, ji->delay_ns);
+		ji->straggler_rank = r->rank;
+		job->events[job->nevents++] = (struct straggler_event){
+			.iteration = ji->index, .rank = r->rank, .delay_ns = ji->delay_ns,
+			.collectives = ji->collectives, .cause = ji->cause,
+		};
+	}
+	qsort(job->events, job->nevents, sizeof(*job->events), by_delay);
+}
+
+int job_merge(const char *const *paths, size_t n, const struct rule_config *config, struct job_report **out,
+	      char *err, size_t errlen)
+{
+	struct job_report *job = xcalloc(1, sizeof(*job));
+	struct rank_summary *s = xcalloc(n ? n : 1, sizeof(*s));
+	struct acc_table table = { 0 };
+	struct rule_context ctx = { .config = config, .out = &job->findings };
+	struct member *m;
+	size_t ns = 0, k;
+
+	*out = NULL;
+	for (size_t i = 0; i < n; i++) {
+		char why[1024];
+
+		if (rank_summary_load(paths[i], &s[ns], why, sizeof(why)) < 0) {
+			note(job, "%s: left out", why);
+			rank_summary_release(&s[ns]);
+			continue;
+		}
+		if (s[ns].error) {
+			note(job, "'%s' left out: %s", s[ns].trace, s[ns].error);
+			rank_summary_release(&s[ns]);
+			continue;
+		}
+		ns++;
+	}
+	if (!ns) {
+		snprintf(err, errlen, "no rank trace could be read%s%s", job->nnotes ? ": " : "",
+			 job->nnotes ? job->notes[0] : "");
+		job_report_free(job);
+		free(s);
+		return -EINVAL;
+	}
+	m = choose_members(job, s, ns, &k);
+	job->ranks = xcalloc(k ? k : 1, sizeof(*job->ranks));
+	job->nranks = k;
+	job->digest.nranks = k;
+	for (size_t i = 0; i < k; i++) {
+		struct job_rank *r = &job->ranks[i];
+		const struct rank_summary *rs = m[i].s;
+
+		r->rank = m[i].rank;
+		r->trace = xstrdup(rs->trace);
+		r->host = xstrdup(rs->host);
+		r->pid = rs->pid;
+		r->complete = rs->complete || rs->format != TRACE_FORMAT_GPT;
+		r->iterations = rs->niterations;
+		r->first_steady = rs->first_steady;
+		r->median_iteration_ns = rs->median_ns;
+		r->collectives = (int64_t)rs->ncollectives;
+		for (int t = 0; t < COLLECTIVE_TYPES; t++) {
+			r->comm_ns += rs->comm_ns[t];
+			r->exposed_ns += rs->comm_ns[t] - rs->overlap_ns[t];
+			job->comm[t].count += rs->comm_count[t];
+			job->comm[t].ns += rs->comm_ns[t];
+			job->comm[t].exposed_ns += rs->comm_ns[t] - rs->overlap_ns[t];
+		}
+	}
+	for (int t = 0; k && t < COLLECTIVE_TYPES; t++) {
+		job->comm[t].count /= (int64_t)k;
+		job->comm[t].ns /= (int64_t)k;
+		job->comm[t].exposed_ns /= (int64_t)k;
+	}
+	align_clocks(job, m, k, &table);
+	iterations(job, m, k);
+	for (size_t i = 0; i < k; i++) {
+		struct pass p = { .job = job, .table = &table, .rank = i, .s = m[i].s, .max_seq = -1 };
+		char why[1024];
+
+		if (rank_summary_collectives(m[i].s, accumulate, &p, why, sizeof(why)) < 0)
+			note(job, "rank %" PRId64 ": %s; its collectives are matched as far as they go", m[i].rank, why);
+	}
+	judge_collectives(job, m, &table, config);
+	for (size_t i = 0; i < k; i++) {
+		int64_t most = 0;
+
+		for (size_t j = 0; j < k; j++)
+			if (job->ranks[j].collectives > most)
+				most = job->ranks[j].collectives;
+		if (!job->ranks[i].complete || job->ranks[i].collectives < most)
+			note(job, "rank %" PRId64 "'s trace %s: %" PRId64 " collectives where others have %" PRId64
+			     "; it is judged as far as it goes", job->ranks[i].rank,
+			     job->ranks[i].complete ? "ends early" :
+			     *m[i].s->exit_reason ? "is incomplete (the program did not finish writing it)" :
+			     "is incomplete (truncated: no trace_complete mark)",
+			     job->ranks[i].collectives, most);
+	}
+	for (int t = 0; t < COLLECTIVE_TYPES; t++) {
+		job->digest.comm_ns[t] = job->comm[t].ns;
+		job->digest.exposed_ns[t] = job->comm[t].exposed_ns;
+		job->digest.exposed_transfer_ns[t] = job->comm[t].transfer_ns;
+	}
+	job->digest.events = job->events;
+	job->digest.nevents = job->nevents;
+	if (k > 1) {
+		straggler_judge(&ctx, &job->digest);
+		exposed_communication_judge(&ctx, &job->digest);
+		findings_rank(&job->findings);
+	}
+	free(table.slots);
+	free(m);
+	for (size_t i = 0; i < ns; i++)
+		rank_summary_release(&s[i]);
+	free(s);
+	*out = job;
+	return 0;
+}
+
+void job_report_free(struct job_report *job)
+{
+	if (!job)
+		return;
+	for (size_t i = 0; i < job->nranks; i++) {
+		free(job->ranks[i].trace);
+		free(job->ranks[i].host);
+	}
+	free(job->ranks);
+	for (size_t i = 0; i < job->nnotes; i++)
+		free(job->notes[i]);
+	free(job->notes);
+	for (size_t i = 0; i < job->niterations; i++)
+		free(job->iterations[i].cause);
+	free(job->iterations);
+	free(job->events);
+	free(job->job);
+	findings_release(&job->findings);
+	free(job);
+}
+
+int64_t job_clock_shift(const struct job_report *job, const char *trace_path)
+{
+	for (size_t i = 0; i < job->nranks; i++)
+		if (!strcmp(job->ranks[i].trace, trace_path))
+			return job->ranks[i].clock_anchor_ns + job->ranks[i].clock_refine_ns;
+	return 0;
+}

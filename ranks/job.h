@@ -1,0 +1,86 @@
+/*
+ * The cross-rank view of a job, merged from its ranks' summaries (summary.h): which traces are the
+ * job's ranks (and notes on the ones that are not: another job, a rank twice, a rank missing, a
+ * trace cut short or unreadable), the clock correction of each rank, per-rank and per-iteration
+ * times, the stragglers found by matching each collective across ranks, and the communication per
+ * collective type, overlapped or exposed. The cross-rank rules (rules/collectives.h) judge it.
+ *
+ * Memory grows with the number of ranks plus the number of distinct collectives (one accumulator
+ * per matched collective, whatever the rank count), never with ranks x events: every summary's
+ * collectives are streamed from its file, once to refine the clocks across hosts and once to match.
+ */
+#ifndef GPT_RANKS_JOB_H
+#define GPT_RANKS_JOB_H
+
+#include "ranks/summary.h"
+#include "rules/collectives.h"
+#include "rules/rule.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct job_rank {
+	int64_t rank;
+	char *trace, *host;
+	int64_t pid;
+	int complete;
+	size_t iterations, first_steady;
+	int64_t median_iteration_ns;	/* its steady iterations' median (phases) */
+	int64_t collectives;
+	int64_t clock_anchor_ns;	/* added to its trace times: host clock and wall-clock anchor */
+	int64_t clock_refine_ns;	/* then added: from the collectives' common ends (other hosts) */
+	int64_t last_at;		/* collectives it arrived last at, with a straggler's delay */
+	int64_t delay_ns;		/* the largest delay per iteration it caused, added up */
+	int64_t comm_ns, exposed_ns;	/* steady state, every collective type */
+};
+
+struct job_iteration {
+	int64_t index;
+	int steady;
+	int64_t time_ns;		/* the slowest rank's */
+	int64_t slowest_rank;
+	int64_t mean_ns;
+	int64_t ranks;			/* ranks that have it */
+	int64_t straggler_rank;		/* -1: none */
+	int64_t delay_ns, collectives;
+	char *cause;
+};
+
+struct job_comm {
+	int64_t count, ns, exposed_ns, transfer_ns;	/* per rank (mean), steady state */
+};
+
+struct job_report {
+	struct job_rank *ranks;		/* by rank */
+	size_t nranks;
+	int64_t world_size;		/* as recorded; -1 when no trace recorded one */
+	char *job;			/* the job id, "" when not recorded */
+	size_t nhosts;
+	int ranks_from_processes;	/* no rank recorded: one rank per process by host and pid */
+	char **notes;			/* what was left out, or could not be judged, and why */
+	size_t nnotes;
+	struct job_iteration *iterations;
+	size_t niterations;
+	int64_t median_iteration_ns, slowest_rank;
+	int64_t matched;		/* collectives matched across at least two ranks */
+	int64_t unmatched;		/* collectives only one rank ran (or point-to-point) */
+	struct job_comm comm[COLLECTIVE_TYPES];
+	struct straggler_event *events;	/* iterations with a straggler, largest delay first */
+	size_t nevents;
+	struct job_digest digest;
+	struct findings findings;	/* the cross-rank rules', ranked */
+};
+
+/*
+ * Merge the summaries (paths of summary files, any order) into a job report, and judge it with the
+ * cross-rank rules under config (NULL: defaults). Only a failure to read every summary is an error;
+ * any single bad one becomes a note. Free with job_report_free().
+ */
+int job_merge(const char *const *summaries, size_t n, const struct rule_config *config, struct job_report **out,
+	      char *err, size_t errlen);
+void job_report_free(struct job_report *job);
+
+/* The shift that puts trace_path's times on the job's clock; 0 for a trace that is no rank of it. */
+int64_t job_clock_shift(const struct job_report *job, const char *trace_path);
+
+#endif

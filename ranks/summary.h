@@ -1,0 +1,114 @@
+/*
+ * Per-rank summaries: what the cross-rank report needs from one rank's trace, computed once, in a
+ * small text file beside the trace (TRACE.summary), so that a job of any number of ranks is merged
+ * without opening every trace together (SQLite attaches at most ~10) or holding every rank's events.
+ *
+ * A summary holds the rank's identity (rank, world size, host, pid, launcher, job id), its clock
+ * anchor (trace time 0 on the host's clock and on the wall clock), whether the trace is complete,
+ * its iterations (rules/phases.h), its communication per collective type in the steady state, and
+ * one line per NCCL collective (rules/collectives.h): type, stream ordinal and sequence number (the
+ * matching key), times, overlap, and what filled the window before it. Collectives come last, so a
+ * reader takes the header alone and streams the collectives only when it merges them.
+ *
+ * Summaries are made in parallel by forked workers (the trace loader and the walk keep state per
+ * process, and a crash in one trace costs one worker), or one per process under an MPI or Slurm
+ * launcher (gpt-trace summarize --launcher): see docs/multi-rank.md.
+ *
+ * Format (one record per line, fields separated by one space, text fields last on their line):
+ *   gpt-trace-rank-summary 1
+ *   source SIZE MTIME_NS PATH
+ *   error MESSAGE                               (the trace could not be read; nothing else follows)
+ *   rank RANK LOCAL_RANK WORLD_SIZE PID FORMAT COMPLETE
+ *   host TEXT / launcher TEXT / job TEXT / exit TEXT
+ *   clock ORIGIN_NS WALL_NS HAS_ANCHOR
+ *   iterations N FIRST_STEADY MEDIAN_NS SOURCE
+ *   i START END WARMUP                          (N lines)
+ *   comm TYPE COUNT NS OVERLAP_NS               (steady state)
+ *   k NAME_ID TEXT                              (names of the windows' longest kernels)
+ *   collectives N
+ *   c TYPE ORDINAL SEQ START END ITER OVERLAP COMPUTE COPY IDLE LONGEST_NS NAME_ID   (N lines)
+ *   end
+ */
+#ifndef GPT_RANKS_SUMMARY_H
+#define GPT_RANKS_SUMMARY_H
+
+#include "rules/collectives.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RANK_SUMMARY_MAGIC "gpt-trace-rank-summary 1"
+#define RANK_SUMMARY_SUFFIX ".summary"
+
+struct rank_iteration {
+	int64_t start, end;		/* on the trace's clock */
+	int warmup;
+};
+
+struct rank_summary {
+	char *path;			/* the summary file */
+	char *trace;			/* the trace it summarizes */
+	char *error;			/* the trace could not be summarized: why; NULL when it was */
+	int64_t rank, local_rank, world_size;	/* -1: not recorded */
+	int64_t pid;
+	int format;			/* enum trace_format */
+	int complete;			/* the writer finished the trace (GPT_META trace_complete) */
+	char *host, *launcher, *job, *exit_reason;	/* "" when not recorded */
+	int64_t origin_ns;		/* trace time 0 on the host's clock */
+	int64_t wall_ns;		/* trace time 0 on the wall clock (UTC ns) */
+	int has_anchor;
+	struct rank_iteration *iterations;
+	size_t niterations, first_steady;
+	int64_t median_ns;
+	int64_t comm_count[COLLECTIVE_TYPES], comm_ns[COLLECTIVE_TYPES], overlap_ns[COLLECTIVE_TYPES];
+	struct { int64_t id; char *text; } *names;
+	size_t nnames;
+	size_t ncollectives;
+	long collectives_at;		/* file offset of the first collective line */
+};
+
+/* One collective line. */
+struct rank_collective {
+	int type, ordinal;
+	int64_t seq, start, end, iteration;
+	int64_t overlap_ns, compute_ns, copy_ns, idle_ns, longest_ns, name_id;
+};
+
+/* Where the summary of trace_path goes: TRACE.summary. Free the result. */
+char *rank_summary_path(const char *trace_path);
+
+/*
+ * Summarize one trace into summary_path (written to a temporary name, then renamed). step: --step's
+ * expression or NULL. A trace that cannot be read still gets a summary, with its error line: the
+ * merge notes it and goes on. Returns 0, or a negative error with one line in err when the summary
+ * itself cannot be written.
+ */
+int rank_summary_write(const char *trace_path, const char *summary_path, const char *step, char *err,
+		       size_t errlen);
+
+/* Whether summary_path is a summary of trace_path as it is now (size and modification time). */
+int rank_summary_fresh(const char *trace_path, const char *summary_path);
+
+/*
+ * Summarize paths[i] into out_paths[i] with up to jobs worker processes, skipping fresh ones.
+ * Returns 0, or a negative error with one line in err (a worker that could not write).
+ */
+int rank_summaries_make(const char *const *paths, const char *const *out_paths, size_t n, int jobs,
+			const char *step, char *err, size_t errlen);
+
+/* Read a summary's header (everything but the collectives). Release with rank_summary_release(). */
+int rank_summary_load(const char *path, struct rank_summary *out, char *err, size_t errlen);
+void rank_summary_release(struct rank_summary *summary);
+const char *rank_summary_name(const struct rank_summary *summary, int64_t name_id);
+
+/* Stream a loaded summary's collectives to fn (which returns non-zero to stop). Returns 0, or a
+   negative error with one line in err (a truncated or damaged file). */
+int rank_summary_collectives(const struct rank_summary *summary,
+			     int (*fn)(const struct rank_collective *c, void *arg), void *arg, char *err,
+			     size_t errlen);
+
+/* Whether the traces look like the ranks of one job: each records a rank, or each ran NCCL kernels
+   (one rank per process). */
+int rank_traces_are_job(const char *const *paths, size_t n);
+
+#endif

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The cross-rank report on synthetic jobs: the straggler named on the slow iterations with its delay
+# and what it did differently (host gap, longer kernel, copy), none in a clean job, communication
+# overlapped or exposed, text/Markdown/JSON, and one trace still getting the single-trace report.
+. "$SRC/tests/ranks/lib.sh"
+
+# 2 ranks, rank 1 sleeps 5 ms before the backward on every 4th step (steps 3, 7, 11)
+$GEN --world 2 --slow 1:5:4 "$TMP/two" > /dev/null
+"$GPT" report -q -f json -o "$TMP/two.json" "$TMP"/two/rank-*.sqlite
+expect "2 ranks: schema" "gpt-trace-job-report/1" "$(json "$TMP/two.json" 'd["schema"]')"
+expect "2 ranks: ranks" "[0, 1]" "$(json "$TMP/two.json" '[r["rank"] for r in d["ranks"]]')"
+expect "2 ranks: straggler iterations" "[(3, 1), (7, 1), (11, 1)]" \
+	"$(json "$TMP/two.json" '[(i["index"], i["straggler_rank"]) for i in d["iterations"] if i["straggler_rank"] >= 0]')"
+expect "2 ranks: delay within 20% of 5 ms" "True" \
+	"$(json "$TMP/two.json" 'all(4.0e6 <= i["delay_ns"] <= 6.0e6 for i in d["iterations"] if i["straggler_rank"] >= 0)')"
+expect "2 ranks: cause is the host gap" "True" \
+	"$(json "$TMP/two.json" 'all(i["cause"].startswith("a host gap") for i in d["iterations"] if i["straggler_rank"] >= 0)')"
+expect "2 ranks: straggler finding first" "straggler" "$(json "$TMP/two.json" 'd["findings"][0]["rule"]')"
+expect "2 ranks: names rank 1" "True" "$(json "$TMP/two.json" 'd["findings"][0]["message"].startswith("rank 1 held up the job in 3 ")')"
+expect "2 ranks: summaries beside the traces" "2" "$(ls "$TMP"/two/*.sqlite.summary | wc -l)"
+"$GPT" report -q "$TMP"/two/rank-*.sqlite > "$TMP/two.txt"
+expect "2 ranks: text names the straggler" "3" "$(grep -c 'straggler rank 1: the others waited [45]\.[0-9]* ms' "$TMP/two.txt")"
+"$GPT" report -q -f md "$TMP"/two/rank-*.sqlite > "$TMP/two.md"
+expect "2 ranks: markdown table" "3" "$(grep -c '^| [0-9]* | .* | 1 | [45]\.' "$TMP/two.md")"
+
+# 4 ranks, rank 2 runs a 8 ms longer kernel every 3rd step
+$GEN --world 4 --slow 2:8:3:kernel "$TMP/four" > /dev/null
+"$GPT" report -q -f json -o "$TMP/four.json" "$TMP"/four/rank-*.sqlite
+expect "4 ranks: straggler iterations" "[(2, 2), (5, 2), (8, 2), (11, 2)]" \
+	"$(json "$TMP/four.json" '[(i["index"], i["straggler_rank"]) for i in d["iterations"] if i["straggler_rank"] >= 0]')"
+expect "4 ranks: delay within 20% of 8 ms" "True" \
+	"$(json "$TMP/four.json" 'all(6.4e6 <= i["delay_ns"] <= 9.6e6 for i in d["iterations"] if i["straggler_rank"] >= 0)')"
+expect "4 ranks: cause is the longer kernel" "True" \
+	"$(json "$TMP/four.json" 'all(i["cause"].startswith("longer compute") and "sm90_xmma_gemm" in i["cause"] for i in d["iterations"] if i["straggler_rank"] >= 0)')"
+
+# a copy before the backward
+$GEN --world 3 --slow 0:6:5:copy "$TMP/copy" > /dev/null
+"$GPT" report -q -f json -o "$TMP/copy.json" "$TMP"/copy/rank-*.sqlite
+expect "copy: straggler iterations" "[(4, 0), (9, 0)]" \
+	"$(json "$TMP/copy.json" '[(i["index"], i["straggler_rank"]) for i in d["iterations"] if i["straggler_rank"] >= 0]')"
+expect "copy: cause is the copy" "True" \
+	"$(json "$TMP/copy.json" 'all(i["cause"].startswith("copies") for i in d["iterations"] if i["straggler_rank"] >= 0)')"
+
+# no slow rank: no straggler, no straggler finding
+$GEN --world 4 "$TMP/clean" > /dev/null
+"$GPT" report -q -f json -o "$TMP/clean.json" "$TMP"/clean/rank-*.sqlite
+expect "clean: no straggler" "0" "$(json "$TMP/clean.json" 'sum(i["straggler_rank"] >= 0 for i in d["iterations"])')"
+expect "clean: no straggler finding" "[]" "$(json "$TMP/clean.json" '[f for f in d["findings"] if f["rule"] == "straggler"]')"
+
+# overlapped vs exposed communication: the exposed job's all-reduces are all exposed
+$GEN --world 2 --exposed "$TMP/exposed" > /dev/null
+"$GPT" report -q -f json -o "$TMP/exposed.json" "$TMP"/exposed/rank-*.sqlite
+over=$(json "$TMP/clean.json" '[c["exposed_transfer_ns"] for c in d["communication"] if c["collective"] == "AllReduce"][0]')
+expo=$(json "$TMP/exposed.json" '[c["exposed_transfer_ns"] for c in d["communication"] if c["collective"] == "AllReduce"][0]')
+# 11 steady steps x 4 buckets x 400 us, or the last bucket's alone (11 x 400 us), within 1%
+expect "exposed: all 44 all-reduce transfers exposed" "True" "$(python3 -c "print(abs($expo - 17.6e6) < 0.176e6)")"
+expect "overlapped: only the last bucket's exposed" "True" "$(python3 -c "print(abs($over - 4.4e6) < 0.044e6)")"
+expect "exposed: the rule fires" "exposed-communication" \
+	"$(json "$TMP/exposed.json" '[f["rule"] for f in d["findings"]][0]')"
+
+# one trace: the single-trace report, byte for byte what --no-ranks gives
+"$GPT" report -q "$TMP/two/rank-1.sqlite" > "$TMP/one.txt"
+expect "one trace: single-trace report" "gpt-trace report" "$(head -1 "$TMP/one.txt")"
+"$GPT" report -q --no-ranks "$TMP"/two/rank-*.sqlite > "$TMP/no-ranks.txt"
+expect "--no-ranks: the combined single-trace report" "gpt-trace report" "$(head -1 "$TMP/no-ranks.txt")"
+# the single-trace exposed-communication rule over one rank of the exposed job
+"$GPT" report -q -f json -o "$TMP/one-exposed.json" "$TMP/exposed/rank-0.sqlite"
+expect "one trace: exposed-communication finding" "True" \
+	"$(json "$TMP/one-exposed.json" 'any(f["rule"] == "exposed-communication" for f in d["findings"])')"
+expect_exit "html of several ranks" 2 "takes no --format html" "$GPT" report -f html -o "$TMP/x.html" "$TMP"/two/rank-*.sqlite
+finish
