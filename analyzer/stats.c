@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "analyzer/stats.h"
+#include "loader/events.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -814,13 +815,35 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
  * is st, or st is freed on failure. */
 static int widen_span(struct pass *p, struct stats *st, struct stats **out)
 {
-	struct group_map map = { 0 };
-	int ret;
+	static const char *const views[] = { "api_calls", "syncs" };
+	int ret = 0;
 
-	ret = pass_groups(p, "trace span",
-			  "SELECT 0, 0, 0, min(start), max(end), 0 FROM api_calls "
-			  "UNION ALL SELECT 0, 0, 0, min(start), max(end), 0 FROM syncs", &map, &st->start, &st->end);
-	map_release(&map);
+	/* The loader's summaries: free after a walk, or one aggregate each. */
+	for (size_t v = 0; v < 2 && !ret; v++) {
+		struct event_summary all = { 0 };
+
+		for (size_t t = 0; t < trace_count(p->trace) && !ret; t++) {
+			struct event_summary m;
+
+			ret = event_summary_get(p->trace, views[v], t, &m, p->err, p->errlen);
+			if (ret < 0)
+				break;
+			if (m.has_first && (!all.has_first || m.first < all.first)) {
+				all.first = m.first;
+				all.has_first = 1;
+			}
+			if (m.has_last && (!all.has_last || m.last > all.last)) {
+				all.last = m.last;
+				all.has_last = 1;
+			}
+		}
+		if (!ret && all.has_first && all.has_last) {
+			if (all.first < st->start)
+				st->start = all.first;
+			if (all.last > st->end)
+				st->end = all.last;
+		}
+	}
 	if (ret < 0) {
 		stats_free(st);
 		return ret;

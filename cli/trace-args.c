@@ -2,6 +2,7 @@
  * Scope options and trace opening for the analyzer commands (see trace-args.h).
  */
 #include "cli/trace-args.h"
+#include "loader/events.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -50,23 +51,27 @@ static void append_words(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The first event of the whole trace, before any scope: what --window counts from. */
+/* The first event of the whole trace, before any scope: what --window counts from (the loader's
+ * summaries, which the scan that finds each table's storage order fills for free). */
 static int first_event(struct trace *trace, int64_t *origin)
 {
-	static const char sql[] = "SELECT min(s) FROM (SELECT min(start) AS s FROM kernels "
-				  "UNION ALL SELECT min(start) FROM copies UNION ALL SELECT min(start) FROM sets "
-				  "UNION ALL SELECT min(start) FROM api_calls)";
-	sqlite3_stmt *st;
-	int rc;
+	static const char *const views[] = { "kernels", "copies", "sets", "api_calls" };
+	char err[256];
+	int found = 0;
 
 	*origin = 0;
-	if (sqlite3_prepare_v2(trace_db(trace), sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*origin = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : -1;
+	for (size_t t = 0; t < trace_count(trace); t++)
+		for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
+			struct event_summary m;
+
+			if (event_summary_get(trace, views[v], t, &m, err, sizeof(err)) < 0)
+				return -1;
+			if (m.has_first && (!found || m.first < *origin)) {
+				*origin = m.first;
+				found = 1;
+			}
+		}
+	return 0;
 }
 
 struct trace *trace_args_open(char *const *paths, int npaths, const struct trace_args *args, int64_t *origin,

@@ -31,13 +31,24 @@ struct table_runs {
 	char *view;
 	int64_t rows;
 	int unbounded;			/* more than EVENT_MAX_RUNS runs: read through ORDER BY */
+	struct event_summary summary;	/* of the whole table (valid unless unbounded) */
 	struct run_span *runs;
 	size_t nruns;
+};
+
+/* What a stream that ran to its end saw of one file, in the scope it ran in. */
+struct scoped_summary {
+	char *view;
+	size_t file;
+	int64_t scope_start, scope_end;
+	struct event_summary summary;
 };
 
 struct event_cache {
 	struct table_runs *items;
 	size_t n;
+	struct scoped_summary *scoped;
+	size_t nscoped;
 };
 
 /* One cursor of a stream, and the rows it holds in a heap by sort key. */
@@ -65,7 +76,9 @@ struct event_stream {
 	size_t nruns;
 	struct run *last;		/* the run the current row came from (recycled at the next call) */
 	struct event_row *current;
-	int started, finished;
+	int end_col;			/* cols[0] is "end": the summary takes its maximum */
+	struct event_summary *seen;	/* per file: what the stream gave */
+	int failed;
 };
 
 int event_compare(const struct event_row *a, const struct event_row *b, size_t nkey)
@@ -159,6 +172,20 @@ static void read_row(sqlite3_stmt *st, struct event_row *r, size_t ncols, int te
 	}
 }
 
+/* Count a row into a summary: its start (unless NULL) and, with has_end, v[0] as its end. */
+static void summary_add(struct event_summary *m, const struct event_row *r, int start_null, int has_end)
+{
+	m->rows++;
+	if (!start_null && (!m->has_first || r->start < m->first)) {
+		m->first = r->start;
+		m->has_first = 1;
+	}
+	if (has_end && !event_null(r, 0) && (!m->has_last || r->v[0] > m->last)) {
+		m->last = r->v[0];
+		m->has_last = 1;
+	}
+}
+
 /* ---- finding the runs ---- */
 
 void event_cache_free(struct event_cache *cache)
@@ -170,6 +197,9 @@ void event_cache_free(struct event_cache *cache)
 		free(cache->items[i].runs);
 	}
 	free(cache->items);
+	for (size_t i = 0; i < cache->nscoped; i++)
+		free(cache->scoped[i].view);
+	free(cache->scoped);
 	free(cache);
 }
 
@@ -193,8 +223,8 @@ static int sql_error(struct trace *trace, const char *view, char *err, size_t er
  * Scan rowid, start and the keys of one file's table, replaying the reorder buffer (see the top of
  * the file). A table that is not a table (no rowid) is marked unbounded: ORDER BY reads it.
  */
-static int find_runs(struct trace *trace, struct table_runs *t, const char *const *cols, char *err,
-		     size_t errlen)
+static int find_runs(struct trace *trace, struct table_runs *t, const char *const *cols, size_t ncols,
+		     char *err, size_t errlen)
 {
 	const size_t window = EVENT_REORDER + 1;
 	struct event_row *ring = xcalloc(window, sizeof(*ring)), **heap = NULL, prev, emitted;
@@ -202,7 +232,7 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 	int have_prev = 0, have_emitted = 0, sorted = 1, absent, rc, ret = 0;
 	int64_t first = 0, last = 0;
 	sqlite3_stmt *st = NULL;
-	char *sql = trace_event_sql(trace, t->file, t->view, cols, t->nkey, TRACE_SQL_SCAN, 0, &absent);
+	char *sql = trace_event_sql(trace, t->file, t->view, cols, ncols, TRACE_SQL_SCAN, 0, &absent);
 
 	memset(&prev, 0, sizeof(prev));
 	memset(&emitted, 0, sizeof(emitted));
@@ -226,8 +256,9 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 		r.trace_id = 0;
 		r.text = NULL;
 		r.seq = sqlite3_column_int64(st, 0);
-		read_row(st, &r, t->nkey, -1);
+		read_row(st, &r, ncols, -1);
 		t->rows++;
+		summary_add(&t->summary, &r, sqlite3_column_type(st, 1) == SQLITE_NULL, ncols > 0);
 		if (t->nruns == 0 && !have_prev)
 			first = r.seq;
 		if (have_emitted && row_before(&r, &emitted, t->nkey)) {
@@ -284,9 +315,14 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 	return ret;
 }
 
-static struct table_runs *table_runs_get(struct trace *trace, size_t file, const char *view,
-					 const char *const *cols, size_t nkey, char *err, size_t errlen, int *ret)
+/*
+ * The runs of one file's table for a sort key of nkey columns: 0 (start alone) or 3 (start, end,
+ * deviceId, streamId: the GPU operations). The scan also reads end, for the table's summary.
+ */
+static struct table_runs *table_runs_get(struct trace *trace, size_t file, const char *view, size_t nkey,
+					 char *err, size_t errlen, int *ret)
 {
+	static const char *const cols[] = { "end", "deviceId", "streamId" };
 	struct event_cache **cache = trace_event_cache(trace);
 	struct table_runs *t;
 
@@ -303,7 +339,7 @@ static struct table_runs *table_runs_get(struct trace *trace, size_t file, const
 	t->file = file;
 	t->nkey = nkey;
 	t->view = xstrdup(view);
-	*ret = find_runs(trace, t, cols, err, errlen);
+	*ret = find_runs(trace, t, cols, nkey ? nkey : 1, err, errlen);
 	if (*ret < 0) {
 		free(t->view);
 		free(t->runs);
@@ -407,7 +443,7 @@ static int open_file_runs(struct event_stream *s, char *err, size_t errlen)
 	char *sql;
 	int ret = 0, absent;
 
-	t = table_runs_get(s->trace, s->file, s->view, cols, s->nkey, err, errlen, &ret);
+	t = table_runs_get(s->trace, s->file, s->view, s->nkey, err, errlen, &ret);
 	if (!t)
 		return ret;
 	if (!t->rows && !t->unbounded)
@@ -445,8 +481,9 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 	int ret = 0;
 
 	*out = NULL;
-	if (ncols > EVENT_MAX_COLS || nkey > ncols) {
-		snprintf(err, errlen, "cannot read %s: too many columns", view);
+	if (ncols > EVENT_MAX_COLS || (nkey != 0 && nkey != 3) || nkey > ncols ||
+	    (nkey && (strcmp(cols[0], "end") || strcmp(cols[1], "deviceId") || strcmp(cols[2], "streamId")))) {
+		snprintf(err, errlen, "cannot read %s: unsupported columns", view);
 		return -EINVAL;
 	}
 	s = xcalloc(1, sizeof(*s));
@@ -458,6 +495,8 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 	s->ncols = ncols;
 	s->nkey = nkey;
 	s->text_col = text_col;
+	s->end_col = ncols && !strcmp(cols[0], "end");
+	s->seen = xcalloc(trace_count(trace) ? trace_count(trace) : 1, sizeof(*s->seen));
 	s->by_view = trace_scope_window(trace, view, &s->scope_start, &s->scope_end);
 	if (s->by_view) {
 		/* The view applies the whole scope; its SQL sorts. */
@@ -480,7 +519,7 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 	} else {
 		/* Find every file's runs now, so that the total is known and errors come early. */
 		for (size_t f = 0; f < trace_count(trace) && !ret; f++) {
-			struct table_runs *t = table_runs_get(trace, f, view, cols, nkey, err, errlen, &ret);
+			struct table_runs *t = table_runs_get(trace, f, view, nkey, err, errlen, &ret);
 
 			if (t)
 				s->total += t->rows;
@@ -496,6 +535,8 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 	*out = s;
 	return 0;
 }
+
+static void remember(struct event_stream *s);
 
 int event_stream_next(struct event_stream *s, const struct event_row **row, char *err, size_t errlen)
 {
@@ -519,12 +560,16 @@ int event_stream_next(struct event_stream *s, const struct event_row **row, char
 		if (best) {
 			s->current = heap_pop(best->heap, &best->n, s->nkey);
 			s->last = best;
+			if ((size_t)s->current->trace_id < trace_count(s->trace))
+				summary_add(&s->seen[s->current->trace_id], s->current, 0, s->end_col);
 			*row = s->current;
 			return 1;
 		}
 		/* This file is done: the next one, if the stream reads files one by one. */
 		close_runs(s);
 		if (s->by_view || s->file + 1 >= trace_count(s->trace)) {
+			if (!s->by_view && s->end_col)
+				remember(s);
 			*row = NULL;
 			return 0;
 		}
@@ -533,6 +578,82 @@ int event_stream_next(struct event_stream *s, const struct event_row **row, char
 		if (ret < 0)
 			return ret;
 	}
+}
+
+/* A stream read to its end: what it gave is the view's summary in this scope. */
+static void remember(struct event_stream *s)
+{
+	struct event_cache *cache = *trace_event_cache(s->trace);
+
+	for (size_t f = 0; cache && f < trace_count(s->trace); f++) {
+		struct scoped_summary *m;
+
+		cache->scoped = xrealloc(cache->scoped, (cache->nscoped + 1) * sizeof(*cache->scoped));
+		m = &cache->scoped[cache->nscoped++];
+		m->view = xstrdup(s->view);
+		m->file = f;
+		m->scope_start = s->scope_start;
+		m->scope_end = s->scope_end;
+		m->summary = s->seen[f];
+	}
+}
+
+int event_summary_get(struct trace *trace, const char *view, size_t trace_id, struct event_summary *out,
+		      char *err, size_t errlen)
+{
+	struct event_cache *cache;
+	int64_t start, end;
+	sqlite3_stmt *st;
+	char *sql;
+	int rc, ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (trace_id >= trace_count(trace))
+		return 0;
+	if (!trace_scope_window(trace, view, &start, &end)) {
+		cache = *trace_event_cache(trace);
+		for (size_t i = 0; cache && i < cache->nscoped; i++) {
+			const struct scoped_summary *m = &cache->scoped[i];
+
+			if (m->file == trace_id && m->scope_start == start && m->scope_end == end &&
+			    !strcmp(m->view, view)) {
+				*out = m->summary;
+				return 0;
+			}
+		}
+		if (!start && !end) {
+			/* The whole table: the scan that finds the runs counts it too. */
+			int ops = !strcmp(view, "kernels") || !strcmp(view, "copies") || !strcmp(view, "sets");
+			struct table_runs *t = table_runs_get(trace, trace_id, view, ops ? 3 : 0, err, errlen, &ret);
+
+			if (!t)
+				return ret;
+			if (!t->unbounded) {
+				*out = t->summary;
+				return 0;
+			}
+		}
+	}
+	sql = sqlite3_mprintf("SELECT count(*), min(start), max(end) FROM \"%w\" WHERE traceId = %lld", view,
+			      (long long)trace_id);
+	if (!sql) {
+		snprintf(err, errlen, "cannot read %s: out of memory", view);
+		return -ENOMEM;
+	}
+	rc = sqlite3_prepare_v2(trace_db(trace), sql, -1, &st, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK)
+		return sql_error(trace, view, err, errlen);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->rows = sqlite3_column_int64(st, 0);
+		out->has_first = sqlite3_column_type(st, 1) != SQLITE_NULL;
+		out->first = sqlite3_column_int64(st, 1);
+		out->has_last = sqlite3_column_type(st, 2) != SQLITE_NULL;
+		out->last = sqlite3_column_int64(st, 2);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : sql_error(trace, view, err, errlen);
 }
 
 int64_t event_stream_total(const struct event_stream *s)
@@ -545,6 +666,7 @@ void event_stream_close(struct event_stream *s)
 	if (!s)
 		return;
 	close_runs(s);
+	free(s->seen);
 	for (size_t i = 0; i < s->ncols; i++)
 		free(s->cols[i]);
 	free(s->cols);

@@ -43,7 +43,9 @@ struct event_stream;
 /*
  * Open a stream over the event view `view` ("kernels", "copies", "sets", "syncs", "api_calls",
  * "nvtx") as currently scoped, with the view columns cols[0..ncols) (at most EVENT_MAX_COLS; start
- * is always read). The first nkey columns join start in the sort key. text_col: the index of a text
+ * is always read). The first nkey columns join start in the sort key: nkey is 0, or 3 with cols
+ * beginning "end", "deviceId", "streamId" (the order of GPU operations). A stream whose cols begin
+ * with "end" and that is read to its end leaves the view's summary behind (event_summary_get). text_col: the index of a text
  * column read as text (-1: none). Returns 0 or a negative error with one line in err.
  */
 int event_stream_open(struct trace *trace, const char *view, const char *const *cols, size_t ncols,
@@ -66,6 +68,21 @@ static inline int64_t event_int(const struct event_row *r, size_t col, int64_t i
 {
 	return event_null(r, col) ? if_null : r->v[col];
 }
+
+/* What a view holds for one file: rows, the first start and the last end (has_*: not all NULL). */
+struct event_summary {
+	int64_t rows, first, last;
+	int has_first, has_last;
+};
+
+/*
+ * The summary of view (an event view) for file trace_id within the current scope, as
+ * "SELECT count(*), min(start), max(end)" would give it: free when a stream has read the view to its
+ * end in this scope or when there is no scope (the scan that finds the runs counted it), else that
+ * query. Returns 0 or a negative error with one line in err.
+ */
+int event_summary_get(struct trace *trace, const char *view, size_t trace_id, struct event_summary *out,
+		      char *err, size_t errlen);
 
 /* Compare two rows by (traceId, start, the first nkey columns with NULL first); 0 when equal. */
 int event_compare(const struct event_row *a, const struct event_row *b, size_t nkey);

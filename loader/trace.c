@@ -12,6 +12,7 @@
  */
 #include "loader/trace.h"
 #include "loader/trace-private.h"
+#include "loader/events.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -974,15 +975,7 @@ int trace_set_scope(struct trace *trace, const struct trace_scope *scope, char *
 
 int trace_span(struct trace *trace, size_t trace_id, int64_t *start, int64_t *end, char *err, size_t errlen)
 {
-	/* Plain aggregates per trace: a GROUP BY traceId would make SQLite sort every event. */
-	static const char sql[] =
-		"SELECT MIN(s), MAX(e) FROM ("
-		" SELECT MIN(start) AS s, MAX(end) AS e FROM kernels WHERE traceId = ?1"
-		" UNION ALL SELECT MIN(start), MAX(end) FROM copies WHERE traceId = ?1"
-		" UNION ALL SELECT MIN(start), MAX(end) FROM sets WHERE traceId = ?1"
-		" UNION ALL SELECT MIN(start), MAX(end) FROM api_calls WHERE traceId = ?1)";
-	sqlite3_stmt *st;
-	int rc;
+	static const char *const views[] = { "kernels", "copies", "sets", "api_calls" };
 
 	*start = *end = 0;
 	if (trace_id >= trace->nfiles)
@@ -993,25 +986,27 @@ int trace_span(struct trace *trace, size_t trace_id, int64_t *start, int64_t *en
 	}
 	/* span_known: 0 not yet asked, 1 no events, 2 events */
 	if (!trace->span_known[trace_id]) {
-		int found = 0;
+		int has_first = 0, has_last = 0;
 
-		rc = sqlite3_prepare_v2(trace->db, sql, -1, &st, NULL);
-		if (rc == SQLITE_OK) {
-			sqlite3_bind_int64(st, 1, (int64_t)trace_id);
-			rc = sqlite3_step(st);
-			trace->spans[trace_id][0] = trace->spans[trace_id][1] = 0;
-			if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-				trace->spans[trace_id][0] = sqlite3_column_int64(st, 0);
-				trace->spans[trace_id][1] = sqlite3_column_int64(st, 1);
-				found = 1;
+		for (size_t v = 0; v < NCOLS(views); v++) {
+			struct event_summary m;
+			int ret = event_summary_get(trace, views[v], trace_id, &m, err, errlen);
+
+			if (ret < 0)
+				return ret;
+			if (m.has_first && (!has_first || m.first < trace->spans[trace_id][0])) {
+				trace->spans[trace_id][0] = m.first;
+				has_first = 1;
 			}
-			sqlite3_finalize(st);
+			if (m.has_last && (!has_last || m.last > trace->spans[trace_id][1])) {
+				trace->spans[trace_id][1] = m.last;
+				has_last = 1;
+			}
 		}
-		if (rc != SQLITE_ROW) {
-			set_err(err, errlen, "cannot read the trace's time span: %s", sqlite3_errmsg(trace->db));
-			return -EIO;
-		}
-		trace->span_known[trace_id] = (unsigned char)(1 + found);
+		/* as MIN(s), MAX(e) over the views: a NULL first start means no span */
+		if (!has_first)
+			trace->spans[trace_id][0] = trace->spans[trace_id][1] = 0;
+		trace->span_known[trace_id] = (unsigned char)(1 + has_first);
 	}
 	*start = trace->spans[trace_id][0];
 	*end = trace->spans[trace_id][1];
