@@ -7,6 +7,7 @@
 #include "analyzer/export.h"
 #include "loader/trace.h"
 #include "cli/commands.h"
+#include "cli/report-ranks.h"
 #include "common/progress.h"
 #include "common/util.h"
 #include "rules/rule.h"
@@ -29,6 +30,10 @@ static const char usage_text[] =
 	"                       or .json (and .gz when gzipped) in place of .sqlite\n"
 	"  -z, --gzip           compress the output (gzip)\n"
 	"      --no-findings    do not run the rules; no findings track\n"
+	"\n"
+	"The ranks of one job (traces that record ranks, or all ran NCCL kernels) go into one Chrome\n"
+	"JSON timeline, a process per rank on a common clock, each collective's kernels linked across\n"
+	"ranks (default output: the first trace's name with .ranks.json; docs/multi-rank.md).\n"
 	"  -q, --quiet          no progress line (shown on a terminal when the work takes over 2 s)\n";
 
 /* Run every rule with its defaults; a rule that fails is reported and left out. */
@@ -112,6 +117,8 @@ int cmd_export(int argc, char **argv)
 		pr_err("export needs at least one trace file; see 'gpt-trace export --help'");
 		return GPT_EXIT_USAGE;
 	}
+	if (report_ranks_wanted(argv + optind, (size_t)(argc - optind), -1))
+		return export_ranks(argv + optind, (size_t)(argc - optind), output, opts.gzip, !progress_enabled);
 	if (!output) {
 		default_output = export_default_path(argv[optind], &opts);
 		if (!default_output)

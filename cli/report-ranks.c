@@ -4,6 +4,7 @@
  */
 #include "cli/report-ranks.h"
 
+#include "analyzer/export-ranks.h"
 #include "analyzer/report-ranks.h"
 #include "common/util.h"
 #include "ranks/job.h"
@@ -66,23 +67,22 @@ static void remove_tmpdir(char *tmpdir, char **paths, size_t n)
 	free(tmpdir);
 }
 
-int report_ranks(char *const *paths, size_t n, const struct report_ranks_options *o)
+/* Summaries of the traces (made where missing or stale) and their merge; summaries[i] for paths[i]. */
+static int merge_job(char *const *paths, size_t n, int jobs, const struct rule_config *config, const char *step,
+		     char **summaries, char **tmpdir, struct job_report **job)
 {
-	char **summaries = xcalloc(n ? n : 1, sizeof(*summaries));
 	const char **traces = xcalloc(n ? n : 1, sizeof(*traces));
 	const char **outs = xcalloc(n ? n : 1, sizeof(*outs));
-	struct job_report *job = NULL;
-	char *tmpdir = NULL, err[1024];
 	size_t ntraces = 0;
-	int ret = GPT_EXIT_USAGE, jobs = o->jobs;
-	FILE *out = stdout;
+	char err[1024];
+	int ret = -1;
 
 	for (size_t i = 0; i < n; i++) {
 		if (is_summary(paths[i])) {
 			summaries[i] = xstrdup(paths[i]);
 			continue;
 		}
-		summaries[i] = report_ranks_summary_path(paths[i], i, &tmpdir);
+		summaries[i] = report_ranks_summary_path(paths[i], i, tmpdir);
 		if (!summaries[i]) {
 			pr_err("cannot make a folder for the summaries of '%s': %m", paths[i]);
 			goto out;
@@ -95,14 +95,72 @@ int report_ranks(char *const *paths, size_t n, const struct report_ranks_options
 
 		jobs = cores > 0 ? (int)cores : 1;
 	}
-	if (rank_summaries_make(traces, outs, ntraces, jobs, o->step, err, sizeof(err)) < 0) {
+	if (rank_summaries_make(traces, outs, ntraces, jobs, step, err, sizeof(err)) < 0 ||
+	    job_merge((const char *const *)summaries, n, config, job, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}
-	if (job_merge((const char *const *)summaries, n, o->config, &job, err, sizeof(err)) < 0) {
+	ret = 0;
+out:
+	free(traces);
+	free(outs);
+	return ret;
+}
+
+int export_ranks(char *const *paths, size_t n, const char *output, int gzip, int quiet)
+{
+	char **summaries = xcalloc(n ? n : 1, sizeof(*summaries)), *tmpdir = NULL, *path = NULL, err[1024];
+	const char **ordered = NULL;
+	struct job_report *job = NULL;
+	int ret = GPT_EXIT_USAGE;
+
+	if (merge_job(paths, n, 0, NULL, NULL, summaries, &tmpdir, &job) < 0)
+		goto out;
+	for (size_t i = 0; i < job->nnotes; i++)
+		pr_warn("%s", job->notes[i]);
+	/* the summary of each of the job's ranks, in the job's rank order */
+	ordered = xcalloc(job->nranks ? job->nranks : 1, sizeof(*ordered));
+	for (size_t r = 0; r < job->nranks; r++)
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(paths[i], job->ranks[r].trace))
+				ordered[r] = summaries[i];
+	if (output) {
+		path = xstrdup(output);
+	} else {
+		size_t len = strlen(paths[0]);
+
+		if (len > 7 && !strcmp(paths[0] + len - 7, ".sqlite"))
+			len -= 7;
+		path = xasprintf("%.*s.ranks.json%s", (int)len, paths[0], gzip ? ".gz" : "");
+	}
+	if (export_ranks_write(job, ordered, path, gzip, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}
+	if (!quiet)
+		printf("wrote '%s' (chrome json of %zu ranks%s)\n", path, job->nranks, gzip ? ", gzip" : "");
+	ret = GPT_EXIT_OK;
+out:
+	job_report_free(job);
+	remove_tmpdir(tmpdir, summaries, n);
+	for (size_t i = 0; i < n; i++)
+		free(summaries[i]);
+	free(summaries);
+	free(ordered);
+	free(path);
+	return ret;
+}
+
+int report_ranks(char *const *paths, size_t n, const struct report_ranks_options *o)
+{
+	char **summaries = xcalloc(n ? n : 1, sizeof(*summaries));
+	struct job_report *job = NULL;
+	char *tmpdir = NULL;
+	int ret = GPT_EXIT_USAGE;
+	FILE *out = stdout;
+
+	if (merge_job(paths, n, o->jobs, o->config, o->step, summaries, &tmpdir, &job) < 0)
+		goto out;
 	if (o->output && !(out = fopen(o->output, "w"))) {
 		pr_err("cannot write '%s': %m", o->output);
 		out = stdout;
@@ -125,7 +183,5 @@ out:
 	for (size_t i = 0; i < n; i++)
 		free(summaries[i]);
 	free(summaries);
-	free(traces);
-	free(outs);
 	return ret;
 }

@@ -27,6 +27,12 @@ int report_ranks_wanted(char *const *paths, size_t n, int force);
 /* Returns the exit status. */
 int report_ranks(char *const *paths, size_t n, const struct report_ranks_options *options);
 
+/*
+ * gpt-trace export of several ranks: the job's timeline (analyzer/export-ranks.h) as Chrome JSON at
+ * output (NULL: the first trace's name with .ranks.json, .gz when gzipped). Returns the exit status.
+ */
+int export_ranks(char *const *paths, size_t n, const char *output, int gzip, int quiet);
+
 /* Where the summary of trace goes: beside it (TRACE.summary) when its folder is writable, else in
    tmpdir (created on first use; *tmpdir is then set and the caller removes it). Free the result. */
 char *report_ranks_summary_path(const char *trace, size_t index, char **tmpdir);
