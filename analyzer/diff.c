@@ -4,7 +4,9 @@
  * diff-output.c.
  */
 #include "analyzer/diff.h"
+#include "loader/events.h"
 #include "loader/trace.h"
+#include "common/progress.h"
 #include "common/util.h"
 
 #include <ctype.h>
@@ -148,6 +150,31 @@ static void flush_kernel(struct kernel_set *set, struct launch_buffer *buf, cons
 	buf->count = 0;
 }
 
+/*
+ * The progress line of one side's load: its events (kernels sorted by name, then the totals and the
+ * device sweep over every operation); the sorts run inside SQLite, whose progress handler keeps the
+ * line fresh meanwhile.
+ */
+static struct progress load_progress;
+
+static int on_sqlite_progress(void *arg)
+{
+	progress_update(arg);
+	return 0;
+}
+
+static int64_t view_rows(struct trace *trace, const char *view)
+{
+	struct event_summary m;
+	char err[256];
+	int64_t n = 0;
+
+	for (size_t t = 0; t < trace_count(trace); t++)
+		if (event_summary_get(trace, view, t, &m, err, sizeof(err)) == 0)
+			n += m.rows;
+	return n;
+}
+
 static int read_kernels(sqlite3 *db, struct kernel_set *set, size_t skip_first, char *err,
 			size_t errlen)
 {
@@ -188,6 +215,7 @@ static int read_kernels(sqlite3 *db, struct kernel_set *set, size_t skip_first, 
 			buf.dur = xrealloc(buf.dur, buf.cap * sizeof(*buf.dur));
 		}
 		buf.dur[buf.count++] = dur > 0 ? dur : 0;
+		progress_tick(&load_progress);
 	}
 	if (rc != SQLITE_DONE) {
 		snprintf(err, errlen, "cannot read kernels of '%s': %s", set->source,
@@ -226,6 +254,7 @@ static int read_totals(sqlite3 *db, struct kernel_set *set, char *err, size_t er
 			goto out_sql;
 		*counts[i] = (size_t)sqlite3_column_int64(stmt, 0);
 		*times[i] = sqlite3_column_double(stmt, 1);
+		load_progress.done += (int64_t)*counts[i];
 		sqlite3_finalize(stmt);
 		stmt = NULL;
 	}
@@ -240,6 +269,7 @@ static int read_totals(sqlite3 *db, struct kernel_set *set, char *err, size_t er
 		int64_t dev = sqlite3_column_int64(stmt, 0);
 		int64_t start = sqlite3_column_int64(stmt, 1), end = sqlite3_column_int64(stmt, 2);
 
+		progress_tick(&load_progress);
 		if (end < start)
 			end = start;
 		if (!any || dev != device) {
@@ -294,10 +324,19 @@ int kernel_set_load(struct trace *trace, const char *nvtx, size_t skip_first,
 			goto out_free;
 		set->nvtx = xstrdup(nvtx);
 	}
+	memset(&load_progress, 0, sizeof(load_progress));
+	if (progress_visible()) {
+		int64_t kernels = view_rows(trace, "kernels");
+		int64_t ops = kernels + view_rows(trace, "copies") + view_rows(trace, "sets");
+
+		progress_begin(&load_progress, "diff", "events", kernels + 2 * ops);
+		sqlite3_progress_handler(db, 1 << 20, on_sqlite_progress, &load_progress);
+	}
 	ret = read_kernels(db, set, skip_first, err, errlen);
-	if (ret < 0)
-		goto out_free;
-	ret = read_totals(db, set, err, errlen);
+	if (ret >= 0)
+		ret = read_totals(db, set, err, errlen);
+	sqlite3_progress_handler(db, 0, NULL, NULL);
+	progress_end(&load_progress);
 	if (ret < 0)
 		goto out_free;
 	kernel_set_sort(set);

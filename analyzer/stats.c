@@ -12,6 +12,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "analyzer/stats.h"
 #include "loader/events.h"
+#include "common/progress.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -198,7 +199,39 @@ struct pass {
 	struct trace *trace;
 	char *err;
 	size_t errlen;
+	struct progress progress;	/* events read by the passes so far, of all they will read */
 };
+
+/*
+ * The progress line counts the rows each pass reads, a pass at a time (the work is inside SQLite's
+ * queries: its progress handler keeps the line fresh meanwhile). Totals come from the loader's
+ * summaries, and only when the line can show.
+ */
+static int64_t view_rows(struct pass *p, const char *view)
+{
+	int64_t n = 0;
+
+	for (size_t t = 0; t < trace_count(p->trace); t++) {
+		struct event_summary m;
+
+		if (event_summary_get(p->trace, view, t, &m, p->err, p->errlen) < 0)
+			return 0;
+		n += m.rows;
+	}
+	return n;
+}
+
+static int on_sqlite_progress(void *arg)
+{
+	progress_update(arg);
+	return 0;
+}
+
+static void pass_done(struct pass *p, int64_t rows)
+{
+	p->progress.done += rows;
+	progress_update(&p->progress);
+}
 
 static int sql_error(struct pass *p, const char *what)
 {
@@ -779,28 +812,47 @@ static void fix_span(struct stats *st)
 
 int stats_compute(struct trace *trace, struct stats **out, char *err, size_t errlen)
 {
-	struct pass p = { trace, err, errlen };
+	struct pass p = { .trace = trace, .err = err, .errlen = errlen };
 	struct group_map streams = { 0 };
 	struct stats *st = xcalloc(1, sizeof(*st));
 	int ret;
+
+	int64_t kernels = 0, memops = 0, api = 0, syncs = 0, nvtx = 0;
 
 	*out = NULL;
 	st->ntraces = trace_count(trace);
 	st->start = INT64_MAX;
 	st->end = INT64_MIN;
+	if (progress_visible()) {
+		kernels = view_rows(&p, "kernels");
+		memops = view_rows(&p, "copies") + view_rows(&p, "sets");
+		api = view_rows(&p, "api_calls");
+		syncs = view_rows(&p, "syncs");
+		nvtx = view_rows(&p, "nvtx");
+		progress_begin(&p.progress, "stats", "events",
+			       2 * kernels + 3 * memops + 2 * api + syncs + kernels + memops + (nvtx ? nvtx + kernels : 0));
+		sqlite3_progress_handler(trace_db(trace), 1 << 20, on_sqlite_progress, &p.progress);
+	}
 	ret = stats_kernels(&p, st, &streams);
+	pass_done(&p, 2 * kernels);
 	if (!ret)
 		ret = stats_memops(&p, st, &streams);
+	pass_done(&p, 3 * memops);
 	if (!ret)
 		ret = stats_api(&p, st);
+	pass_done(&p, 2 * api);
 	if (!ret)
 		ret = stats_syncs_span(&p, st);
+	pass_done(&p, syncs);
 	if (!ret)
 		ret = stats_device_busy(&p, st);
+	pass_done(&p, kernels + memops);
 	if (!ret)
 		stats_streams(st, &streams);
 	if (!ret)
 		ret = stats_nvtx(&p, st);
+	sqlite3_progress_handler(trace_db(trace), 0, NULL, NULL);
+	progress_end(&p.progress);
 	map_release(&streams);
 	if (ret < 0) {
 		stats_free(st);
@@ -856,7 +908,7 @@ static int widen_span(struct pass *p, struct stats *st, struct stats **out)
 
 int stats_compute_devices(struct trace *trace, struct stats **out, char *err, size_t errlen)
 {
-	struct pass p = { trace, err, errlen };
+	struct pass p = { .trace = trace, .err = err, .errlen = errlen };
 	struct stats *st = xcalloc(1, sizeof(*st));
 	int ret;
 
@@ -875,7 +927,7 @@ int stats_compute_devices(struct trace *trace, struct stats **out, char *err, si
 int stats_compute_devices_from(struct trace *trace, const struct stats_device_busy *devices, size_t ndevices,
 			       struct stats **out, char *err, size_t errlen)
 {
-	struct pass p = { trace, err, errlen };
+	struct pass p = { .trace = trace, .err = err, .errlen = errlen };
 	struct stats *st = xcalloc(1, sizeof(*st));
 	size_t cap = 0;
 

@@ -32,6 +32,8 @@ static const char usage[] =
 	"      --junit FILE       also write a JUnit XML report (one test case per kernel) to FILE\n"
 	"      --json FILE        also write a JSON report to FILE\n"
 	"      --markdown FILE    also write a Markdown report to FILE\n"
+	"  -q, --quiet            no progress line (shown on a terminal when loading a side takes\n"
+	"                         over 2 s)\n"
 	"  -h, --help             show this help\n"
 	"\n"
 	"exit status: 0 no kernel slower, 1 at least one kernel slower (a regression),\n"

@@ -5,6 +5,7 @@
 #include "analyzer/stats.h"
 #include "cli/commands.h"
 #include "cli/trace-args.h"
+#include "common/progress.h"
 #include "common/util.h"
 
 #include <getopt.h>
@@ -23,6 +24,7 @@ static const char usage_text[] =
 	"  -f, --format FORMAT   text (default), markdown or json (schema gpt-trace-stats/1,\n"
 	"                        docs/report-json.md)\n"
 	"  -o, --output FILE     write to FILE instead of stdout\n"
+	"  -q, --quiet           no progress line (shown on a terminal when the work takes over 2 s)\n"
 	"  -h, --help            print this help\n"
 	"\n" TRACE_ARGS_USAGE
 	"\nexit status: 0 success, 2 usage error or unreadable trace\n";
@@ -33,6 +35,7 @@ static const struct option long_options[] = {
 	{ "window", required_argument, NULL, 'w' },
 	{ "nvtx", required_argument, NULL, 'n' },
 	{ "kernel", required_argument, NULL, 'k' },
+	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -50,7 +53,7 @@ int cmd_stats(int argc, char **argv)
 	int c, ret = GPT_EXIT_USAGE;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:w:n:k:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:o:w:n:k:qh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (report_format_parse(optarg, &format) < 0) {
@@ -69,6 +72,9 @@ int cmd_stats(int argc, char **argv)
 			break;
 		case 'k':
 			args.kernel = optarg;
+			break;
+		case 'q':
+			progress_enabled = 0;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

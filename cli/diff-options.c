@@ -4,6 +4,7 @@
 #include "cli/diff-options.h"
 #include "analyzer/baseline.h"
 #include "loader/trace.h"
+#include "common/progress.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -72,6 +73,7 @@ int diff_options_parse(struct diff_options *o, int argc, char **argv, unsigned a
 		{ "markdown", required_argument, NULL, OPT_MARKDOWN },
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "points", required_argument, NULL, OPT_POINTS },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -89,7 +91,7 @@ int diff_options_parse(struct diff_options *o, int argc, char **argv, unsigned a
 	o->points = BASELINE_DEFAULT_POINTS;
 	opterr = 0;
 	optind = 1;
-	while ((longindex = -1, c = getopt_long(argc, argv, ":t:a:m:c:f:o:b:h", all,
+	while ((longindex = -1, c = getopt_long(argc, argv, ":t:a:m:c:f:o:b:qh", all,
 					      &longindex)) != -1) {
 		char opt[64];
 		unsigned need = 0;
@@ -194,6 +196,9 @@ int diff_options_parse(struct diff_options *o, int argc, char **argv, unsigned a
 			    o->points > BASELINE_MAX_POINTS)
 				return bad_option(usage, "bad %s '%s': give a count from 2 to 4096",
 						  "--points", optarg);
+			break;
+		case 'q':
+			progress_enabled = 0;
 			break;
 		case 'h':
 			fputs(usage, stdout);

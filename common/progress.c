@@ -18,6 +18,11 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+int progress_visible(void)
+{
+	return progress_enabled && isatty(STDERR_FILENO);
+}
+
 void progress_begin(struct progress *p, const char *what, const char *unit, int64_t total)
 {
 	p->what = what;

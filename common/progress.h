@@ -23,6 +23,9 @@ struct progress {
 /* Whether progress lines may be shown at all (the CLI's -q sets 0); default 1. */
 extern int progress_enabled;
 
+/* Whether a line could show now (enabled, stderr a terminal): skip counting totals when not. */
+int progress_visible(void);
+
 void progress_begin(struct progress *p, const char *what, const char *unit, int64_t total);
 void progress_update(struct progress *p);	/* the slow path of progress_tick() */
 void progress_end(struct progress *p);
