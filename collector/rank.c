@@ -5,7 +5,9 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A non-negative decimal number, or -1. */
 static long number(const char *s)
@@ -18,6 +20,30 @@ static long number(const char *s)
 	errno = 0;
 	v = strtol(s, &end, 10);
 	return errno || *end || v < 0 ? -1 : v;
+}
+
+static int set(const char *s)
+{
+	return s && *s;
+}
+
+/* The launcher's job id, or the one of the scheduler or PMIx server around it. */
+static void job_read(struct rank_identity *id, const char *(*get)(const char *name))
+{
+	const char *run = get("TORCHELASTIC_RUN_ID"), *addr = get("MASTER_ADDR"), *port = get("MASTER_PORT");
+	const char *slurm = get("SLURM_JOB_ID"), *step = get("SLURM_STEP_ID"), *pmix = get("PMIX_NAMESPACE");
+
+	id->job[0] = '\0';
+	if (id->launcher && !strcmp(id->launcher, "torchrun")) {
+		if (set(run) && strcmp(run, "none"))
+			snprintf(id->job, sizeof(id->job), "torchrun:%s", run);
+		else if (set(addr) && set(port))
+			snprintf(id->job, sizeof(id->job), "torchrun:%s:%s", addr, port);
+	}
+	if (!id->job[0] && set(slurm))
+		snprintf(id->job, sizeof(id->job), "slurm:%s%s%s", slurm, set(step) ? "." : "", set(step) ? step : "");
+	if (!id->job[0] && set(pmix))
+		snprintf(id->job, sizeof(id->job), "pmix:%s", pmix);
 }
 
 void rank_identity_read(struct rank_identity *id, const char *(*get)(const char *name))
@@ -41,6 +67,8 @@ void rank_identity_read(struct rank_identity *id, const char *(*get)(const char 
 		id->local_rank = number(get(launchers[i].local_rank));
 		id->world_size = number(get(launchers[i].size));
 		id->launcher = launchers[i].launcher;
+		job_read(id, get);
 		return;
 	}
+	id->job[0] = '\0';
 }

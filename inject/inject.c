@@ -434,6 +434,8 @@ static void describe_process(void)
 		if (rank.world_size >= 0)
 			set_meta_u64("world_size", (uint64_t)rank.world_size);
 		collector_set_meta(collector, "rank_launcher", rank.launcher);
+		if (rank.job[0])
+			collector_set_meta(collector, "job_id", rank.job);
 	}
 }
 

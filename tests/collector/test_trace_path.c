@@ -47,30 +47,42 @@ static const char *fake_get(const char *name)
 static void test_rank(void)
 {
 	static const char *const none[] = { "HOME=/root", NULL };
-	static const char *const torchrun[] = { "RANK=5", "LOCAL_RANK=1", "WORLD_SIZE=8", "SLURM_PROCID=0", NULL };
+	static const char *const torchrun[] = { "RANK=5", "LOCAL_RANK=1", "WORLD_SIZE=8", "SLURM_PROCID=0",
+						"TORCHELASTIC_RUN_ID=f00d", "SLURM_JOB_ID=77", NULL };
+	static const char *const torchrun_none[] = { "RANK=1", "TORCHELASTIC_RUN_ID=none", "MASTER_ADDR=node7",
+						     "MASTER_PORT=29500", NULL };
 	static const char *const openmpi[] = { "OMPI_COMM_WORLD_RANK=2", "OMPI_COMM_WORLD_LOCAL_RANK=0",
-					       "OMPI_COMM_WORLD_SIZE=4", NULL };
+					       "OMPI_COMM_WORLD_SIZE=4", "PMIX_NAMESPACE=prterun-vm-123@1", NULL };
 	static const char *const pmi[] = { "PMI_RANK=9", "PMI_SIZE=16", NULL };
-	static const char *const slurm[] = { "RANK=x", "SLURM_PROCID=12", "SLURM_LOCALID=3", "SLURM_NTASKS=64", NULL };
+	static const char *const slurm[] = { "RANK=x", "SLURM_PROCID=12", "SLURM_LOCALID=3", "SLURM_NTASKS=64",
+					     "SLURM_JOB_ID=4242", "SLURM_STEP_ID=0", NULL };
 	struct rank_identity id;
 
 	fake_env = none;
 	rank_identity_read(&id, fake_get);
-	CHECK(id.rank == -1 && id.local_rank == -1 && id.world_size == -1 && !id.launcher);
+	CHECK(id.rank == -1 && id.local_rank == -1 && id.world_size == -1 && !id.launcher && !id.job[0]);
 	/* torchrun under srun: torchrun's RANK is the process's. */
 	fake_env = torchrun;
 	rank_identity_read(&id, fake_get);
 	CHECK(id.rank == 5 && id.local_rank == 1 && id.world_size == 8 && !strcmp(id.launcher, "torchrun"));
+	CHECK(!strcmp(id.job, "torchrun:f00d"));
+	/* no rendezvous id: the master's address and port */
+	fake_env = torchrun_none;
+	rank_identity_read(&id, fake_get);
+	CHECK(!strcmp(id.job, "torchrun:node7:29500"));
 	fake_env = openmpi;
 	rank_identity_read(&id, fake_get);
 	CHECK(id.rank == 2 && id.local_rank == 0 && id.world_size == 4 && !strcmp(id.launcher, "openmpi"));
+	CHECK(!strcmp(id.job, "pmix:prterun-vm-123@1"));
 	fake_env = pmi;
 	rank_identity_read(&id, fake_get);
 	CHECK(id.rank == 9 && id.local_rank == -1 && id.world_size == 16 && !strcmp(id.launcher, "pmi"));
+	CHECK(!id.job[0]);
 	/* A RANK that is no number is no rank: the next launcher's counts. */
 	fake_env = slurm;
 	rank_identity_read(&id, fake_get);
 	CHECK(id.rank == 12 && id.local_rank == 3 && id.world_size == 64 && !strcmp(id.launcher, "slurm"));
+	CHECK(!strcmp(id.job, "slurm:4242.0"));
 }
 
 static void test_create(const char *dir)

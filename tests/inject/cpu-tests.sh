@@ -229,13 +229,14 @@ rank)
 	# A rank of a torchrun job: %r names the file, GPT_META says which rank of how many.
 	fake=$bindir/libfake_cupti.so
 	traced env GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_OUTPUT="$work/rank%r.sqlite" RANK=3 LOCAL_RANK=1 \
-		WORLD_SIZE=4 "$bindir/fake_launch" "$lib" "$fake" >out 2>err
+		WORLD_SIZE=4 TORCHELASTIC_RUN_ID=c0ffee "$bindir/fake_launch" "$lib" "$fake" >out 2>err
 	rc=$?
 	[ $rc -eq 0 ] || fail "exit status $rc"
 	[ -f rank3.sqlite ] || fail "no rank3.sqlite: $(ls)"
 	meta=$(sqlite3 -readonly rank3.sqlite "SELECT group_concat(name || '=' || value, ' ') FROM (SELECT name, value
-		FROM GPT_META WHERE name IN ('rank', 'local_rank', 'world_size', 'rank_launcher') ORDER BY name)")
-	[ "$meta" = "local_rank=1 rank=3 rank_launcher=torchrun world_size=4" ] || fail "GPT_META: $meta"
+		FROM GPT_META WHERE name IN ('rank', 'local_rank', 'world_size', 'rank_launcher', 'job_id') ORDER BY name)")
+	[ "$meta" = "job_id=torchrun:c0ffee local_rank=1 rank=3 rank_launcher=torchrun world_size=4" ] ||
+		fail "GPT_META: $meta"
 	;;
 subscribe)
 	# The program's own profiler subscribes to CUPTI while the library holds it: its call
