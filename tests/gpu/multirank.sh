@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# The cross-rank report on real ranks (issue 11): samples/ddp_straggler.py under torchrun on 2 GPUs
+# of one host, traced by gpt-trace run, in four variants: rank 1 sleeps S ms before backward on every
+# k-th step, with DDP's overlapped all-reduces and with exposed ones; and no slow rank, both ways.
+# Checks on `gpt-trace report -f json` of the two rank traces:
+#   - slow variants: the straggler is rank 1 on exactly the steps k-1, 2k-1, ... (the iterations the
+#     report finds are the sample's "train_step" ranges), each with a delay within 20% of S, and the
+#     straggler finding names rank 1;
+#   - clean variants: no straggler on any iteration, no straggler finding;
+#   - exposed variants: the exposed-communication finding is there, and the exposed transfers are
+#     larger than in the overlapped variant.
+# Prints PASS/FAIL per check and "N passed, M failed"; exits non-zero when a check failed, 2 when the
+# machine cannot run it. Copies the traces to -F DIR as fixtures when asked.
+#
+# NOT RUN YET: it needs 2 GPUs (the nvidia-h200-x2 kind was not lent when it was written). It was
+# written from PyTorch's documentation (torchrun's --standalone and --nproc-per-node, LOCAL_RANK;
+# DistributedDataParallel's no_sync(); init_process_group(backend="nccl")) and checked against the
+# synthetic jobs of tests/ranks/, not against a run.
+# NCCL_NVLS_ENABLE=0 and TORCH_SYMM_MEM_DISABLE_MULTICAST=1 keep NCCL and PyTorch off NVLink
+# multicast, which the lent machines do not allow (KINDS.md).
+#
+# usage: tests/gpu/multirank.sh [-b BUILD] [-w WORKDIR] [-s SLEEP_MS] [-k EVERY] [-n STEPS] [-F DIR]
+#   -b BUILD     build folder with bin/gpt-trace and bin/libgpt_inject.so (default: $BUILD, else build)
+#   -w WORKDIR   traces and logs (default: a new folder under ${TMPDIR:-/tmp})
+#   -s SLEEP_MS  the slow rank's sleep (default 50); -k EVERY its period in steps (default 5)
+#   -n STEPS     steps per run (default 40)
+#   -F DIR       copy the traces there (ddp-<variant>-rank<r>.sqlite) as fixtures
+set -u -o pipefail
+
+build=${BUILD:-build}
+work=
+sleep_ms=50
+every=5
+steps=40
+fixtures=
+while getopts "b:w:s:k:n:F:h" opt; do
+	case $opt in
+	b) build=$OPTARG ;;
+	w) work=$OPTARG ;;
+	s) sleep_ms=$OPTARG ;;
+	k) every=$OPTARG ;;
+	n) steps=$OPTARG ;;
+	F) fixtures=$OPTARG ;;
+	*) sed -n '/^# usage:/,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 2 ;;
+	esac
+done
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+bin=$(cd "$build/bin" 2>/dev/null && pwd) || { echo "multirank.sh: no '$build/bin'" >&2; exit 2; }
+gpt=$bin/gpt-trace
+for f in "$gpt" "$bin/libgpt_inject.so"; do
+	[ -e "$f" ] || { echo "multirank.sh: '$f' missing: build with CUPTI" >&2; exit 2; }
+done
+command -v torchrun > /dev/null || { echo "multirank.sh: torchrun not found (PyTorch)" >&2; exit 2; }
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+[ "$gpus" -ge 2 ] || { echo "multirank.sh: needs 2 GPUs, found $gpus" >&2; exit 2; }
+[ -n "$work" ] || work=$(mktemp -d "${TMPDIR:-/tmp}/gpt-trace-multirank.XXXXXX")
+mkdir -p "$work" && cd "$work" || exit 2
+passed=0
+failed=0
+check() {	# check NAME CONDITION-OUTPUT: PASS when the python check printed "ok"
+	if [ "$2" = ok ]; then
+		echo "PASS $1"
+		passed=$((passed + 1))
+	else
+		echo "FAIL $1: $2"
+		failed=$((failed + 1))
+	fi
+}
+
+# run VARIANT SLOW_RANK [--exposed]: the two rank traces in $work/VARIANT/, the report in VARIANT.json
+run() {
+	local variant=$1 slow=$2
+	shift 2
+	mkdir -p "$variant" && rm -f "$variant"/*
+	NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
+		"$gpt" run -q -o "$work/$variant/ddp-rank%r.sqlite" -- \
+		torchrun --standalone --nproc-per-node 2 "$src/samples/ddp_straggler.py" --steps "$steps" \
+		--slow-rank "$slow" --sleep-ms "$sleep_ms" --every "$every" "$@" > "$variant.log" 2>&1
+	check "$variant: the job ran" "$([ $? -eq 0 ] && [ "$(grep -c 'ddp_straggler: ok' "$variant.log")" = 2 ] && echo ok ||
+		tail -5 "$variant.log")"
+	"$gpt" report -q -f json -o "$variant.json" "$variant"/ddp-rank0.sqlite "$variant"/ddp-rank1.sqlite 2> "$variant.err"
+	check "$variant: report" "$([ -s "$variant.json" ] && echo ok || cat "$variant.err")"
+	"$gpt" report -q "$variant"/ddp-rank*.sqlite > "$variant.txt" 2>&1
+	if [ -n "$fixtures" ]; then
+		mkdir -p "$fixtures"
+		for r in 0 1; do cp "$variant/ddp-rank$r.sqlite" "$fixtures/ddp-$variant-rank$r.sqlite"; done
+	fi
+}
+
+# slow VARIANT: rank 1 the straggler on exactly the slow steps, delays within 20%
+slow_checks() {
+	check "$1: straggler rank 1 on steps $((every - 1)), $((2 * every - 1)), ... within 20% of $sleep_ms ms" \
+		"$(python3 - "$1.json" "$every" "$sleep_ms" "$steps" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+every, sleep_ns, steps = int(sys.argv[2]), float(sys.argv[3]) * 1e6, int(sys.argv[4])
+want = [s for s in range(steps) if s % every == every - 1]
+got = [(i["index"], i["straggler_rank"], i["delay_ns"]) for i in d["iterations"] if i["straggler_rank"] >= 0]
+bad = [g for g in got if g[1] != 1 or abs(g[2] - sleep_ns) > 0.2 * sleep_ns]
+if [g[0] for g in got] != want or bad:
+    print("want steps %s, got %s" % (want, got))
+else:
+    print("ok")
+PY
+)"
+	check "$1: the straggler finding names rank 1" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = [f for f in d["findings"] if f["rule"] == "straggler"]
+print("ok" if f and f[0]["message"].startswith("rank 1 ") else "findings: %s" % [x["message"] for x in d["findings"]])' "$1.json")"
+}
+
+clean_checks() {
+	check "$1: no straggler" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = [(i["index"], i["straggler_rank"], i["delay_ns"]) for i in d["iterations"] if i["straggler_rank"] >= 0]
+f = [f["message"] for f in d["findings"] if f["rule"] == "straggler"]
+print("ok" if not got and not f else "stragglers %s, findings %s" % (got, f))' "$1.json")"
+}
+
+exposed_ns() {
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(sum(c["exposed_transfer_ns"] for c in d["communication"]))' "$1.json"
+}
+
+run slow-overlapped 1
+run slow-exposed 1 --exposed
+run clean-overlapped -1
+run clean-exposed -1 --exposed
+slow_checks slow-overlapped
+slow_checks slow-exposed
+clean_checks clean-overlapped
+clean_checks clean-exposed
+over=$(exposed_ns clean-overlapped)
+expo=$(exposed_ns clean-exposed)
+echo "info: exposed transfers per rank: overlapped $over ns, exposed $expo ns"
+check "exposed: more exposed transfer time than overlapped" "$([ "$expo" -gt "$over" ] && echo ok || echo "$expo <= $over")"
+check "exposed: the exposed-communication finding" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print("ok" if any(f["rule"] == "exposed-communication" for f in d["findings"]) else [f["rule"] for f in d["findings"]])' clean-exposed.json)"
+echo "$passed passed, $failed failed (work: $work)"
+[ "$failed" -eq 0 ]
