@@ -297,7 +297,8 @@ int collectives_read(struct trace *trace, int64_t trace_id, struct trace_collect
 		ret = sql_failed(trace, "kernels", err, errlen);
 		goto out;
 	}
-	qsort(ops, nops, sizeof(*ops), op_by_device_start);
+	if (nops)
+		qsort(ops, nops, sizeof(*ops), op_by_device_start);
 	for (size_t i = 0, j; i < nops; i = j) {
 		for (j = i; j < nops && ops[j].device == ops[i].device; j++)
 			;
