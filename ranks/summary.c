@@ -229,6 +229,7 @@ int rank_summary_write(const char *trace_path, const char *summary_path, const c
 	trace_stat(trace_path, &size, &mtime);
 	fprintf(f, "source %" PRId64 " %" PRId64 " ", size, mtime);
 	put_text(f, "", trace_path);
+	put_text(f, "step", step);
 	if (summarize(f, trace_path, step, why, sizeof(why)) < 0) {
 		/* start again after the source line: what was written before the failure is dropped */
 		fflush(f);
@@ -236,6 +237,7 @@ int rank_summary_write(const char *trace_path, const char *summary_path, const c
 			ret = -EIO;
 		fprintf(f, "%s\nsource %" PRId64 " %" PRId64 " ", RANK_SUMMARY_MAGIC, size, mtime);
 		put_text(f, "", trace_path);
+		put_text(f, "step", step);
 		put_text(f, "error", why[0] ? why : "cannot summarize the trace");
 	}
 	fprintf(f, "end\n");
@@ -271,7 +273,7 @@ static char *text_after(const char *line, size_t keylen)
 	return xstrdup(strcmp(s, "-") ? s : "");
 }
 
-int rank_summary_fresh(const char *trace_path, const char *summary_path)
+int rank_summary_fresh(const char *trace_path, const char *summary_path, const char *step)
 {
 	FILE *f = fopen(summary_path, "r");
 	char *line = NULL;
@@ -283,7 +285,9 @@ int rank_summary_fresh(const char *trace_path, const char *summary_path)
 		return 0;
 	if (trace_stat(trace_path, &size, &mtime) == 0 && read_line(f, &line, &cap) >= 0 &&
 	    !strcmp(line, RANK_SUMMARY_MAGIC) && read_line(f, &line, &cap) >= 0 &&
-	    sscanf(line, "source %" SCNd64 " %" SCNd64, &s, &m) == 2 && s == size && m == mtime) {
+	    sscanf(line, "source %" SCNd64 " %" SCNd64, &s, &m) == 2 && s == size && m == mtime &&
+	    read_line(f, &line, &cap) >= 0 && !strncmp(line, "step ", 5) &&
+	    !strcmp(line + 5, step && *step ? step : "-")) {
 		/* a summary cut short (a worker killed) ends without its "end" line */
 		long last = -1;
 
@@ -304,7 +308,7 @@ int rank_summaries_make(const char *const *paths, const char *const *out_paths, 
 	int failed = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (!rank_summary_fresh(paths[i], out_paths[i]))
+		if (!rank_summary_fresh(paths[i], out_paths[i], step))
 			todo[ntodo++] = i;
 	if (jobs < 1)
 		jobs = 1;

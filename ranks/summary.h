@@ -17,6 +17,7 @@
  * Format (one record per line, fields separated by one space, text fields last on their line):
  *   gpt-trace-rank-summary 1
  *   source SIZE MTIME_NS PATH
+ *   step REGEX                                  (--step, "-" for none)
  *   error MESSAGE                               (the trace could not be read; nothing else follows)
  *   rank RANK LOCAL_RANK WORLD_SIZE PID FORMAT COMPLETE
  *   host TEXT / launcher TEXT / job TEXT / exit TEXT
@@ -86,8 +87,9 @@ char *rank_summary_path(const char *trace_path);
 int rank_summary_write(const char *trace_path, const char *summary_path, const char *step, char *err,
 		       size_t errlen);
 
-/* Whether summary_path is a summary of trace_path as it is now (size and modification time). */
-int rank_summary_fresh(const char *trace_path, const char *summary_path);
+/* Whether summary_path is a summary of trace_path as it is now (size and modification time), made
+   with the same --step (NULL: none). */
+int rank_summary_fresh(const char *trace_path, const char *summary_path, const char *step);
 
 /*
  * Summarize paths[i] into out_paths[i] with up to jobs worker processes, skipping fresh ones.

@@ -19,6 +19,9 @@ touch "$TMP/job/rank-0.sqlite"
 expect "a changed trace is summarized again" "new" \
 	"$([ "$(stat -c %Y.%y "$TMP/job/rank-0.sqlite.summary")" != "$before" ] && echo new)"
 
+"$GPT" report -q --step '^ProfilerStep' "$TMP"/job/rank-*.sqlite > /dev/null
+expect "another --step: summarized again" "step ^ProfilerStep" "$(sed -n 3p "$TMP/job/rank-0.sqlite.summary")"
+
 mkdir "$TMP/sums"
 "$GPT" summarize -q -o "$TMP/sums" "$TMP"/job/rank-*.sqlite
 expect "-o DIR" "rank-0.sqlite.summary rank-1.sqlite.summary rank-2.sqlite.summary rank-3.sqlite.summary" \
