@@ -14,7 +14,7 @@ san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 cflags=(-std=gnu11 -g -O1 "${san[@]}" -fsanitize=fuzzer-no-link -I"$root" -I"$out/obj"
 	-DGPT_TRACE_VERSION='"fuzz"' -DGPT_FUZZ_SCHEMA="\"$root/collector/schema.sql\"")
 objs=()
-for src in "$root"/common/*.c "$root"/loader/*.c "$root"/rules/*.c "$root"/analyzer/*.c \
+for src in "$root"/common/*.c "$root"/loader/*.c "$root"/rules/*.c "$root"/ranks/*.c "$root"/analyzer/*.c \
 	"$out/obj/perfetto/perfetto_trace.pb-c.c" "$root/fuzz/analyze.c"; do
 	obj=$out/obj/$(basename "${src%.c}").o
 	if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ]; then
