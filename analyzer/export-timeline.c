@@ -25,6 +25,7 @@
  */
 #include "analyzer/export.h"
 #include "analyzer/export-timeline.h"
+#include "loader/events.h"
 #include "common/progress.h"
 
 #include <errno.h>
@@ -360,29 +361,58 @@ static int exec(struct timeline *tl, const char *sql, const char *what)
 /* ------------------------------------------------------------------------------------------------ */
 /* Tracks. */
 
+/*
+ * The time range of every event: the loader's summaries for the GPU and API views (counted by the
+ * scans that find their storage order, no pass of their own), one aggregate for NVTX marks and ranges.
+ */
 static int load_extent(struct timeline *tl)
 {
-	static const char sql[] =
-		"SELECT min(s), max(e) FROM ("
-		" SELECT min(start) s, max(end) e FROM kernels UNION ALL"
-		" SELECT min(start), max(end) FROM copies UNION ALL"
-		" SELECT min(start), max(end) FROM sets UNION ALL"
-		" SELECT min(start), max(end) FROM syncs UNION ALL"
-		" SELECT min(start), max(end) FROM api_calls UNION ALL"
-		" SELECT min(start), max(coalesce(end, start)) FROM nvtx WHERE eventType IN (34, 59, 60))";
+	static const char *const views[] = { "kernels", "copies", "sets", "syncs", "api_calls" };
+	static const char nvtx_sql[] =
+		"SELECT min(start), max(coalesce(end, start)) FROM nvtx WHERE eventType IN (34, 59, 60)";
+	int64_t first = 0, last = 0;
+	int has_first = 0, has_last = 0;
 	sqlite3_stmt *st;
-	int ret = prepare(tl, sql, &st);
+	int ret;
 
+	for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++)
+		for (size_t t = 0; t < trace_count(tl->trace); t++) {
+			struct event_summary m;
+
+			ret = event_summary_get(tl->trace, views[v], t, &m, tl->err, tl->errlen);
+			if (ret < 0)
+				return ret;
+			if (m.has_first && (!has_first || m.first < first)) {
+				first = m.first;
+				has_first = 1;
+			}
+			if (m.has_last && (!has_last || m.last > last)) {
+				last = m.last;
+				has_last = 1;
+			}
+		}
+	ret = prepare(tl, nvtx_sql, &st);
 	if (ret < 0)
 		return ret;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		tl->origin = sqlite3_column_int64(st, 0);
-		tl->end = sqlite3_column_int64(st, 1);
-		if (tl->end < tl->origin)
-			tl->end = tl->origin;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL &&
+		    (!has_first || sqlite3_column_int64(st, 0) < first)) {
+			first = sqlite3_column_int64(st, 0);
+			has_first = 1;
+		}
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL && (!has_last || sqlite3_column_int64(st, 1) > last)) {
+			last = sqlite3_column_int64(st, 1);
+			has_last = 1;
+		}
 	}
 	if (sqlite3_finalize(st) != SQLITE_OK)
 		return sql_error(tl, "reading the time range failed");
+	if (has_first) {
+		tl->origin = first;
+		tl->end = has_last ? last : 0;
+		if (tl->end < tl->origin)
+			tl->end = tl->origin;
+	}
 	return 0;
 }
 
@@ -1434,6 +1464,8 @@ static int64_t count_events(struct timeline *tl)
 	sqlite3_stmt *st;
 	int64_t n = 0;
 
+	if (!progress_visible())	/* a pass over every view, for a line nobody sees */
+		return 0;
 	if (sqlite3_prepare_v2(tl->db, "SELECT (SELECT count(*) FROM api_calls) + (SELECT count(*) FROM nvtx) + "
 			       "(SELECT count(*) FROM kernels) + (SELECT count(*) FROM copies) + "
 			       "(SELECT count(*) FROM sets)", -1, &st, NULL) != SQLITE_OK)

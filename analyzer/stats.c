@@ -619,44 +619,66 @@ static int64_t busy_span(int64_t start, int64_t end)
  */
 static int stats_device_busy(struct pass *p, struct stats *st)
 {
+	static const char *const views[] = { "kernels", "copies", "sets" };
+	static const char *const cols[] = { "end", "deviceId", "streamId" };
 	struct group_map map = { 0 };	/* key: traceId, deviceId; sum.min/max hold the open interval */
+	struct event_stream *in[3] = { NULL };
+	const struct event_row *row[3] = { NULL };
 	size_t cap = 0;
-	sqlite3_stmt *q;
-	int ret, rc;
+	int ret = 0;
 
-	ret = prepare(p, "device busy time",
-		      "SELECT traceId, deviceId, start, end FROM kernels WHERE end >= start "
-		      "UNION ALL SELECT traceId, deviceId, start, end FROM copies WHERE end >= start "
-		      "UNION ALL SELECT traceId, deviceId, start, end FROM sets WHERE end >= start "
-		      "ORDER BY 3", &q);
-	if (ret < 0)
-		return ret;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t key[3] = { col_key(q, 0), col_key(q, 1), 0 };
-		int64_t s = sqlite3_column_int64(q, 2), e = sqlite3_column_int64(q, 3);
-		struct group *g = map_get(&map, key, 1);
-
-		if (!g->seen) {
-			g->sum.min = s;
-			g->sum.max = e;
-			g->seen = 1;
-		} else if (s > g->sum.max) {
-			g->sum.total = sat_add64(g->sum.total, busy_span(g->sum.min, g->sum.max));
-			g->sum.min = s;
-			g->sum.max = e;
-		} else if (e > g->sum.max) {
-			g->sum.max = e;
-		}
-		g->sum.count++;
-		if (s < st->start)
-			st->start = s;
-		if (e > st->end)
-			st->end = e;
+	/* The loader's time-ordered streams, merged: no sort of every operation. */
+	for (int k = 0; k < 3 && !ret; k++) {
+		ret = event_stream_open(p->trace, views[k], cols, 3, 3, -1, &in[k], p->err, p->errlen);
+		if (!ret)
+			ret = event_stream_next(in[k], &row[k], p->err, p->errlen) < 0 ? -EIO : 0;
 	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE) {
+	while (!ret) {
+		const struct event_row *r = NULL;
+		struct group *g;
+		int64_t s, e, key[3];
+		int k = -1;
+
+		for (int i = 0; i < 3; i++)
+			if (row[i] && (!r || event_compare(row[i], r, 3) < 0)) {
+				r = row[i];
+				k = i;
+			}
+		if (!r)
+			break;
+		/* as "WHERE end >= start": a NULL end or start is left out */
+		if (!event_null(r, 0) && !(r->null & EVENT_START_NULL) && r->v[0] >= r->start) {
+			key[0] = r->trace_id;
+			key[1] = event_int(r, 1, KEY_NULL);
+			key[2] = 0;
+			s = r->start;
+			e = r->v[0];
+			g = map_get(&map, key, 1);
+			if (!g->seen) {
+				g->sum.min = s;
+				g->sum.max = e;
+				g->seen = 1;
+			} else if (s > g->sum.max) {
+				g->sum.total = sat_add64(g->sum.total, busy_span(g->sum.min, g->sum.max));
+				g->sum.min = s;
+				g->sum.max = e;
+			} else if (e > g->sum.max) {
+				g->sum.max = e;
+			}
+			g->sum.count++;
+			if (s < st->start)
+				st->start = s;
+			if (e > st->end)
+				st->end = e;
+		}
+		if (event_stream_next(in[k], &row[k], p->err, p->errlen) < 0)
+			ret = -EIO;
+	}
+	for (int k = 0; k < 3; k++)
+		event_stream_close(in[k]);
+	if (ret < 0) {
 		map_release(&map);
-		return sql_error(p, "device busy time");
+		return ret;
 	}
 	for (size_t i = 0; i < map.count; i++) {
 		struct group *g = &map.groups[i];

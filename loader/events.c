@@ -32,6 +32,7 @@ struct table_runs {
 	int64_t rows;
 	int unbounded;			/* more than EVENT_MAX_RUNS runs: read through ORDER BY */
 	struct event_summary summary;	/* of the whole table (valid unless unbounded) */
+	int filtered;			/* some row is not in the view: reads carry the SQL time filter */
 	struct run_span *runs;
 	size_t nruns;
 };
@@ -151,8 +152,10 @@ static struct event_row *heap_pop(struct event_row **heap, size_t *n, size_t nke
  */
 static void read_row(sqlite3_stmt *st, struct event_row *r, size_t ncols, int text_col)
 {
-	r->start = sqlite3_value_int64(sqlite3_column_value(st, 1));
-	r->null = 0;
+	sqlite3_value *start = sqlite3_column_value(st, 1);
+
+	r->start = sqlite3_value_int64(start);
+	r->null = sqlite3_value_type(start) == SQLITE_NULL ? EVENT_START_NULL : 0;
 	for (size_t i = 0; i < ncols; i++) {
 		int col = (int)i + 2;
 		sqlite3_value *v = sqlite3_column_value(st, col);
@@ -230,15 +233,19 @@ static int sql_error(struct trace *trace, const char *view, char *err, size_t er
  * the file). A table that is not a table (no rowid) is marked unbounded: ORDER BY reads it.
  */
 static int find_runs(struct trace *trace, struct table_runs *t, const char *const *cols, size_t ncols,
-		     char *err, size_t errlen)
+		     int raw, char *err, size_t errlen)
 {
-	const size_t window = EVENT_REORDER + 1;
+	/* The reader holds EVENT_REORDER + 1 rows and hands on the smallest: the buffer below holds
+	 * EVENT_REORDER and hands one on as the next arrives, which is the same. */
+	const size_t window = EVENT_REORDER;
 	struct event_row *ring = xcalloc(window, sizeof(*ring)), **heap = NULL, prev, emitted;
 	size_t nring = 0, head = 0, nheap = 0;
-	int have_prev = 0, have_emitted = 0, sorted = 1, absent, rc, ret = 0;
-	int64_t first = 0, last = 0;
+	int have_prev = 0, have_emitted = 0, sorted = 1, absent, rc, ret = 0, odd = 0;
+	int64_t first = 0, last = 0, shift = 0;
+	int filter = raw && trace_event_filter(trace, t->file, t->view, &shift);
 	sqlite3_stmt *st = NULL;
-	char *sql = trace_event_sql(trace, t->file, t->view, cols, ncols, TRACE_SQL_SCAN, 0, &absent);
+	char *sql = trace_event_sql(trace, t->file, t->view, cols, ncols, raw ? TRACE_SQL_SCAN_RAW : TRACE_SQL_SCAN,
+				    0, &absent);
 
 	memset(&prev, 0, sizeof(prev));
 	memset(&emitted, 0, sizeof(emitted));
@@ -263,8 +270,22 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 		r.text = NULL;
 		r.seq = sqlite3_column_int64(st, 0);
 		read_row(st, &r, ncols, -1);
+		if (filter) {
+			int ts = sqlite3_column_type(st, 1), te = sqlite3_column_type(st, 2);
+
+			/* Only integers compare in C as in SQL: anything else, and SQL filters. */
+			if (ts != SQLITE_INTEGER || (te != SQLITE_INTEGER && te != SQLITE_NULL)) {
+				odd = 1;
+				break;
+			}
+			if (r.start < shift || r.start > TRACE_TIME_MAX ||
+			    (te != SQLITE_NULL && (r.v[0] < r.start || r.v[0] > TRACE_TIME_MAX))) {
+				t->filtered = 1;
+				continue;
+			}
+		}
 		t->rows++;
-		summary_add(&t->summary, &r, sqlite3_column_type(st, 1) == SQLITE_NULL, ncols > 0);
+		summary_add(&t->summary, &r, (r.null & EVENT_START_NULL) != 0, ncols > 0);
 		if (t->nruns == 0 && !have_prev)
 			first = r.seq;
 		if (have_emitted && row_before(&r, &emitted, t->nkey)) {
@@ -311,13 +332,27 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 		if (t->unbounded)
 			break;
 	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+	if (odd) {
+		rc = SQLITE_DONE;
+	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		ret = sql_error(trace, t->view, err, errlen);
-	else if (have_prev && !t->unbounded)
+	} else if (have_prev && !t->unbounded) {
 		add_run(t, first, last, sorted);
+	}
 	sqlite3_finalize(st);
 	free(heap);
 	free(ring);
+	if (odd) {
+		/* Start again with the view's own filter, which the reads will then also carry. */
+		free(t->runs);
+		t->runs = NULL;
+		t->nruns = 0;
+		t->rows = 0;
+		t->unbounded = 0;
+		memset(&t->summary, 0, sizeof(t->summary));
+		t->filtered = 1;
+		return find_runs(trace, t, cols, ncols, 0, err, errlen);
+	}
 	return ret;
 }
 
@@ -345,7 +380,7 @@ static struct table_runs *table_runs_get(struct trace *trace, size_t file, const
 	t->file = file;
 	t->nkey = nkey;
 	t->view = xstrdup(view);
-	*ret = find_runs(trace, t, cols, nkey ? nkey : 1, err, errlen);
+	*ret = find_runs(trace, t, cols, nkey ? nkey : 1, 1, err, errlen);
 	if (*ret < 0) {
 		free(t->view);
 		free(t->runs);
@@ -467,7 +502,8 @@ static int open_file_runs(struct event_stream *s, char *err, size_t errlen)
 	for (size_t i = 0; i < t->nruns; i++) {
 		struct run *r;
 
-		sql = trace_event_sql(s->trace, s->file, s->view, cols, s->ncols, TRACE_SQL_RANGE, 0, &absent);
+		sql = trace_event_sql(s->trace, s->file, s->view, cols, s->ncols,
+				      t->filtered ? TRACE_SQL_RANGE : TRACE_SQL_RANGE_RAW, 0, &absent);
 		ret = prepare(s, sql, &st, err, errlen);
 		sqlite3_free(sql);
 		if (ret < 0)
@@ -567,7 +603,8 @@ int event_stream_next(struct event_stream *s, const struct event_row **row, char
 			s->current = heap_pop(best->heap, &best->n, s->nkey);
 			s->last = best;
 			if ((size_t)s->current->trace_id < trace_count(s->trace))
-				summary_add(&s->seen[s->current->trace_id], s->current, 0, s->end_col);
+				summary_add(&s->seen[s->current->trace_id], s->current,
+					    (s->current->null & EVENT_START_NULL) != 0, s->end_col);
 			*row = s->current;
 			return 1;
 		}

@@ -34,9 +34,11 @@ struct event_row {
 	int64_t start;
 	int64_t seq;				/* rowid: ties keep storage order */
 	int64_t v[EVENT_MAX_COLS];		/* integer values (0 where NULL) */
-	uint32_t null;				/* bit i: column i is NULL */
+	uint32_t null;				/* bit i: column i is NULL; EVENT_START_NULL */
 	char *text;				/* the text column's value, NULL when NULL or none */
 };
+
+#define EVENT_START_NULL (1u << 31)		/* start is NULL (read as 0) */
 
 struct event_stream;
 

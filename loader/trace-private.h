@@ -14,6 +14,8 @@ enum trace_event_sql {
 	TRACE_SQL_SCAN,		/* storage (rowid) order */
 	TRACE_SQL_RANGE,	/* storage order, rowids ?1 to ?2 */
 	TRACE_SQL_SORTED,	/* ORDER BY start, then the first nkey columns (no rowid read) */
+	TRACE_SQL_SCAN_RAW,	/* as TRACE_SQL_SCAN and TRACE_SQL_RANGE without the time filter: */
+	TRACE_SQL_RANGE_RAW,	/* the caller applies it (trace_event_filter) */
 };
 
 /*
@@ -24,6 +26,14 @@ enum trace_event_sql {
  */
 char *trace_event_sql(const struct trace *trace, size_t file, const char *view, const char *const *cols,
 		      size_t ncols, enum trace_event_sql mode, size_t nkey, int *absent);
+
+/*
+ * The view's time filter in one file, for a caller that applies it to the values it reads (start and
+ * end after the shift, both integers): a row is in the view when shift <= start <= TRACE_TIME_MAX and
+ * end is NULL or start <= end <= TRACE_TIME_MAX. Returns 0 when the file's table has no start column
+ * (no filter: every row is in), 1 otherwise; *shift: the file's shift.
+ */
+int trace_event_filter(const struct trace *trace, size_t file, const char *view, int64_t *shift);
 
 /*
  * The scope of trace_set_scope() as it applies to one event view: the time window (0: no bound),

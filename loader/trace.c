@@ -1051,16 +1051,32 @@ char *trace_event_sql(const struct trace *trace, size_t file, const char *view, 
 		append_col(s, f, file, v->source, c);
 	}
 	sqlite3_str_appendf(s, " FROM \"%w\".\"%w\" AS e", f->schema, source_names[v->source]);
-	append_time_filter(s, f, v->source);
+	if (mode != TRACE_SQL_SCAN_RAW && mode != TRACE_SQL_RANGE_RAW)
+		append_time_filter(s, f, v->source);
 	if (mode == TRACE_SQL_RANGE)
 		sqlite3_str_appendf(s, "%se.rowid BETWEEN ?1 AND ?2", has_column(f, v->source, "start") ? " AND " :
 				    " WHERE ");
+	if (mode == TRACE_SQL_RANGE_RAW)
+		sqlite3_str_appendall(s, " WHERE e.rowid BETWEEN ?1 AND ?2");
 	if (mode == TRACE_SQL_SORTED) {
 		sqlite3_str_appendall(s, " ORDER BY 2");
 		for (size_t i = 0; i < nkey && i < ncols; i++)
 			sqlite3_str_appendf(s, ", %d", (int)i + 3);
 	}
 	return sqlite3_str_finish(s);
+}
+
+int trace_event_filter(const struct trace *trace, size_t file, const char *view, int64_t *shift)
+{
+	const struct trace_file *f = &trace->files[file];
+
+	for (size_t i = 0; i < NCOLS(event_views); i++)
+		if (!strcmp(event_views[i].name, view)) {
+			*shift = f->shift;
+			return has_column(f, event_views[i].source, "start");
+		}
+	*shift = 0;
+	return 0;
 }
 
 int trace_scope_window(const struct trace *trace, const char *view, int64_t *start, int64_t *end)
