@@ -333,7 +333,9 @@ static int accumulate(const struct rank_collective *c, void *arg)
 }
 
 /* Clocks: the host's clock, the wall-clock anchor across hosts, then the collectives' common ends. */
-static void align_clocks(struct job_report *job, struct member *m, size_t k, struct acc_table *table)
+/* by_time: cleared when not every rank records a clock anchor (nsys exports: each file's clock has
+   its own origin, so only the collectives could align them, and iterations go by index). */
+static void align_clocks(struct job_report *job, struct member *m, size_t k, struct acc_table *table, int *by_time)
 {
 	char **hosts = xcalloc(k ? k : 1, sizeof(*hosts));
 	int64_t *host_anchor = xcalloc(k ? k : 1, sizeof(*host_anchor));
@@ -366,9 +368,10 @@ static void align_clocks(struct job_report *job, struct member *m, size_t k, str
 		/* onto the first rank's host clock: time 0 there is its trace's time 0 */
 		r->clock_anchor_ns = m[i].s->origin_ns - m[0].s->origin_ns + (host_anchor[host_of[i]] - host_anchor[0]);
 	}
+	*by_time = anchors;
 	if (nhosts > 1 && !anchors)
 		note(job, "the traces come from %zu hosts but not all record a wall-clock anchor: clocks are "
-		     "aligned only by the collectives", nhosts);
+		     "aligned only by the collectives, iterations matched by their index", nhosts);
 	if (nhosts > 1 && k > 1) {
 		struct pass ref = { .job = job, .table = table, .shift = job->ranks[0].clock_anchor_ns };
 
@@ -402,47 +405,91 @@ static void align_clocks(struct job_report *job, struct member *m, size_t k, str
 	free(host_of);
 }
 
-static void iterations(struct job_report *job, struct member *m, size_t k)
+/*
+ * The job's iterations are those of the rank with the most of them (the reference); every rank's
+ * iterations are matched to them by time on the common clock (an iteration goes to the reference
+ * iteration that holds its midpoint), so a rank whose phases found one more warm-up step, or
+ * kernel-period iterations shifted by a step, still lines up. Without a common clock (several hosts
+ * and no anchors) they are matched by index. maps[i][local] is the job iteration of member i's
+ * local iteration, or -1.
+ */
+static void iterations(struct job_report *job, struct member *m, size_t k, int64_t **maps, int by_time)
 {
-	size_t n = 0, first_steady = 0;
-	int64_t *steady_times;
-	size_t nsteady = 0;
+	size_t n, first_steady, ref = 0, nsteady = 0;
+	int64_t *steady_times, *sum, *rank_time, ref_shift;
+	const struct rank_summary *rs;
 
-	for (size_t i = 0; i < k; i++) {
-		if (m[i].s->niterations > n)
-			n = m[i].s->niterations;
-		if (m[i].s->niterations && m[i].s->first_steady > first_steady)
-			first_steady = m[i].s->first_steady;
-	}
+	for (size_t i = 1; i < k; i++)
+		if (m[i].s->niterations > m[ref].s->niterations)
+			ref = i;
+	rs = k ? m[ref].s : NULL;
+	n = rs ? rs->niterations : 0;
+	first_steady = rs ? rs->first_steady : 0;
+	ref_shift = k ? job->ranks[ref].clock_anchor_ns + job->ranks[ref].clock_refine_ns : 0;
 	job->iterations = xcalloc(n ? n : 1, sizeof(*job->iterations));
 	job->niterations = n;
 	steady_times = xcalloc(n ? n : 1, sizeof(*steady_times));
+	sum = xcalloc(n ? n : 1, sizeof(*sum));
+	rank_time = xcalloc(n ? n : 1, sizeof(*rank_time));
 	for (size_t it = 0; it < n; it++) {
-		struct job_iteration *ji = &job->iterations[it];
-		int64_t sum = 0;
+		job->iterations[it].index = (int64_t)it;
+		job->iterations[it].steady = it >= first_steady;
+		job->iterations[it].slowest_rank = job->iterations[it].straggler_rank = -1;
+	}
+	for (size_t i = 0; i < k; i++) {
+		const struct rank_summary *s = m[i].s;
+		int64_t shift = job->ranks[i].clock_anchor_ns + job->ranks[i].clock_refine_ns;
 
-		ji->index = (int64_t)it;
-		ji->steady = it >= first_steady;
-		ji->slowest_rank = ji->straggler_rank = -1;
-		for (size_t i = 0; i < k; i++) {
-			int64_t t;
+		maps[i] = xcalloc(s->niterations ? s->niterations : 1, sizeof(**maps));
+		memset(rank_time, 0, (n ? n : 1) * sizeof(*rank_time));
+		for (size_t it = 0; it < s->niterations; it++) {
+			int64_t mid = s->iterations[it].start + (s->iterations[it].end - s->iterations[it].start) / 2 + shift;
+			int64_t j = -1;
 
-			if (it >= m[i].s->niterations)
+			if (!by_time) {
+				j = it < n ? (int64_t)it : -1;
+			} else {
+				size_t lo = 0, hi = n;
+
+				while (lo < hi) {	/* the first reference iteration that ends after mid */
+					size_t h = lo + (hi - lo) / 2;
+
+					if (rs->iterations[h].end + ref_shift <= mid)
+						lo = h + 1;
+					else
+						hi = h;
+				}
+				if (lo < n && rs->iterations[lo].start + ref_shift <= mid)
+					j = (int64_t)lo;
+			}
+			maps[i][it] = j;
+			if (j >= 0)
+				rank_time[j] = sat_add64(rank_time[j], s->iterations[it].end - s->iterations[it].start);
+		}
+		for (size_t j = 0; j < n; j++) {
+			struct job_iteration *ji = &job->iterations[j];
+
+			if (!rank_time[j])
 				continue;
-			t = m[i].s->iterations[it].end - m[i].s->iterations[it].start;
-			sum = sat_add64(sum, t);
+			sum[j] = sat_add64(sum[j], rank_time[j]);
 			ji->ranks++;
-			if (t > ji->time_ns) {
-				ji->time_ns = t;
+			if (rank_time[j] > ji->time_ns) {
+				ji->time_ns = rank_time[j];
 				ji->slowest_rank = job->ranks[i].rank;
 			}
 		}
-		ji->mean_ns = ji->ranks ? sum / ji->ranks : 0;
+	}
+	for (size_t j = 0; j < n; j++) {
+		struct job_iteration *ji = &job->iterations[j];
+
+		ji->mean_ns = ji->ranks ? sum[j] / ji->ranks : 0;
 		if (ji->steady && ji->ranks) {
 			steady_times[nsteady++] = ji->time_ns;
 			job->digest.steady_ns = sat_add64(job->digest.steady_ns, ji->time_ns);
 		}
 	}
+	free(sum);
+	free(rank_time);
 	if (nsteady) {
 		qsort(steady_times, nsteady, sizeof(*steady_times), cmp_i64);
 		job->median_iteration_ns = steady_times[nsteady / 2];
@@ -506,8 +553,18 @@ static int by_delay(const void *pa, const void *pb)
 	return (a->iteration > b->iteration) - (a->iteration < b->iteration);
 }
 
+/* The job iteration of a collective's record from member rank (-1: none). */
+static int64_t job_iteration_of(const struct job_report *job, struct member *m, int64_t **maps, size_t rank,
+				const struct rank_collective *c)
+{
+	(void)job;
+	if (c->iteration < 0 || (size_t)c->iteration >= m[rank].s->niterations)
+		return -1;
+	return maps[rank][c->iteration];
+}
+
 static void judge_collectives(struct job_report *job, struct member *m, struct acc_table *table,
-			      const struct rule_config *config)
+			      const struct rule_config *config, int64_t **maps)
 {
 	struct rule_context ctx = { .config = config };
 	int64_t min_delay = (int64_t)(rule_param(&ctx, &rule_straggler, "min_delay_us") * 1000.0);
@@ -519,7 +576,7 @@ static void judge_collectives(struct job_report *job, struct member *m, struct a
 	for (size_t i = 0; i < table->cap; i++) {
 		struct acc *a = &table->slots[i];
 		const struct rank_collective *c = &a->min_c;
-		int64_t delay;
+		int64_t delay, it;
 		struct job_iteration *ji;
 
 		if (!a->used)
@@ -529,16 +586,14 @@ static void judge_collectives(struct job_report *job, struct member *m, struct a
 			continue;
 		}
 		job->matched++;
-		if (c->iteration >= 0 && (size_t)c->iteration < job->niterations &&
-		    job->iterations[c->iteration].steady) {
-			job->comm[c->type].transfer_ns =
-				sat_add64(job->comm[c->type].transfer_ns, a->min_dur - c->overlap_ns);
-		}
+		it = job_iteration_of(job, m, maps, a->min_rank, c);
+		if (it >= 0 && job->iterations[it].steady)
+			job->comm[c->type].transfer_ns = sat_add64(job->comm[c->type].transfer_ns, a->min_dur - c->overlap_ns);
 		delay = (a->sum_dur - a->min_dur) / (a->n - 1) - a->min_dur;
-		if (delay < threshold || c->iteration < 0 || (size_t)c->iteration >= job->niterations)
+		if (delay < threshold || it < 0)
 			continue;
 		job->ranks[a->min_rank].last_at++;
-		ji = &job->iterations[c->iteration];
+		ji = &job->iterations[it];
 		if (delay > ji->delay_ns) {
 			ji->delay_ns = delay;
 			ji->straggler_rank = (int64_t)a->min_rank;	/* an index until the end */
@@ -548,14 +603,14 @@ static void judge_collectives(struct job_report *job, struct member *m, struct a
 	}
 	for (size_t i = 0; i < table->cap; i++) {
 		struct acc *a = &table->slots[i];
-		const struct rank_collective *c = &a->min_c;
-		int64_t delay;
+		int64_t delay, it;
 
-		if (!a->used || a->n < 2 || c->iteration < 0 || (size_t)c->iteration >= job->niterations)
+		if (!a->used || a->n < 2)
 			continue;
+		it = job_iteration_of(job, m, maps, a->min_rank, &a->min_c);
 		delay = (a->sum_dur - a->min_dur) / (a->n - 1) - a->min_dur;
-		if (delay >= threshold && job->iterations[c->iteration].straggler_rank == (int64_t)a->min_rank)
-			job->iterations[c->iteration].collectives++;
+		if (it >= 0 && delay >= threshold && job->iterations[it].straggler_rank == (int64_t)a->min_rank)
+			job->iterations[it].collectives++;
 	}
 	job->events = xcalloc(job->niterations ? job->niterations : 1, sizeof(*job->events));
 	for (size_t it = 0; it < job->niterations; it++) {
@@ -583,7 +638,9 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 	struct acc_table table = { 0 };
 	struct rule_context ctx = { .config = config, .out = &job->findings };
 	struct member *m;
+	int64_t **maps;
 	size_t ns = 0, k;
+	int by_time = 1;
 
 	*out = NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -638,8 +695,9 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 		job->comm[t].ns /= (int64_t)k;
 		job->comm[t].exposed_ns /= (int64_t)k;
 	}
-	align_clocks(job, m, k, &table);
-	iterations(job, m, k);
+	align_clocks(job, m, k, &table, &by_time);
+	maps = xcalloc(k ? k : 1, sizeof(*maps));
+	iterations(job, m, k, maps, by_time);
 	for (size_t i = 0; i < k; i++) {
 		struct pass p = { .job = job, .table = &table, .rank = i, .s = m[i].s, .max_seq = -1 };
 		char why[1024];
@@ -647,7 +705,7 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 		if (rank_summary_collectives(m[i].s, accumulate, &p, why, sizeof(why)) < 0)
 			note(job, "rank %" PRId64 ": %s; its collectives are matched as far as they go", m[i].rank, why);
 	}
-	judge_collectives(job, m, &table, config);
+	judge_collectives(job, m, &table, config, maps);
 	for (size_t i = 0; i < k; i++) {
 		int64_t most = 0;
 
@@ -675,6 +733,9 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 		findings_rank(&job->findings);
 	}
 	free(table.slots);
+	for (size_t i = 0; i < k; i++)
+		free(maps[i]);
+	free(maps);
 	free(m);
 	for (size_t i = 0; i < ns; i++)
 		rank_summary_release(&s[i]);

@@ -22,6 +22,8 @@ Knobs:
   --world N  --ranks LIST   the job's world size, and which ranks to write (default all): a missing rank
   --job ID   the job id (GPT_META job_id)
   --truncate RANK:STEPS  rank RANK's trace stops after STEPS steps, without trace_complete
+  --no-steps RANK:N  rank RANK has no "ProfilerStep" range around its first N steps (its phases find
+        fewer iterations: the merge must match them by time, not by index)
   --no-rank  write no rank rows (as an nsys export or an old trace: one rank per process)
 Output: DIR/rank-R.sqlite for each rank.
 usage: gen_ranks.py [options] DIR
@@ -65,6 +67,7 @@ def parse_args():
     p.add_argument("--slow", action="append", default=[])
     p.add_argument("--shift", action="append", default=[])
     p.add_argument("--truncate", action="append", default=[])
+    p.add_argument("--no-steps", action="append", default=[])
     p.add_argument("--job", default="job-1234")
     p.add_argument("--no-rank", action="store_true")
     p.add_argument("--seed", type=int, default=1)
@@ -135,6 +138,7 @@ def write_rank(job, steps, rank, path, template_sql, enums):
     a = job.a
     shift = {int(s.split(":")[0]): float(s.split(":")[1]) for s in a.shift}
     trunc = {int(s.split(":")[0]): int(s.split(":")[1]) for s in a.truncate}
+    nosteps = {int(s.split(":")[0]): int(s.split(":")[1]) for s in a.no_steps}
     if os.path.exists(path):
         os.remove(path)
     db = sqlite3.connect(path)
@@ -177,7 +181,8 @@ def write_rank(job, steps, rank, path, template_sql, enums):
     for step in range(nsteps):
         t0, ends, opt_end = steps[step]
         late, kind = job.late(rank, step)
-        nvtx.append((t0 - 20 * US - true_start, opt_end - true_start, 59, "ProfilerStep#%d" % step, gtid, None))
+        if step >= nosteps.get(rank, 0):
+            nvtx.append((t0 - 20 * US - true_start, opt_end - true_start, 59, "ProfilerStep#%d" % step, gtid, None))
         t = t0
         for i in range(a.fwd):
             launch(t, t + a.kernel_us * US, COMPUTE[i % len(COMPUTE)], 7)

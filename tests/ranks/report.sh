@@ -41,6 +41,15 @@ expect "copy: straggler iterations" "[(4, 0), (9, 0)]" \
 expect "copy: cause is the copy" "True" \
 	"$(json "$TMP/copy.json" 'all(i["cause"].startswith("copies") for i in d["iterations"] if i["straggler_rank"] >= 0)')"
 
+# rank 1's first 3 steps have no step range: its iterations are matched to the job's by time
+$GEN --world 3 --slow 2:5:4 --no-steps 1:3 "$TMP/fewer" > /dev/null
+"$GPT" report -q -f json -o "$TMP/fewer.json" "$TMP"/fewer/rank-*.sqlite
+expect "fewer iterations on one rank: ranks' counts" "[12, 9, 12]" "$(json "$TMP/fewer.json" '[r["iterations"] for r in d["ranks"]]')"
+expect "fewer iterations on one rank: straggler iterations by time" "[(3, 2), (7, 2), (11, 2)]" \
+	"$(json "$TMP/fewer.json" '[(i["index"], i["straggler_rank"]) for i in d["iterations"] if i["straggler_rank"] >= 0]')"
+expect "fewer iterations on one rank: iteration 3 has all ranks, 0 two" "[2, 3]" \
+	"$(json "$TMP/fewer.json" '[d["iterations"][0]["ranks"], d["iterations"][3]["ranks"]]')"
+
 # no slow rank: no straggler, no straggler finding
 $GEN --world 4 "$TMP/clean" > /dev/null
 "$GPT" report -q -f json -o "$TMP/clean.json" "$TMP"/clean/rank-*.sqlite
