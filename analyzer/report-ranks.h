@@ -1,6 +1,6 @@
 /*
- * The cross-rank report of a multi-rank job (ranks/job.h) as text, Markdown or JSON (schema
- * "gpt-trace-job-report/1", docs/multi-rank.md): the ranks, the notes on traces left out, the
+ * The cross-rank report of a multi-rank job (ranks/job.h) as text, Markdown, JSON (schema
+ * "gpt-trace-job-report/1", docs/multi-rank.md) or one self-contained HTML page: the ranks, the notes on traces left out, the
  * iterations with their slowest rank and straggler, communication per collective type (overlapped
  * or exposed), the clock corrections, and the cross-rank rules' findings.
  */

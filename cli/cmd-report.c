@@ -256,9 +256,13 @@ int cmd_report(int argc, char **argv)
 		struct report_ranks_options ro = { .format = opt.format, .output = output, .config = config,
 						   .step = step, .jobs = jobs, .gate = gate, .fail_on = fail_on };
 
-		if (opt.format == REPORT_FORMAT_HTML || args.window || args.nvtx || args.kernel || ids) {
-			pr_err("the cross-rank report of several ranks takes no --format html, --window, --nvtx, "
-			       "--kernel or --rule; report one rank's trace for those");
+		if (args.window || args.nvtx || args.kernel || ids) {
+			pr_err("the cross-rank report of several ranks takes no --window, --nvtx, --kernel or --rule; "
+			       "report one rank's trace for those");
+			goto out;
+		}
+		if (opt.format == REPORT_FORMAT_HTML && !output) {
+			pr_err("--format html needs an output file: -o report.html");
 			goto out;
 		}
 		ret = report_ranks(argv + optind, (size_t)(argc - optind), &ro);

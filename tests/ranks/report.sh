@@ -76,5 +76,19 @@ expect "--no-ranks: the combined single-trace report" "gpt-trace report" "$(head
 "$GPT" report -q -f json -o "$TMP/one-exposed.json" "$TMP/exposed/rank-0.sqlite"
 expect "one trace: exposed-communication finding" "True" \
 	"$(json "$TMP/one-exposed.json" 'any(f["rule"] == "exposed-communication" for f in d["findings"])')"
-expect_exit "html of several ranks" 2 "takes no --format html" "$GPT" report -f html -o "$TMP/x.html" "$TMP"/two/rank-*.sqlite
+"$GPT" report -q -f html -o "$TMP/two.html" "$TMP"/two/rank-*.sqlite
+expect "html: the straggler's delays marked" "3" "$(grep -c 'class="late"><title>iteration [0-9]*: the others waited [45]\.[0-9]* ms for rank 1' "$TMP/two.html")"
+expect "html: a row per rank" "2" "$(grep -c '<tr><td>[01]</td><td>nodeA</td>' "$TMP/two.html")"
+expect "html: well-formed" "ok" "$(python3 -c '
+import sys, html.parser
+class P(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__(); self.stack = []
+    def handle_starttag(self, t, a):
+        if t not in ("meta", "br"): self.stack.append(t)
+    def handle_endtag(self, t):
+        assert self.stack.pop() == t, t
+p = P(); p.feed(open(sys.argv[1]).read()); assert not p.stack, p.stack; print("ok")' "$TMP/two.html")"
+expect_exit "html of several ranks needs -o" 2 "needs an output file" "$GPT" report -f html "$TMP"/two/rank-*.sqlite
+expect_exit "--window with several ranks" 2 "takes no --window" "$GPT" report -w 0:1 "$TMP"/two/rank-*.sqlite
 finish
