@@ -135,7 +135,7 @@ static int emit_flows(const struct rank_collective *c, void *arg)
 	for (size_t i = 0; i < f->common->n; i++)
 		if (f->common->items[i].key == ordinal_type(c))
 			everyone = f->common->items[i].min;
-	if (c->type == COLLECTIVE_SENDRECV || c->type == COLLECTIVE_OTHER || c->seq >= everyone ||
+	if (c->type == COLLECTIVE_SENDRECV || c->seq >= everyone ||
 	    (size_t)c->ordinal >= f->nordinals)
 		return 0;
 	tid = f->stream_of_ordinal[c->ordinal];

@@ -95,8 +95,10 @@ static int merge_job(char *const *paths, size_t n, int jobs, const struct rule_c
 
 		jobs = cores > 0 ? (int)cores : 1;
 	}
-	if (rank_summaries_make(traces, outs, ntraces, jobs, step, err, sizeof(err)) < 0 ||
-	    job_merge((const char *const *)summaries, n, config, job, err, sizeof(err)) < 0) {
+	/* a worker that died leaves its traces without a summary: the merge notes each and goes on */
+	if (rank_summaries_make(traces, outs, ntraces, jobs, step, err, sizeof(err)) < 0)
+		pr_warn("%s", err);
+	if (job_merge((const char *const *)summaries, n, config, job, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}

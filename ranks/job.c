@@ -8,7 +8,8 @@
  * process in creation order and differ between ranks. The type is part of the key so that a
  * collective missing on one rank (a truncated trace, an extra all-gather in a rank's logging)
  * shifts only that type's sequence, not every later collective's. Point-to-point kernels (SendRecv)
- * involve only some ranks and are never matched.
+ * involve only some ranks and are never matched. Generic kernels whose collective nothing names
+ * (rules/collectives.h) are matched as type "Other": NCCL picks the same kernel on every rank.
  *
  * Who was late. Every rank leaves a collective together, so the rank that arrived last spends the
  * least time in its kernel and the others' extra time is how long they waited: durations, which need
@@ -280,7 +281,7 @@ static int keep_reference(const struct rank_collective *c, void *arg)
 	struct pass *p = arg;
 	struct acc *a;
 
-	if (c->type == COLLECTIVE_SENDRECV || c->type == COLLECTIVE_OTHER)
+	if (c->type == COLLECTIVE_SENDRECV)
 		return 0;
 	a = acc_get(p->table, collective_key(c), 1);
 	a->ref_end = c->end + p->shift;
@@ -308,7 +309,7 @@ static int accumulate(const struct rank_collective *c, void *arg)
 	int64_t dur = c->end - c->start;
 	struct acc *a;
 
-	if (c->type == COLLECTIVE_SENDRECV || c->type == COLLECTIVE_OTHER) {
+	if (c->type == COLLECTIVE_SENDRECV) {
 		p->job->unmatched++;
 		return 0;
 	}

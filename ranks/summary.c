@@ -307,9 +307,13 @@ int rank_summaries_make(const char *const *paths, const char *const *out_paths, 
 	pid_t *workers;
 	int failed = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (!rank_summary_fresh(paths[i], out_paths[i], step))
-			todo[ntodo++] = i;
+	for (size_t i = 0; i < n; i++) {
+		if (rank_summary_fresh(paths[i], out_paths[i], step))
+			continue;
+		/* a stale summary goes first: if its worker dies, the trace has none rather than an old one */
+		unlink(out_paths[i]);
+		todo[ntodo++] = i;
+	}
 	if (jobs < 1)
 		jobs = 1;
 	if ((size_t)jobs > ntodo)

@@ -56,6 +56,25 @@ int collective_type_of(const char *name)
 	return COLLECTIVE_OTHER;
 }
 
+int collective_type_of_range(const char *text)
+{
+	static const struct {
+		const char *name;
+		int type;
+	} ranges[] = {
+		{ "ncclAllReduce", COLLECTIVE_ALLREDUCE }, { "ncclAllGather", COLLECTIVE_ALLGATHER },
+		{ "ncclReduceScatter", COLLECTIVE_REDUCESCATTER }, { "ncclBroadcast", COLLECTIVE_BROADCAST },
+		{ "ncclBcast", COLLECTIVE_BROADCAST }, { "ncclReduce", COLLECTIVE_REDUCE },
+		{ "ncclAlltoAll", COLLECTIVE_ALLTOALL }, { "ncclAllToAll", COLLECTIVE_ALLTOALL },
+		{ "ncclSend", COLLECTIVE_SENDRECV }, { "ncclRecv", COLLECTIVE_SENDRECV },
+	};
+
+	for (size_t i = 0; text && i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		if (!strcmp(text, ranges[i].name))
+			return ranges[i].type;
+	return -1;
+}
+
 struct span {
 	int64_t start, end;
 };
@@ -143,6 +162,103 @@ static int kind_of(const struct name_kind *kinds, size_t n, int64_t id)
 			hi = mid;
 	}
 	return -1;
+}
+
+/* A generic kernel's collective, from the NVTX range around its launch. */
+struct typed_launch {
+	int64_t device, stream, start;
+	int type;
+};
+
+static int typed_by_key(const void *pa, const void *pb)
+{
+	const struct typed_launch *a = pa, *b = pb;
+
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+struct nccl_range {
+	int64_t tid, start, end;
+	int type;
+};
+
+/*
+ * Name the collectives of generic kernels (name ids in generic[]) by NCCL's NVTX ranges: the
+ * innermost "nccl*" push/pop range of the launching thread that holds the launch call. Both lists
+ * are small (a range and a launch per collective), so they are read whole and matched in memory.
+ */
+static void type_generic_launches(struct trace *trace, int64_t trace_id, const int64_t *generic, size_t ngeneric,
+				  struct typed_launch **out, size_t *nout)
+{
+	static const char ranges_sql[] = "SELECT tid, start, end, text FROM nvtx WHERE traceId = ?1 AND eventType = 59 "
+					 "AND end >= start AND text LIKE 'nccl%' ORDER BY tid, start";
+	static const char launches_sql[] =
+		"SELECT k.deviceId, k.streamId, k.start, a.tid, a.start FROM kernels k JOIN api_calls a "
+		"ON a.traceId = k.traceId AND a.correlationId = k.correlationId WHERE k.traceId = ?1 AND k.nameId = ?2";
+	struct nccl_range *ranges = NULL;
+	size_t nranges = 0;
+	sqlite3_stmt *st;
+
+	*out = NULL;
+	*nout = 0;
+	if (sqlite3_prepare_v2(trace_db(trace), ranges_sql, -1, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, trace_id);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int type = collective_type_of_range((const char *)sqlite3_column_text(st, 3));
+
+		if (type < 0)
+			continue;
+		ranges = xrealloc(ranges, (nranges + 1) * sizeof(*ranges));
+		ranges[nranges++] = (struct nccl_range){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+							 sqlite3_column_int64(st, 2), type };
+	}
+	sqlite3_finalize(st);
+	if (!nranges || sqlite3_prepare_v2(trace_db(trace), launches_sql, -1, &st, NULL) != SQLITE_OK) {
+		free(ranges);
+		return;
+	}
+	for (size_t g = 0; g < ngeneric; g++) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, trace_id);
+		sqlite3_bind_int64(st, 2, generic[g]);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t tid = sqlite3_column_int64(st, 3), at = sqlite3_column_int64(st, 4);
+			size_t lo = 0, hi = nranges;
+			int type = -1;
+
+			while (lo < hi) {	/* the first range of the thread starting after the call */
+				size_t mid = lo + (hi - lo) / 2;
+
+				if (ranges[mid].tid < tid || (ranges[mid].tid == tid && ranges[mid].start <= at))
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			/* the innermost holding range starts last: walk back over the thread's earlier ones */
+			for (size_t i = lo; i-- > 0 && ranges[i].tid == tid;) {
+				if (ranges[i].end >= at) {
+					type = ranges[i].type;
+					break;
+				}
+				if (at - ranges[i].end > 1000000000)	/* ranges do not last a second */
+					break;
+			}
+			if (type < 0)
+				continue;
+			*out = xrealloc(*out, (*nout + 1) * sizeof(**out));
+			(*out)[(*nout)++] = (struct typed_launch){ sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+								   sqlite3_column_int64(st, 2), type };
+		}
+	}
+	sqlite3_finalize(st);
+	free(ranges);
+	if (*nout)
+		qsort(*out, *nout, sizeof(**out), typed_by_key);
 }
 
 static int sql_failed(struct trace *trace, const char *what, char *err, size_t errlen)
@@ -245,8 +361,10 @@ int collectives_read(struct trace *trace, int64_t trace_id, struct trace_collect
 	sqlite3_stmt *st = NULL;
 	struct name_kind *kinds = NULL;
 	struct stream_ordinal *streams = NULL;
+	struct typed_launch *typed = NULL;
+	int64_t *generic = NULL;
 	struct op *ops = NULL;
-	size_t nkinds = 0, nops = 0, capops = 0, nstreams = 0;
+	size_t nkinds = 0, nops = 0, capops = 0, nstreams = 0, ngeneric = 0, ntyped = 0;
 	int rc, ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -257,6 +375,10 @@ int collectives_read(struct trace *trace, int64_t trace_id, struct trace_collect
 		kinds = xrealloc(kinds, (nkinds + 1) * sizeof(*kinds));
 		kinds[nkinds].id = sqlite3_column_int64(st, 0);
 		kinds[nkinds].kind = collective_type_of((const char *)sqlite3_column_text(st, 1));
+		if (kinds[nkinds].kind == COLLECTIVE_OTHER) {
+			generic = xrealloc(generic, (ngeneric + 1) * sizeof(*generic));
+			generic[ngeneric++] = kinds[nkinds].id;
+		}
 		nkinds++;
 		/* keep every compute kernel's name: a window's longest kernel points to one */
 		remember_name(out, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1));
@@ -267,6 +389,8 @@ int collectives_read(struct trace *trace, int64_t trace_id, struct trace_collect
 		ret = sql_failed(trace, "kernel names", err, errlen);
 		goto out;
 	}
+	if (ngeneric)
+		type_generic_launches(trace, trace_id, generic, ngeneric, &typed, &ntyped);
 	if (sqlite3_prepare_v2(db, ops_sql, -1, &st, NULL) != SQLITE_OK) {
 		ret = sql_failed(trace, "kernels", err, errlen);
 		goto out;
@@ -291,6 +415,13 @@ int collectives_read(struct trace *trace, int64_t trace_id, struct trace_collect
 			o->kind = kind_of(kinds, nkinds, o->name_id);
 			if (o->kind == -1)
 				out->compute_kernels++;
+			if (o->kind == COLLECTIVE_OTHER && ntyped) {
+				struct typed_launch key = { o->device, o->stream, o->start, 0 };
+				const struct typed_launch *t = bsearch(&key, typed, ntyped, sizeof(*typed), typed_by_key);
+
+				if (t)
+					o->kind = t->type;
+			}
 		}
 	}
 	if (rc != SQLITE_DONE) {
@@ -308,6 +439,8 @@ out:
 	sqlite3_finalize(st);
 	free(kinds);
 	free(streams);
+	free(generic);
+	free(typed);
 	free(ops);
 	if (ret < 0)
 		collectives_release(out);

@@ -3,7 +3,12 @@
  *
  * collectives_read() finds every NCCL kernel of one trace ("ncclDevKernel_AllReduce_Sum_f32_RING_LL",
  * "ncclKernel_AllGather_..."), names its collective and gives each the key the cross-rank merge
- * matches on: its NCCL stream's ordinal on that rank and its sequence number among collectives of its
+ * matches on. NCCL 2.19 and later specialize kernels only for some algorithm/protocol pairs (LL);
+ * the others run in "ncclDevKernel_Generic" (_1, _2, _4), whose name says nothing of the
+ * collective: that one is named by NCCL's own NVTX range ("ncclAllReduce"...) around the kernel's
+ * launch call on the same host thread, else it stays "Other" (and is still matched: every rank
+ * runs a collective with the same kernel, as NCCL's algorithm choice is the same on every rank).
+ * The key: its NCCL stream's ordinal on that rank and its sequence number among collectives of its
  * type on that stream. With it, what the device did while the collective ran (compute or copies on
  * other streams: the communication is overlapped) and in the window before it, from the end of the
  * rank's previous collective (compute, copies, idle device, the longest compute kernel): what a rank
@@ -29,7 +34,8 @@ enum collective_type {
 	COLLECTIVE_REDUCE,
 	COLLECTIVE_ALLTOALL,
 	COLLECTIVE_SENDRECV,		/* point to point: not every rank takes part, never matched */
-	COLLECTIVE_OTHER,		/* an NCCL kernel of a kind not named above */
+	COLLECTIVE_OTHER,		/* an NCCL kernel whose collective neither its name nor an NVTX
+					   range tells (a generic kernel launched in ncclGroupEnd) */
 };
 #define COLLECTIVE_TYPES 8
 
@@ -37,6 +43,8 @@ enum collective_type {
 const char *collective_type_name(int type);
 /* The collective an NCCL kernel name runs, or -1 when the name is not NCCL's. */
 int collective_type_of(const char *kernel_name);
+/* The collective of an NCCL API range ("ncclAllReduce", "ncclSend"...), or -1. */
+int collective_type_of_range(const char *nvtx_text);
 
 struct collective {
 	int type;

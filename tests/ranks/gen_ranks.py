@@ -24,6 +24,9 @@ Knobs:
   --truncate RANK:STEPS  rank RANK's trace stops after STEPS steps, without trace_complete
   --no-steps RANK:N  rank RANK has no "ProfilerStep" range around its first N steps (its phases find
         fewer iterations: the merge must match them by time, not by index)
+  --generic  NCCL kernels named "ncclDevKernel_Generic_1(...)" (NCCL 2.19+ runs LL128 and SIMPLE
+        protocols in it): only NCCL's NVTX range around the launch tells the collective
+  --no-nccl-nvtx  no "ncclAllReduce"... ranges
   --no-rank  write no rank rows (as an nsys export or an old trace: one rank per process)
 Output: DIR/rank-R.sqlite for each rank.
 usage: gen_ranks.py [options] DIR
@@ -70,6 +73,8 @@ def parse_args():
     p.add_argument("--no-steps", action="append", default=[])
     p.add_argument("--job", default="job-1234")
     p.add_argument("--no-rank", action="store_true")
+    p.add_argument("--generic", action="store_true")
+    p.add_argument("--no-nccl-nvtx", action="store_true")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--start-ms", type=int, default=0, help="job start on the wall clock (ms after the base)")
     return p.parse_args()
@@ -177,6 +182,13 @@ def write_rank(job, steps, rank, path, template_sql, enums):
         n = sid(name)
         kernels.append((start - true_start, end - true_start, 0, 1, stream, c, gpid, n, n, n))
 
+    GENERIC = "ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)"
+    allreduce, allgather, reducescatter = (GENERIC,) * 3 if a.generic else (ALLREDUCE, ALLGATHER, REDUCESCATTER)
+
+    def nccl_range(start, name):
+        if not a.no_nccl_nvtx:
+            nvtx.append((start - 15 * US - true_start, start - 5 * US - true_start, 59, name, gtid, 1))
+
     nsteps = min(a.steps, trunc.get(rank, a.steps))
     for step in range(nsteps):
         t0, ends, opt_end = steps[step]
@@ -204,18 +216,18 @@ def write_rank(job, steps, rank, path, template_sql, enums):
                 t += d
             if not a.exposed:
                 start = max(t, prev_end)
-                nvtx.append((start - 15 * US - true_start, start - 5 * US - true_start, 59, "ncclAllReduce", gtid, 1))
-                launch(start, ends[b], ALLREDUCE, 13)
+                nccl_range(start, "ncclAllReduce")
+                launch(start, ends[b], allreduce, 13)
                 prev_end = ends[b]
         if a.exposed:
             for b in range(a.buckets):
                 start = max(t, prev_end)
-                nvtx.append((start - 15 * US - true_start, start - 5 * US - true_start, 59, "ncclAllReduce", gtid, 1))
-                launch(start, ends[b], ALLREDUCE, 13)
+                nccl_range(start, "ncclAllReduce")
+                launch(start, ends[b], allreduce, 13)
                 prev_end = ends[b]
-        for c, name, rng in ((a.buckets, ALLGATHER, "ncclAllGather"), (a.buckets + 1, REDUCESCATTER, "ncclReduceScatter")):
+        for c, name, rng in ((a.buckets, allgather, "ncclAllGather"), (a.buckets + 1, reducescatter, "ncclReduceScatter")):
             start = max(t, prev_end)
-            nvtx.append((start - 15 * US - true_start, start - 5 * US - true_start, 59, rng, gtid, 1))
+            nccl_range(start, rng)
             launch(start, ends[c], name, 13)
             prev_end = ends[c]
         t = ends[-1]

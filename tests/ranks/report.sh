@@ -41,6 +41,21 @@ expect "copy: straggler iterations" "[(4, 0), (9, 0)]" \
 expect "copy: cause is the copy" "True" \
 	"$(json "$TMP/copy.json" 'all(i["cause"].startswith("copies") for i in d["iterations"] if i["straggler_rank"] >= 0)')"
 
+# generic NCCL kernels (NCCL 2.19+, LL128/SIMPLE): the collective named by NCCL's NVTX range around
+# the launch; without the ranges the kernels are still matched, as "Other"
+$GEN --world 2 --slow 1:5:4 --generic "$TMP/generic" > /dev/null
+"$GPT" report -q -f json -o "$TMP/generic.json" "$TMP"/generic/rank-*.sqlite
+expect "generic kernels: named by NVTX" "[('AllReduce', 44), ('AllGather', 11), ('ReduceScatter', 11)]" \
+	"$(json "$TMP/generic.json" '[(c["collective"], c["calls"]) for c in d["communication"]]')"
+expect "generic kernels: straggler iterations" "[(3, 1), (7, 1), (11, 1)]" \
+	"$(json "$TMP/generic.json" '[(i["index"], i["straggler_rank"]) for i in d["iterations"] if i["straggler_rank"] >= 0]')"
+$GEN --world 2 --slow 1:5:4 --generic --no-nccl-nvtx "$TMP/bare" > /dev/null
+"$GPT" report -q -f json -o "$TMP/bare.json" "$TMP"/bare/rank-*.sqlite
+expect "generic kernels, no NVTX: Other, matched" "[('Other', 66)] 72" \
+	"$(json "$TMP/bare.json" '" ".join([str([(c["collective"], c["calls"]) for c in d["communication"]]), str(d["matched_collectives"])])')"
+expect "generic kernels, no NVTX: straggler iterations" "[(3, 1), (7, 1), (11, 1)]" \
+	"$(json "$TMP/bare.json" '[(i["index"], i["straggler_rank"]) for i in d["iterations"] if i["straggler_rank"] >= 0]')"
+
 # rank 1's first 3 steps have no step range: its iterations are matched to the job's by time
 $GEN --world 3 --slow 2:5:4 --no-steps 1:3 "$TMP/fewer" > /dev/null
 "$GPT" report -q -f json -o "$TMP/fewer.json" "$TMP"/fewer/rank-*.sqlite
