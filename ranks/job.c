@@ -516,6 +516,19 @@ static void iterations(struct job_report *job, struct member *m, size_t k, int64
 	free(steady_times);
 }
 
+/* A kernel name of at most 80 characters: longer ones lose their middle (templates). */
+static const char *short_name(char *buf, size_t len, const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n < 80 || len < 81) {
+		snprintf(buf, len, "%s", name);
+		return buf;
+	}
+	snprintf(buf, len, "%.48s...%s", name, name + n - 29);
+	return buf;
+}
+
 /* What the last rank did differently in the window before the collective, in words. */
 static char *cause_of(const struct acc *a, const struct rank_summary *s)
 {
@@ -526,7 +539,7 @@ static char *cause_of(const struct acc *a, const struct rank_summary *s)
 	int64_t copy = (int64_t)((double)(a->sum_copy - c->copy_ns) / others);
 	int64_t longest = (int64_t)((double)(a->sum_longest - c->longest_ns) / others);
 	int64_t d_idle = c->idle_ns - idle, d_compute = c->compute_ns - compute, d_copy = c->copy_ns - copy;
-	char b1[32], b2[32], b3[32], b4[32];
+	char b1[32], b2[32], b3[32], b4[32], name[96];
 	const char *type = collective_type_name(c->type);
 
 	if (d_idle <= 0 && d_compute <= 0 && d_copy <= 0)
@@ -541,7 +554,8 @@ static char *cause_of(const struct acc *a, const struct rank_summary *s)
 	return xasprintf("longer compute before %s #%" PRId64 ": %s of kernels, the others' %s; its longest, %s, "
 			 "ran %s (the others' longest: %s)", type, c->seq, report_ns(b1, sizeof(b1), c->compute_ns),
 			 report_ns(b2, sizeof(b2), compute), *rank_summary_name(s, c->name_id) ?
-			 rank_summary_name(s, c->name_id) : "a kernel", report_ns(b3, sizeof(b3), c->longest_ns),
+			 short_name(name, sizeof(name), rank_summary_name(s, c->name_id)) : "a kernel",
+			 report_ns(b3, sizeof(b3), c->longest_ns),
 			 report_ns(b4, sizeof(b4), longest));
 }
 
