@@ -77,7 +77,8 @@ run() {
 		"$gpt" run -q -o "$work/$variant/ddp-rank%r.sqlite" -- \
 		torchrun --standalone --nproc-per-node 2 "$src/samples/ddp_straggler.py" --steps "$steps" \
 		--slow-rank "$slow" --sleep-ms "$sleep_ms" --every "$every" "$@" > "$variant.log" 2>&1
-	check "$variant: the job ran" "$([ $? -eq 0 ] && [ "$(grep -c 'ddp_straggler: ok' "$variant.log")" = 2 ] && echo ok ||
+	local rc=$?
+	check "$variant: the job ran" "$([ $rc -eq 0 ] && [ "$(grep -c 'ddp_straggler: ok' "$variant.log")" = 2 ] && echo ok ||
 		tail -5 "$variant.log")"
 	"$gpt" report -q -f json -o "$variant.json" "$variant"/ddp-rank0.sqlite "$variant"/ddp-rank1.sqlite 2> "$variant.err"
 	check "$variant: report" "$([ -s "$variant.json" ] && echo ok || cat "$variant.err")"
