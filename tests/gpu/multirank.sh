@@ -16,15 +16,19 @@
 # written from PyTorch's documentation (torchrun's --standalone and --nproc-per-node, LOCAL_RANK;
 # DistributedDataParallel's no_sync(); init_process_group(backend="nccl")) and checked against the
 # synthetic jobs of tests/ranks/, not against a run.
+# Its checks are exercised in CI (ctest ranks.gpu-script) with -S: the same four variants made by
+# tests/ranks/gen_ranks.py (NCCL's generic kernels, named by their NVTX ranges, as DDP's large
+# buckets run) instead of torchrun, so only the run itself is unproven.
 # NCCL_NVLS_ENABLE=0 and TORCH_SYMM_MEM_DISABLE_MULTICAST=1 keep NCCL and PyTorch off NVLink
 # multicast, which the lent machines do not allow (KINDS.md).
 #
-# usage: tests/gpu/multirank.sh [-b BUILD] [-w WORKDIR] [-s SLEEP_MS] [-k EVERY] [-n STEPS] [-F DIR]
+# usage: tests/gpu/multirank.sh [-b BUILD] [-w WORKDIR] [-s SLEEP_MS] [-k EVERY] [-n STEPS] [-F DIR] [-S]
 #   -b BUILD     build folder with bin/gpt-trace and bin/libgpt_inject.so (default: $BUILD, else build)
 #   -w WORKDIR   traces and logs (default: a new folder under ${TMPDIR:-/tmp})
 #   -s SLEEP_MS  the slow rank's sleep (default 50); -k EVERY its period in steps (default 5)
 #   -n STEPS     steps per run (default 40)
 #   -F DIR       copy the traces there (ddp-<variant>-rank<r>.sqlite) as fixtures
+#   -S           synthetic: no GPU, no torchrun; the traces come from tests/ranks/gen_ranks.py
 set -u -o pipefail
 
 build=${BUILD:-build}
@@ -33,7 +37,8 @@ sleep_ms=50
 every=5
 steps=40
 fixtures=
-while getopts "b:w:s:k:n:F:h" opt; do
+synthetic=0
+while getopts "b:w:s:k:n:F:Sh" opt; do
 	case $opt in
 	b) build=$OPTARG ;;
 	w) work=$OPTARG ;;
@@ -41,6 +46,7 @@ while getopts "b:w:s:k:n:F:h" opt; do
 	k) every=$OPTARG ;;
 	n) steps=$OPTARG ;;
 	F) fixtures=$OPTARG ;;
+	S) synthetic=1 ;;
 	*) sed -n '/^# usage:/,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 2 ;;
 	esac
 done
@@ -48,12 +54,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 bin=$(cd "$build/bin" 2>/dev/null && pwd) || { echo "multirank.sh: no '$build/bin'" >&2; exit 2; }
 gpt=$bin/gpt-trace
-for f in "$gpt" "$bin/libgpt_inject.so"; do
-	[ -e "$f" ] || { echo "multirank.sh: '$f' missing: build with CUPTI" >&2; exit 2; }
-done
-command -v torchrun > /dev/null || { echo "multirank.sh: torchrun not found (PyTorch)" >&2; exit 2; }
-gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-[ "$gpus" -ge 2 ] || { echo "multirank.sh: needs 2 GPUs, found $gpus" >&2; exit 2; }
+[ -e "$gpt" ] || { echo "multirank.sh: '$gpt' missing" >&2; exit 2; }
+if [ "$synthetic" = 0 ]; then
+	[ -e "$bin/libgpt_inject.so" ] || { echo "multirank.sh: '$bin/libgpt_inject.so' missing: build with CUPTI" >&2; exit 2; }
+	command -v torchrun > /dev/null || { echo "multirank.sh: torchrun not found (PyTorch)" >&2; exit 2; }
+	gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+	[ "$gpus" -ge 2 ] || { echo "multirank.sh: needs 2 GPUs, found $gpus" >&2; exit 2; }
+fi
 [ -n "$work" ] || work=$(mktemp -d "${TMPDIR:-/tmp}/gpt-trace-multirank.XXXXXX")
 mkdir -p "$work" && cd "$work" || exit 2
 passed=0
@@ -68,15 +75,30 @@ check() {	# check NAME CONDITION-OUTPUT: PASS when the python check printed "ok"
 	fi
 }
 
+# The sample's four variants as synthetic traces (-S): what the checks below expect of a real run.
+synthetic_run() {
+	local variant=$1 slow=$2 args=(--world 2 --steps "$steps" --generic)
+	[ "$slow" -ge 0 ] && args+=(--slow "$slow:$sleep_ms:$every")
+	[ "${3:-}" = --exposed ] && args+=(--exposed)
+	python3 "$src/tests/ranks/gen_ranks.py" "${args[@]}" "$variant" > /dev/null &&
+		mv "$variant/rank-0.sqlite" "$variant/ddp-rank0.sqlite" &&
+		mv "$variant/rank-1.sqlite" "$variant/ddp-rank1.sqlite" &&
+		printf 'ddp_straggler: ok rank=0\nddp_straggler: ok rank=1\n' > "$variant.log"
+}
+
 # run VARIANT SLOW_RANK [--exposed]: the two rank traces in $work/VARIANT/, the report in VARIANT.json
 run() {
 	local variant=$1 slow=$2
 	shift 2
 	mkdir -p "$variant" && rm -f "$variant"/*
-	NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
-		"$gpt" run -q -o "$work/$variant/ddp-rank%r.sqlite" -- \
-		torchrun --standalone --nproc-per-node 2 "$src/samples/ddp_straggler.py" --steps "$steps" \
-		--slow-rank "$slow" --sleep-ms "$sleep_ms" --every "$every" "$@" > "$variant.log" 2>&1
+	if [ "$synthetic" = 1 ]; then
+		synthetic_run "$variant" "$slow" "$@"
+	else
+		NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 \
+			"$gpt" run -q -o "$work/$variant/ddp-rank%r.sqlite" -- \
+			torchrun --standalone --nproc-per-node 2 "$src/samples/ddp_straggler.py" --steps "$steps" \
+			--slow-rank "$slow" --sleep-ms "$sleep_ms" --every "$every" "$@" > "$variant.log" 2>&1
+	fi
 	local rc=$?
 	check "$variant: the job ran" "$([ $rc -eq 0 ] && [ "$(grep -c 'ddp_straggler: ok' "$variant.log")" = 2 ] && echo ok ||
 		tail -5 "$variant.log")"
