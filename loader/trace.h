@@ -8,7 +8,9 @@
  * table that does not exist in a file (nsys creates tables lazily) contributes no rows, a column that
  * does not exist reads as NULL, NVTX text is taken inline or from StringIds, names are resolved to
  * text. Every consumer (stats, rules, export, diff) queries only these views, with plain SQL through
- * trace_db(); none of them looks at the raw tables.
+ * trace_db(), or reads them in time order through the loader's event streams (loader/events.h,
+ * which read the raw tables with the views' own column expressions and filters, at scan speed);
+ * none of them looks at the raw tables.
  *
  * Canonical views (all times in ns; dur = end - start; traceId = index of the file in the list given
  * to trace_open, 0 for the first; nameId is the file-local StringIds id and is unique only together

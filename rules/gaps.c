@@ -1,8 +1,10 @@
 /*
  * GPU idle gaps and their causes (see gaps.h for the definitions), and the classes of API names.
  *
- * Two queries sorted by (traceId, start) are merged: the GPU operations, and the API calls that
- * issue or block (selected by nameId, never by reading names row by row). An API call always starts
+ * The loader's time-ordered event streams (loader/events.h: each table read in storage order, no
+ * SQL sort) are merged: the GPU operations (kernels, copies, memsets), the API calls (those that
+ * issue or block, classified by nameId, never by reading names row by row; every call when gaps are
+ * attributed) and, for attribution, the NVTX ranges. An API call always starts
  * before the operation it issues, so by the time an operation comes up its call has been read: calls
  * that issue work wait in a table keyed by correlation id until their operation arrives (launches in
  * flight - a few thousand at most, since CUDA's launch queues are bounded; the table drops the

@@ -17,8 +17,9 @@
  *              trace has no API record of who issued it.
  *
  * Memory grows with the number of devices, host threads, launches in flight and the host activity
- * inside the current gaps, not with the number of events: SQLite sorts the operations, the API calls
- * and the NVTX ranges by time, and this code merges them.
+ * inside the current gaps, not with the number of events: the loader's event streams give the
+ * operations, the API calls and the NVTX ranges in time order (loader/events.h), and this code
+ * merges them.
  */
 #ifndef GPT_RULES_GAPS_H
 #define GPT_RULES_GAPS_H

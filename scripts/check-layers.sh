@@ -3,7 +3,8 @@
 # library folder points to the same folder or to a lower layer, never upward or sideways:
 #
 #   analyzer stack:  common < loader < rules < ranks < analyzer < cli
-#                    loader:   the trace loader (ours and nsys exports as canonical SQL views)
+#                    loader:   the trace loader (ours and nsys exports as canonical SQL views;
+#                              events.c reads them in time order at scan speed)
 #                    rules:    the time-ordered walk (gaps.c), phases and iterations, the rules
 #                    ranks:    per-rank summaries and their merge into one job (multi-rank reports)
 #                    analyzer: outputs: statistics, report (text/Markdown/JSON/HTML), exports, diff

@@ -1,8 +1,13 @@
 #!/bin/bash
 # Analyzer speed benchmark: makes (or reuses) a synthetic trace of N kernels with make-trace.sh and
-# times `gpt-trace stats` and `gpt-trace report` on it: wall time and peak RSS from /usr/bin/time -v,
-# and events per second (kernels + API calls + copies + syncs + NVTX ranges over wall time).
-#   usage: run.sh [-n N] [-t TRACE] [-b BINDIR] [-o RESULTS.md]
+# times `gpt-trace stats`, `gpt-trace report` (all rules, and the seven that read the shared walk)
+# and (with -x) `gpt-trace export` to Perfetto on it,
+# against the SQLite floor measured in the same run on the same file: one window-function pass over
+# the kernels (`lag(end) over (partition by deviceId order by start)`). Per command: wall, user and
+# system time and peak RSS from /usr/bin/time, events per second (kernels + API calls + copies +
+# syncs + NVTX ranges over wall and over user time), and user time as a multiple of the window
+# pass's. With -B, the same commands of a second build ("before") run first, for a before/after table.
+#   usage: run.sh [-n N] [-t TRACE] [-b BINDIR] [-B BEFORE_BINDIR] [-x] [-o RESULTS.md]
 # With -o, the results are appended to that file as a dated Markdown section.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -10,14 +15,18 @@ src=$(cd "$here/../.." && pwd)
 n=10000000
 trace=""
 bin="$src/build/bin"
+before=""
+export_too=0
 results=""
-while getopts "n:t:b:o:" opt; do
+while getopts "n:t:b:B:xo:" opt; do
 	case $opt in
 	n) n=$OPTARG ;;
 	t) trace=$OPTARG ;;
 	b) bin=$OPTARG ;;
+	B) before=$OPTARG ;;
+	x) export_too=1 ;;
 	o) results=$OPTARG ;;
-	*) echo "usage: run.sh [-n N] [-t TRACE] [-b BINDIR] [-o RESULTS.md]" >&2; exit 2 ;;
+	*) echo "usage: run.sh [-n N] [-t TRACE] [-b BINDIR] [-B BEFORE_BINDIR] [-x] [-o RESULTS.md]" >&2; exit 2 ;;
 	esac
 done
 [ -n "$trace" ] || trace=${TMPDIR:-/tmp}/gpt-trace-bench-$n.sqlite
@@ -31,30 +40,50 @@ events=$(sqlite3 "$trace" "SELECT (SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERN
 	(SELECT count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME) + (SELECT count(*) FROM CUPTI_ACTIVITY_KIND_MEMCPY) +
 	(SELECT count(*) FROM CUPTI_ACTIVITY_KIND_SYNCHRONIZATION) + (SELECT count(*) FROM NVTX_EVENTS)")
 size=$(stat -c %s "$trace")
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+window_user=""
 
+# measure NAME COMMAND...: one table row; sets last_user
 measure() {
-	local name=$1 log
+	local name=$1 log wall user sys rss ratio
 	shift
-	log=$(mktemp)
-	/usr/bin/time -v "$@" > /dev/null 2> "$log" || { cat "$log" >&2; rm -f "$log"; exit 1; }
-	local wall rss cpu load
-	load=$(cut -d' ' -f1 /proc/loadavg)
-	wall=$(awk -F': ' '/Elapsed \(wall clock\)/ { n = split($2, p, ":"); s = 0;
-		for (i = 1; i <= n; i++) s = s * 60 + p[i]; print s }' "$log")
-	cpu=$(awk -F': ' '/User time|System time/ { s += $2 } END { print s }' "$log")
-	rss=$(awk -F': ' '/Maximum resident set size/ { print $2 }' "$log")
-	rm -f "$log"
-	printf '| `%s` | %.1f s | %.1f s | %.1f MiB | %.2f M/s | %s |\n' "$name" "$wall" "$cpu" \
-		"$(echo "$rss / 1024" | bc -l)" "$(echo "$events / $wall / 1000000" | bc -l)" "$load"
+	log=$out/time.log
+	/usr/bin/time -f "%e %U %S %M" -o "$log" "$@" > /dev/null 2> "$out/stderr" || { cat "$log" "$out/stderr" >&2; exit 1; }
+	read -r wall user sys rss < <(tail -1 "$log")
+	last_user=$user
+	ratio="–"
+	[ -n "$window_user" ] && ratio=$(printf '%.2f×' "$(echo "$user / $window_user" | bc -l)")
+	printf '| %s | %.2f s | %.2f s | %.2f s | %.1f MiB | %.2f M/s | %.2f M/s | %s |\n' "$name" "$wall" "$user" \
+		"$sys" "$(echo "$rss / 1024" | bc -l)" "$(echo "$events / $wall / 1000000" | bc -l)" \
+		"$(echo "$events / ($user + 0.001) / 1000000" | bc -l)" "$ratio"
 }
 
-# CPU time is the steadier number on a shared machine; the load average (1 min, at the end of the
+commands() {
+	local label=$1 dir=$2
+	measure "$label \`stats\`" "$dir/gpt-trace" stats "$trace"
+	measure "$label \`report\`" "$dir/gpt-trace" report -q "$trace"
+	# the rules that read the shared walk, as when issue 14 was measured (before the NCCL rules)
+	measure "$label \`report -r\` (7 walk rules)" "$dir/gpt-trace" report -q -r small-kernels -r idle-gaps \
+		-r pageable-memcpy -r excessive-sync -r sync-memcpy -r small-grid -r uncoalesced-access "$trace"
+	if [ "$export_too" = 1 ]; then
+		measure "$label \`export\` (Perfetto)" "$dir/gpt-trace" export -q --no-findings -o "$out/x.pftrace" "$trace"
+		rm -f "$out/x.pftrace"
+	fi
+}
+
+# User time is the steadier number on a shared machine; the load average (1 min, at the end of the
 # run) says how shared it was.
 table=$(
-	echo "| command | wall | CPU | peak RSS | events/s (wall) | load |"
-	echo "|---|---:|---:|---:|---:|---:|"
-	measure "gpt-trace stats" "$bin/gpt-trace" stats "$trace"
-	measure "gpt-trace report" "$bin/gpt-trace" report "$trace"
+	echo "| command | wall | user | sys | peak RSS | events/s (wall) | events/s (user) | user / window pass |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	measure "SQLite window pass (the floor)" sqlite3 "$trace" "SELECT count(*), sum(g) FROM (SELECT start -
+		lag(end) OVER (PARTITION BY deviceId ORDER BY start) AS g FROM CUPTI_ACTIVITY_KIND_KERNEL)"
+	window_user=$last_user
+	[ -n "$before" ] && commands "before:" "$before"
+	commands "${before:+after: }" "$bin"
+	echo
+	echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 )
 header="## $(date -u +%Y-%m-%d) — $n kernels, $events events, $((size / 1048576)) MiB trace
 machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), \
