@@ -10,9 +10,10 @@
  * matching key), times, overlap, and what filled the window before it. Collectives come last, so a
  * reader takes the header alone and streams the collectives only when it merges them.
  *
- * Summaries are made in parallel by forked workers (the trace loader and the walk keep state per
- * process, and a crash in one trace costs one worker), or one per process under an MPI or Slurm
- * launcher (gpt-trace summarize --launcher): see docs/multi-rank.md.
+ * Summaries are made in parallel by forked workers (so that nothing in the loader or the walk has to
+ * be thread-safe, and a trace that crashes one costs that worker's traces their summaries, which
+ * the merge then notes), or one per process under an MPI or Slurm launcher (gpt-trace summarize
+ * --launcher): see docs/multi-rank.md.
  *
  * Format (one record per line, fields separated by one space, text fields last on their line):
  *   gpt-trace-rank-summary 1
