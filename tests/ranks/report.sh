@@ -33,6 +33,8 @@ expect "4 ranks: delay within 20% of 8 ms" "True" \
 expect "4 ranks: cause is the longer kernel" "True" \
 	"$(json "$TMP/four.json" 'all(i["cause"].startswith("longer compute") and "sm90_xmma_gemm" in i["cause"] for i in d["iterations"] if i["straggler_rank"] >= 0)')"
 
+expect_exit "--fail-on critical: the straggler" 1 "" "$GPT" report -q --fail-on critical "$TMP"/four/rank-*.sqlite
+
 # a copy before the backward
 $GEN --world 3 --slow 0:6:5:copy "$TMP/copy" > /dev/null
 "$GPT" report -q -f json -o "$TMP/copy.json" "$TMP"/copy/rank-*.sqlite

@@ -10,6 +10,10 @@ expect "summarize: one line per summary" "4" "$("$GPT" summarize -j 2 "$TMP"/job
 "$GPT" report -q -f json -o "$TMP/from-summaries.json" "$TMP"/job/rank-*.sqlite.summary
 expect "report from summaries = from traces" "" "$(diff "$TMP/from-traces.json" "$TMP/from-summaries.json")"
 
+rm -f "$TMP"/job/*.summary
+"$GPT" report -q -j 1 -f json -o "$TMP/j1.json" "$TMP"/job/rank-*.sqlite
+expect "-j 1 and -j 2: the same report" "" "$(diff "$TMP/from-traces.json" "$TMP/j1.json")"
+
 before=$(stat -c %Y.%y "$TMP/job/rank-0.sqlite.summary")
 sleep 1
 "$GPT" report -q "$TMP"/job/rank-*.sqlite > /dev/null
