@@ -387,6 +387,18 @@ const char *rank_summary_name(const struct rank_summary *s, int64_t name_id)
 	return "";
 }
 
+/*
+ * Summaries travel between machines: every time read back is bounded, so that the merge's
+ * differences and sums of a damaged file cannot overflow (2^61 ns is 73 years; wall-clock
+ * nanoseconds stay below it until 2043).
+ */
+#define SUMMARY_TIME_MAX ((int64_t)1 << 61)
+
+static int in_range(int64_t v)
+{
+	return v > -SUMMARY_TIME_MAX && v < SUMMARY_TIME_MAX;
+}
+
 static int damaged(const char *path, const char *why, char *err, size_t errlen)
 {
 	snprintf(err, errlen, "cannot read summary '%s': %s", path, why);
@@ -419,37 +431,51 @@ int rank_summary_load(const char *path, struct rank_summary *s, char *err, size_
 			const char *p = strchr(line + 7, ' ');
 
 			p = p ? strchr(p + 1, ' ') : NULL;
+			free(s->trace);
 			s->trace = xstrdup(p ? p + 1 : "");
 		} else if (!strncmp(line, "error ", 6)) {
+			free(s->error);
 			s->error = text_after(line, 5);
 		} else if (!strncmp(line, "rank ", 5)) {
+			/* ranks beyond 2^24 are no job's: a damaged count must not drive the missing-rank scan */
 			if (sscanf(line + 5, "%" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %d %d", &s->rank,
-				   &s->local_rank, &s->world_size, &s->pid, &s->format, &s->complete) != 6)
+				   &s->local_rank, &s->world_size, &s->pid, &s->format, &s->complete) != 6 ||
+			    s->rank < -1 || s->rank >= (1 << 24) || s->world_size < -1 || s->world_size > (1 << 24) ||
+			    !in_range(s->pid))
 				break;
 		} else if (!strncmp(line, "host ", 5)) {
+			free(s->host);
 			s->host = text_after(line, 4);
 		} else if (!strncmp(line, "launcher ", 9)) {
+			free(s->launcher);
 			s->launcher = text_after(line, 8);
 		} else if (!strncmp(line, "job ", 4)) {
+			free(s->job);
 			s->job = text_after(line, 3);
 		} else if (!strncmp(line, "exit ", 5)) {
+			free(s->exit_reason);
 			s->exit_reason = text_after(line, 4);
 		} else if (!strncmp(line, "clock ", 6)) {
-			if (sscanf(line + 6, "%" SCNd64 " %" SCNd64 " %d", &s->origin_ns, &s->wall_ns, &s->has_anchor) != 3)
+			if (sscanf(line + 6, "%" SCNd64 " %" SCNd64 " %d", &s->origin_ns, &s->wall_ns, &s->has_anchor) != 3 ||
+			    !in_range(s->origin_ns) || !in_range(s->wall_ns))
 				break;
 		} else if (!strncmp(line, "iterations ", 11)) {
-			if (sscanf(line + 11, "%zu %zu %" SCNd64, &cap_it, &s->first_steady, &s->median_ns) != 3)
+			/* a count no trace reaches is a damaged file, not an allocation to attempt */
+			if (sscanf(line + 11, "%zu %zu %" SCNd64, &cap_it, &s->first_steady, &s->median_ns) != 3 ||
+			    cap_it > 100000000 || s->iterations)
 				break;
 			s->iterations = xcalloc(cap_it ? cap_it : 1, sizeof(*s->iterations));
 		} else if (!strncmp(line, "i ", 2)) {
+			struct rank_iteration *it = s->iterations ? &s->iterations[s->niterations] : NULL;
+
 			if (s->niterations >= cap_it ||
-			    sscanf(line + 2, "%" SCNd64 " %" SCNd64 " %d", &s->iterations[s->niterations].start,
-				   &s->iterations[s->niterations].end, &s->iterations[s->niterations].warmup) != 3)
+			    sscanf(line + 2, "%" SCNd64 " %" SCNd64 " %d", &it->start, &it->end, &it->warmup) != 3 ||
+			    !in_range(it->start) || !in_range(it->end) || it->end < it->start)
 				break;
 			s->niterations++;
 		} else if (!strncmp(line, "comm ", 5)) {
 			if (sscanf(line + 5, "%d %" SCNd64 " %" SCNd64 " %" SCNd64, &t, &a, &b, &c) != 4 || t < 0 ||
-			    t >= COLLECTIVE_TYPES)
+			    t >= COLLECTIVE_TYPES || a < 0 || !in_range(b) || b < 0 || !in_range(c) || c < 0 || c > b)
 				break;
 			s->comm_count[t] = a, s->comm_ns[t] = b, s->overlap_ns[t] = c;
 		} else if (!strncmp(line, "k ", 2)) {
@@ -515,7 +541,9 @@ int rank_summary_collectives(const struct rank_summary *s, int (*fn)(const struc
 			   " %" SCNd64 " %" SCNd64 " %" SCNd64,
 			   &c.type, &c.ordinal, &c.seq, &c.start, &c.end, &c.iteration, &c.overlap_ns, &c.compute_ns,
 			   &c.copy_ns, &c.idle_ns, &c.longest_ns, &c.name_id) != 12 ||
-		    c.type < 0 || c.type >= COLLECTIVE_TYPES) {
+		    c.type < 0 || c.type >= COLLECTIVE_TYPES || c.ordinal < 0 || c.seq < 0 || !in_range(c.start) ||
+		    !in_range(c.end) || c.end < c.start || !in_range(c.overlap_ns) || !in_range(c.compute_ns) ||
+		    !in_range(c.copy_ns) || !in_range(c.idle_ns) || !in_range(c.longest_ns)) {
 			ret = damaged(s->path, "a damaged collective line", err, errlen);
 			goto out;
 		}

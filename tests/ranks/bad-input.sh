@@ -60,6 +60,10 @@ printf 'hello\n' > "$TMP/bogus.summary"
 expect_exit "nothing readable" 2 "no rank trace could be read: cannot read summary '.*bogus.summary': not a gpt-trace rank summary" \
 	"$GPT" report -q "$TMP/bogus.summary"
 
+# any bytes in a summary: an exit status of 0 or 2, no sanitizer report
+python3 "$SRC/tests/ranks/mutate_summary.py" "$GPT" "$TMP/a/rank-1.sqlite.summary" "$TMP/a/rank-0.sqlite.summary" "$TMP" ||
+	failures=$((failures + 1))
+
 $GEN --world 3 --no-rank --slow 2:5:4 "$TMP/norank" > /dev/null
 "$GPT" report -q -f json -o "$TMP/norank.json" "$TMP"/norank/rank-*.sqlite
 expect "no rank rows: one rank per process" "True [3, 7, 11]" \
