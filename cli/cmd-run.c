@@ -233,7 +233,7 @@ static char *find_inject_lib(void)
 	return lib;
 }
 
-/* Check the '%' escapes of a pattern: %p, %h and %% only. Returns 0 or GPT_EXIT_USAGE. */
+/* Check the '%' escapes of a pattern: %p, %r, %h and %% only. Returns 0 or GPT_EXIT_USAGE. */
 static int check_pattern(const char *pattern)
 {
 	if (!*pattern)
@@ -241,8 +241,8 @@ static int check_pattern(const char *pattern)
 	for (const char *p = pattern; *p; p++) {
 		if (*p != '%')
 			continue;
-		if (p[1] != 'p' && p[1] != 'h' && p[1] != '%')
-			return usage_error("invalid output pattern '%s': use %%p (pid), "
+		if (p[1] != 'p' && p[1] != 'r' && p[1] != 'h' && p[1] != '%')
+			return usage_error("invalid output pattern '%s': use %%p (pid), %%r (rank), "
 					   "%%h (host) or %%%% ('%%')", pattern);
 		p++;
 	}
@@ -251,13 +251,14 @@ static int check_pattern(const char *pattern)
 	return 0;
 }
 
-/* Whether a checked pattern holds %p (not the "%p" inside "%%p"). */
-static int has_pid_escape(const char *pattern)
+/* Whether a checked pattern holds %p or %r (not the "%p" inside "%%p"): a name that differs per
+ * process, which only the library can expand (a process outside any job has its pid as %r). */
+static int has_process_escape(const char *pattern)
 {
 	for (const char *p = pattern; *p; p++) {
 		if (*p != '%')
 			continue;
-		if (p[1] == 'p')
+		if (p[1] == 'p' || p[1] == 'r')
 			return 1;
 		p++;
 	}
@@ -333,10 +334,10 @@ static char *resolve_output(const char *pattern)
 		strcpy(absolute + len, pattern);
 	}
 
-	/* A directory that contains %p differs per process; the library reports it if it is bad. */
+	/* A directory that contains %p or %r differs per process; the library reports it if it is bad. */
 	slash = strrchr(absolute, '/');
 	*slash = '\0';
-	if (has_pid_escape(absolute)) {
+	if (has_process_escape(absolute)) {
 		*slash = '/';
 		return absolute;
 	}
@@ -356,7 +357,7 @@ static char *resolve_output(const char *pattern)
 	}
 	free(expanded);
 
-	if (!has_pid_escape(absolute)) {
+	if (!has_process_escape(absolute)) {
 		expanded = expand_host(absolute);
 		if (!stat(expanded, &st) && S_ISDIR(st.st_mode)) {
 			pr_err("cannot write traces to '%s': it is a directory; give a file name "

@@ -106,7 +106,7 @@ usage)
 	usage_error --commit-ms=99999999999999999999999 sh -c 'touch ran'
 	usage_error -o '' sh -c 'touch ran'
 	usage_error -o 'trace-%d.sqlite' sh -c 'touch ran'
-	expect_grep "bad pattern" "invalid output pattern 'trace-%d.sqlite'" err
+	expect_grep "bad pattern" "invalid output pattern 'trace-%d.sqlite': use %p (pid), %r (rank)" err
 	usage_error -o 'trace-%' sh -c 'touch ran'
 	usage_error -o
 	expect_grep "missing value" "option '-o' needs a value" err
@@ -274,6 +274,12 @@ env)
 	expect_eq "--metrics" 1 "$(value GPT_TRACE_METRICS)"
 	expect_eq "absolute -o" "/tmp/abs-%p.sqlite" "$(value GPT_TRACE_OUTPUT)"
 	expect_eq "--api=none" none "$(value GPT_TRACE_API)"
+	# %r (the rank of a torchrun/MPI/Slurm job; the pid outside one) reaches the library as given,
+	# in the file name and in a directory that only the library can expand.
+	"$GPT_TRACE" run -q -o 'sub/rank-%r.sqlite' -- "$PROBE" env >traced-all || fail "-o %r: exit $?"
+	expect_eq "-o %r" "$WORK/sub/rank-%r.sqlite" "$(value GPT_TRACE_OUTPUT)"
+	"$GPT_TRACE" run -q -o 'rank-%r/t.sqlite' -- "$PROBE" env >traced-all || fail "-o %r/: exit $?"
+	expect_eq "-o %r/" "$WORK/rank-%r/t.sqlite" "$(value GPT_TRACE_OUTPUT)"
 
 	# LD_PRELOAD unset, or already starting with our library (a nested gpt-trace run).
 	unset LD_PRELOAD
