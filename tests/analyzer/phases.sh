@@ -103,6 +103,16 @@ expect "jax_mlp compilation is warm-up" "1" "$(q jax_mlp "print(int(tp['phases']
 expect "jax_mlp steady loop clean" "[]" \
 	"$(python3 -c "import json; print([f['rule'] for f in json.load(open('$TMP/jax_mlp.json'))['findings'] if f['severity'] != 'info'])")"
 
+# ddp_1rank (samples/ddp_straggler.py under torchrun, one process, on an H100; its rank 0 sleeps 30 ms
+# inside 'train_step' before backward() on every 5th step): 20 'train_step' iterations; besides the
+# first, exactly steps 5, 10, 15 and 20 (indexes 4, 9, 14, 19) are slow, each by its 30 ms of host
+# time inside the range.
+expect "ddp_1rank iterations" "nvtx train_step 20" \
+	"$(q ddp_1rank "i = tp['iterations']; print(i['source'], i['name'], i['count'])")"
+expect "ddp_1rank slow steps" "[(4, 30), (9, 30), (14, 30), (19, 30)]" \
+	"$(q ddp_1rank "print([(x['index'], x['split']['idle_by_kind_ns']['nvtx-range'] // 1000000)
+	for x in tp['iterations']['items'] if x['index'] and x['duration_ns'] > 20e6])")"
+
 # access --metrics: kernel replay stretched the run, so timing findings are information with nothing
 # recoverable; the hardware-counter findings stay.
 expect "access-metrics timing not judged" "0 ['uncoalesced-access', 'uncoalesced-access']" \
