@@ -5,6 +5,7 @@
  * chart with the straggler's delay marked.
  */
 #include "analyzer/report-ranks.h"
+#include "rules/rule-util.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -42,9 +43,9 @@ static void write_text(FILE *out, const struct job_report *job, int md)
 	int64_t steady = 0, with = 0;
 
 	if (md)
-		fprintf(out, "## gpt-trace report: %zu ranks\n\n", job->nranks);
+		fprintf(out, "## gpt-trace report: %zu rank%s\n\n", job->nranks, plural((int64_t)job->nranks));
 	else
-		fprintf(out, "gpt-trace report: %zu ranks", job->nranks);
+		fprintf(out, "gpt-trace report: %zu rank%s", job->nranks, plural((int64_t)job->nranks));
 	if (!md) {
 		if (*job->job)
 			fprintf(out, " of job %s", job->job);
@@ -355,7 +356,7 @@ static void write_html(FILE *out, const struct job_report *job)
 	      "td:last-child{text-align:left;white-space:normal;max-width:640px;overflow-wrap:anywhere}"
 	      ".note{color:#a60}.steady{fill:#4a7ab0}.warmup{fill:#aab}.late{fill:#d33}.axis{fill:#666;color:#666;"
 	      "font-size:12px}</style></head><body>\n", out);
-	fprintf(out, "<h1>%zu ranks", job->nranks);
+	fprintf(out, "<h1>%zu rank%s", job->nranks, plural((int64_t)job->nranks));
 	if (*job->job) {
 		fputs(" of job ", out);
 		html_text(out, job->job);
