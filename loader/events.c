@@ -304,7 +304,8 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 		} else if (sorted && have_prev && row_before(&r, &prev, t->nkey)) {
 			/* Out of order but repairable: from here on, the buffer as a heap. */
 			sorted = 0;
-			heap = xmalloc((window + 1) * sizeof(*heap));
+			if (!heap)
+				heap = xmalloc((window + 1) * sizeof(*heap));
 			nheap = 0;
 			for (size_t i = 0; i < nring; i++)
 				heap_push(heap, &nheap, &ring[(head + i) % window], t->nkey);
