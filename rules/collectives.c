@@ -351,8 +351,11 @@ static int remember_name(struct trace_collectives *out, int64_t id, const char *
 
 int collectives_read(struct trace *trace, int64_t trace_id, struct trace_collectives *out, char *err, size_t errlen)
 {
-	static const char names_sql[] = "SELECT nameId, MAX(name) FROM kernels WHERE traceId = ?1 GROUP BY nameId "
-					"ORDER BY nameId";
+	/* The kernels' distinct nameIds, then their texts from StringIds: a name looked up per kernel
+	 * row, then grouped, cost over a second per million kernels. */
+	static const char names_sql[] = "SELECT id, value FROM strings WHERE traceId = ?1 AND id IN "
+					"(SELECT nameId FROM kernels WHERE traceId = ?1) ORDER BY id";
+	static const char any_nccl_sql[] = "SELECT 1 FROM strings WHERE traceId = ?1 AND value LIKE 'nccl%' LIMIT 1";
 	static const char ops_sql[] =
 		"SELECT start, end, deviceId, streamId, nameId, 0 FROM kernels WHERE traceId = ?1 AND end > start "
 		"UNION ALL SELECT start, end, deviceId, streamId, -1, 1 FROM copies WHERE traceId = ?1 AND end > start "
@@ -364,10 +367,22 @@ int collectives_read(struct trace *trace, int64_t trace_id, struct trace_collect
 	struct typed_launch *typed = NULL;
 	int64_t *generic = NULL;
 	struct op *ops = NULL;
-	size_t nkinds = 0, nops = 0, capops = 0, nstreams = 0, ngeneric = 0, ntyped = 0;
+	size_t nkinds = 0, nops = 0, capops = 0, nstreams = 0, ngeneric = 0, ntyped = 0, nccl;
 	int rc, ret = 0;
 
 	memset(out, 0, sizeof(*out));
+	/* No string of the trace begins with "nccl": no NCCL kernel, nothing to read (single-GPU
+	 * traces; the strings are few, the kernels may be millions). */
+	if (sqlite3_prepare_v2(db, any_nccl_sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_failed(trace, "strings", err, errlen);
+	sqlite3_bind_int64(st, 1, trace_id);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc == SQLITE_DONE)
+		return 0;
+	if (rc != SQLITE_ROW)
+		return sql_failed(trace, "strings", err, errlen);
 	if (sqlite3_prepare_v2(db, names_sql, -1, &st, NULL) != SQLITE_OK)
 		return sql_failed(trace, "kernel names", err, errlen);
 	sqlite3_bind_int64(st, 1, trace_id);
@@ -389,6 +404,10 @@ int collectives_read(struct trace *trace, int64_t trace_id, struct trace_collect
 		ret = sql_failed(trace, "kernel names", err, errlen);
 		goto out;
 	}
+	for (nccl = 0; nccl < nkinds && kinds[nccl].kind < 0; nccl++)
+		;
+	if (nccl == nkinds)	/* no NCCL kernel: nothing more to read (most single-GPU traces) */
+		goto out;
 	if (ngeneric)
 		type_generic_launches(trace, trace_id, generic, ngeneric, &typed, &ntyped);
 	if (sqlite3_prepare_v2(db, ops_sql, -1, &st, NULL) != SQLITE_OK) {
@@ -413,8 +432,6 @@ int collectives_read(struct trace *trace, int64_t trace_id, struct trace_collect
 			o->kind = -2;
 		} else {
 			o->kind = kind_of(kinds, nkinds, o->name_id);
-			if (o->kind == -1)
-				out->compute_kernels++;
 			if (o->kind == COLLECTIVE_OTHER && ntyped) {
 				struct typed_launch key = { o->device, o->stream, o->start, 0 };
 				const struct typed_launch *t = bsearch(&key, typed, ntyped, sizeof(*typed), typed_by_key);

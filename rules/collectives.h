@@ -64,7 +64,6 @@ struct collective {
 struct trace_collectives {
 	struct collective *items;	/* in order of start */
 	size_t count;
-	int64_t compute_kernels;	/* non-NCCL kernels read */
 	struct collective_name *names;	/* private: nameId -> text of the longest kernels */
 	size_t nnames;
 };
