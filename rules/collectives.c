@@ -5,6 +5,8 @@
  */
 #include "rules/collectives.h"
 
+#include "loader/events.h"
+
 #include "common/util.h"
 
 #include <errno.h>
@@ -79,68 +81,46 @@ struct span {
 	int64_t start, end;
 };
 
-/* Sorted disjoint intervals: the union of what was added in order of start. */
-struct span_union {
-	struct span *items;
-	size_t count, cap;
+/*
+ * The time one kind of operation covers on a device (the union of its intervals), counted as the
+ * operations arrive in order of start. Every interval seen so far starts at or before the current
+ * time P, so the union past P is exactly [P, frontier): the coverage before any t <= P is
+ * total - max(0, frontier - t), final once the walk has reached t. So the coverage before each
+ * time a collective needs (its start, its end, the end of the previous one) is taken when the walk
+ * passes that time, and no interval is kept.
+ */
+struct coverage {
+	int64_t frontier;	/* the latest end so far */
+	int64_t total;		/* covered ns so far, up to frontier */
+	int any;
 };
 
-static void union_add(struct span_union *u, int64_t start, int64_t end)
+static void coverage_add(struct coverage *c, int64_t start, int64_t end)
 {
 	if (end <= start)
 		return;
-	if (u->count && start <= u->items[u->count - 1].end) {
-		if (end > u->items[u->count - 1].end)
-			u->items[u->count - 1].end = end;
-		return;
+	if (!c->any || start >= c->frontier) {
+		c->total += end - start;
+		c->frontier = end;
+		c->any = 1;
+	} else if (end > c->frontier) {
+		c->total += end - c->frontier;
+		c->frontier = end;
 	}
-	if (u->count == u->cap) {
-		u->cap = u->cap ? 2 * u->cap : 256;
-		u->items = xrealloc(u->items, u->cap * sizeof(*u->items));
-	}
-	u->items[u->count++] = (struct span){ start, end };
 }
 
-/* How much of [start, end) the union covers. */
-static int64_t union_cover(const struct span_union *u, int64_t start, int64_t end)
+/* Covered ns before t; valid only while the walk has seen every interval starting before t. */
+static int64_t coverage_before(const struct coverage *c, int64_t t)
 {
-	size_t lo = 0, hi = u->count;
-	int64_t ns = 0;
-
-	if (end <= start)
-		return 0;
-	while (lo < hi) {	/* the first interval that ends after start */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->items[mid].end <= start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i < u->count && u->items[i].start < end; i++) {
-		int64_t a = u->items[i].start > start ? u->items[i].start : start;
-		int64_t b = u->items[i].end < end ? u->items[i].end : end;
-
-		ns += b - a;
-	}
-	return ns;
+	return c->any && c->frontier > t ? c->total - (c->frontier - t) : c->total;
 }
+
+enum { COVER_COMPUTE, COVER_COPY, COVER_BUSY, COVER_KINDS };
 
 struct op {
 	int64_t start, end, device, stream, name_id;
 	int kind;	/* -1 compute kernel, -2 copy or set, else the collective type */
 };
-
-static int op_by_device_start(const void *pa, const void *pb)
-{
-	const struct op *a = pa, *b = pb;
-
-	if (a->device != b->device)
-		return a->device < b->device ? -1 : 1;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return (a->end > b->end) - (a->end < b->end);
-}
 
 struct name_kind {
 	int64_t id;
@@ -275,69 +255,178 @@ struct stream_ordinal {
 	int64_t seq[COLLECTIVE_TYPES];
 };
 
-static void per_device(struct trace_collectives *out, const struct op *ops, size_t n, struct stream_ordinal **streams,
-		       size_t *nstreams)
+/* A collective whose end the walk has not reached: its overlap is known only then. */
+struct pending {
+	size_t item;
+	int64_t busy_at_start;
+};
+
+/* What the walk keeps of one device: bounded by the collectives in flight, not by the operations. */
+struct device_walk {
+	int64_t device;
+	struct coverage cover[COVER_KINDS];
+	int64_t prev_end;			/* the latest end of a collective so far, or the first start */
+	int64_t at_prev_end[COVER_KINDS];	/* the coverage before prev_end, once the walk passed it */
+	int resolved;
+	int64_t longest_ns, longest_name;	/* the longest compute kernel starting at or after prev_end */
+	struct pending *pending;
+	size_t npending;
+};
+
+/* The walk reached time t on the device: take the coverage before the times now passed. */
+static void device_advance(struct device_walk *d, struct trace_collectives *out, int64_t t)
 {
-	struct span_union compute = { 0 }, copy = { 0 }, busy = { 0 };
-	int64_t prev_end;
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (ops[i].kind == -1)
-			union_add(&compute, ops[i].start, ops[i].end);
-		else if (ops[i].kind == -2)
-			union_add(&copy, ops[i].start, ops[i].end);
-		if (ops[i].kind < 0)
-			union_add(&busy, ops[i].start, ops[i].end);
+	if (!d->resolved && d->prev_end <= t) {
+		for (int k = 0; k < COVER_KINDS; k++)
+			d->at_prev_end[k] = coverage_before(&d->cover[k], d->prev_end);
+		d->resolved = 1;
 	}
-	prev_end = n ? ops[0].start : 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct op *o = &ops[i];
-		struct collective *c;
-		size_t s;
+	for (size_t i = 0; i < d->npending;) {
+		struct collective *c = &out->items[d->pending[i].item];
 
-		if (o->kind < 0)
+		if (c->end > t) {
+			i++;
 			continue;
-		for (s = 0; s < *nstreams; s++)
-			if ((*streams)[s].device == o->device && (*streams)[s].stream == o->stream)
-				break;
-		if (s == *nstreams) {
-			*streams = xrealloc(*streams, (*nstreams + 1) * sizeof(**streams));
-			memset(&(*streams)[s], 0, sizeof(**streams));
-			(*streams)[s].device = o->device;
-			(*streams)[s].stream = o->stream;
-			(*nstreams)++;
 		}
-		out->items = xrealloc(out->items, (out->count + 1) * sizeof(*out->items));
-		c = &out->items[out->count++];
-		memset(c, 0, sizeof(*c));
-		c->type = o->kind;
-		c->stream_ordinal = (int)s;
-		c->seq = (*streams)[s].seq[o->kind]++;
-		c->device = o->device;
-		c->start = o->start;
-		c->end = o->end;
-		c->overlap_ns = union_cover(&busy, o->start, o->end);
-		c->window_start = prev_end < o->start ? prev_end : o->start;
-		c->compute_ns = union_cover(&compute, c->window_start, o->start);
-		c->copy_ns = union_cover(&copy, c->window_start, o->start);
-		c->idle_ns = (o->start - c->window_start) - union_cover(&busy, c->window_start, o->start);
-		c->longest_name = -1;
-		/* compute kernels that started in the window: ops are in order of start */
-		while (k < i && ops[k].start < c->window_start)
-			k++;
-		for (size_t j = k; j < i; j++) {
-			if (ops[j].kind == -1 && ops[j].end - ops[j].start > c->longest_ns) {
-				c->longest_ns = ops[j].end - ops[j].start;
-				c->longest_name = ops[j].name_id;
-			}
-		}
-		if (o->end > prev_end)
-			prev_end = o->end;
+		c->overlap_ns = coverage_before(&d->cover[COVER_BUSY], c->end) - d->pending[i].busy_at_start;
+		d->pending[i] = d->pending[--d->npending];
 	}
-	free(compute.items);
-	free(copy.items);
-	free(busy.items);
+}
+
+static struct device_walk *device_walk_get(struct device_walk **devices, size_t *n, int64_t device, int64_t start)
+{
+	for (size_t i = 0; i < *n; i++)
+		if ((*devices)[i].device == device)
+			return &(*devices)[i];
+	*devices = xrealloc(*devices, (*n + 1) * sizeof(**devices));
+	memset(&(*devices)[*n], 0, sizeof(**devices));
+	(*devices)[*n].device = device;
+	(*devices)[*n].prev_end = start;	/* the first window begins with the device's first operation */
+	(*devices)[*n].resolved = 1;
+	(*devices)[*n].longest_name = -1;
+	return &(*devices)[(*n)++];
+}
+
+static void device_op(struct device_walk *d, struct trace_collectives *out, const struct op *o,
+		      struct stream_ordinal **streams, size_t *nstreams)
+{
+	struct collective *c;
+	size_t s;
+
+	device_advance(d, out, o->start);
+	if (o->kind < 0) {
+		coverage_add(&d->cover[o->kind == -1 ? COVER_COMPUTE : COVER_COPY], o->start, o->end);
+		coverage_add(&d->cover[COVER_BUSY], o->start, o->end);
+		if (o->kind == -1 && o->start >= d->prev_end && o->end - o->start > d->longest_ns) {
+			d->longest_ns = o->end - o->start;
+			d->longest_name = o->name_id;
+		}
+		return;
+	}
+	for (s = 0; s < *nstreams; s++)
+		if ((*streams)[s].device == o->device && (*streams)[s].stream == o->stream)
+			break;
+	if (s == *nstreams) {
+		*streams = xrealloc(*streams, (*nstreams + 1) * sizeof(**streams));
+		memset(&(*streams)[s], 0, sizeof(**streams));
+		(*streams)[s].device = o->device;
+		(*streams)[s].stream = o->stream;
+		(*nstreams)++;
+	}
+	out->items = xrealloc(out->items, (out->count + 1) * sizeof(*out->items));
+	c = &out->items[out->count++];
+	memset(c, 0, sizeof(*c));
+	c->type = o->kind;
+	c->stream_ordinal = (int)s;
+	c->seq = (*streams)[s].seq[o->kind]++;
+	c->device = o->device;
+	c->start = o->start;
+	c->end = o->end;
+	c->longest_name = -1;
+	if (d->prev_end < o->start) {
+		int64_t busy = coverage_before(&d->cover[COVER_BUSY], o->start) - d->at_prev_end[COVER_BUSY];
+
+		c->window_start = d->prev_end;
+		c->compute_ns = coverage_before(&d->cover[COVER_COMPUTE], o->start) - d->at_prev_end[COVER_COMPUTE];
+		c->copy_ns = coverage_before(&d->cover[COVER_COPY], o->start) - d->at_prev_end[COVER_COPY];
+		c->idle_ns = (o->start - c->window_start) - busy;
+		c->longest_ns = d->longest_ns;
+		c->longest_name = d->longest_name;
+	} else {
+		c->window_start = o->start;
+	}
+	d->pending = xrealloc(d->pending, (d->npending + 1) * sizeof(*d->pending));
+	d->pending[d->npending++] = (struct pending){ out->count - 1,
+						      coverage_before(&d->cover[COVER_BUSY], o->start) };
+	if (o->end > d->prev_end) {
+		d->prev_end = o->end;
+		d->resolved = 0;
+		d->longest_ns = 0;
+		d->longest_name = -1;
+	}
+}
+
+/* The next operation of three streams (kernels, copies, sets) in order of (start, end). */
+struct op_source {
+	struct event_stream *s;
+	const struct event_row *row;
+	int kind;		/* 0 kernels, 1 copies or sets */
+};
+
+static int source_next(struct op_source *src, int64_t trace_id, char *err, size_t errlen)
+{
+	int ret;
+
+	do {
+		ret = event_stream_next(src->s, &src->row, err, errlen);
+		if (ret <= 0) {
+			src->row = NULL;
+			return ret;
+		}
+	} while (src->row->trace_id != trace_id || event_int(src->row, 0, INT64_MIN) <= src->row->start);
+	return 1;
+}
+
+/* Order the collectives by device and start (then end), as the merge reads them, and number each
+   rank's NCCL streams by first use on the devices in turn. */
+static const struct collective *sort_base;
+
+static int collective_order(const void *pa, const void *pb)
+{
+	const struct collective *a = &sort_base[*(const size_t *)pa], *b = &sort_base[*(const size_t *)pb];
+
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return (*(const size_t *)pa > *(const size_t *)pb) - (*(const size_t *)pa < *(const size_t *)pb);
+}
+
+static void order_collectives(struct trace_collectives *out, size_t nstreams)
+{
+	size_t *order = xmalloc((out->count ? out->count : 1) * sizeof(*order));
+	int *ordinal = xmalloc((nstreams ? nstreams : 1) * sizeof(*ordinal));
+	struct collective *sorted = xmalloc((out->count ? out->count : 1) * sizeof(*sorted));
+	int next = 0;
+
+	for (size_t i = 0; i < out->count; i++)
+		order[i] = i;
+	sort_base = out->items;
+	qsort(order, out->count, sizeof(*order), collective_order);
+	for (size_t i = 0; i < nstreams; i++)
+		ordinal[i] = -1;
+	for (size_t i = 0; i < out->count; i++) {
+		sorted[i] = out->items[order[i]];
+		if (ordinal[sorted[i].stream_ordinal] < 0)
+			ordinal[sorted[i].stream_ordinal] = next++;
+		sorted[i].stream_ordinal = ordinal[sorted[i].stream_ordinal];
+	}
+	free(out->items);
+	out->items = sorted;
+	free(order);
+	free(ordinal);
 }
 
 static int remember_name(struct trace_collectives *out, int64_t id, const char *text)
@@ -349,6 +438,81 @@ static int remember_name(struct trace_collectives *out, int64_t id, const char *
 	return 0;
 }
 
+/*
+ * One pass over the kernels, copies and memsets of the trace in order of (start, end), through the
+ * loader's event streams: each device's coverage is counted as the operations go by, and each
+ * collective takes what it needs when the walk passes its times (device_walk). Memory: the
+ * collectives found, and per device the ones in flight.
+ */
+static int read_operations(struct trace *trace, int64_t trace_id, struct trace_collectives *out,
+			   const struct name_kind *kinds, size_t nkinds, const struct typed_launch *typed, size_t ntyped,
+			   char *err, size_t errlen)
+{
+	static const char *const kernel_cols[] = { "end", "deviceId", "streamId", "nameId" };
+	static const char *const copy_cols[] = { "end", "deviceId", "streamId" };
+	static const char *const views[] = { "kernels", "copies", "sets" };
+	struct op_source src[3] = { { 0 } };
+	struct device_walk *devices = NULL;
+	struct stream_ordinal *streams = NULL;
+	size_t ndevices = 0, nstreams = 0;
+	int ret = 0;
+
+	for (int i = 0; i < 3 && !ret; i++) {
+		src[i].kind = i ? 1 : 0;
+		ret = event_stream_open(trace, views[i], i ? copy_cols : kernel_cols, i ? 3 : 4, 3, -1, &src[i].s, err,
+					errlen);
+		if (!ret)
+			ret = source_next(&src[i], trace_id, err, errlen) < 0 ? -EIO : 0;
+	}
+	while (!ret) {
+		struct op_source *next = NULL;
+		const struct event_row *r;
+		struct op o;
+
+		for (int i = 0; i < 3; i++) {
+			const struct event_row *a = src[i].row, *b = next ? next->row : NULL;
+
+			if (a && (!b || a->start < b->start ||
+				  (a->start == b->start && event_int(a, 0, 0) < event_int(b, 0, 0))))
+				next = &src[i];
+		}
+		if (!next)
+			break;
+		r = next->row;
+		o.start = r->start;
+		o.end = event_int(r, 0, 0);
+		o.device = event_int(r, 1, -1);
+		o.stream = event_int(r, 2, -1);
+		o.name_id = next->kind ? -1 : event_int(r, 3, -1);
+		if (next->kind) {
+			o.kind = -2;
+		} else {
+			o.kind = kind_of(kinds, nkinds, o.name_id);
+			if (o.kind == COLLECTIVE_OTHER && ntyped) {
+				struct typed_launch key = { o.device, o.stream, o.start, 0 };
+				const struct typed_launch *t = bsearch(&key, typed, ntyped, sizeof(*typed), typed_by_key);
+
+				if (t)
+					o.kind = t->type;
+			}
+		}
+		device_op(device_walk_get(&devices, &ndevices, o.device, o.start), out, &o, &streams, &nstreams);
+		if (source_next(next, trace_id, err, errlen) < 0)
+			ret = -EIO;
+	}
+	for (size_t i = 0; i < ndevices; i++) {
+		device_advance(&devices[i], out, INT64_MAX);
+		free(devices[i].pending);
+	}
+	if (!ret)
+		order_collectives(out, nstreams);
+	for (int i = 0; i < 3; i++)
+		event_stream_close(src[i].s);
+	free(devices);
+	free(streams);
+	return ret;
+}
+
 int collectives_read(struct trace *trace, int64_t trace_id, struct trace_collectives *out, char *err, size_t errlen)
 {
 	/* The kernels' distinct nameIds, then their texts from StringIds: a name looked up per kernel
@@ -356,18 +520,12 @@ int collectives_read(struct trace *trace, int64_t trace_id, struct trace_collect
 	static const char names_sql[] = "SELECT id, value FROM strings WHERE traceId = ?1 AND id IN "
 					"(SELECT nameId FROM kernels WHERE traceId = ?1) ORDER BY id";
 	static const char any_nccl_sql[] = "SELECT 1 FROM strings WHERE traceId = ?1 AND value LIKE 'nccl%' LIMIT 1";
-	static const char ops_sql[] =
-		"SELECT start, end, deviceId, streamId, nameId, 0 FROM kernels WHERE traceId = ?1 AND end > start "
-		"UNION ALL SELECT start, end, deviceId, streamId, -1, 1 FROM copies WHERE traceId = ?1 AND end > start "
-		"UNION ALL SELECT start, end, deviceId, streamId, -1, 1 FROM sets WHERE traceId = ?1 AND end > start";
 	sqlite3 *db = trace_db(trace);
 	sqlite3_stmt *st = NULL;
 	struct name_kind *kinds = NULL;
-	struct stream_ordinal *streams = NULL;
 	struct typed_launch *typed = NULL;
 	int64_t *generic = NULL;
-	struct op *ops = NULL;
-	size_t nkinds = 0, nops = 0, capops = 0, nstreams = 0, ngeneric = 0, ntyped = 0, nccl;
+	size_t nkinds = 0, ngeneric = 0, ntyped = 0, nccl;
 	int rc, ret = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -410,55 +568,12 @@ int collectives_read(struct trace *trace, int64_t trace_id, struct trace_collect
 		goto out;
 	if (ngeneric)
 		type_generic_launches(trace, trace_id, generic, ngeneric, &typed, &ntyped);
-	if (sqlite3_prepare_v2(db, ops_sql, -1, &st, NULL) != SQLITE_OK) {
-		ret = sql_failed(trace, "kernels", err, errlen);
-		goto out;
-	}
-	sqlite3_bind_int64(st, 1, trace_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct op *o;
-
-		if (nops == capops) {
-			capops = capops ? 2 * capops : 4096;
-			ops = xrealloc(ops, capops * sizeof(*ops));
-		}
-		o = &ops[nops++];
-		o->start = sqlite3_column_int64(st, 0);
-		o->end = sqlite3_column_int64(st, 1);
-		o->device = sqlite3_column_int64(st, 2);
-		o->stream = sqlite3_column_int64(st, 3);
-		o->name_id = sqlite3_column_int64(st, 4);
-		if (sqlite3_column_int(st, 5)) {
-			o->kind = -2;
-		} else {
-			o->kind = kind_of(kinds, nkinds, o->name_id);
-			if (o->kind == COLLECTIVE_OTHER && ntyped) {
-				struct typed_launch key = { o->device, o->stream, o->start, 0 };
-				const struct typed_launch *t = bsearch(&key, typed, ntyped, sizeof(*typed), typed_by_key);
-
-				if (t)
-					o->kind = t->type;
-			}
-		}
-	}
-	if (rc != SQLITE_DONE) {
-		ret = sql_failed(trace, "kernels", err, errlen);
-		goto out;
-	}
-	if (nops)
-		qsort(ops, nops, sizeof(*ops), op_by_device_start);
-	for (size_t i = 0, j; i < nops; i = j) {
-		for (j = i; j < nops && ops[j].device == ops[i].device; j++)
-			;
-		per_device(out, ops + i, j - i, &streams, &nstreams);
-	}
+	ret = read_operations(trace, trace_id, out, kinds, nkinds, typed, ntyped, err, errlen);
 out:
 	sqlite3_finalize(st);
 	free(kinds);
-	free(streams);
 	free(generic);
 	free(typed);
-	free(ops);
 	if (ret < 0)
 		collectives_release(out);
 	return ret;
