@@ -328,10 +328,10 @@ static void html_chart(FILE *out, const struct job_report *job)
 		if (d > h)
 			d = h;
 		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"%s\"><title>iteration %"
-			PRId64 ": %s", x, height - h, bar * 0.8, h - d, it->steady ? "steady" : "warmup", it->index,
+			PRId64 ": %s", x, height - (h - d), bar * 0.8, h - d, it->steady ? "steady" : "warmup", it->index,
 			dur(b1, sizeof(b1), it->time_ns));
 		fputs("</title></rect>", out);
-		if (d > 0) {
+		if (d > 0) {	/* the wait on top of the rest of the iteration */
 			fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"late\"><title>"
 				"iteration %" PRId64 ": the others waited %s for rank %" PRId64 "</title></rect>", x,
 				height - h, bar * 0.8, d, it->index, dur(b1, sizeof(b1), it->delay_ns), it->straggler_rank);
