@@ -5,6 +5,7 @@
  * chart with the straggler's delay marked.
  */
 #include "analyzer/report-ranks.h"
+#include "analyzer/report-html.h"
 #include "rules/rule-util.h"
 
 #include <inttypes.h>
@@ -267,28 +268,6 @@ static void write_json(FILE *out, const struct job_report *job)
 		fputs("}", out);
 	}
 	fputs("\n  ]\n}\n", out);
-}
-
-static void html_text(FILE *out, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-	}
 }
 
 static void html_row(FILE *out, const char *const *cells, size_t n, int head)
