@@ -77,10 +77,6 @@ int collective_type_of_range(const char *text)
 	return -1;
 }
 
-struct span {
-	int64_t start, end;
-};
-
 /*
  * The time one kind of operation covers on a device (the union of its intervals), counted as the
  * operations arrive in order of start. Every interval seen so far starts at or before the current
@@ -387,45 +383,46 @@ static int source_next(struct op_source *src, int64_t trace_id, char *err, size_
 	return 1;
 }
 
-/* Order the collectives by device and start (then end), as the merge reads them, and number each
-   rank's NCCL streams by first use on the devices in turn. */
-static const struct collective *sort_base;
+/* Order the collectives by device and start (then end, then as the walk found them), as the merge
+   reads them, and number each rank's NCCL streams by first use on the devices in turn. */
+struct found_collective {
+	struct collective c;
+	size_t at;		/* its place in the walk's order */
+};
 
 static int collective_order(const void *pa, const void *pb)
 {
-	const struct collective *a = &sort_base[*(const size_t *)pa], *b = &sort_base[*(const size_t *)pb];
+	const struct found_collective *a = pa, *b = pb;
 
-	if (a->device != b->device)
-		return a->device < b->device ? -1 : 1;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	if (a->end != b->end)
-		return a->end < b->end ? -1 : 1;
-	return (*(const size_t *)pa > *(const size_t *)pb) - (*(const size_t *)pa < *(const size_t *)pb);
+	if (a->c.device != b->c.device)
+		return a->c.device < b->c.device ? -1 : 1;
+	if (a->c.start != b->c.start)
+		return a->c.start < b->c.start ? -1 : 1;
+	if (a->c.end != b->c.end)
+		return a->c.end < b->c.end ? -1 : 1;
+	return (a->at > b->at) - (a->at < b->at);
 }
 
 static void order_collectives(struct trace_collectives *out, size_t nstreams)
 {
-	size_t *order = xmalloc((out->count ? out->count : 1) * sizeof(*order));
+	struct found_collective *found = xmalloc((out->count ? out->count : 1) * sizeof(*found));
 	int *ordinal = xmalloc((nstreams ? nstreams : 1) * sizeof(*ordinal));
-	struct collective *sorted = xmalloc((out->count ? out->count : 1) * sizeof(*sorted));
 	int next = 0;
 
 	for (size_t i = 0; i < out->count; i++)
-		order[i] = i;
-	sort_base = out->items;
-	qsort(order, out->count, sizeof(*order), collective_order);
+		found[i] = (struct found_collective){ out->items[i], i };
+	qsort(found, out->count, sizeof(*found), collective_order);
 	for (size_t i = 0; i < nstreams; i++)
 		ordinal[i] = -1;
 	for (size_t i = 0; i < out->count; i++) {
-		sorted[i] = out->items[order[i]];
-		if (ordinal[sorted[i].stream_ordinal] < 0)
-			ordinal[sorted[i].stream_ordinal] = next++;
-		sorted[i].stream_ordinal = ordinal[sorted[i].stream_ordinal];
+		struct collective *c = &out->items[i];
+
+		*c = found[i].c;
+		if (ordinal[c->stream_ordinal] < 0)
+			ordinal[c->stream_ordinal] = next++;
+		c->stream_ordinal = ordinal[c->stream_ordinal];
 	}
-	free(out->items);
-	out->items = sorted;
-	free(order);
+	free(found);
 	free(ordinal);
 }
 
