@@ -9,6 +9,7 @@
 #include "cli/trace-args.h"
 #include "common/progress.h"
 #include "common/util.h"
+#include "loader/events.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -275,6 +276,9 @@ int cmd_report(int argc, char **argv)
 	trace = trace_args_open(argv + optind, argc - optind, &args, &origin, &scope);
 	if (!trace)
 		goto out;
+	/* the phases walk the whole trace and the rules walk it again over the steady state: the second
+	 * walk reads the first one's events from a temporary copy (loader/events.h) */
+	event_streams_keep(trace);
 	if (phases_compute(trace, step, &hdr.phases, err, sizeof(err)) < 0 ||
 	    report_header_read(trace, scope, &hdr, err, sizeof(err)) < 0) {
 		pr_err("%s", err);

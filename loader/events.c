@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* One stretch of rowids that the reorder buffer puts in order; sorted: it needs no buffer. */
 struct run_span {
@@ -51,11 +52,26 @@ struct scoped_summary {
 	struct event_summary summary;
 };
 
+/*
+ * A whole-trace stream kept in a temporary file, for streams that read it again: each row as
+ * varints, every value the difference from the same field of the row before (starts, ends,
+ * correlation ids and rowids grow slowly), texts as length and bytes. About 20 bytes a row.
+ */
+struct recording {
+	char *key;			/* view, columns, nkey and text column (stream_key) */
+	int fd;				/* unlinked temporary file */
+	int64_t size, rows;
+	int complete;			/* the stream that wrote it ran to its end */
+};
+
 struct event_cache {
 	struct table_runs *items;
 	size_t n;
 	struct scoped_summary *scoped;
 	size_t nscoped;
+	int keep;			/* event_streams_keep() */
+	struct recording **recordings;
+	size_t nrecordings;
 };
 
 /* One cursor of a stream, and the rows it holds in a heap by sort key. */
@@ -69,6 +85,15 @@ struct run {
 	struct event_row **spare;
 	size_t nspare;
 	int64_t seq;
+};
+
+/* Writing or reading a recording, through a buffer. */
+struct spill {
+	struct recording *rec;
+	unsigned char *buf;
+	size_t len, pos, cap;
+	int64_t off;			/* file offset of buf[len] (reading) or of buf[0] (writing) */
+	struct event_row prev, row;	/* the row before (for the differences); the row read */
 };
 
 struct event_stream {
@@ -86,6 +111,8 @@ struct event_stream {
 	int end_col;			/* cols[0] is "end": the summary takes its maximum */
 	struct event_summary *seen;	/* per file: what the stream gave */
 	int failed;
+	struct spill *writing;		/* recording what it gives (event_streams_keep) */
+	struct spill *reading;		/* giving a recording's rows instead of reading the file */
 };
 
 int event_compare(const struct event_row *a, const struct event_row *b, size_t nkey)
@@ -215,6 +242,12 @@ void event_cache_free(struct event_cache *cache)
 	for (size_t i = 0; i < cache->nscoped; i++)
 		free(cache->scoped[i].view);
 	free(cache->scoped);
+	for (size_t i = 0; i < cache->nrecordings; i++) {
+		close(cache->recordings[i]->fd);
+		free(cache->recordings[i]->key);
+		free(cache->recordings[i]);
+	}
+	free(cache->recordings);
 	free(cache);
 }
 
@@ -397,6 +430,277 @@ static struct table_runs *table_runs_get(struct trace *trace, size_t file, const
 	return t;
 }
 
+/* ---- recordings: a whole-trace stream kept for the streams that read it again ---- */
+
+#define SPILL_BUF (256 * 1024)
+
+static uint64_t zigzag(uint64_t diff)
+{
+	return (diff << 1) ^ (uint64_t)((int64_t)diff >> 63);
+}
+
+static uint64_t unzigzag(uint64_t u)
+{
+	return (u >> 1) ^ (0 - (u & 1));
+}
+
+static unsigned char *put_varint(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+/* A varint from p (before end): 0 when it runs past end or is longer than 10 bytes. */
+static const unsigned char *get_varint(const unsigned char *p, const unsigned char *end, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (int shift = 0; p < end && shift < 70; shift += 7) {
+		x |= (uint64_t)(*p & 0x7f) << shift;
+		if (!(*p++ & 0x80)) {
+			*v = x;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/* What identifies the rows a stream gives, whatever its scope. */
+static char *stream_key(const char *view, const char *const *cols, size_t ncols, size_t nkey, int text_col)
+{
+	sqlite3_str *q = sqlite3_str_new(NULL);
+	char *sql, *key;
+
+	sqlite3_str_appendf(q, "%s|%d|%d", view, (int)nkey, text_col);
+	for (size_t i = 0; i < ncols; i++)
+		sqlite3_str_appendf(q, "|%s", cols[i]);
+	sql = sqlite3_str_finish(q);
+	key = xstrdup(sql ? sql : "");
+	sqlite3_free(sql);
+	return key;
+}
+
+static struct event_cache *cache_of(struct trace *trace)
+{
+	struct event_cache **cache = trace_event_cache(trace);
+
+	if (!*cache)
+		*cache = xcalloc(1, sizeof(**cache));
+	return *cache;
+}
+
+void event_streams_keep(struct trace *trace)
+{
+	cache_of(trace)->keep = 1;
+}
+
+static void recording_drop(struct event_cache *cache, struct recording *rec)
+{
+	for (size_t i = 0; i < cache->nrecordings; i++)
+		if (cache->recordings[i] == rec) {
+			cache->recordings[i] = cache->recordings[--cache->nrecordings];
+			break;
+		}
+	close(rec->fd);
+	free(rec->key);
+	free(rec);
+}
+
+/* A new recording in an unlinked file under $TMPDIR; NULL (nothing kept) when none can be made. */
+static struct recording *recording_new(struct event_cache *cache, const char *key)
+{
+	const char *dir = getenv("TMPDIR");
+	char *path = xasprintf("%s/gpt-trace-stream-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(path);
+	struct recording *rec;
+
+	if (fd < 0) {
+		free(path);
+		return NULL;
+	}
+	unlink(path);
+	free(path);
+	rec = xcalloc(1, sizeof(*rec));
+	rec->fd = fd;
+	rec->key = xstrdup(key);
+	cache->recordings = xrealloc(cache->recordings, (cache->nrecordings + 1) * sizeof(*cache->recordings));
+	cache->recordings[cache->nrecordings++] = rec;
+	return rec;
+}
+
+static struct spill *spill_new(struct recording *rec)
+{
+	struct spill *sp = xcalloc(1, sizeof(*sp));
+
+	sp->rec = rec;
+	sp->cap = SPILL_BUF;
+	sp->buf = xmalloc(sp->cap);
+	return sp;
+}
+
+static void spill_free(struct spill *sp)
+{
+	if (!sp)
+		return;
+	free(sp->row.text);
+	free(sp->buf);
+	free(sp);
+}
+
+/* Write out the buffer: 0, or -1 when the file cannot take it (a full disk: nothing is kept). */
+static int spill_flush(struct spill *w)
+{
+	size_t done = 0;
+
+	while (done < w->len) {
+		ssize_t n = pwrite(w->rec->fd, w->buf + done, w->len - done, (off_t)(w->rec->size + (int64_t)done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		done += (size_t)n;
+	}
+	w->rec->size += (int64_t)w->len;
+	w->len = 0;
+	return 0;
+}
+
+/* Append one row: 0, or -1 when it cannot be written. */
+static int spill_put(struct spill *w, const struct event_row *r, size_t ncols, int text_col)
+{
+	size_t textlen = text_col >= 0 && r->text ? strlen(r->text) : 0;
+	size_t need = 10 * (5 + ncols) + textlen;
+	struct event_row *prev = &w->prev;
+	unsigned char *p;
+
+	if (w->cap - w->len < need) {
+		if (spill_flush(w) < 0)
+			return -1;
+		if (w->cap < need) {
+			w->cap = need;
+			w->buf = xrealloc(w->buf, w->cap);
+		}
+	}
+	p = w->buf + w->len;
+	p = put_varint(p, zigzag((uint64_t)r->trace_id - (uint64_t)prev->trace_id));
+	p = put_varint(p, zigzag((uint64_t)r->start - (uint64_t)prev->start));
+	p = put_varint(p, zigzag((uint64_t)r->seq - (uint64_t)prev->seq));
+	p = put_varint(p, r->null);
+	for (size_t i = 0; i < ncols; i++) {
+		if (event_null(r, i))
+			continue;
+		if ((int)i == text_col) {
+			/* 0: a text the reader could not copy (NULL though the column is not). */
+			p = put_varint(p, r->text ? textlen + 1 : 0);
+			memcpy(p, r->text ? r->text : "", textlen);
+			p += textlen;
+			continue;
+		}
+		p = put_varint(p, zigzag((uint64_t)r->v[i] - (uint64_t)prev->v[i]));
+		prev->v[i] = r->v[i];
+	}
+	prev->trace_id = r->trace_id;
+	prev->start = r->start;
+	prev->seq = r->seq;
+	w->len = (size_t)(p - w->buf);
+	w->rec->rows++;
+	return 0;
+}
+
+/* Have at least `need` unread bytes in the buffer, or all that is left of the file: 0, or -1. */
+static int spill_fill(struct spill *rd, size_t need)
+{
+	if (rd->len - rd->pos >= need)
+		return 0;
+	memmove(rd->buf, rd->buf + rd->pos, rd->len - rd->pos);
+	rd->len -= rd->pos;
+	rd->pos = 0;
+	if (rd->cap < need) {
+		rd->cap = need;
+		rd->buf = xrealloc(rd->buf, rd->cap);
+	}
+	while (rd->len < rd->cap && rd->off < rd->rec->size) {
+		size_t want = rd->cap - rd->len;
+		ssize_t n;
+
+		if ((int64_t)want > rd->rec->size - rd->off)
+			want = (size_t)(rd->rec->size - rd->off);
+		n = pread(rd->rec->fd, rd->buf + rd->len, want, (off_t)rd->off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		rd->len += (size_t)n;
+		rd->off += n;
+	}
+	return 0;
+}
+
+/* The next row of a recording: 1, 0 at its end, or -1 (a damaged or unreadable file). */
+static int spill_get(struct spill *rd, size_t ncols, int text_col)
+{
+	struct event_row *r = &rd->row;
+	const unsigned char *p, *end;
+	uint64_t u;
+
+	if (spill_fill(rd, 10 * (5 + ncols)) < 0)
+		return -1;
+	if (rd->pos == rd->len)
+		return 0;
+	p = rd->buf + rd->pos;
+	end = rd->buf + rd->len;
+	if (!(p = get_varint(p, end, &u)))
+		return -1;
+	r->trace_id = (int64_t)((uint64_t)r->trace_id + unzigzag(u));
+	if (!(p = get_varint(p, end, &u)))
+		return -1;
+	r->start = (int64_t)((uint64_t)r->start + unzigzag(u));
+	if (!(p = get_varint(p, end, &u)))
+		return -1;
+	r->seq = (int64_t)((uint64_t)r->seq + unzigzag(u));
+	if (!(p = get_varint(p, end, &u)))
+		return -1;
+	r->null = (uint32_t)u;
+	for (size_t i = 0; i < ncols; i++) {
+		if (event_null(r, i)) {
+			r->v[i] = 0;
+			if ((int)i == text_col) {
+				free(r->text);
+				r->text = NULL;
+			}
+			continue;
+		}
+		if (!(p = get_varint(p, end, &u)))
+			return -1;
+		if ((int)i == text_col) {
+			free(r->text);
+			r->text = NULL;
+			r->v[i] = 0;
+			if (!u)
+				continue;
+			rd->pos = (size_t)(p - rd->buf);
+			if (spill_fill(rd, (size_t)u - 1) < 0 || rd->len - rd->pos < (size_t)u - 1)
+				return -1;
+			p = rd->buf + rd->pos;
+			end = rd->buf + rd->len;
+			r->text = xmalloc((size_t)u);
+			memcpy(r->text, p, (size_t)u - 1);
+			r->text[u - 1] = 0;
+			p += u - 1;
+			continue;
+		}
+		r->v[i] = (int64_t)((uint64_t)rd->prev.v[i] + unzigzag(u));
+		rd->prev.v[i] = r->v[i];
+	}
+	rd->pos = (size_t)(p - rd->buf);
+	return 1;
+}
+
 /* ---- the stream ---- */
 
 static void run_init(struct run *r, sqlite3_stmt *st, size_t limit)
@@ -563,6 +867,9 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 			add_stream_run(s, st, 1)->by_view = 1;
 		s->scope_start = s->scope_end = 0;
 	} else {
+		struct event_cache *cache = cache_of(trace);
+		char *key = stream_key(view, cols, ncols, nkey, text_col);
+
 		/* Find every file's runs now, so that the total is known and errors come early. */
 		for (size_t f = 0; f < trace_count(trace) && !ret; f++) {
 			struct table_runs *t = table_runs_get(trace, f, view, nkey, err, errlen, &ret);
@@ -570,8 +877,18 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 			if (t)
 				s->total += t->rows;
 		}
+		for (size_t i = 0; !ret && i < cache->nrecordings && !s->reading; i++)
+			if (cache->recordings[i]->complete && !strcmp(cache->recordings[i]->key, key))
+				s->reading = spill_new(cache->recordings[i]);
+		if (!ret && !s->reading && cache->keep && !s->scope_start && !s->scope_end) {
+			struct recording *rec = recording_new(cache, key);
+
+			if (rec)
+				s->writing = spill_new(rec);
+		}
+		free(key);
 		s->file = 0;
-		if (!ret)
+		if (!ret && !s->reading)
 			ret = open_file_runs(s, err, errlen);
 	}
 	if (ret < 0) {
@@ -584,8 +901,45 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 
 static void remember(struct event_stream *s);
 
+/* Stop recording: the file could not take a row, or the stream was closed before its end. */
+static void stop_writing(struct event_stream *s)
+{
+	recording_drop(cache_of(s->trace), s->writing->rec);
+	spill_free(s->writing);
+	s->writing = NULL;
+}
+
+/* The next row of a recording, in this stream's time window. */
+static int replay_next(struct event_stream *s, const struct event_row **row, char *err, size_t errlen)
+{
+	for (;;) {
+		int ret = spill_get(s->reading, s->ncols, s->text_col);
+		struct event_row *r = &s->reading->row;
+
+		if (ret < 0) {
+			snprintf(err, errlen, "cannot read %s again from its temporary copy: %s", s->view,
+				 errno ? strerror(errno) : "damaged");
+			return -EIO;
+		}
+		if (!ret) {
+			if (s->end_col)
+				remember(s);
+			*row = NULL;
+			return 0;
+		}
+		if ((s->scope_start && r->start < s->scope_start) || (s->scope_end && r->start >= s->scope_end))
+			continue;
+		if ((size_t)r->trace_id < trace_count(s->trace))
+			summary_add(&s->seen[r->trace_id], r, (r->null & EVENT_START_NULL) != 0, s->end_col);
+		*row = r;
+		return 1;
+	}
+}
+
 int event_stream_next(struct event_stream *s, const struct event_row **row, char *err, size_t errlen)
 {
+	if (s->reading)
+		return replay_next(s, row, err, errlen);
 	for (;;) {
 		struct run *best = NULL;
 		int ret;
@@ -609,12 +963,23 @@ int event_stream_next(struct event_stream *s, const struct event_row **row, char
 			if ((size_t)s->current->trace_id < trace_count(s->trace))
 				summary_add(&s->seen[s->current->trace_id], s->current,
 					    (s->current->null & EVENT_START_NULL) != 0, s->end_col);
+			if (s->writing && spill_put(s->writing, s->current, s->ncols, s->text_col) < 0)
+				stop_writing(s);
 			*row = s->current;
 			return 1;
 		}
 		/* This file is done: the next one, if the stream reads files one by one. */
 		close_runs(s);
 		if (s->by_view || s->file + 1 >= trace_count(s->trace)) {
+			if (s->writing) {
+				if (spill_flush(s->writing) < 0) {
+					stop_writing(s);
+				} else {
+					s->writing->rec->complete = 1;
+					spill_free(s->writing);
+					s->writing = NULL;
+				}
+			}
 			if (!s->by_view && s->end_col)
 				remember(s);
 			*row = NULL;
@@ -713,6 +1078,9 @@ void event_stream_close(struct event_stream *s)
 	if (!s)
 		return;
 	close_runs(s);
+	if (s->writing)
+		stop_writing(s);
+	spill_free(s->reading);
 	free(s->seen);
 	for (size_t i = 0; i < s->ncols; i++)
 		free(s->cols[i]);

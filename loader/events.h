@@ -53,6 +53,16 @@ struct event_stream;
 int event_stream_open(struct trace *trace, const char *view, const char *const *cols, size_t ncols,
 		      size_t nkey, int text_col, struct event_stream **out, char *err, size_t errlen);
 
+/*
+ * From now on, keep each whole-trace stream (no time window) that is read to its end in a temporary
+ * file (unlinked; about 20 bytes a row, in $TMPDIR), and give later streams over the same view and
+ * columns their rows from there, in their own time window, instead of reading the trace again: for a
+ * command that walks the trace more than once (report: the phases, then the rules over the steady
+ * window). The rows are the same either way. A file that cannot be written (a full disk) is given
+ * up and the trace read again. Kept until the trace is closed.
+ */
+void event_streams_keep(struct trace *trace);
+
 /* The next row (valid until the next call): 1, 0 at the end, or a negative error with err set. */
 int event_stream_next(struct event_stream *s, const struct event_row **row, char *err, size_t errlen);
 

@@ -1,0 +1,46 @@
+#!/bin/bash
+# A report walks a trace twice (the phases over the whole trace, the rules over the steady state);
+# the second walk reads the first one's rows back from a temporary copy (event_streams_keep in
+# loader/events.h) instead of the trace. Checked here:
+#   - the trace's kernel rows are read from SQLite once per report, not twice;
+#   - where the copy cannot be written (a file size limit, as on a full disk), the report reads the
+#     trace again and says exactly the same, on real traces from the GPU, an nsys export and a
+#     synthetic trace with NVTX steps and syncs (text and JSON);
+#   - a scoped report (--window) records nothing and is unchanged.
+. "$(dirname "$0")/lib.sh"
+
+command -v sqlite3 > /dev/null || { echo "skip: no sqlite3"; exit 77; }
+bash "$SRC/bench/analyzer/make-trace.sh" "$TMP/synthetic.sqlite" 30000
+traces="$TMP/synthetic.sqlite $SRC/tests/fixtures/gpu/real/jax_mlp.sqlite $SRC/tests/fixtures/gpu/train_small.sqlite
+	$SRC/tests/fixtures/gpu/nvtx.sqlite $H200"
+
+# kernel_reads TRACE [ARGS...]: how many statements read the kernels' rows during one report
+kernel_reads() {
+	local t=$1
+	shift
+	GPT_TRACE_SQL_PROFILE=1 "$GPT" report -q "$@" "$t" 2>&1 > /dev/null |
+		grep -c 'SELECT e.rowid, .*AS "graphNodeId".*coalesce(e."demangledName"' || true
+}
+
+# limited CMD...: run CMD where no file may grow past 64 KiB (the copies cannot be written); the
+# signal a process gets at the limit is ignored, so the write fails with EFBIG instead
+limited() {
+	(trap '' XFSZ; ulimit -f 64; "$@")
+}
+
+expect "synthetic: the kernels are read once" "1" "$(kernel_reads "$TMP/synthetic.sqlite")"
+expect "synthetic, no room for the copy: the kernels are read twice" "2" \
+	"$(limited bash -c "$(declare -f kernel_reads); GPT='$GPT' kernel_reads '$TMP/synthetic.sqlite'")"
+for t in $traces; do
+	name=$(basename "$t")
+	for f in text json; do
+		a=$("$GPT" report -q -f $f "$t" 2>&1)
+		b=$(limited "$GPT" report -q -f $f "$t" 2>&1)
+		expect "$name ($f): the same with and without the copy" "$a" "$b"
+	done
+done
+# a report over a window reads it once: nothing is kept, nothing replayed
+w=$("$GPT" report -q -f json --window 4:2000 "$TMP/synthetic.sqlite" 2>&1)
+expect "synthetic --window: the same with and without the copy" "$w" \
+	"$(limited "$GPT" report -q -f json --window 4:2000 "$TMP/synthetic.sqlite" 2>&1)"
+[ "$failures" = 0 ]
