@@ -9,7 +9,6 @@
 #include "cli/trace-args.h"
 #include "common/progress.h"
 #include "common/util.h"
-#include "loader/events.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -145,7 +144,7 @@ int cmd_report(int argc, char **argv)
 	struct report_header hdr = { 0 };
 	struct findings findings = { 0 };
 	struct rule_config *config = rule_config_new();
-	struct trace_args args = { 0 };
+	struct trace_args args = { .walks = 1 };
 	const char **ids = NULL, *output = NULL, *color = "auto", *step = NULL;
 	enum finding_severity fail_on = SEVERITY_INFO;
 	struct trace *trace = NULL;
@@ -276,9 +275,6 @@ int cmd_report(int argc, char **argv)
 	trace = trace_args_open(argv + optind, argc - optind, &args, &origin, &scope);
 	if (!trace)
 		goto out;
-	/* the phases walk the whole trace and the rules walk it again over the steady state: the second
-	 * walk reads the first one's events from a temporary copy (loader/events.h) */
-	event_streams_keep(trace);
 	if (phases_compute(trace, step, &hdr.phases, err, sizeof(err)) < 0 ||
 	    report_header_read(trace, scope, &hdr, err, sizeof(err)) < 0) {
 		pr_err("%s", err);

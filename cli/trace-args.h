@@ -14,6 +14,7 @@ struct trace_args {
 	const char *window;	/* "START_MS:END_MS", milliseconds from the start of the trace */
 	const char *nvtx;
 	const char *kernel;
+	int walks;		/* the command computes phases, then runs rules: phases_keep_walk() */
 };
 
 #define TRACE_ARGS_USAGE                                                                           \

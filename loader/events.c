@@ -30,6 +30,7 @@
 struct run_span {
 	int64_t first, last;
 	int sorted;
+	int64_t off;			/* where its rows begin in the table's copy (table_runs.copy) */
 };
 
 /* What the scan found in one file's table for one view and sort key. */
@@ -42,6 +43,10 @@ struct table_runs {
 	int filtered;			/* some row is not in the view: reads carry the SQL time filter */
 	struct run_span *runs;
 	size_t nruns;
+	/* With event_streams_keep(): the rows the scan read, in storage order, for streams whose key
+	 * (stream_key) is copy_key to read instead of the table. */
+	struct recording *copy;
+	char *copy_key;
 };
 
 /* What a stream that ran to its end saw of one file, in the scope it ran in. */
@@ -53,15 +58,13 @@ struct scoped_summary {
 };
 
 /*
- * A whole-trace stream kept in a temporary file, for streams that read it again: each row as
- * varints, every value the difference from the same field of the row before (starts, ends,
- * correlation ids and rowids grow slowly), texts as length and bytes. About 20 bytes a row.
+ * A copy of one file's table in the view, as its scan read it, in a temporary file: each row as
+ * varints, every value the difference from the same field of the row before in its run (starts,
+ * ends, correlation ids and rowids grow slowly), texts as length and bytes. About 20 bytes a row.
  */
 struct recording {
-	char *key;			/* view, columns, nkey and text column (stream_key) */
 	int fd;				/* unlinked temporary file */
-	int64_t size, rows;
-	int complete;			/* the stream that wrote it ran to its end */
+	int64_t size;
 };
 
 struct event_cache {
@@ -69,14 +72,14 @@ struct event_cache {
 	size_t n;
 	struct scoped_summary *scoped;
 	size_t nscoped;
-	int keep;			/* event_streams_keep() */
-	struct recording **recordings;
-	size_t nrecordings;
+	struct event_columns *keep;	/* event_streams_keep(): copies are made with these columns */
+	size_t nkeep;
 };
 
 /* One cursor of a stream, and the rows it holds in a heap by sort key. */
 struct run {
 	sqlite3_stmt *st;
+	struct spill *copy;		/* or the rows from the table's copy */
 	int done, by_view;
 	size_t limit;			/* rows held before the smallest may go: 1 when in order */
 	struct event_row *pool;
@@ -87,13 +90,14 @@ struct run {
 	int64_t seq;
 };
 
-/* Writing or reading a recording, through a buffer. */
+/* Writing or reading a table's copy, through a buffer. */
 struct spill {
 	struct recording *rec;
 	unsigned char *buf;
 	size_t len, pos, cap;
-	int64_t off;			/* file offset of buf[len] (reading) or of buf[0] (writing) */
-	struct event_row prev, row;	/* the row before (for the differences); the row read */
+	int64_t off, end;		/* reading: the file offset of buf[len], and where to stop */
+	struct event_row prev;		/* the row before (for the differences) */
+	int failed;			/* writing: a row could not be written; the copy is useless */
 };
 
 struct event_stream {
@@ -111,8 +115,6 @@ struct event_stream {
 	int end_col;			/* cols[0] is "end": the summary takes its maximum */
 	struct event_summary *seen;	/* per file: what the stream gave */
 	int failed;
-	struct spill *writing;		/* recording what it gives (event_streams_keep) */
-	struct spill *reading;		/* giving a recording's rows instead of reading the file */
 };
 
 int event_compare(const struct event_row *a, const struct event_row *b, size_t nkey)
@@ -183,17 +185,23 @@ static struct event_row *heap_pop(struct event_row **heap, size_t *n, size_t nke
  * call costs an API exit and a mutex round, and two per column were a fifth of a walk. The values
  * are unprotected, which only matters to other threads: a trace's connection has one.
  */
-static void read_row(sqlite3_stmt *st, struct event_row *r, size_t ncols, int text_col)
+/* Returns 1 when start is not an integer or the first column (end) neither an integer nor NULL:
+ * values C cannot compare as SQL would (see find_runs). */
+static int read_row(sqlite3_stmt *st, struct event_row *r, size_t ncols, int text_col)
 {
 	sqlite3_value *start = sqlite3_column_value(st, 1);
+	int type = sqlite3_value_type(start), odd = type != SQLITE_INTEGER;
 
 	r->start = sqlite3_value_int64(start);
-	r->null = sqlite3_value_type(start) == SQLITE_NULL ? EVENT_START_NULL : 0;
+	r->null = type == SQLITE_NULL ? EVENT_START_NULL : 0;
 	for (size_t i = 0; i < ncols; i++) {
 		int col = (int)i + 2;
 		sqlite3_value *v = sqlite3_column_value(st, col);
 
-		if (sqlite3_value_type(v) == SQLITE_NULL) {
+		type = sqlite3_value_type(v);
+		if (i == 0 && type != SQLITE_INTEGER && type != SQLITE_NULL)
+			odd = 1;
+		if (type == SQLITE_NULL) {
 			r->null |= 1u << i;
 			r->v[i] = 0;
 			if ((int)i == text_col) {
@@ -212,6 +220,7 @@ static void read_row(sqlite3_stmt *st, struct event_row *r, size_t ncols, int te
 			r->v[i] = sqlite3_value_int64(v);
 		}
 	}
+	return odd;
 }
 
 /* Count a row into a summary: its start (unless NULL) and, with has_end, v[0] as its end. */
@@ -228,209 +237,7 @@ static void summary_add(struct event_summary *m, const struct event_row *r, int 
 	}
 }
 
-/* ---- finding the runs ---- */
-
-void event_cache_free(struct event_cache *cache)
-{
-	if (!cache)
-		return;
-	for (size_t i = 0; i < cache->n; i++) {
-		free(cache->items[i].view);
-		free(cache->items[i].runs);
-	}
-	free(cache->items);
-	for (size_t i = 0; i < cache->nscoped; i++)
-		free(cache->scoped[i].view);
-	free(cache->scoped);
-	for (size_t i = 0; i < cache->nrecordings; i++) {
-		close(cache->recordings[i]->fd);
-		free(cache->recordings[i]->key);
-		free(cache->recordings[i]);
-	}
-	free(cache->recordings);
-	free(cache);
-}
-
-static void add_run(struct table_runs *t, int64_t first, int64_t last, int sorted)
-{
-	if (t->nruns == EVENT_MAX_RUNS) {
-		t->unbounded = 1;
-		return;
-	}
-	t->runs = xrealloc(t->runs, (t->nruns + 1) * sizeof(*t->runs));
-	t->runs[t->nruns++] = (struct run_span){ first, last, sorted };
-}
-
-static int sql_error(struct trace *trace, const char *view, char *err, size_t errlen)
-{
-	snprintf(err, errlen, "cannot read %s: %s", view, sqlite3_errmsg(trace_db(trace)));
-	return -EIO;
-}
-
-/*
- * Scan rowid, start and the keys of one file's table, replaying the reorder buffer (see the top of
- * the file). A table that is not a table (no rowid) is marked unbounded: ORDER BY reads it.
- */
-static int find_runs(struct trace *trace, struct table_runs *t, const char *const *cols, size_t ncols,
-		     int raw, char *err, size_t errlen)
-{
-	/* The reader holds EVENT_REORDER + 1 rows and hands on the smallest: the buffer below holds
-	 * EVENT_REORDER and hands one on as the next arrives, which is the same. */
-	const size_t window = EVENT_REORDER;
-	struct event_row *ring = xcalloc(window, sizeof(*ring)), **heap = NULL, prev, emitted;
-	size_t nring = 0, head = 0, nheap = 0;
-	int have_prev = 0, have_emitted = 0, sorted = 1, absent, rc, ret = 0, odd = 0;
-	int64_t first = 0, last = 0, shift = 0;
-	int filter = raw && trace_event_filter(trace, t->file, t->view, &shift);
-	sqlite3_stmt *st = NULL;
-	char *sql = trace_event_sql(trace, t->file, t->view, cols, ncols, raw ? TRACE_SQL_SCAN_RAW : TRACE_SQL_SCAN,
-				    0, &absent);
-
-	memset(&prev, 0, sizeof(prev));
-	memset(&emitted, 0, sizeof(emitted));
-	if (!sql) {
-		free(ring);
-		if (absent)
-			return 0;
-		snprintf(err, errlen, "cannot read %s: out of memory", t->view);
-		return -ENOMEM;
-	}
-	rc = sqlite3_prepare_v2(trace_db(trace), sql, -1, &st, NULL);
-	sqlite3_free(sql);
-	if (rc != SQLITE_OK) {
-		t->unbounded = 1;
-		free(ring);
-		return 0;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct event_row r;
-
-		r.trace_id = 0;
-		r.text = NULL;
-		r.seq = sqlite3_column_int64(st, 0);
-		read_row(st, &r, ncols, -1);
-		if (filter) {
-			int ts = sqlite3_column_type(st, 1), te = sqlite3_column_type(st, 2);
-
-			/* Only integers compare in C as in SQL: anything else, and SQL filters. */
-			if (ts != SQLITE_INTEGER || (te != SQLITE_INTEGER && te != SQLITE_NULL)) {
-				odd = 1;
-				break;
-			}
-			if (r.start < shift || r.start > TRACE_TIME_MAX ||
-			    (te != SQLITE_NULL && (r.v[0] < r.start || r.v[0] > TRACE_TIME_MAX))) {
-				t->filtered = 1;
-				continue;
-			}
-		}
-		t->rows++;
-		summary_add(&t->summary, &r, (r.null & EVENT_START_NULL) != 0, ncols > 0);
-		if (t->nruns == 0 && !have_prev)
-			first = r.seq;
-		if (have_emitted && row_before(&r, &emitted, t->nkey)) {
-			/* The buffer has handed on a later row: this one starts a new run. */
-			add_run(t, first, last, sorted);
-			first = r.seq;
-			nring = head = nheap = 0;
-			have_prev = have_emitted = 0;
-			sorted = 1;
-		} else if (sorted && have_prev && row_before(&r, &prev, t->nkey)) {
-			/* Out of order but repairable: from here on, the buffer as a heap. */
-			sorted = 0;
-			if (!heap)
-				heap = xmalloc((window + 1) * sizeof(*heap));
-			nheap = 0;
-			for (size_t i = 0; i < nring; i++)
-				heap_push(heap, &nheap, &ring[(head + i) % window], t->nkey);
-		}
-		if (sorted) {
-			/* In order: the row leaving the window is the one the buffer hands on. */
-			if (nring == window) {
-				emitted = ring[head];
-				have_emitted = 1;
-				ring[head] = r;
-				head = (head + 1) % window;
-			} else {
-				ring[(head + nring++) % window] = r;
-			}
-		} else {
-			struct event_row *slot;
-
-			if (nheap == window) {
-				slot = heap_pop(heap, &nheap, t->nkey);
-				emitted = *slot;
-				have_emitted = 1;
-			} else {
-				slot = &ring[nring++ % window];
-			}
-			*slot = r;
-			heap_push(heap, &nheap, slot, t->nkey);
-		}
-		prev = r;
-		have_prev = 1;
-		last = r.seq;
-		if (t->unbounded)
-			break;
-	}
-	if (odd) {
-		rc = SQLITE_DONE;
-	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		ret = sql_error(trace, t->view, err, errlen);
-	} else if (have_prev && !t->unbounded) {
-		add_run(t, first, last, sorted);
-	}
-	sqlite3_finalize(st);
-	free(heap);
-	free(ring);
-	if (odd) {
-		/* Start again with the view's own filter, which the reads will then also carry. */
-		free(t->runs);
-		t->runs = NULL;
-		t->nruns = 0;
-		t->rows = 0;
-		t->unbounded = 0;
-		memset(&t->summary, 0, sizeof(t->summary));
-		t->filtered = 1;
-		return find_runs(trace, t, cols, ncols, 0, err, errlen);
-	}
-	return ret;
-}
-
-/*
- * The runs of one file's table for a sort key of nkey columns: 0 (start alone) or 3 (start, end,
- * deviceId, streamId: the GPU operations). The scan also reads end, for the table's summary.
- */
-static struct table_runs *table_runs_get(struct trace *trace, size_t file, const char *view, size_t nkey,
-					 char *err, size_t errlen, int *ret)
-{
-	static const char *const cols[] = { "end", "deviceId", "streamId" };
-	struct event_cache **cache = trace_event_cache(trace);
-	struct table_runs *t;
-
-	if (!*cache)
-		*cache = xcalloc(1, sizeof(**cache));
-	for (size_t i = 0; i < (*cache)->n; i++) {
-		t = &(*cache)->items[i];
-		if (t->file == file && t->nkey == nkey && !strcmp(t->view, view))
-			return t;
-	}
-	(*cache)->items = xrealloc((*cache)->items, ((*cache)->n + 1) * sizeof(*(*cache)->items));
-	t = &(*cache)->items[(*cache)->n];
-	memset(t, 0, sizeof(*t));
-	t->file = file;
-	t->nkey = nkey;
-	t->view = xstrdup(view);
-	*ret = find_runs(trace, t, cols, nkey ? nkey : 1, 1, err, errlen);
-	if (*ret < 0) {
-		free(t->view);
-		free(t->runs);
-		return NULL;
-	}
-	(*cache)->n++;
-	return t;
-}
-
-/* ---- recordings: a whole-trace stream kept for the streams that read it again ---- */
+/* ---- a table's copy (event_streams_keep) ---- */
 
 #define SPILL_BUF (256 * 1024)
 
@@ -493,42 +300,50 @@ static struct event_cache *cache_of(struct trace *trace)
 	return *cache;
 }
 
-void event_streams_keep(struct trace *trace)
+void event_streams_keep(struct trace *trace, const struct event_columns *sets, size_t n)
 {
-	cache_of(trace)->keep = 1;
+	struct event_cache *cache = cache_of(trace);
+
+	for (size_t i = 0; i < n; i++) {
+		struct event_columns *c;
+
+		if (sets[i].ncols > EVENT_MAX_COLS || sets[i].ncols < sets[i].nkey || !sets[i].ncols ||
+		    strcmp(sets[i].cols[0], "end") || (sets[i].nkey != 0 && sets[i].nkey != 3) ||
+		    (sets[i].nkey && (strcmp(sets[i].cols[1], "deviceId") || strcmp(sets[i].cols[2], "streamId"))))
+			continue;	/* the scan reads end first, then the keys: no copy for these */
+		cache->keep = xrealloc(cache->keep, (cache->nkeep + 1) * sizeof(*cache->keep));
+		c = &cache->keep[cache->nkeep++];
+		*c = sets[i];
+		c->view = xstrdup(sets[i].view);
+		c->cols = xcalloc(c->ncols, sizeof(*c->cols));
+		for (size_t k = 0; k < c->ncols; k++)
+			((char **)c->cols)[k] = xstrdup(sets[i].cols[k]);
+	}
 }
 
-static void recording_drop(struct event_cache *cache, struct recording *rec)
+static void recording_free(struct recording *rec)
 {
-	for (size_t i = 0; i < cache->nrecordings; i++)
-		if (cache->recordings[i] == rec) {
-			cache->recordings[i] = cache->recordings[--cache->nrecordings];
-			break;
-		}
+	if (!rec)
+		return;
 	close(rec->fd);
-	free(rec->key);
 	free(rec);
 }
 
-/* A new recording in an unlinked file under $TMPDIR; NULL (nothing kept) when none can be made. */
-static struct recording *recording_new(struct event_cache *cache, const char *key)
+/* A new copy in an unlinked file under $TMPDIR; NULL (no copy) when none can be made. */
+static struct recording *recording_new(void)
 {
 	const char *dir = getenv("TMPDIR");
-	char *path = xasprintf("%s/gpt-trace-stream-XXXXXX", dir && *dir ? dir : "/tmp");
+	char *path = xasprintf("%s/gpt-trace-copy-XXXXXX", dir && *dir ? dir : "/tmp");
 	int fd = mkstemp(path);
 	struct recording *rec;
 
-	if (fd < 0) {
-		free(path);
-		return NULL;
-	}
-	unlink(path);
+	if (fd >= 0)
+		unlink(path);
 	free(path);
+	if (fd < 0)
+		return NULL;
 	rec = xcalloc(1, sizeof(*rec));
 	rec->fd = fd;
-	rec->key = xstrdup(key);
-	cache->recordings = xrealloc(cache->recordings, (cache->nrecordings + 1) * sizeof(*cache->recordings));
-	cache->recordings[cache->nrecordings++] = rec;
 	return rec;
 }
 
@@ -546,7 +361,6 @@ static void spill_free(struct spill *sp)
 {
 	if (!sp)
 		return;
-	free(sp->row.text);
 	free(sp->buf);
 	free(sp);
 }
@@ -570,6 +384,13 @@ static int spill_flush(struct spill *w)
 	return 0;
 }
 
+/* Where the next row written will begin; from there, no differences to the rows before it. */
+static int64_t spill_mark(struct spill *w)
+{
+	memset(&w->prev, 0, sizeof(w->prev));
+	return w->rec->size + (int64_t)w->len;
+}
+
 /* Append one row: 0, or -1 when it cannot be written. */
 static int spill_put(struct spill *w, const struct event_row *r, size_t ncols, int text_col)
 {
@@ -587,7 +408,6 @@ static int spill_put(struct spill *w, const struct event_row *r, size_t ncols, i
 		}
 	}
 	p = w->buf + w->len;
-	p = put_varint(p, zigzag((uint64_t)r->trace_id - (uint64_t)prev->trace_id));
 	p = put_varint(p, zigzag((uint64_t)r->start - (uint64_t)prev->start));
 	p = put_varint(p, zigzag((uint64_t)r->seq - (uint64_t)prev->seq));
 	p = put_varint(p, r->null);
@@ -604,11 +424,9 @@ static int spill_put(struct spill *w, const struct event_row *r, size_t ncols, i
 		p = put_varint(p, zigzag((uint64_t)r->v[i] - (uint64_t)prev->v[i]));
 		prev->v[i] = r->v[i];
 	}
-	prev->trace_id = r->trace_id;
 	prev->start = r->start;
 	prev->seq = r->seq;
 	w->len = (size_t)(p - w->buf);
-	w->rec->rows++;
 	return 0;
 }
 
@@ -624,12 +442,12 @@ static int spill_fill(struct spill *rd, size_t need)
 		rd->cap = need;
 		rd->buf = xrealloc(rd->buf, rd->cap);
 	}
-	while (rd->len < rd->cap && rd->off < rd->rec->size) {
+	while (rd->len < rd->cap && rd->off < rd->end) {
 		size_t want = rd->cap - rd->len;
 		ssize_t n;
 
-		if ((int64_t)want > rd->rec->size - rd->off)
-			want = (size_t)(rd->rec->size - rd->off);
+		if ((int64_t)want > rd->end - rd->off)
+			want = (size_t)(rd->end - rd->off);
 		n = pread(rd->rec->fd, rd->buf + rd->len, want, (off_t)rd->off);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -641,10 +459,9 @@ static int spill_fill(struct spill *rd, size_t need)
 	return 0;
 }
 
-/* The next row of a recording: 1, 0 at its end, or -1 (a damaged or unreadable file). */
-static int spill_get(struct spill *rd, size_t ncols, int text_col)
+/* The next row of a run from the copy into r: 1, 0 at the run's end, or -1 (an unreadable file). */
+static int spill_get(struct spill *rd, struct event_row *r, size_t ncols, int text_col)
 {
-	struct event_row *r = &rd->row;
 	const unsigned char *p, *end;
 	uint64_t u;
 
@@ -656,13 +473,10 @@ static int spill_get(struct spill *rd, size_t ncols, int text_col)
 	end = rd->buf + rd->len;
 	if (!(p = get_varint(p, end, &u)))
 		return -1;
-	r->trace_id = (int64_t)((uint64_t)r->trace_id + unzigzag(u));
+	r->start = rd->prev.start = (int64_t)((uint64_t)rd->prev.start + unzigzag(u));
 	if (!(p = get_varint(p, end, &u)))
 		return -1;
-	r->start = (int64_t)((uint64_t)r->start + unzigzag(u));
-	if (!(p = get_varint(p, end, &u)))
-		return -1;
-	r->seq = (int64_t)((uint64_t)r->seq + unzigzag(u));
+	r->seq = rd->prev.seq = (int64_t)((uint64_t)rd->prev.seq + unzigzag(u));
 	if (!(p = get_varint(p, end, &u)))
 		return -1;
 	r->null = (uint32_t)u;
@@ -701,6 +515,254 @@ static int spill_get(struct spill *rd, size_t ncols, int text_col)
 	return 1;
 }
 
+/* ---- finding the runs ---- */
+
+void event_cache_free(struct event_cache *cache)
+{
+	if (!cache)
+		return;
+	for (size_t i = 0; i < cache->n; i++) {
+		free(cache->items[i].view);
+		free(cache->items[i].runs);
+		recording_free(cache->items[i].copy);
+		free(cache->items[i].copy_key);
+	}
+	free(cache->items);
+	for (size_t i = 0; i < cache->nkeep; i++) {
+		for (size_t k = 0; k < cache->keep[i].ncols; k++)
+			free((char *)cache->keep[i].cols[k]);
+		free((void *)cache->keep[i].cols);
+		free((char *)cache->keep[i].view);
+	}
+	free(cache->keep);
+	for (size_t i = 0; i < cache->nscoped; i++)
+		free(cache->scoped[i].view);
+	free(cache->scoped);
+	free(cache);
+}
+
+static void add_run(struct table_runs *t, int64_t first, int64_t last, int sorted, int64_t off)
+{
+	if (t->nruns == EVENT_MAX_RUNS) {
+		t->unbounded = 1;
+		return;
+	}
+	t->runs = xrealloc(t->runs, (t->nruns + 1) * sizeof(*t->runs));
+	t->runs[t->nruns++] = (struct run_span){ first, last, sorted, off };
+}
+
+static int sql_error(struct trace *trace, const char *view, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot read %s: %s", view, sqlite3_errmsg(trace_db(trace)));
+	return -EIO;
+}
+
+/*
+ * Scan rowid, start and the keys of one file's table, replaying the reorder buffer (see the top of
+ * the file). A table that is not a table (no rowid) is marked unbounded: ORDER BY reads it. With a
+ * copy, the scan reads all of cols (text_col as text) and writes each row of the view to the copy,
+ * each run from a mark (run_span.off).
+ */
+static int find_runs(struct trace *trace, struct table_runs *t, const char *const *cols, size_t ncols,
+		     int raw, int text_col, struct spill *copy, char *err, size_t errlen)
+{
+	/* The reader holds EVENT_REORDER + 1 rows and hands on the smallest: the buffer below holds
+	 * EVENT_REORDER and hands one on as the next arrives, which is the same. */
+	const size_t window = EVENT_REORDER;
+	struct event_row *ring = xcalloc(window, sizeof(*ring)), **heap = NULL, prev, emitted;
+	size_t nring = 0, head = 0, nheap = 0;
+	int have_prev = 0, have_emitted = 0, sorted = 1, absent, rc, ret = 0, odd = 0;
+	int64_t first = 0, last = 0, shift = 0, off = 0;
+	int filter = raw && trace_event_filter(trace, t->file, t->view, &shift);
+	struct event_row full = { 0 };
+	sqlite3_stmt *st = NULL;
+	char *sql = trace_event_sql(trace, t->file, t->view, cols, ncols, raw ? TRACE_SQL_SCAN_RAW : TRACE_SQL_SCAN,
+				    0, &absent);
+
+	memset(&prev, 0, sizeof(prev));
+	memset(&emitted, 0, sizeof(emitted));
+	if (!sql) {
+		free(ring);
+		if (absent)
+			return 0;
+		snprintf(err, errlen, "cannot read %s: out of memory", t->view);
+		return -ENOMEM;
+	}
+	rc = sqlite3_prepare_v2(trace_db(trace), sql, -1, &st, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK) {
+		t->unbounded = 1;
+		free(ring);
+		return 0;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct event_row r;
+		int nonint;
+
+		if (copy) {
+			nonint = read_row(st, &full, ncols, text_col);
+			r = full;
+		} else {
+			nonint = read_row(st, &r, ncols, -1);
+		}
+		r.trace_id = 0;
+		r.text = NULL;
+		r.seq = sqlite3_column_int64(st, 0);
+		if (filter) {
+			/* Only integers compare in C as in SQL: anything else, and SQL filters. */
+			if (nonint) {
+				odd = 1;
+				break;
+			}
+			if (r.start < shift || r.start > TRACE_TIME_MAX ||
+			    (!event_null(&r, 0) && (r.v[0] < r.start || r.v[0] > TRACE_TIME_MAX))) {
+				t->filtered = 1;
+				continue;
+			}
+		}
+		t->rows++;
+		summary_add(&t->summary, &r, (r.null & EVENT_START_NULL) != 0, ncols > 0);
+		if (t->nruns == 0 && !have_prev) {
+			first = r.seq;
+			off = copy ? spill_mark(copy) : 0;
+		}
+		if (have_emitted && row_before(&r, &emitted, t->nkey)) {
+			/* The buffer has handed on a later row: this one starts a new run. */
+			add_run(t, first, last, sorted, off);
+			first = r.seq;
+			off = copy ? spill_mark(copy) : 0;
+			nring = head = nheap = 0;
+			have_prev = have_emitted = 0;
+			sorted = 1;
+		} else if (sorted && have_prev && row_before(&r, &prev, t->nkey)) {
+			/* Out of order but repairable: from here on, the buffer as a heap. */
+			sorted = 0;
+			if (!heap)
+				heap = xmalloc((window + 1) * sizeof(*heap));
+			nheap = 0;
+			for (size_t i = 0; i < nring; i++)
+				heap_push(heap, &nheap, &ring[(head + i) % window], t->nkey);
+		}
+		if (sorted) {
+			/* In order: the row leaving the window is the one the buffer hands on. */
+			if (nring == window) {
+				emitted = ring[head];
+				have_emitted = 1;
+				ring[head] = r;
+				head = (head + 1) % window;
+			} else {
+				ring[(head + nring++) % window] = r;
+			}
+		} else {
+			struct event_row *slot;
+
+			if (nheap == window) {
+				slot = heap_pop(heap, &nheap, t->nkey);
+				emitted = *slot;
+				have_emitted = 1;
+			} else {
+				slot = &ring[nring++ % window];
+			}
+			*slot = r;
+			heap_push(heap, &nheap, slot, t->nkey);
+		}
+		if (copy && !copy->failed) {
+			full.seq = r.seq;
+			copy->failed = spill_put(copy, &full, ncols, text_col) < 0;
+		}
+		prev = r;
+		have_prev = 1;
+		last = r.seq;
+		if (t->unbounded)
+			break;
+	}
+	if (odd) {
+		rc = SQLITE_DONE;
+	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		ret = sql_error(trace, t->view, err, errlen);
+	} else if (have_prev && !t->unbounded) {
+		add_run(t, first, last, sorted, off);
+	}
+	sqlite3_finalize(st);
+	free(heap);
+	free(ring);
+	free(full.text);
+	if (odd) {
+		/* Start again with the view's own filter, which the reads will then also carry. */
+		free(t->runs);
+		t->runs = NULL;
+		t->nruns = 0;
+		t->rows = 0;
+		t->unbounded = 0;
+		memset(&t->summary, 0, sizeof(t->summary));
+		t->filtered = 1;
+		if (copy) {
+			copy->len = 0;
+			copy->rec->size = 0;
+		}
+		return find_runs(trace, t, cols, ncols, 0, text_col, copy, err, errlen);
+	}
+	return ret;
+}
+
+/*
+ * The runs of one file's table for a sort key of nkey columns: 0 (start alone) or 3 (start, end,
+ * deviceId, streamId: the GPU operations). The scan also reads end, for the table's summary.
+ */
+static struct table_runs *table_runs_get(struct trace *trace, size_t file, const char *view, size_t nkey,
+					 char *err, size_t errlen, int *ret)
+{
+	static const char *const keys[] = { "end", "deviceId", "streamId" };
+	struct event_cache *cache = cache_of(trace);
+	const char *const *cols = keys;
+	size_t ncols = nkey ? nkey : 1;
+	struct spill *copy = NULL;
+	struct table_runs *t;
+	int text_col = -1;
+
+	for (size_t i = 0; i < cache->n; i++) {
+		t = &cache->items[i];
+		if (t->file == file && t->nkey == nkey && !strcmp(t->view, view))
+			return t;
+	}
+	cache->items = xrealloc(cache->items, (cache->n + 1) * sizeof(*cache->items));
+	t = &cache->items[cache->n];
+	memset(t, 0, sizeof(*t));
+	t->file = file;
+	t->nkey = nkey;
+	t->view = xstrdup(view);
+	for (size_t i = 0; i < cache->nkeep && !copy; i++) {
+		const struct event_columns *c = &cache->keep[i];
+		struct recording *rec;
+
+		if (c->nkey != nkey || strcmp(c->view, view) || !(rec = recording_new()))
+			continue;
+		/* the set's columns begin with end, and with the keys when there are keys */
+		copy = spill_new(rec);
+		cols = c->cols;
+		ncols = c->ncols;
+		text_col = c->text_col;
+	}
+	*ret = find_runs(trace, t, cols, ncols, 1, text_col, copy, err, errlen);
+	if (copy) {
+		/* A copy that cannot be written in full (a full disk) is no copy: streams read the table. */
+		if (*ret >= 0 && !t->unbounded && !copy->failed && spill_flush(copy) == 0) {
+			t->copy = copy->rec;
+			t->copy_key = stream_key(view, cols, ncols, nkey, text_col);
+		} else {
+			recording_free(copy->rec);
+		}
+		spill_free(copy);
+	}
+	if (*ret < 0) {
+		free(t->view);
+		free(t->runs);
+		return NULL;
+	}
+	cache->n++;
+	return t;
+}
+
 /* ---- the stream ---- */
 
 static void run_init(struct run *r, sqlite3_stmt *st, size_t limit)
@@ -718,6 +780,7 @@ static void run_init(struct run *r, sqlite3_stmt *st, size_t limit)
 static void run_release(struct run *r)
 {
 	sqlite3_finalize(r->st);
+	spill_free(r->copy);
 	for (size_t i = 0; i < r->limit; i++)
 		free(r->pool[i].text);
 	free(r->pool);
@@ -741,24 +804,32 @@ static void close_runs(struct event_stream *s)
 static int run_fill(struct event_stream *s, struct run *r, char *err, size_t errlen)
 {
 	while (!r->done && r->n < r->limit) {
-		struct event_row *row;
-		int rc = sqlite3_step(r->st);
+		struct event_row *row = r->spare[--r->nspare];
+		int rc = r->copy ? spill_get(r->copy, row, s->ncols, s->text_col) : sqlite3_step(r->st);
 
-		if (rc == SQLITE_DONE) {
+		if (r->copy ? rc <= 0 : rc != SQLITE_ROW) {
+			r->spare[r->nspare++] = row;
 			r->done = 1;
+			if (r->copy && rc < 0) {
+				snprintf(err, errlen, "cannot read %s from its temporary copy: %s", s->view,
+					 errno ? strerror(errno) : "damaged");
+				return -EIO;
+			}
+			if (!r->copy && rc != SQLITE_DONE)
+				return sql_error(s->trace, s->view, err, errlen);
 			break;
 		}
-		if (rc != SQLITE_ROW)
-			return sql_error(s->trace, s->view, err, errlen);
-		row = r->spare[--r->nspare];
-		if (r->by_view) {
+		if (r->copy) {
+			row->trace_id = (int64_t)s->file;
+		} else if (r->by_view) {
 			row->trace_id = sqlite3_column_int64(r->st, 0);
 			row->seq = r->seq++;
+			read_row(r->st, row, s->ncols, s->text_col);
 		} else {
 			row->trace_id = (int64_t)s->file;
 			row->seq = sqlite3_column_int64(r->st, 0);
+			read_row(r->st, row, s->ncols, s->text_col);
 		}
-		read_row(r->st, row, s->ncols, s->text_col);
 		if ((s->scope_start && row->start < s->scope_start) || (s->scope_end && row->start >= s->scope_end)) {
 			r->spare[r->nspare++] = row;
 			continue;
@@ -800,6 +871,21 @@ static int open_file_runs(struct event_stream *s, char *err, size_t errlen)
 		return ret;
 	if (!t->rows && !t->unbounded)
 		return 0;
+	if (t->copy) {
+		char *key = stream_key(s->view, cols, s->ncols, s->nkey, s->text_col);
+		int same = !strcmp(key, t->copy_key);
+
+		free(key);
+		for (size_t i = 0; same && i < t->nruns; i++) {
+			struct run *r = add_stream_run(s, NULL, t->runs[i].sorted ? 1 : EVENT_REORDER + 1);
+
+			r->copy = spill_new(t->copy);
+			r->copy->off = t->runs[i].off;
+			r->copy->end = i + 1 < t->nruns ? t->runs[i + 1].off : t->copy->size;
+		}
+		if (same)
+			return 0;
+	}
 	if (t->unbounded) {
 		sql = trace_event_sql(s->trace, s->file, s->view, cols, s->ncols, TRACE_SQL_SORTED, s->nkey,
 				      &absent);
@@ -867,9 +953,6 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 			add_stream_run(s, st, 1)->by_view = 1;
 		s->scope_start = s->scope_end = 0;
 	} else {
-		struct event_cache *cache = cache_of(trace);
-		char *key = stream_key(view, cols, ncols, nkey, text_col);
-
 		/* Find every file's runs now, so that the total is known and errors come early. */
 		for (size_t f = 0; f < trace_count(trace) && !ret; f++) {
 			struct table_runs *t = table_runs_get(trace, f, view, nkey, err, errlen, &ret);
@@ -877,18 +960,8 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 			if (t)
 				s->total += t->rows;
 		}
-		for (size_t i = 0; !ret && i < cache->nrecordings && !s->reading; i++)
-			if (cache->recordings[i]->complete && !strcmp(cache->recordings[i]->key, key))
-				s->reading = spill_new(cache->recordings[i]);
-		if (!ret && !s->reading && cache->keep && !s->scope_start && !s->scope_end) {
-			struct recording *rec = recording_new(cache, key);
-
-			if (rec)
-				s->writing = spill_new(rec);
-		}
-		free(key);
 		s->file = 0;
-		if (!ret && !s->reading)
+		if (!ret)
 			ret = open_file_runs(s, err, errlen);
 	}
 	if (ret < 0) {
@@ -901,45 +974,8 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 
 static void remember(struct event_stream *s);
 
-/* Stop recording: the file could not take a row, or the stream was closed before its end. */
-static void stop_writing(struct event_stream *s)
-{
-	recording_drop(cache_of(s->trace), s->writing->rec);
-	spill_free(s->writing);
-	s->writing = NULL;
-}
-
-/* The next row of a recording, in this stream's time window. */
-static int replay_next(struct event_stream *s, const struct event_row **row, char *err, size_t errlen)
-{
-	for (;;) {
-		int ret = spill_get(s->reading, s->ncols, s->text_col);
-		struct event_row *r = &s->reading->row;
-
-		if (ret < 0) {
-			snprintf(err, errlen, "cannot read %s again from its temporary copy: %s", s->view,
-				 errno ? strerror(errno) : "damaged");
-			return -EIO;
-		}
-		if (!ret) {
-			if (s->end_col)
-				remember(s);
-			*row = NULL;
-			return 0;
-		}
-		if ((s->scope_start && r->start < s->scope_start) || (s->scope_end && r->start >= s->scope_end))
-			continue;
-		if ((size_t)r->trace_id < trace_count(s->trace))
-			summary_add(&s->seen[r->trace_id], r, (r->null & EVENT_START_NULL) != 0, s->end_col);
-		*row = r;
-		return 1;
-	}
-}
-
 int event_stream_next(struct event_stream *s, const struct event_row **row, char *err, size_t errlen)
 {
-	if (s->reading)
-		return replay_next(s, row, err, errlen);
 	for (;;) {
 		struct run *best = NULL;
 		int ret;
@@ -963,23 +999,12 @@ int event_stream_next(struct event_stream *s, const struct event_row **row, char
 			if ((size_t)s->current->trace_id < trace_count(s->trace))
 				summary_add(&s->seen[s->current->trace_id], s->current,
 					    (s->current->null & EVENT_START_NULL) != 0, s->end_col);
-			if (s->writing && spill_put(s->writing, s->current, s->ncols, s->text_col) < 0)
-				stop_writing(s);
 			*row = s->current;
 			return 1;
 		}
 		/* This file is done: the next one, if the stream reads files one by one. */
 		close_runs(s);
 		if (s->by_view || s->file + 1 >= trace_count(s->trace)) {
-			if (s->writing) {
-				if (spill_flush(s->writing) < 0) {
-					stop_writing(s);
-				} else {
-					s->writing->rec->complete = 1;
-					spill_free(s->writing);
-					s->writing = NULL;
-				}
-			}
 			if (!s->by_view && s->end_col)
 				remember(s);
 			*row = NULL;
@@ -1078,9 +1103,6 @@ void event_stream_close(struct event_stream *s)
 	if (!s)
 		return;
 	close_runs(s);
-	if (s->writing)
-		stop_writing(s);
-	spill_free(s->reading);
 	free(s->seen);
 	for (size_t i = 0; i < s->ncols; i++)
 		free(s->cols[i]);

@@ -53,15 +53,25 @@ struct event_stream;
 int event_stream_open(struct trace *trace, const char *view, const char *const *cols, size_t ncols,
 		      size_t nkey, int text_col, struct event_stream **out, char *err, size_t errlen);
 
+/* The columns of a stream, as event_stream_open() takes them. */
+struct event_columns {
+	const char *view;
+	const char *const *cols;
+	size_t ncols, nkey;
+	int text_col;
+};
+
 /*
- * From now on, keep each whole-trace stream (no time window) that is read to its end in a temporary
- * file (unlinked; about 20 bytes a row, in $TMPDIR), and give later streams over the same view and
- * columns their rows from there, in their own time window, instead of reading the trace again: for a
- * command that walks the trace more than once (report: the phases, then the rules over the steady
- * window). The rows are the same either way. A file that cannot be written (a full disk) is given
- * up and the trace read again. Kept until the trace is closed.
+ * For a command that reads the same streams more than once (report: the phases walk the whole trace,
+ * the rules the steady state): call before anything reads the trace. The scan that finds a table's
+ * runs (the first read of it, for a stream or a summary) then reads the columns of the set for its
+ * view and keeps the view's rows in a temporary file (unlinked, in $TMPDIR; varints, about 20 bytes
+ * a row), and every stream with exactly those columns, in any time window, reads them from there
+ * instead of the trace: each table is read from SQLite once. The rows are the same either way. A
+ * copy that cannot be written in full (a full disk) is given up, and streams read the trace. The
+ * copies last until the trace is closed.
  */
-void event_streams_keep(struct trace *trace);
+void event_streams_keep(struct trace *trace, const struct event_columns *sets, size_t n);
 
 /* The next row (valid until the next call): 1, 0 at the end, or a negative error with err set. */
 int event_stream_next(struct event_stream *s, const struct event_row **row, char *err, size_t errlen);

@@ -689,27 +689,43 @@ struct op_input {
 	const struct event_row *row;	/* its next row, NULL at its end */
 };
 
+static const char *const kernel_cols[] = { "end", "deviceId", "streamId", "graphNodeId", "correlationId",
+					   "pid", "nameId", "gridX", "gridY", "gridZ" };
+static const char *const copy_cols[] = { "end", "deviceId", "streamId", "graphNodeId", "correlationId",
+					 "pid", "bytes", "copyKind", "srcKind", "dstKind" };
+static const char *const set_cols[] = { "end", "deviceId", "streamId", "graphNodeId", "correlationId",
+					"pid", "bytes" };
+static const char *const call_cols[CALL_NCOLS] = { "end", "globalTid", "pid", "correlationId", "nameId" };
+static const char *const range_cols[RANGE_NCOLS] = { "end", "globalTid", "text" };
+
+/* What the walk reads: the GPU operations (indexed by enum gpu_op), the API calls, the NVTX ranges. */
+static const struct event_columns walk_streams[] = {
+	{ "kernels", kernel_cols, sizeof(kernel_cols) / sizeof(kernel_cols[0]), OP_NKEY, -1 },
+	{ "copies", copy_cols, sizeof(copy_cols) / sizeof(copy_cols[0]), OP_NKEY, -1 },
+	{ "sets", set_cols, sizeof(set_cols) / sizeof(set_cols[0]), OP_NKEY, -1 },
+	{ "api_calls", call_cols, CALL_NCOLS, 0, -1 },
+	{ "nvtx", range_cols, RANGE_NCOLS, 0, RANGE_TEXT },
+};
+#define WALK_CALLS 3
+#define WALK_RANGES 4
+
+void gap_walk_keep(struct trace *trace)
+{
+	event_streams_keep(trace, walk_streams, sizeof(walk_streams) / sizeof(walk_streams[0]));
+}
+
+static int walk_stream_open(struct rule_context *ctx, size_t which, struct event_stream **s, char *err,
+			    size_t errlen)
+{
+	const struct event_columns *c = &walk_streams[which];
+
+	return event_stream_open(ctx->trace, c->view, c->cols, c->ncols, c->nkey, c->text_col, s, err, errlen);
+}
+
 static int op_open(struct rule_context *ctx, struct op_input *in, enum gpu_op kind, char *err, size_t errlen)
 {
-	static const char *const kernel[] = { "end", "deviceId", "streamId", "graphNodeId", "correlationId",
-					      "pid", "nameId", "gridX", "gridY", "gridZ" };
-	static const char *const copy[] = { "end", "deviceId", "streamId", "graphNodeId", "correlationId",
-					    "pid", "bytes", "copyKind", "srcKind", "dstKind" };
-	static const char *const set[] = { "end", "deviceId", "streamId", "graphNodeId", "correlationId",
-					   "pid", "bytes" };
-	int ret;
+	int ret = walk_stream_open(ctx, (size_t)kind, &in->s, err, errlen);
 
-	switch (kind) {
-	case GPU_OP_KERNEL:
-		ret = event_stream_open(ctx->trace, "kernels", kernel, 10, OP_NKEY, -1, &in->s, err, errlen);
-		break;
-	case GPU_OP_COPY:
-		ret = event_stream_open(ctx->trace, "copies", copy, 10, OP_NKEY, -1, &in->s, err, errlen);
-		break;
-	default:
-		ret = event_stream_open(ctx->trace, "sets", set, 7, OP_NKEY, -1, &in->s, err, errlen);
-		break;
-	}
 	if (!ret)
 		ret = event_stream_next(in->s, &in->row, err, errlen);
 	return ret < 0 ? ret : 0;
@@ -758,8 +774,6 @@ static int input_before(const struct input *in, int64_t trace_id, int64_t start)
 int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
 	     size_t errlen)
 {
-	static const char *const call_cols[CALL_NCOLS] = { "end", "globalTid", "pid", "correlationId", "nameId" };
-	static const char *const range_cols[RANGE_NCOLS] = { "end", "globalTid", "text" };
 	struct walker w = { .trace_id = -1, .walk = walk };
 	struct api_names own_names = { 0 };
 	struct op_input ops[3] = { { 0 } };
@@ -797,11 +811,9 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 	for (int k = 0; k < 3 && !ret; k++)
 		ret = op_open(ctx, &ops[k], (enum gpu_op)k, why, sizeof(why));
 	if (!ret)
-		ret = event_stream_open(ctx->trace, "api_calls", call_cols, CALL_NCOLS, 0, -1, &calls.s, why,
-					sizeof(why));
+		ret = walk_stream_open(ctx, WALK_CALLS, &calls.s, why, sizeof(why));
 	if (!ret && attributing)
-		ret = event_stream_open(ctx->trace, "nvtx", range_cols, RANGE_NCOLS, 0, RANGE_TEXT, &ranges.s,
-					why, sizeof(why));
+		ret = walk_stream_open(ctx, WALK_RANGES, &ranges.s, why, sizeof(why));
 	if (!ret)
 		ret = input_next(&calls, why, sizeof(why));
 	if (!ret)

@@ -176,6 +176,9 @@ struct gap_walk {
 
 int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
 	     size_t errlen);
+/* For a command that walks a trace more than once: call before anything reads the trace, and each
+ * table the walk reads is read from the trace once (event_streams_keep in loader/events.h). */
+void gap_walk_keep(struct trace *trace);
 void gap_walk_release(struct gap_walk *walk);
 
 const char *gap_cause_name(enum gap_cause cause);	/* "host-wait", "sync-wait", "other" */

@@ -924,6 +924,11 @@ out:
 	return 0;
 }
 
+void phases_keep_walk(struct trace *trace)
+{
+	gap_walk_keep(trace);
+}
+
 void phases_free(struct phases *p)
 {
 	struct strings *st;

@@ -138,6 +138,9 @@ struct phases {
  * phases_free().
  */
 int phases_compute(struct trace *trace, const char *step, struct phases **out, char *err, size_t errlen);
+/* For a command that computes the phases and then runs the rules (report), called before anything
+ * reads the trace: the tables that both walk are read from it once (gap_walk_keep in gaps.h). */
+void phases_keep_walk(struct trace *trace);
 void phases_free(struct phases *phases);
 
 /* The window [start, end) that holds every trace's steady state (0, 0 when no trace has one). */
