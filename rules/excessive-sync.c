@@ -29,10 +29,6 @@ static const struct rule_param params[] = {
 	{ "min_syncs", 10, "count", "report a device drained by at least this many synchronizations" },
 };
 
-/* Filtered by nameId first (api_names_sql), so SQLite groups only the synchronize calls. */
-static const char calls_sql[] =
-	"SELECT traceId, nameId, COUNT(*), SUM(dur) FROM api_calls WHERE %s"
-	" GROUP BY traceId, nameId ORDER BY traceId, nameId";
 static const char records_sql[] =
 	"SELECT traceId, deviceId, syncType, COUNT(*), SUM(dur) FROM syncs"
 	" GROUP BY traceId, deviceId, syncType ORDER BY traceId, deviceId, syncType";
@@ -47,16 +43,16 @@ struct drain {
 
 struct sync_records;
 
-/* Synchronize calls of one name in one trace. */
+/* Synchronize calls of one name in one trace (counted as the walk passes them). */
 struct sync_calls {
-	int64_t trace_id;
+	int64_t trace_id, name_id;
 	const char *name;	/* owned by the api_names */
 	int64_t count, blocked;
 };
 
 struct sync_state {
 	struct api_names names;
-	int walked;			/* enough syncs for drains: the rule reads the walk */
+	int walked;			/* enough syncs for drains: the drains count */
 	struct drain *drains;
 	size_t n;
 	struct sync_calls *calls;
@@ -280,33 +276,32 @@ static int has_api_calls(const struct rule *rule, struct rule_context *ctx, int6
 	return ret;
 }
 
-static int load_calls(const struct rule *rule, struct rule_context *ctx, struct sync_state *s,
-		      const struct api_names *names, char *err, size_t errlen)
+static void on_call(const struct gap_call *call, void *arg)
 {
-	char *filter = api_names_sql(names, API_SYNC);
-	char *sql = sqlite3_mprintf(calls_sql, filter);
-	sqlite3_stmt *st;
-	int ret, rc;
+	struct sync_state *s = arg;
+	struct sync_calls *c = NULL;
 
-	sqlite3_free(filter);
-	ret = rule_prepare(rule, ctx, sql, &st, err, errlen);
-	sqlite3_free(sql);
-	if (ret < 0)
-		return ret;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct sync_calls *c;
-
+	for (size_t i = 0; i < s->ncalls && !c; i++)
+		if (s->calls[i].trace_id == call->trace_id && s->calls[i].name_id == call->name_id)
+			c = &s->calls[i];
+	if (!c) {
 		s->calls = xrealloc(s->calls, (s->ncalls + 1) * sizeof(*s->calls));
 		c = &s->calls[s->ncalls++];
-		c->trace_id = sqlite3_column_int64(st, 0);
-		c->name = api_names_name(names, c->trace_id, sqlite3_column_int64(st, 1));
-		c->count = sqlite3_column_int64(st, 2);
-		c->blocked = sqlite3_column_int64(st, 3);
+		*c = (struct sync_calls){ .trace_id = call->trace_id, .name_id = call->name_id,
+					  .name = api_names_name(&s->names, call->trace_id, call->name_id) };
 	}
-	if (rc != SQLITE_DONE)
-		ret = rule_step_error(rule, ctx, err, errlen);
-	sqlite3_finalize(st);
-	return ret;
+	c->count++;
+	if (call->has_end)
+		c->blocked += call->end - call->start;
+}
+
+static int compare_calls(const void *pa, const void *pb)
+{
+	const struct sync_calls *a = pa, *b = pb;
+
+	if (a->trace_id != b->trace_id)
+		return a->trace_id < b->trace_id ? -1 : 1;
+	return (a->name_id > b->name_id) - (a->name_id < b->name_id);
 }
 
 static void sync_state_free(struct sync_state *s)
@@ -323,36 +318,22 @@ static void sync_state_free(struct sync_state *s)
 static int excessive_sync_begin(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
 				void **state, char *err, size_t errlen)
 {
-	double min_syncs = rule_param(ctx, rule, "min_syncs");
 	struct sync_state *s = xcalloc(1, sizeof(*s));
 	int ret;
 
 	*state = NULL;
 	ret = api_names_load(rule, ctx, &s->names, err, errlen);
 	if (!ret)
-		ret = load_calls(rule, ctx, s, &s->names, err, errlen);
-	if (!ret)
 		ret = load_records(rule, ctx, s, err, errlen);
 	if (ret < 0) {
 		sync_state_free(s);
 		return ret;
 	}
-	/* A trace with fewer synchronize calls than min_syncs cannot have that many drains. */
-	for (size_t i = 0; i < s->ncalls && !s->walked; i++) {
-		int64_t total = 0;
-
-		for (size_t j = 0; j < s->ncalls; j++)
-			if (s->calls[j].trace_id == s->calls[i].trace_id)
-				total += s->calls[j].count;
-		if ((double)total >= min_syncs && total > 0)
-			s->walked = 1;
-	}
-	if (s->walked) {
-		*visitor = (struct gap_visitor){ .min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3),
-						 .fn = on_gap, .arg = s };
-		if (visitor->min_gap < 1)
-			visitor->min_gap = 1;
-	}
+	/* The drains from the gaps; the synchronize calls, blocked time included, from the walk too. */
+	*visitor = (struct gap_visitor){ .min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3),
+					 .fn = on_gap, .arg = s, .calls = API_SYNC, .on_call = on_call };
+	if (visitor->min_gap < 1)
+		visitor->min_gap = 1;
 	*state = s;
 	return 0;
 }
@@ -365,8 +346,19 @@ static int excessive_sync_finish(const struct rule *rule, struct rule_context *c
 	struct rule_clock clock = { 0 };
 	int ret = 0;
 
-	if (s->walked && !walk)
+	if (!walk)
 		goto out;
+	qsort(s->calls, s->ncalls, sizeof(*s->calls), compare_calls);
+	/* A trace with fewer synchronize calls than min_syncs cannot have that many drains. */
+	for (size_t i = 0; i < s->ncalls && !s->walked; i++) {
+		int64_t total = 0;
+
+		for (size_t j = 0; j < s->ncalls; j++)
+			if (s->calls[j].trace_id == s->calls[i].trace_id)
+				total += s->calls[j].count;
+		if ((double)total >= min_syncs && total > 0)
+			s->walked = 1;
+	}
 	if (s->walked && s->n) {
 		ret = rule_clock_init(&clock, rule, ctx, err, errlen);
 		if (ret < 0)

@@ -771,6 +771,19 @@ static int input_before(const struct input *in, int64_t trace_id, int64_t start)
 	return in->row && (in->row->trace_id < trace_id || (in->row->trace_id == trace_id && in->row->start <= start));
 }
 
+/* Give one API call to the visitors that count calls of its class. */
+static void pass_call(const struct gap_walk *walk, const struct event_row *row, unsigned cls)
+{
+	struct gap_call call = { .trace_id = row->trace_id, .name_id = row->v[CALL_NAME], .start = row->start,
+				 .end = row->v[CALL_END], .has_end = !event_null(row, CALL_END), .cls = cls };
+
+	if (event_null(row, CALL_NAME))
+		return;
+	for (size_t i = 0; i < walk->nvisitors; i++)
+		if (walk->visitors[i].on_call && (walk->visitors[i].calls & cls))
+			walk->visitors[i].on_call(&call, walk->visitors[i].arg);
+}
+
 int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
 	     size_t errlen)
 {
@@ -779,7 +792,7 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 	struct op_input ops[3] = { { 0 } };
 	struct input calls = { 0 }, ranges = { 0 };
 	int ret, attributing = 0, startup = 0;
-	unsigned api = 0;
+	unsigned api = 0, call_classes = 0;
 	struct gap g, first;
 	struct progress progress = { 0 };
 	char why[256] = "";
@@ -804,6 +817,9 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 		startup |= v->startup;
 		api |= v->api ? v->api : API_ISSUES | API_BLOCKS;
 	}
+	for (size_t i = 0; i < walk->nvisitors; i++)
+		if (walk->visitors[i].on_call)
+			call_classes |= walk->visitors[i].calls;
 	/* What the host did in a gap needs every call, not only those that issue or block. */
 	if (attributing)
 		api = ~0u;
@@ -860,6 +876,8 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 
 				if (attributing || (cls & api))
 					take_call(&w, calls.row, cls);
+				if (cls & call_classes)
+					pass_call(walk, calls.row, cls);
 				ret = input_next(&calls, why, sizeof(why));
 			} else {
 				break;
@@ -958,6 +976,14 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 		if (ret < 0)
 			goto out;
 		ret = 0;
+	}
+	/* The calls after the last operation, for the visitors that count calls. */
+	while (call_classes && calls.row && ret == 0) {
+		unsigned cls = api_names_class(w.names, calls.row->trace_id, calls.row->v[CALL_NAME]);
+
+		if (cls & call_classes)
+			pass_call(walk, calls.row, cls);
+		ret = input_next(&calls, why, sizeof(why));
 	}
 out:
 	if (ret < 0 && why[0])

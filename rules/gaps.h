@@ -147,9 +147,19 @@ struct gap_device {
 	int64_t ops;
 };
 
+/* An API call, as the walk reads it (for gap_visitor.on_call). */
+struct gap_call {
+	int64_t trace_id, name_id;
+	int64_t start, end;
+	int has_end;				/* 0: the trace has no end for it */
+	unsigned cls;				/* enum api_class */
+};
+
 /*
  * One consumer of the walk. Several visitors share one walk (a report's rules and its phases read
- * the trace once): each gets every operation whose gap is at least its min_gap, in time order.
+ * the trace once): each gets every operation whose gap is at least its min_gap, in time order, and
+ * with on_call every API call of the classes in `calls` in the walk's scope (also those after the
+ * last operation), in time order, so that no rule reads the API calls again.
  */
 struct gap_visitor {
 	int64_t min_gap;	/* gaps shorter than this are not passed; 0 passes every operation */
@@ -158,6 +168,8 @@ struct gap_visitor {
 	int startup;		/* it wants the trace's first operation with its start-up interval */
 	int (*fn)(const struct gap *gap, void *arg);	/* NULL: skip; a negative return stops the walk */
 	void *arg;
+	unsigned calls;		/* API classes whose calls go to on_call */
+	void (*on_call)(const struct gap_call *call, void *arg);
 };
 
 struct gap_walk {
