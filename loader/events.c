@@ -21,10 +21,13 @@
 #include "common/util.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sys/mman.h>
 
 /* One stretch of rowids that the reorder buffer puts in order; sorted: it needs no buffer. */
 struct run_span {
@@ -65,6 +68,7 @@ struct scoped_summary {
 struct recording {
 	int fd;				/* unlinked temporary file */
 	int64_t size;
+	const unsigned char *map;	/* once written in full: the file, mapped for reading */
 };
 
 struct event_cache {
@@ -79,7 +83,7 @@ struct event_cache {
 /* One cursor of a stream, and the rows it holds in a heap by sort key. */
 struct run {
 	sqlite3_stmt *st;
-	struct spill *copy;		/* or the rows from the table's copy */
+	struct copy_reader *copy;	/* or the rows from the table's copy */
 	int done, by_view;
 	size_t limit;			/* rows held before the smallest may go: 1 when in order */
 	struct event_row *pool;
@@ -90,14 +94,19 @@ struct run {
 	int64_t seq;
 };
 
-/* Writing or reading a table's copy, through a buffer. */
+/* Writing a table's copy, through a buffer. */
 struct spill {
 	struct recording *rec;
 	unsigned char *buf;
-	size_t len, pos, cap;
-	int64_t off, end;		/* reading: the file offset of buf[len], and where to stop */
+	size_t len, cap;
 	struct event_row prev;		/* the row before (for the differences) */
-	int failed;			/* writing: a row could not be written; the copy is useless */
+	int failed;			/* a row could not be written: the copy is useless */
+};
+
+/* Reading one run of a copy, from the mapping. */
+struct copy_reader {
+	const unsigned char *p, *end;
+	int64_t start, seq, v[EVENT_MAX_COLS];	/* the row before (for the differences) */
 };
 
 struct event_stream {
@@ -325,6 +334,8 @@ static void recording_free(struct recording *rec)
 {
 	if (!rec)
 		return;
+	if (rec->map)
+		munmap((void *)rec->map, (size_t)rec->size);
 	close(rec->fd);
 	free(rec);
 }
@@ -430,53 +441,34 @@ static int spill_put(struct spill *w, const struct event_row *r, size_t ncols, i
 	return 0;
 }
 
-/* Have at least `need` unread bytes in the buffer, or all that is left of the file: 0, or -1. */
-static int spill_fill(struct spill *rd, size_t need)
+/* Map a copy written in full for reading: 0, or -1 (then it is no copy). */
+static int recording_map(struct recording *rec)
 {
-	if (rd->len - rd->pos >= need)
-		return 0;
-	memmove(rd->buf, rd->buf + rd->pos, rd->len - rd->pos);
-	rd->len -= rd->pos;
-	rd->pos = 0;
-	if (rd->cap < need) {
-		rd->cap = need;
-		rd->buf = xrealloc(rd->buf, rd->cap);
-	}
-	while (rd->len < rd->cap && rd->off < rd->end) {
-		size_t want = rd->cap - rd->len;
-		ssize_t n;
+	void *map;
 
-		if ((int64_t)want > rd->end - rd->off)
-			want = (size_t)(rd->end - rd->off);
-		n = pread(rd->rec->fd, rd->buf + rd->len, want, (off_t)rd->off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		rd->len += (size_t)n;
-		rd->off += n;
-	}
+	if (!rec->size)
+		return 0;
+	map = mmap(NULL, (size_t)rec->size, PROT_READ, MAP_PRIVATE, rec->fd, 0);
+	if (map == MAP_FAILED)
+		return -1;
+	rec->map = map;
 	return 0;
 }
 
-/* The next row of a run from the copy into r: 1, 0 at the run's end, or -1 (an unreadable file). */
-static int spill_get(struct spill *rd, struct event_row *r, size_t ncols, int text_col)
+/* The next row of a run from the copy into r: 1, 0 at the run's end, or -1 (a damaged copy). */
+static int copy_get(struct copy_reader *rd, struct event_row *r, size_t ncols, int text_col)
 {
-	const unsigned char *p, *end;
+	const unsigned char *p = rd->p, *end = rd->end;
 	uint64_t u;
 
-	if (spill_fill(rd, 10 * (5 + ncols)) < 0)
-		return -1;
-	if (rd->pos == rd->len)
+	if (p == end)
 		return 0;
-	p = rd->buf + rd->pos;
-	end = rd->buf + rd->len;
 	if (!(p = get_varint(p, end, &u)))
 		return -1;
-	r->start = rd->prev.start = (int64_t)((uint64_t)rd->prev.start + unzigzag(u));
+	r->start = rd->start = (int64_t)((uint64_t)rd->start + unzigzag(u));
 	if (!(p = get_varint(p, end, &u)))
 		return -1;
-	r->seq = rd->prev.seq = (int64_t)((uint64_t)rd->prev.seq + unzigzag(u));
+	r->seq = rd->seq = (int64_t)((uint64_t)rd->seq + unzigzag(u));
 	if (!(p = get_varint(p, end, &u)))
 		return -1;
 	r->null = (uint32_t)u;
@@ -497,21 +489,17 @@ static int spill_get(struct spill *rd, struct event_row *r, size_t ncols, int te
 			r->v[i] = 0;
 			if (!u)
 				continue;
-			rd->pos = (size_t)(p - rd->buf);
-			if (spill_fill(rd, (size_t)u - 1) < 0 || rd->len - rd->pos < (size_t)u - 1)
+			if ((uint64_t)(end - p) < u - 1)
 				return -1;
-			p = rd->buf + rd->pos;
-			end = rd->buf + rd->len;
 			r->text = xmalloc((size_t)u);
 			memcpy(r->text, p, (size_t)u - 1);
 			r->text[u - 1] = 0;
 			p += u - 1;
 			continue;
 		}
-		r->v[i] = (int64_t)((uint64_t)rd->prev.v[i] + unzigzag(u));
-		rd->prev.v[i] = r->v[i];
+		r->v[i] = rd->v[i] = (int64_t)((uint64_t)rd->v[i] + unzigzag(u));
 	}
-	rd->pos = (size_t)(p - rd->buf);
+	rd->p = p;
 	return 1;
 }
 
@@ -574,7 +562,9 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 	int have_prev = 0, have_emitted = 0, sorted = 1, absent, rc, ret = 0, odd = 0;
 	int64_t first = 0, last = 0, shift = 0, off = 0;
 	int filter = raw && trace_event_filter(trace, t->file, t->view, &shift);
-	struct event_row full = { 0 };
+	struct event_row full = { 0 }, row = { 0 }, *r = copy ? &full : &row;
+	/* the buffer compares sort keys only, and copies no more of a row */
+	const size_t keylen = offsetof(struct event_row, v) + t->nkey * sizeof(int64_t);
 	sqlite3_stmt *st = NULL;
 	char *sql = trace_event_sql(trace, t->file, t->view, cols, ncols, raw ? TRACE_SQL_SCAN_RAW : TRACE_SQL_SCAN,
 				    0, &absent);
@@ -596,45 +586,37 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 		return 0;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct event_row r;
-		int nonint;
+		int nonint = read_row(st, r, ncols, copy ? text_col : -1);
 
-		if (copy) {
-			nonint = read_row(st, &full, ncols, text_col);
-			r = full;
-		} else {
-			nonint = read_row(st, &r, ncols, -1);
-		}
-		r.trace_id = 0;
-		r.text = NULL;
-		r.seq = sqlite3_column_int64(st, 0);
+		r->trace_id = 0;
+		r->seq = sqlite3_column_int64(st, 0);
 		if (filter) {
 			/* Only integers compare in C as in SQL: anything else, and SQL filters. */
 			if (nonint) {
 				odd = 1;
 				break;
 			}
-			if (r.start < shift || r.start > TRACE_TIME_MAX ||
-			    (!event_null(&r, 0) && (r.v[0] < r.start || r.v[0] > TRACE_TIME_MAX))) {
+			if (r->start < shift || r->start > TRACE_TIME_MAX ||
+			    (!event_null(r, 0) && (r->v[0] < r->start || r->v[0] > TRACE_TIME_MAX))) {
 				t->filtered = 1;
 				continue;
 			}
 		}
 		t->rows++;
-		summary_add(&t->summary, &r, (r.null & EVENT_START_NULL) != 0, ncols > 0);
+		summary_add(&t->summary, r, (r->null & EVENT_START_NULL) != 0, ncols > 0);
 		if (t->nruns == 0 && !have_prev) {
-			first = r.seq;
+			first = r->seq;
 			off = copy ? spill_mark(copy) : 0;
 		}
-		if (have_emitted && row_before(&r, &emitted, t->nkey)) {
+		if (have_emitted && row_before(r, &emitted, t->nkey)) {
 			/* The buffer has handed on a later row: this one starts a new run. */
 			add_run(t, first, last, sorted, off);
-			first = r.seq;
+			first = r->seq;
 			off = copy ? spill_mark(copy) : 0;
 			nring = head = nheap = 0;
 			have_prev = have_emitted = 0;
 			sorted = 1;
-		} else if (sorted && have_prev && row_before(&r, &prev, t->nkey)) {
+		} else if (sorted && have_prev && row_before(r, &prev, t->nkey)) {
 			/* Out of order but repairable: from here on, the buffer as a heap. */
 			sorted = 0;
 			if (!heap)
@@ -646,33 +628,31 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 		if (sorted) {
 			/* In order: the row leaving the window is the one the buffer hands on. */
 			if (nring == window) {
-				emitted = ring[head];
+				memcpy(&emitted, &ring[head], keylen);
 				have_emitted = 1;
-				ring[head] = r;
+				memcpy(&ring[head], r, keylen);
 				head = (head + 1) % window;
 			} else {
-				ring[(head + nring++) % window] = r;
+				memcpy(&ring[(head + nring++) % window], r, keylen);
 			}
 		} else {
 			struct event_row *slot;
 
 			if (nheap == window) {
 				slot = heap_pop(heap, &nheap, t->nkey);
-				emitted = *slot;
+				memcpy(&emitted, slot, keylen);
 				have_emitted = 1;
 			} else {
 				slot = &ring[nring++ % window];
 			}
-			*slot = r;
+			memcpy(slot, r, keylen);
 			heap_push(heap, &nheap, slot, t->nkey);
 		}
-		if (copy && !copy->failed) {
-			full.seq = r.seq;
-			copy->failed = spill_put(copy, &full, ncols, text_col) < 0;
-		}
-		prev = r;
+		if (copy && !copy->failed)
+			copy->failed = spill_put(copy, r, ncols, text_col) < 0;
+		memcpy(&prev, r, keylen);
 		have_prev = 1;
-		last = r.seq;
+		last = r->seq;
 		if (t->unbounded)
 			break;
 	}
@@ -746,7 +726,8 @@ static struct table_runs *table_runs_get(struct trace *trace, size_t file, const
 	*ret = find_runs(trace, t, cols, ncols, 1, text_col, copy, err, errlen);
 	if (copy) {
 		/* A copy that cannot be written in full (a full disk) is no copy: streams read the table. */
-		if (*ret >= 0 && !t->unbounded && !copy->failed && spill_flush(copy) == 0) {
+		if (*ret >= 0 && !t->unbounded && !copy->failed && spill_flush(copy) == 0 &&
+		    recording_map(copy->rec) == 0) {
 			t->copy = copy->rec;
 			t->copy_key = stream_key(view, cols, ncols, nkey, text_col);
 		} else {
@@ -780,7 +761,7 @@ static void run_init(struct run *r, sqlite3_stmt *st, size_t limit)
 static void run_release(struct run *r)
 {
 	sqlite3_finalize(r->st);
-	spill_free(r->copy);
+	free(r->copy);
 	for (size_t i = 0; i < r->limit; i++)
 		free(r->pool[i].text);
 	free(r->pool);
@@ -805,14 +786,13 @@ static int run_fill(struct event_stream *s, struct run *r, char *err, size_t err
 {
 	while (!r->done && r->n < r->limit) {
 		struct event_row *row = r->spare[--r->nspare];
-		int rc = r->copy ? spill_get(r->copy, row, s->ncols, s->text_col) : sqlite3_step(r->st);
+		int rc = r->copy ? copy_get(r->copy, row, s->ncols, s->text_col) : sqlite3_step(r->st);
 
 		if (r->copy ? rc <= 0 : rc != SQLITE_ROW) {
 			r->spare[r->nspare++] = row;
 			r->done = 1;
 			if (r->copy && rc < 0) {
-				snprintf(err, errlen, "cannot read %s from its temporary copy: %s", s->view,
-					 errno ? strerror(errno) : "damaged");
+				snprintf(err, errlen, "cannot read %s from its temporary copy: damaged", s->view);
 				return -EIO;
 			}
 			if (!r->copy && rc != SQLITE_DONE)
@@ -879,9 +859,9 @@ static int open_file_runs(struct event_stream *s, char *err, size_t errlen)
 		for (size_t i = 0; same && i < t->nruns; i++) {
 			struct run *r = add_stream_run(s, NULL, t->runs[i].sorted ? 1 : EVENT_REORDER + 1);
 
-			r->copy = spill_new(t->copy);
-			r->copy->off = t->runs[i].off;
-			r->copy->end = i + 1 < t->nruns ? t->runs[i + 1].off : t->copy->size;
+			r->copy = xcalloc(1, sizeof(*r->copy));
+			r->copy->p = t->copy->map + t->runs[i].off;
+			r->copy->end = t->copy->map + (i + 1 < t->nruns ? t->runs[i + 1].off : t->copy->size);
 		}
 		if (same)
 			return 0;

@@ -30,11 +30,12 @@
 
 /* One event: its file, start, and the columns asked for, in the order asked. */
 struct event_row {
+	/* the sort key first (trace_id, start, seq, null, v[0..nkey)), so that it copies as a prefix */
 	int64_t trace_id;
 	int64_t start;
 	int64_t seq;				/* rowid: ties keep storage order */
-	int64_t v[EVENT_MAX_COLS];		/* integer values (0 where NULL) */
 	uint32_t null;				/* bit i: column i is NULL; EVENT_START_NULL */
+	int64_t v[EVENT_MAX_COLS];		/* integer values (0 where NULL) */
 	char *text;				/* the text column's value, NULL when NULL or none */
 };
 

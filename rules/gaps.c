@@ -230,7 +230,20 @@ struct walker {
 	struct gap_walk *walk;			/* its texts: interned NVTX texts, open addressing */
 	struct idle_part *parts[2];		/* the current gap's parts, and its start-up twin's */
 	size_t parts_cap[2];
+	int64_t class_of[2];			/* the (traceId, nameId) of the last call classified, */
+	unsigned class_last;			/* and its class (class_of[0] -1: none yet) */
 };
+
+/* api_names_class() of a call, remembering the last answer: calls come in runs of one name. */
+static unsigned call_class(struct walker *w, const struct event_row *call, size_t name_col)
+{
+	if (w->class_of[0] != call->trace_id || w->class_of[1] != call->v[name_col]) {
+		w->class_of[0] = call->trace_id;
+		w->class_of[1] = call->v[name_col];
+		w->class_last = api_names_class(w->names, call->trace_id, call->v[name_col]);
+	}
+	return w->class_last;
+}
 
 static uint64_t text_hash(const char *s)
 {
@@ -376,6 +389,9 @@ static struct host_thread *thread_get(struct walker *w, int64_t trace_id, int64_
 	int created;
 
 	if (!create) {
+		/* the thread rule_index_get() saw last, without a search (most calls come from one) */
+		if (w->thread_index.count && !memcmp(w->thread_index.last_key, key, sizeof(key)))
+			return &w->threads[w->thread_index.last];
 		i = rule_index_find(&w->thread_index, key);
 		return i == SIZE_MAX ? NULL : &w->threads[i];
 	}
@@ -787,7 +803,7 @@ static void pass_call(const struct gap_walk *walk, const struct event_row *row, 
 int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
 	     size_t errlen)
 {
-	struct walker w = { .trace_id = -1, .walk = walk };
+	struct walker w = { .trace_id = -1, .walk = walk, .class_of = { -1, 0 } };
 	struct api_names own_names = { 0 };
 	struct op_input ops[3] = { { 0 } };
 	struct input calls = { 0 }, ranges = { 0 };
@@ -872,7 +888,7 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 					take_range(&w, ranges.row);
 				ret = input_next(&ranges, why, sizeof(why));
 			} else if (c) {
-				unsigned cls = api_names_class(w.names, calls.row->trace_id, calls.row->v[CALL_NAME]);
+				unsigned cls = call_class(&w, calls.row, CALL_NAME);
 
 				if (attributing || (cls & api))
 					take_call(&w, calls.row, cls);
@@ -979,7 +995,7 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 	}
 	/* The calls after the last operation, for the visitors that count calls. */
 	while (call_classes && calls.row && ret == 0) {
-		unsigned cls = api_names_class(w.names, calls.row->trace_id, calls.row->v[CALL_NAME]);
+		unsigned cls = call_class(&w, calls.row, CALL_NAME);
 
 		if (cls & call_classes)
 			pass_call(walk, calls.row, cls);

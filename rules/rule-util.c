@@ -212,6 +212,11 @@ size_t rule_index_get(struct rule_index *index, const int64_t *key, int *created
 {
 	struct rule_index_slot *slot;
 
+	if (index->count && !memcmp(index->last_key, key, sizeof(index->last_key))) {
+		if (created)
+			*created = 0;
+		return index->last;
+	}
 	if ((index->count + 1) * 2 > index->cap) {
 		struct rule_index_slot *old = index->slots;
 		size_t oldcap = index->cap;
@@ -231,6 +236,8 @@ size_t rule_index_get(struct rule_index *index, const int64_t *key, int *created
 		memcpy(slot->key, key, sizeof(slot->key));
 		slot->value = index->count++;
 	}
+	memcpy(index->last_key, key, sizeof(index->last_key));
+	index->last = slot->value;
 	return slot->value;
 }
 
