@@ -106,8 +106,13 @@ struct spill {
 /* Reading one run of a copy, from the mapping. */
 struct copy_reader {
 	const unsigned char *p, *end;
+	const unsigned char *kept;		/* pages from here to p are still mapped in */
 	int64_t start, seq, v[EVENT_MAX_COLS];	/* the row before (for the differences) */
 };
+
+/* How much of a copy a reader leaves mapped in behind it: the pages it has read count in the
+ * process's resident size until they are given back, and a copy grows with the trace. */
+#define COPY_KEEP (1 << 20)
 
 struct event_stream {
 	struct trace *trace;
@@ -500,6 +505,16 @@ static int copy_get(struct copy_reader *rd, struct event_row *r, size_t ncols, i
 		r->v[i] = rd->v[i] = (int64_t)((uint64_t)rd->v[i] + unzigzag(u));
 	}
 	rd->p = p;
+	if (p - rd->kept >= COPY_KEEP) {
+		/* Give back the pages read (the file keeps them; a reader that needs one again, as the
+		 * next run's first page, reads it back in). */
+		uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+		uintptr_t from = (uintptr_t)rd->kept & ~(page - 1), to = (uintptr_t)p & ~(page - 1);
+
+		if (to > from)
+			madvise((void *)from, to - from, MADV_DONTNEED);
+		rd->kept = p;
+	}
 	return 1;
 }
 
@@ -860,7 +875,7 @@ static int open_file_runs(struct event_stream *s, char *err, size_t errlen)
 			struct run *r = add_stream_run(s, NULL, t->runs[i].sorted ? 1 : EVENT_REORDER + 1);
 
 			r->copy = xcalloc(1, sizeof(*r->copy));
-			r->copy->p = t->copy->map + t->runs[i].off;
+			r->copy->p = r->copy->kept = t->copy->map + t->runs[i].off;
 			r->copy->end = t->copy->map + (i + 1 < t->nruns ? t->runs[i + 1].off : t->copy->size);
 		}
 		if (same)
