@@ -12,6 +12,11 @@
  * repair (more than EVENT_MAX_RUNS runs), or a scope only SQL can apply (an NVTX range, a kernel
  * glob), is read through ORDER BY as before: the stream's rows are the same either way.
  *
+ * A command that reads the same streams more than once (report: phases, then rules) names their
+ * columns first (event_streams_keep): the scan that finds a table's runs then also keeps the view's
+ * rows in a temporary copy, and the streams read their runs from it. Each table is read from SQLite
+ * once.
+ *
  * Rows come out ordered by (traceId, start, the first nkey columns, storage order): the order of
  * "ORDER BY traceId, start, <keys>" over the view, with ties kept in storage order. Memory: at
  * most EVENT_REORDER rows per run, never the table.
