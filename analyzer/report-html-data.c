@@ -1,19 +1,22 @@
 /*
- * What the HTML report draws beyond the report header and the findings (report-html.h), read from
- * the canonical views in four passes:
+ * What the HTML report draws beyond the report header and the findings (report-html.h), read in two
+ * passes:
  *
- *   kernel names   GROUP BY traceId, nameId, then merged by name (as gpt-trace stats does)
- *   kernel medians every kernel's duration in duration order, counted for the top names only
- *   copies         GROUP BY copyKind, srcKind, dstKind; memsets GROUP BY memKind
- *   timeline       every operation in (trace, device, start) order: each stream's busy time per
- *                  bucket and kind of work, each device's union of busy time, its gaps (per bucket
- *                  and by length)
+ *   operations     the kernels, copies and memsets in time order (loader/events.h: after the
+ *                  report's walks, from the tables' temporary copies, without SQLite), summed per
+ *                  (traceId, nameId) (then merged by name, as gpt-trace stats does), per copy kind,
+ *                  per stream (busy time per bucket and kind of work) and per device (the union of
+ *                  its busy time, its gaps per bucket and by length)
+ *   kernel medians every kernel's duration in duration order (an SQLite sort), counted for the top
+ *                  names only
  *
- * Memory grows with the streams, kernel names and buckets, never with the events: SQLite groups
- * and sorts (spilling to temporary files), this code keeps running sums.
+ * The sums come out as the former GROUP BY and (trace, device, start) ordered queries gave them:
+ * groups in key order, lanes chosen in the order their streams first appear on each device.
+ * Memory grows with the streams, kernel names, copy kinds and buckets, never with the events.
  */
 #include "analyzer/report-html.h"
 #include "common/util.h"
+#include "loader/events.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -180,50 +183,26 @@ static char *lookup_name(sqlite3_stmt *st, int64_t trace_id, int64_t name_id)
 	return s;
 }
 
-/* Groups by (traceId, nameId), their names, the merge by name, the top CHART_TOP_KERNELS. */
-static int read_kernel_names(struct reader *r, struct kernel_pass *kp)
+static int compare_group_key(const void *pa, const void *pb)
+{
+	const struct kernel_group *a = pa, *b = pb;
+
+	if (a->trace_id != b->trace_id)
+		return a->trace_id < b->trace_id ? -1 : 1;
+	return (a->name_id > b->name_id) - (a->name_id < b->name_id);
+}
+
+/* The (traceId, nameId) groups of the operations pass, merged by name; the top CHART_TOP_KERNELS. */
+static int merge_kernel_names(struct reader *r, struct kernel_pass *kp)
 {
 	struct report_charts *c = r->charts;
-	sqlite3_stmt *st, *names;
-	size_t cap = 0, *moved;
-	int rc, ret;
+	size_t *moved;
 
-	ret = prepare(r, "kernel statistics",
-		      "SELECT traceId, nameId, count(*), sum(end - start), min(end - start), max(end - start) "
-		      "FROM kernels WHERE start IS NOT NULL AND end IS NOT NULL GROUP BY traceId, nameId", &st);
-	if (ret < 0)
-		return ret;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (kp->ngroups == cap) {
-			cap = cap ? cap * 2 : 64;
-			kp->groups = xrealloc(kp->groups, cap * sizeof(*kp->groups));
-		}
-		kp->groups[kp->ngroups++] = (struct kernel_group){
-			.trace_id = sqlite3_column_int64(st, 0), .name_id = col_or(st, 1, -1),
-			.count = sqlite3_column_int64(st, 2), .total = sqlite3_column_int64(st, 3),
-			.min = sqlite3_column_int64(st, 4), .max = sqlite3_column_int64(st, 5),
-		};
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return sql_error(r, "kernel statistics");
-	ret = prepare(r, "kernel names", "SELECT value FROM strings WHERE traceId = ?1 AND id = ?2", &names);
-	if (ret < 0)
-		return ret;
-	for (size_t i = 0; i < kp->ngroups; i++) {
-		struct kernel_group *g = &kp->groups[i];
-
-		g->name = g->name_id < 0 ? NULL : lookup_name(names, g->trace_id, g->name_id);
-		if (!g->name) {
-			char buf[64];
-
-			snprintf(buf, sizeof(buf), g->name_id < 0 ? "(unnamed)" : "(name id %" PRId64 ")", g->name_id);
-			g->name = xstrdup(buf);
-		}
-		g->nccl = !strncmp(g->name, "nccl", 4);
-	}
-	sqlite3_finalize(names);
-
+	/* in key order, as GROUP BY gave them: the sort by name below is not stable */
+	if (kp->ngroups)
+		qsort(kp->groups, kp->ngroups, sizeof(*kp->groups), compare_group_key);
+	keymap_release(&kp->by_key);
+	memset(&kp->by_key, 0, sizeof(kp->by_key));
 	/* merge by name: sort the groups by name, one entry per run of equal names */
 	if (kp->ngroups)
 		qsort(kp->groups, kp->ngroups, sizeof(*kp->groups), compare_group_name);
@@ -325,42 +304,6 @@ static int compare_copy_total(const void *pa, const void *pb)
 	return a->copy_kind != b->copy_kind ? (a->copy_kind < b->copy_kind ? -1 : 1) : 0;
 }
 
-static int read_copies(struct reader *r)
-{
-	struct report_charts *c = r->charts;
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int rc, ret;
-
-	ret = prepare(r, "copies",
-		      "SELECT copyKind, srcKind, dstKind, count(*), sum(bytes), sum(end - start) FROM copies "
-		      "WHERE start IS NOT NULL AND end IS NOT NULL GROUP BY 1, 2, 3 "
-		      "UNION ALL SELECT -1, memKind, NULL, count(*), sum(bytes), sum(end - start) FROM sets "
-		      "WHERE start IS NOT NULL AND end IS NOT NULL GROUP BY 2", &st);
-	if (ret < 0)
-		return ret;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (c->ncopies == cap) {
-			cap = cap ? cap * 2 : 16;
-			c->copies = xrealloc(c->copies, cap * sizeof(*c->copies));
-		}
-		c->copies[c->ncopies++] = (struct chart_copy){
-			.copy_kind = col_or(st, 0, -1), .src_kind = col_or(st, 1, -1), .dst_kind = col_or(st, 2, -1),
-			.count = sqlite3_column_int64(st, 3), .bytes = col_or(st, 4, 0),
-			.total_ns = sqlite3_column_int64(st, 5),
-		};
-		/* a copy with an unknown kind is not a memset */
-		if (c->copies[c->ncopies - 1].copy_kind == -1 && sqlite3_column_type(st, 0) == SQLITE_NULL)
-			c->copies[c->ncopies - 1].copy_kind = 0;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return sql_error(r, "copies");
-	if (c->ncopies)
-		qsort(c->copies, c->ncopies, sizeof(*c->copies), compare_copy_total);
-	return 0;
-}
-
 /* ---- the timeline ---- */
 
 /* end - start, held at INT64_MAX or INT64_MIN rather than overflowing on a corrupt trace's times */
@@ -417,29 +360,6 @@ static void gap_bins_add(struct chart_gap_bin *bins, int64_t gap)
 	bins[i].ns += gap;
 }
 
-static struct chart_lane *lane_get(struct report_charts *c, struct keymap *lanes, size_t *cap, int64_t trace_id,
-				   int64_t device, int64_t stream)
-{
-	int64_t key[3] = { trace_id, device, stream };
-	ssize_t i = keymap_get(lanes, key);
-	struct chart_lane *l;
-
-	if (i >= 0)
-		return &c->lanes[i];
-	if (stream != -1 && c->nlanes >= CHART_LANES_MAX)	/* the rest of the device's streams, merged */
-		return lane_get(c, lanes, cap, trace_id, device, -1);
-	if (c->nlanes == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		c->lanes = xrealloc(c->lanes, *cap * sizeof(*c->lanes));
-	}
-	l = &c->lanes[c->nlanes];
-	*l = (struct chart_lane){ .trace_id = trace_id, .device = device, .stream = stream };
-	for (size_t w = 0; w < c->nwindows; w++)
-		l->busy[w] = xcalloc(CHART_BUCKETS, sizeof(*l->busy[w]));
-	keymap_put(lanes, key, c->nlanes);
-	return &c->lanes[c->nlanes++];
-}
-
 static int compare_lanes(const void *pa, const void *pb)
 {
 	const struct chart_lane *a = pa, *b = pb;
@@ -453,76 +373,379 @@ static int compare_lanes(const void *pa, const void *pb)
 	return a->stream < b->stream ? -1 : a->stream > b->stream;
 }
 
-static int read_timeline(struct reader *r, const struct kernel_pass *kp)
+/* ---- the operations pass ---- */
+
+/* The columns read (read_operations): end and the keys, then nameId (kernels), bytes and the kinds
+ * (copies: copyKind, srcKind, dstKind; memsets: memKind). */
+enum { OP_END, OP_DEVICE, OP_STREAM, OP_NAME, OP_BYTES = 3, OP_COPY_KIND, OP_SRC_KIND, OP_DST_KIND,
+       OP_MEM_KIND = 4 };
+
+/* A copy kind (or memset kind) and its sums, with the NULLs of its key. */
+struct copy_group {
+	int memset;			/* 0: a copy (copyKind, srcKind, dstKind); 1: a memset (memKind) */
+	int64_t key[3];			/* NULL as 0, flagged in null */
+	unsigned null;			/* bit i: key[i] is NULL */
+	int64_t count, bytes, total;
+};
+
+/* A stream's lane before the lanes are chosen, and when it first ran. */
+struct stream_lane {
+	struct chart_lane lane;
+	int64_t first;
+};
+
+struct op_pass {
+	struct keymap groups;		/* (traceId, nameId or -1) -> kp->groups */
+	struct copy_group *copies;
+	size_t ncopies;
+	struct stream_lane *lanes;	/* every stream; chosen and merged afterwards */
+	size_t nlanes;
+	struct keymap lane_index;	/* (traceId, deviceId, streamId) -> lanes */
+	struct chart_device *devices;	/* in order of first operation; sorted afterwards */
+	int64_t *dev_end;		/* the end of the union so far, per device */
+	size_t ndevices;
+	struct keymap device_index;	/* (traceId, deviceId) -> devices */
+	sqlite3_stmt *names;
+};
+
+static struct kernel_group *group_get(struct op_pass *op, struct kernel_pass *kp, int64_t trace_id, int64_t name_id)
 {
-	struct report_charts *c = r->charts;
-	struct keymap lanes = { 0 };
-	struct chart_device *dev = NULL;
-	size_t lane_cap = 0, dev_cap = 0;
-	int64_t dev_end = 0;
-	sqlite3_stmt *st;
-	int rc, ret;
+	int64_t key[3] = { trace_id, name_id, 0 };
+	ssize_t i = keymap_get(&op->groups, key);
+	struct kernel_group *g;
 
-	ret = prepare(r, "the timeline",
-		      "SELECT traceId, deviceId, streamId, start, end, nameId, 0 FROM kernels WHERE end >= start "
-		      "UNION ALL SELECT traceId, deviceId, streamId, start, end, NULL, 1 FROM copies WHERE end >= start "
-		      "UNION ALL SELECT traceId, deviceId, streamId, start, end, NULL, 2 FROM sets WHERE end >= start "
-		      "ORDER BY 1, 2, 4", &st);
-	if (ret < 0)
-		return ret;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t t = sqlite3_column_int64(st, 0), d = col_or(st, 1, -1), s = sqlite3_column_int64(st, 3);
-		int64_t e = sqlite3_column_int64(st, 4), kind = sqlite3_column_int64(st, 6);
-		struct chart_lane *l = lane_get(c, &lanes, &lane_cap, t, d, col_or(st, 2, -1));
-		int work = kind ? CHART_COPY : CHART_COMPUTE;
+	if (i >= 0)
+		return &kp->groups[i];
+	kp->groups = xrealloc(kp->groups, (kp->ngroups + 1) * sizeof(*kp->groups));
+	g = &kp->groups[kp->ngroups];
+	*g = (struct kernel_group){ .trace_id = trace_id, .name_id = name_id, .min = INT64_MAX, .max = INT64_MIN };
+	g->name = name_id < 0 ? NULL : lookup_name(op->names, trace_id, name_id);
+	if (!g->name) {
+		char buf[64];
 
-		if (!kind) {
-			int64_t key[3] = { t, col_or(st, 5, -1), 0 };
-			ssize_t g = keymap_get(&kp->by_key, key);
+		snprintf(buf, sizeof(buf), name_id < 0 ? "(unnamed)" : "(name id %" PRId64 ")", name_id);
+		g->name = xstrdup(buf);
+	}
+	g->nccl = !strncmp(g->name, "nccl", 4);
+	keymap_put(&op->groups, key, kp->ngroups);
+	return &kp->groups[kp->ngroups++];
+}
 
-			if (g >= 0 && kp->groups[g].nccl)
-				work = CHART_COMM;
-		}
-		l->ops++;
-		l->busy_ns = sat_add64(l->busy_ns, span_of(s, e));
+static void copy_add(struct op_pass *op, int memset, const struct event_row *row, const size_t *cols, size_t n,
+		     int64_t dur)
+{
+	struct copy_group k = { .memset = memset };
+	struct copy_group *g = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		k.key[i] = row->v[cols[i]];
+		k.null |= (unsigned)event_null(row, cols[i]) << i;
+	}
+	for (size_t i = 0; i < op->ncopies && !g; i++)
+		if (op->copies[i].memset == memset && op->copies[i].null == k.null &&
+		    !memcmp(op->copies[i].key, k.key, sizeof(k.key)))
+			g = &op->copies[i];
+	if (!g) {
+		op->copies = xrealloc(op->copies, (op->ncopies + 1) * sizeof(*op->copies));
+		g = &op->copies[op->ncopies++];
+		*g = k;
+	}
+	g->count++;
+	g->bytes = sat_add64(g->bytes, event_int(row, OP_BYTES, 0));
+	g->total = sat_add64(g->total, dur);
+}
+
+static struct stream_lane *stream_lane_get(struct op_pass *op, const struct report_charts *c, int64_t trace_id,
+					   int64_t device, int64_t stream, int64_t start)
+{
+	int64_t key[3] = { trace_id, device, stream };
+	ssize_t i = keymap_get(&op->lane_index, key);
+	struct stream_lane *l;
+
+	if (i >= 0)
+		return &op->lanes[i];
+	op->lanes = xrealloc(op->lanes, (op->nlanes + 1) * sizeof(*op->lanes));
+	l = &op->lanes[op->nlanes];
+	*l = (struct stream_lane){ .lane = { .trace_id = trace_id, .device = device, .stream = stream }, .first = start };
+	for (size_t w = 0; w < c->nwindows; w++)
+		l->lane.busy[w] = xcalloc(CHART_BUCKETS, sizeof(*l->lane.busy[w]));
+	keymap_put(&op->lane_index, key, op->nlanes);
+	return &op->lanes[op->nlanes++];
+}
+
+static size_t device_get(struct op_pass *op, const struct report_charts *c, int64_t trace_id, int64_t device,
+			 int64_t start)
+{
+	int64_t key[3] = { trace_id, device, 0 };
+	ssize_t i = keymap_get(&op->device_index, key);
+	struct chart_device *d;
+
+	if (i >= 0)
+		return (size_t)i;
+	op->devices = xrealloc(op->devices, (op->ndevices + 1) * sizeof(*op->devices));
+	op->dev_end = xrealloc(op->dev_end, (op->ndevices + 1) * sizeof(*op->dev_end));
+	d = &op->devices[op->ndevices];
+	*d = (struct chart_device){ .trace_id = trace_id, .device = device, .first = start };
+	for (size_t w = 0; w < c->nwindows; w++)
+		d->idle[w] = xcalloc(CHART_BUCKETS, sizeof(*d->idle[w]));
+	op->dev_end[op->ndevices] = start;
+	keymap_put(&op->device_index, key, op->ndevices);
+	return op->ndevices++;
+}
+
+/* One operation: its name or kind's sums, its stream's busy time, its device's union and gaps. */
+static void add_operation(struct op_pass *op, struct kernel_pass *kp, struct report_charts *c, int kind,
+			  const struct event_row *row)
+{
+	static const size_t copy_keys[] = { OP_COPY_KIND, OP_SRC_KIND, OP_DST_KIND }, set_keys[] = { OP_MEM_KIND };
+	int64_t t = row->trace_id, s = row->start, e = row->v[OP_END];
+	int64_t d = event_int(row, OP_DEVICE, -1);
+	int work = kind ? CHART_COPY : CHART_COMPUTE;
+	struct stream_lane *l;
+	size_t di;
+
+	/* the views leave out times that cannot be; a NULL start or end has no duration */
+	if ((row->null & EVENT_START_NULL) || event_null(row, OP_END) || e < s)
+		return;
+	if (kind == 0) {
+		struct kernel_group *g = group_get(op, kp, t, event_int(row, OP_NAME, -1));
+
+		g->count++;
+		g->total = sat_add64(g->total, e - s);
+		if (e - s < g->min)
+			g->min = e - s;
+		if (e - s > g->max)
+			g->max = e - s;
+		if (g->nccl)
+			work = CHART_COMM;
+	} else {
+		copy_add(op, kind == 2, row, kind == 1 ? copy_keys : set_keys, kind == 1 ? 3 : 1, e - s);
+	}
+	l = stream_lane_get(op, c, t, d, event_int(row, OP_STREAM, -1), s);
+	l->lane.ops++;
+	l->lane.busy_ns = sat_add64(l->lane.busy_ns, span_of(s, e));
+	for (size_t w = 0; w < c->nwindows; w++)
+		spread(&c->windows[w], s, e, &l->lane.busy[w][0][work], CHART_WORKS);
+
+	di = device_get(op, c, t, d, s);
+	if (s > op->dev_end[di]) {
+		struct chart_device *dev = &op->devices[di];
+
+		dev->gaps++;
+		dev->idle_ns = sat_add64(dev->idle_ns, span_of(op->dev_end[di], s));
+		gap_bins_add(c->gap_bins, s - op->dev_end[di]);
 		for (size_t w = 0; w < c->nwindows; w++)
-			spread(&c->windows[w], s, e, &l->busy[w][0][work], CHART_WORKS);
+			spread(&c->windows[w], op->dev_end[di], s, dev->idle[w], 1);
+		op->dev_end[di] = s;
+	}
+	if (e > op->dev_end[di]) {
+		op->devices[di].busy_ns = sat_add64(op->devices[di].busy_ns, span_of(op->dev_end[di], e));
+		op->dev_end[di] = e;
+	}
+}
 
-		if (!dev || dev->trace_id != t || dev->device != d) {
-			if (dev)
-				dev->last = dev_end;
-			if (c->ndevices == dev_cap) {
-				dev_cap = dev_cap ? dev_cap * 2 : 4;
-				c->devices = xrealloc(c->devices, dev_cap * sizeof(*c->devices));
-			}
-			dev = &c->devices[c->ndevices++];
-			*dev = (struct chart_device){ .trace_id = t, .device = d, .first = s };
-			for (size_t w = 0; w < c->nwindows; w++)
-				dev->idle[w] = xcalloc(CHART_BUCKETS, sizeof(*dev->idle[w]));
-			dev_end = s;
-		}
-		if (s > dev_end) {
-			dev->gaps++;
-			dev->idle_ns = sat_add64(dev->idle_ns, span_of(dev_end, s));
-			gap_bins_add(c->gap_bins, s - dev_end);
-			for (size_t w = 0; w < c->nwindows; w++)
-				spread(&c->windows[w], dev_end, s, dev->idle[w], 1);
-			dev_end = s;
-		}
-		if (e > dev_end) {
-			dev->busy_ns = sat_add64(dev->busy_ns, span_of(dev_end, e));
-			dev_end = e;
+static int compare_copy_groups(const void *pa, const void *pb)
+{
+	const struct copy_group *a = pa, *b = pb;
+
+	if (a->memset != b->memset)
+		return a->memset - b->memset;
+	for (int i = 0; i < 3; i++) {
+		int an = (a->null >> i) & 1, bn = (b->null >> i) & 1;
+
+		if (an != bn)			/* NULL first, as GROUP BY */
+			return an ? -1 : 1;
+		if (!an && a->key[i] != b->key[i])
+			return a->key[i] < b->key[i] ? -1 : 1;
+	}
+	return 0;
+}
+
+/* The copy kinds, copies in (copyKind, srcKind, dstKind) order then memsets by memKind, largest
+ * total first. */
+static void finish_copies(struct op_pass *op, struct report_charts *c)
+{
+	if (op->ncopies)
+		qsort(op->copies, op->ncopies, sizeof(*op->copies), compare_copy_groups);
+	c->copies = xcalloc(op->ncopies ? op->ncopies : 1, sizeof(*c->copies));
+	for (size_t i = 0; i < op->ncopies; i++) {
+		const struct copy_group *g = &op->copies[i];
+		struct chart_copy *k = &c->copies[c->ncopies++];
+
+		*k = (struct chart_copy){ .count = g->count, .bytes = g->bytes, .total_ns = g->total };
+		if (g->memset) {
+			k->copy_kind = -1;
+			k->src_kind = g->null & 1 ? -1 : g->key[0];
+			k->dst_kind = -1;
+		} else {
+			/* a copy with an unknown kind is not a memset */
+			k->copy_kind = g->null & 1 ? 0 : g->key[0];
+			k->src_kind = g->null & 2 ? -1 : g->key[1];
+			k->dst_kind = g->null & 4 ? -1 : g->key[2];
 		}
 	}
-	if (dev)
-		dev->last = dev_end;
-	sqlite3_finalize(st);
-	keymap_release(&lanes);
-	if (rc != SQLITE_DONE)
-		return sql_error(r, "the timeline");
+	if (c->ncopies)
+		qsort(c->copies, c->ncopies, sizeof(*c->copies), compare_copy_total);
+}
+
+static int compare_devices(const void *pa, const void *pb)
+{
+	const struct chart_device *a = pa, *b = pb;
+
+	if (a->trace_id != b->trace_id)
+		return a->trace_id < b->trace_id ? -1 : 1;
+	return (a->device > b->device) - (a->device < b->device);
+}
+
+/* A device's streams in the order they first ran (then by stream). */
+static int compare_lane_first(const void *pa, const void *pb)
+{
+	const struct stream_lane *a = pa, *b = pb;
+
+	if (a->lane.trace_id != b->lane.trace_id)
+		return a->lane.trace_id < b->lane.trace_id ? -1 : 1;
+	if (a->lane.device != b->lane.device)
+		return a->lane.device < b->lane.device ? -1 : 1;
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	return (a->lane.stream > b->lane.stream) - (a->lane.stream < b->lane.stream);
+}
+
+/* Add lane b's sums to a (and free b's buckets). */
+static void lane_merge(struct chart_lane *a, struct chart_lane *b, size_t nwindows)
+{
+	a->ops += b->ops;
+	a->busy_ns = sat_add64(a->busy_ns, b->busy_ns);
+	for (size_t w = 0; w < nwindows; w++) {
+		for (size_t i = 0; i < CHART_BUCKETS; i++)
+			for (size_t k = 0; k < CHART_WORKS; k++)
+				a->busy[w][i][k] += b->busy[w][i][k];
+		free(b->busy[w]);
+		b->busy[w] = NULL;
+	}
+}
+
+/*
+ * The lanes drawn: streams take lanes as they first appear on each device, devices in order, until
+ * CHART_LANES_MAX; the streams after that go to their device's merged lane (stream -1, where
+ * operations without a stream go too), which is made the first time it is needed and takes a lane.
+ */
+static void finish_lanes(struct op_pass *op, struct report_charts *c)
+{
+	int64_t trace_id = 0, device = 0;	/* of the lane before */
+	size_t cap = 0;
+
+	if (op->nlanes)
+		qsort(op->lanes, op->nlanes, sizeof(*op->lanes), compare_lane_first);
+	for (size_t i = 0, dev_first = 0; i < op->nlanes; i++) {
+		struct chart_lane *l = &op->lanes[i].lane, *merged = NULL;
+
+		if (i && (l->trace_id != trace_id || l->device != device))
+			dev_first = c->nlanes;
+		trace_id = l->trace_id;
+		device = l->device;
+		for (size_t j = dev_first; j < c->nlanes && !merged; j++)
+			if (c->lanes[j].stream == -1)
+				merged = &c->lanes[j];
+		if (l->stream != -1 && c->nlanes < CHART_LANES_MAX) {
+			merged = NULL;
+		} else if (merged) {
+			lane_merge(merged, l, c->nwindows);
+			continue;
+		}
+		if (c->nlanes == cap) {
+			cap = cap ? cap * 2 : 16;
+			c->lanes = xrealloc(c->lanes, cap * sizeof(*c->lanes));
+		}
+		c->lanes[c->nlanes] = *l;
+		if (l->stream != -1 && c->nlanes >= CHART_LANES_MAX) {
+			/* the device's merged lane, made by its first stream past the limit */
+			struct chart_lane m = { .trace_id = l->trace_id, .device = l->device, .stream = -1 };
+
+			for (size_t w = 0; w < c->nwindows; w++)
+				m.busy[w] = xcalloc(CHART_BUCKETS, sizeof(*m.busy[w]));
+			lane_merge(&m, l, c->nwindows);
+			c->lanes[c->nlanes] = m;
+		}
+		c->nlanes++;
+		memset(l, 0, sizeof(*l));
+	}
 	if (c->nlanes)
 		qsort(c->lanes, c->nlanes, sizeof(*c->lanes), compare_lanes);
-	return 0;
+}
+
+static void op_pass_release(struct op_pass *op, size_t nwindows)
+{
+	keymap_release(&op->groups);
+	free(op->copies);
+	for (size_t i = 0; i < op->nlanes; i++)
+		for (size_t w = 0; w < nwindows; w++)
+			free(op->lanes[i].lane.busy[w]);
+	free(op->lanes);
+	keymap_release(&op->lane_index);
+	for (size_t i = 0; i < op->ndevices; i++)
+		for (size_t w = 0; w < nwindows; w++)
+			free(op->devices[i].idle[w]);
+	free(op->devices);
+	free(op->dev_end);
+	keymap_release(&op->device_index);
+	sqlite3_finalize(op->names);
+}
+
+/* The kernels, copies and memsets in time order: every sum of the charts but the medians. */
+static int read_operations(struct reader *r, struct kernel_pass *kp)
+{
+	static const char *const kernel_cols[] = { "end", "deviceId", "streamId", "nameId" };
+	static const char *const copy_cols[] = { "end", "deviceId", "streamId", "bytes", "copyKind", "srcKind",
+						 "dstKind" };
+	static const char *const set_cols[] = { "end", "deviceId", "streamId", "bytes", "memKind" };
+	struct report_charts *c = r->charts;
+	struct event_stream *in[3] = { NULL };
+	const struct event_row *row[3] = { NULL };
+	struct op_pass op = { 0 };
+	int ret;
+
+	ret = prepare(r, "kernel names", "SELECT value FROM strings WHERE traceId = ?1 AND id = ?2", &op.names);
+	if (!ret)
+		ret = event_stream_open(r->trace, "kernels", kernel_cols, 4, 3, -1, &in[0], r->err, r->errlen);
+	if (!ret)
+		ret = event_stream_open(r->trace, "copies", copy_cols, 7, 3, -1, &in[1], r->err, r->errlen);
+	if (!ret)
+		ret = event_stream_open(r->trace, "sets", set_cols, 5, 3, -1, &in[2], r->err, r->errlen);
+	for (int k = 0; k < 3 && ret >= 0; k++)
+		ret = event_stream_next(in[k], &row[k], r->err, r->errlen);
+	while (ret >= 0) {
+		int k = -1;
+
+		for (int i = 0; i < 3; i++)
+			if (row[i] && (k < 0 || event_compare(row[i], row[k], 3) < 0))
+				k = i;
+		if (k < 0)
+			break;
+		add_operation(&op, kp, c, k, row[k]);
+		ret = event_stream_next(in[k], &row[k], r->err, r->errlen);
+	}
+	for (int k = 0; k < 3; k++)
+		event_stream_close(in[k]);
+	if (ret >= 0) {
+		ret = 0;
+		finish_copies(&op, c);
+		finish_lanes(&op, c);
+		if (op.ndevices)
+			qsort(op.devices, op.ndevices, sizeof(*op.devices), compare_devices);
+		/* sorted, the end of each device's union is found again as its last */
+		for (size_t i = 0; i < op.ndevices; i++) {
+			int64_t key[3] = { op.devices[i].trace_id, op.devices[i].device, 0 };
+
+			op.devices[i].last = op.dev_end[keymap_get(&op.device_index, key)];
+		}
+		c->devices = op.devices;
+		c->ndevices = op.ndevices;
+		op.devices = NULL;
+		op.ndevices = 0;
+	}
+	op_pass_release(&op, c->nwindows);
+	return ret;
 }
 
 /* Cut [start, end) into CHART_BUCKETS buckets of a whole number of ns. */
@@ -560,13 +783,11 @@ int report_charts_read(struct trace *trace, struct report_header *hdr, char *err
 		if (steady_end > steady_start && 2 * (steady_end - steady_start) < hdr->end - hdr->start)
 			c->windows[c->nwindows++] = window_of(steady_start, steady_end);
 	}
-	ret = read_kernel_names(&r, &kp);
+	ret = read_operations(&r, &kp);
+	if (!ret)
+		ret = merge_kernel_names(&r, &kp);
 	if (!ret)
 		ret = read_kernel_medians(&r, &kp);
-	if (!ret)
-		ret = read_copies(&r);
-	if (!ret)
-		ret = read_timeline(&r, &kp);
 	kernel_pass_release(&kp);
 	if (ret < 0) {
 		report_charts_free(c);

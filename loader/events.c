@@ -53,10 +53,11 @@ struct table_runs {
 	int filtered;			/* some row is not in the view: reads carry the SQL time filter */
 	struct run_span *runs;
 	size_t nruns;
-	/* With event_streams_keep(): the rows the scan read, in storage order, for streams whose key
-	 * (stream_key) is copy_key to read instead of the table. */
+	/* With event_streams_keep(): the rows the scan read, in storage order, with the columns of
+	 * the kept set copy_set (an index into event_cache.keep), for the streams whose columns are
+	 * among them to read instead of the table. */
 	struct recording *copy;
-	char *copy_key;
+	size_t copy_set;
 };
 
 /* What a stream that ran to its end saw of one file, in the scope it ran in. */
@@ -115,6 +116,10 @@ struct copy_reader {
 	const unsigned char *p, *end;
 	const unsigned char *kept;		/* pages from here to p are still mapped in */
 	int64_t start, seq, v[EVENT_MAX_COLS];	/* the row before (for the differences) */
+	const struct event_columns *set;	/* the copy's columns */
+	int same;				/* the stream's columns are the set's; else: */
+	size_t ncols, col[EVENT_MAX_COLS];	/* the set's column of each of the stream's */
+	struct event_row row;			/* a row with the set's columns */
 };
 
 /* How much of a copy a reader leaves mapped in behind it: the pages it has read count in the
@@ -297,21 +302,6 @@ static const unsigned char *get_varint(const unsigned char *p, const unsigned ch
 	return NULL;
 }
 
-/* What identifies the rows a stream gives, whatever its scope. */
-static char *stream_key(const char *view, const char *const *cols, size_t ncols, size_t nkey, int text_col)
-{
-	sqlite3_str *q = sqlite3_str_new(NULL);
-	char *sql, *key;
-
-	sqlite3_str_appendf(q, "%s|%d|%d", view, (int)nkey, text_col);
-	for (size_t i = 0; i < ncols; i++)
-		sqlite3_str_appendf(q, "|%s", cols[i]);
-	sql = sqlite3_str_finish(q);
-	key = xstrdup(sql ? sql : "");
-	sqlite3_free(sql);
-	return key;
-}
-
 static struct event_cache *cache_of(struct trace *trace)
 {
 	struct event_cache **cache = trace_event_cache(trace);
@@ -467,10 +457,13 @@ static int recording_map(struct recording *rec)
 	return 0;
 }
 
-/* The next row of a run from the copy into r: 1, 0 at the run's end, or -1 (a damaged copy). */
-static int copy_get(struct copy_reader *rd, struct event_row *r, size_t ncols, int text_col)
+/* The next row of a run from the copy into r, with the set's columns: 1, 0 at the run's end, or
+ * -1 (a damaged copy). */
+static int copy_get(struct copy_reader *rd, struct event_row *r)
 {
 	const unsigned char *p = rd->p, *end = rd->end;
+	size_t ncols = rd->set->ncols;
+	int text_col = rd->set->text_col;
 	uint64_t u;
 
 	if (p == end)
@@ -525,6 +518,58 @@ static int copy_get(struct copy_reader *rd, struct event_row *r, size_t ncols, i
 	return 1;
 }
 
+/* The next row of a run from the copy into r, with the stream's columns (see copy_get). */
+static int copy_next(struct copy_reader *rd, struct event_row *r)
+{
+	struct event_row *c = &rd->row;
+	int ret;
+
+	if (rd->same)
+		return copy_get(rd, r);
+	ret = copy_get(rd, c);
+	if (ret <= 0)
+		return ret;
+	r->start = c->start;
+	r->seq = c->seq;
+	r->null = c->null & EVENT_START_NULL;
+	for (size_t i = 0; i < rd->ncols; i++) {
+		size_t j = rd->col[i];
+
+		r->null |= (uint32_t)event_null(c, j) << i;
+		r->v[i] = c->v[j];
+		if ((int)j == rd->set->text_col) {
+			free(r->text);
+			r->text = c->text;
+			c->text = NULL;
+		}
+	}
+	return 1;
+}
+
+/* A reader of the copy of t for stream s, or NULL when s has a column the copy does not. */
+static struct copy_reader *copy_reader_new(const struct event_stream *s, const struct table_runs *t)
+{
+	const struct event_columns *set = &(*trace_event_cache(s->trace))->keep[t->copy_set];
+	struct copy_reader *rd = xcalloc(1, sizeof(*rd));
+
+	rd->set = set;
+	rd->same = s->ncols == set->ncols && s->text_col == set->text_col;
+	rd->ncols = s->ncols;
+	for (size_t i = 0; i < s->ncols; i++) {
+		rd->col[i] = SIZE_MAX;
+		for (size_t j = 0; j < set->ncols && rd->col[i] == SIZE_MAX; j++)
+			if (!strcmp(s->cols[i], set->cols[j]))
+				rd->col[i] = j;
+		/* a column read as text in one and as an integer in the other cannot be shared */
+		if (rd->col[i] == SIZE_MAX || ((int)i == s->text_col) != ((int)rd->col[i] == set->text_col)) {
+			free(rd);
+			return NULL;
+		}
+		rd->same &= rd->col[i] == i;
+	}
+	return rd;
+}
+
 /* ---- finding the runs ---- */
 
 void event_cache_free(struct event_cache *cache)
@@ -535,7 +580,6 @@ void event_cache_free(struct event_cache *cache)
 		free(cache->items[i].view);
 		free(cache->items[i].runs);
 		recording_free(cache->items[i].copy);
-		free(cache->items[i].copy_key);
 	}
 	free(cache->items);
 	for (size_t i = 0; i < cache->nkeep; i++) {
@@ -721,6 +765,7 @@ static struct table_runs *table_runs_get(struct trace *trace, size_t file, const
 	struct spill *copy = NULL;
 	struct table_runs *t;
 	int text_col = -1;
+	size_t set = 0;
 
 	for (size_t i = 0; i < cache->n; i++) {
 		t = &cache->items[i];
@@ -744,6 +789,7 @@ static struct table_runs *table_runs_get(struct trace *trace, size_t file, const
 		cols = c->cols;
 		ncols = c->ncols;
 		text_col = c->text_col;
+		set = i;
 	}
 	*ret = find_runs(trace, t, cols, ncols, 1, text_col, copy, err, errlen);
 	if (copy) {
@@ -751,7 +797,7 @@ static struct table_runs *table_runs_get(struct trace *trace, size_t file, const
 		if (*ret >= 0 && !t->unbounded && !copy->failed && spill_flush(copy) == 0 &&
 		    recording_map(copy->rec) == 0) {
 			t->copy = copy->rec;
-			t->copy_key = stream_key(view, cols, ncols, nkey, text_col);
+			t->copy_set = set;
 		} else {
 			recording_free(copy->rec);
 		}
@@ -783,6 +829,8 @@ static void run_init(struct run *r, sqlite3_stmt *st, size_t limit)
 static void run_release(struct run *r)
 {
 	sqlite3_finalize(r->st);
+	if (r->copy)
+		free(r->copy->row.text);
 	free(r->copy);
 	for (size_t i = 0; i < r->limit; i++)
 		free(r->pool[i].text);
@@ -808,7 +856,7 @@ static int run_fill(struct event_stream *s, struct run *r, char *err, size_t err
 {
 	while (!r->done && r->n < r->limit) {
 		struct event_row *row = r->spare[--r->nspare];
-		int rc = r->copy ? copy_get(r->copy, row, s->ncols, s->text_col) : sqlite3_step(r->st);
+		int rc = r->copy ? copy_next(r->copy, row) : sqlite3_step(r->st);
 
 		if (r->copy ? rc <= 0 : rc != SQLITE_ROW) {
 			r->spare[r->nspare++] = row;
@@ -874,18 +922,16 @@ static int open_file_runs(struct event_stream *s, char *err, size_t errlen)
 	if (!t->rows && !t->unbounded)
 		return 0;
 	if (t->copy) {
-		char *key = stream_key(s->view, cols, s->ncols, s->nkey, s->text_col);
-		int same = !strcmp(key, t->copy_key);
+		struct copy_reader *first = copy_reader_new(s, t);
 
-		free(key);
-		for (size_t i = 0; same && i < t->nruns; i++) {
+		for (size_t i = 0; first && i < t->nruns; i++) {
 			struct run *r = add_stream_run(s, NULL, t->runs[i].sorted ? 1 : EVENT_REORDER + 1);
 
-			r->copy = xcalloc(1, sizeof(*r->copy));
+			r->copy = i ? copy_reader_new(s, t) : first;
 			r->copy->p = r->copy->kept = t->copy->map + t->runs[i].off;
 			r->copy->end = t->copy->map + (i + 1 < t->nruns ? t->runs[i + 1].off : t->copy->size);
 		}
-		if (same)
+		if (first)
 			return 0;
 	}
 	if (t->unbounded) {

@@ -710,7 +710,7 @@ static const char *const kernel_cols[] = { "end", "deviceId", "streamId", "graph
 static const char *const copy_cols[] = { "end", "deviceId", "streamId", "graphNodeId", "correlationId",
 					 "pid", "bytes", "copyKind", "srcKind", "dstKind" };
 static const char *const set_cols[] = { "end", "deviceId", "streamId", "graphNodeId", "correlationId",
-					"pid", "bytes" };
+					"pid", "bytes", "memKind" };	/* memKind: for the HTML report's charts */
 static const char *const call_cols[CALL_NCOLS] = { "end", "globalTid", "pid", "correlationId", "nameId" };
 static const char *const range_cols[RANGE_NCOLS] = { "end", "globalTid", "text" };
 

@@ -79,6 +79,36 @@ assert len(rows) == 1 and len(lanes) == 1 and num(rows[0], 'total-ns') == 5000 a
 check no_kernels "
 assert windows == [] and lanes == [] and rows == [] and copies == [] and bins == []" "$TMP/no-kernels.sqlite"
 
+# More streams than lanes (CHART_LANES_MAX 128): GPU 0 runs streams 1-100, then GPU 1 streams 160
+# down to 101, each stream twice (at its first time and 10 ms later). Streams take lanes in the
+# order they first run, GPUs in order: GPU 1's first 28 (160-133), then its merged lane, which
+# holds the other 32 streams' 64 kernels.
+{
+	sed -n '/^INSERT INTO GPT_META/,/^INSERT INTO PROCESSES/p' "$TMP/one.sql"
+	echo "INSERT INTO TARGET_INFO_GPU (vmId, id, name, busLocation, totalMemory, memoryBandwidth, clockRate, smCount,"
+	echo "	computeMajor, computeMinor) VALUES (0, 1, 'NVIDIA H200', '0000:46:00.0', 150137864192, 4916736000000,"
+	echo "	1980000000, 132, 9, 0);"
+	for i in $(seq 1 160); do
+		dev=0 stream=$i at=$((i * 1000))
+		[ "$i" -gt 100 ] && dev=1 stream=$((261 - i))
+		for t in $at $((at + 10000000)); do
+			echo "INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId,"
+			echo "	globalPid, demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY,"
+			echo "	blockZ, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId)"
+			echo "	VALUES ($t, $((t + 500)), $dev, 1, $stream, NULL, 7 << 24, 1, 1, 32, 1, 1, 1, 32, 1, 1, 0, 0, 0, 0, 1);"
+		done
+	done
+} > "$TMP/lanes.sql"
+make_trace "$TMP/lanes.sqlite" "$TMP/lanes.sql"
+"$GPT" report -q --format html -o "$TMP/lanes.html" "$TMP/lanes.sqlite"
+lanes=$(grep -o '<g class="tl-lane" data-trace="0" data-device="[0-9]*" data-stream="-\?[0-9]*" data-ops="[0-9]*"' \
+	"$TMP/lanes.html" | sed 's/.*data-device="\([0-9]*\)" data-stream="\(-\?[0-9]*\)" data-ops="\([0-9]*\)"/\1:\2:\3/')
+expect "lanes: one per stream of GPU 0, 28 of GPU 1 and its merged lane" "100 29" \
+	"$(echo "$lanes" | grep -c '^0:') $(echo "$lanes" | grep -c '^1:')"
+expect "lanes: GPU 1's lanes are its first 28 streams" "$(seq 133 160 | tr '\n' ' ')" \
+	"$(echo "$lanes" | grep '^1:' | grep -v ':-1:' | cut -d: -f2 | sort -n | tr '\n' ' ')"
+expect "lanes: GPU 1's merged lane holds the other 32 streams' kernels" "1:-1:64" "$(echo "$lanes" | grep ':-1:')"
+
 expect_exit "html needs -o" 2 "needs an output file" "$GPT" report --format html "$TMP/one-kernel.sqlite"
 expect_exit "html unwritable output" 2 "cannot write" "$GPT" report --format html -o "$TMP/no/such/dir/r.html" \
 	"$TMP/one-kernel.sqlite"
