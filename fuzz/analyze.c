@@ -9,7 +9,8 @@
  *
  * variant (any number; the harness derives it from its input) picks what varies between runs
  * without being part of the trace: a second copy of the trace opened beside the first, a scope
- * (kernel glob, NVTX range, time window), the Chrome export gzipped, warm-up launches skipped.
+ * (kernel glob, NVTX range, time window), the Chrome export gzipped, warm-up launches skipped, the
+ * walks' tables read through their temporary copies (phases_keep_walk, as the report command).
  */
 #include "fuzz/analyze.h"
 
@@ -176,6 +177,9 @@ void fuzz_analyze(const char *path, const char *dir, unsigned variant)
 
 	if (trace_open(paths, (variant & 1) ? 2 : 1, &trace, err, sizeof(err)) < 0)
 		return;
+	/* as cmd_report: the tables the walks read are copied as first scanned, and read from there */
+	if ((variant >> 6) & 1)
+		phases_keep_walk(trace);
 	switch ((variant >> 1) & 3) {
 	case 1:
 		scope.kernel_glob = "*k*";

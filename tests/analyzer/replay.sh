@@ -40,6 +40,13 @@ for t in $traces; do
 		expect "$name ($f): the same with and without the copy" "$a" "$b"
 	done
 done
+# several traces of one job (a forked parent and children), each with its own copies
+forks=("$SRC"/tests/fixtures/gpu/fork_child-*.sqlite)
+expect "${#forks[@]} traces of one job: the same with and without the copies" \
+	"$("$GPT" report -q -f json "${forks[@]}" 2>&1)" "$(limited "$GPT" report -q -f json "${forks[@]}" 2>&1)"
+expect "${#forks[@]} traces of one job, HTML: the same with and without the copies" "same" \
+	"$("$GPT" report -q -f html -o "$TMP/a.html" "${forks[@]}" &&
+		limited "$GPT" report -q -f html -o /dev/stdout "${forks[@]}" | cmp -s "$TMP/a.html" - && echo same)"
 w=$("$GPT" report -q -f json --window 4:2000 "$TMP/synthetic.sqlite" 2>&1)
 expect "synthetic --window: the same with and without the copy" "$w" \
 	"$(limited "$GPT" report -q -f json --window 4:2000 "$TMP/synthetic.sqlite" 2>&1)"
