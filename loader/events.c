@@ -124,7 +124,7 @@ struct copy_reader {
 
 /* How much of a copy a reader leaves mapped in behind it: the pages it has read count in the
  * process's resident size until they are given back, and a copy grows with the trace. */
-#define COPY_KEEP (1 << 20)
+#define COPY_KEEP (64 << 10)
 
 struct event_stream {
 	struct trace *trace;
@@ -136,6 +136,9 @@ struct event_stream {
 	int by_view;			/* the scope needs the view's SQL: one sorted query */
 	struct run *runs;
 	size_t nruns;
+	struct run **order;		/* the runs holding rows, a heap by their first row */
+	size_t norder;
+	int filled;			/* the runs were filled and order made */
 	struct run *last;		/* the run the current row came from (recycled at the next call) */
 	struct event_row *current;
 	int end_col;			/* cols[0] is "end": the summary takes its maximum */
@@ -597,7 +600,12 @@ void event_cache_free(struct event_cache *cache)
 
 static void add_run(struct table_runs *t, int64_t first, int64_t last, int sorted, int64_t off)
 {
-	if (t->nruns == EVENT_MAX_RUNS) {
+	size_t unsorted = !sorted;
+
+	for (size_t i = 0; i < t->nruns; i++)
+		unsorted += !t->runs[i].sorted;
+	/* a run out of order holds a reorder buffer of EVENT_REORDER rows while it is read */
+	if (t->nruns == EVENT_MAX_RUNS || unsorted > EVENT_MAX_UNSORTED_RUNS) {
 		t->unbounded = 1;
 		return;
 	}
@@ -847,8 +855,53 @@ static void close_runs(struct event_stream *s)
 	free(s->runs);
 	s->runs = NULL;
 	s->nruns = 0;
+	s->norder = 0;
+	s->filled = 0;
 	s->last = NULL;
 	s->current = NULL;
+}
+
+/* The heap of runs by their first rows: a row from one of many runs costs log(runs) comparisons. */
+static int run_before(const struct event_stream *s, const struct run *a, const struct run *b)
+{
+	return row_before(a->heap[0], b->heap[0], s->nkey);
+}
+
+static void order_push(struct event_stream *s, struct run *r)
+{
+	size_t i = s->norder++;
+
+	while (i > 0) {
+		size_t parent = (i - 1) / 2;
+
+		if (!run_before(s, r, s->order[parent]))
+			break;
+		s->order[i] = s->order[parent];
+		i = parent;
+	}
+	s->order[i] = r;
+}
+
+static struct run *order_pop(struct event_stream *s)
+{
+	struct run *top = s->order[0], *last = s->order[--s->norder];
+	size_t i = 0, n = s->norder;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && run_before(s, s->order[c + 1], s->order[c]))
+			c++;
+		if (!run_before(s, s->order[c], last))
+			break;
+		s->order[i] = s->order[c];
+		i = c;
+	}
+	if (n)
+		s->order[i] = last;
+	return top;
 }
 
 /* Keep `limit` rows in the run's heap (fewer only at its end). */
@@ -1025,23 +1078,32 @@ static void remember(struct event_stream *s);
 int event_stream_next(struct event_stream *s, const struct event_row **row, char *err, size_t errlen)
 {
 	for (;;) {
-		struct run *best = NULL;
+		struct run *best;
 		int ret;
 
-		if (s->last) {
+		if (!s->filled) {
+			s->order = xrealloc(s->order, (s->nruns ? s->nruns : 1) * sizeof(*s->order));
+			s->norder = 0;
+			for (size_t i = 0; i < s->nruns; i++) {
+				ret = run_fill(s, &s->runs[i], err, errlen);
+				if (ret < 0)
+					return ret;
+				if (s->runs[i].n)
+					order_push(s, &s->runs[i]);
+			}
+			s->filled = 1;
+		} else if (s->last) {
+			/* only the run the last row came from has changed */
 			s->last->spare[s->last->nspare++] = s->current;
-			s->last = NULL;
-		}
-		for (size_t i = 0; i < s->nruns; i++) {
-			struct run *r = &s->runs[i];
-
-			ret = run_fill(s, r, err, errlen);
+			ret = run_fill(s, s->last, err, errlen);
 			if (ret < 0)
 				return ret;
-			if (r->n && (!best || row_before(r->heap[0], best->heap[0], s->nkey)))
-				best = r;
+			if (s->last->n)
+				order_push(s, s->last);
+			s->last = NULL;
 		}
-		if (best) {
+		if (s->norder) {
+			best = order_pop(s);
 			s->current = heap_pop(best->heap, &best->n, s->nkey);
 			s->last = best;
 			if ((size_t)s->current->trace_id < trace_count(s->trace))
@@ -1151,6 +1213,7 @@ void event_stream_close(struct event_stream *s)
 	if (!s)
 		return;
 	close_runs(s);
+	free(s->order);
 	free(s->seen);
 	for (size_t i = 0; i < s->ncols; i++)
 		free(s->cols[i]);

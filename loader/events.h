@@ -9,7 +9,7 @@
  * filters, one cursor per run, puts the rows of each run back in order through a reorder buffer of
  * EVENT_REORDER rows, and merges the runs and the files. The runs are found once per trace by a scan
  * of the sort key alone, and kept with the trace. A table whose disorder no bounded buffer can
- * repair (more than EVENT_MAX_RUNS runs), or a scope only SQL can apply (an NVTX range, a kernel
+ * repair (more than EVENT_MAX_RUNS runs, or EVENT_MAX_UNSORTED_RUNS that need the buffer), or a scope only SQL can apply (an NVTX range, a kernel
  * glob), is read through ORDER BY as before: the stream's rows are the same either way.
  *
  * A command that reads the same streams more than once (report: phases, then rules) names their
@@ -31,7 +31,8 @@
 
 #define EVENT_MAX_COLS 16
 #define EVENT_REORDER 1024
-#define EVENT_MAX_RUNS 64
+#define EVENT_MAX_RUNS 4096		/* runs merged; our collector's tables hold ~100 per million rows */
+#define EVENT_MAX_UNSORTED_RUNS 64	/* of them, runs that need the reorder buffer */
 
 /* One event: its file, start, and the columns asked for, in the order asked. */
 struct event_row {

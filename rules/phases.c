@@ -11,6 +11,7 @@
 #include "rules/rule-util.h"
 
 #include "common/util.h"
+#include "loader/events.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -283,6 +284,22 @@ static void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t h
  * begin the iterations. Also finds when the last first launch ended (*last_first_end), for traces
  * without iterations.
  */
+/* The kernels of one trace in time order (from the event streams: no sort), as (end, nameId). */
+static const char *const kernel_cols[] = { "end", "deviceId", "streamId", "nameId" };
+enum { KERNEL_END, KERNEL_NAME = 3 };
+
+/* The next kernel of trace_id from s: 1, 0 after its last, or a negative error. */
+static int next_kernel(struct event_stream *s, int64_t trace_id, const struct event_row **row, char *err,
+		       size_t errlen)
+{
+	int ret;
+
+	while ((ret = event_stream_next(s, row, err, errlen)) > 0 && (*row)->trace_id <= trace_id)
+		if ((*row)->trace_id == trace_id)
+			return 1;
+	return ret < 0 ? ret : 0;
+}
+
 static int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp, int64_t *last_first_end,
 			      char *err, size_t errlen)
 {
@@ -290,33 +307,33 @@ static int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp,
 	struct token *tokens = NULL;
 	int64_t *names = NULL, pos = 0, best_cover = 0, first_start = 0, last_end = INT64_MIN;
 	size_t best = SIZE_MAX;
-	sqlite3_stmt *st;
+	struct event_stream *st;
+	const struct event_row *row;
 	int ret, rc;
 
 	*last_first_end = INT64_MIN;
 	tp->warmup_until = INT64_MIN;
-	ret = rule_prepare(&phases_rule, ctx, "SELECT nameId, start, end FROM kernels WHERE traceId = ?1 ORDER BY start",
-			   &st, err, errlen);
+	ret = event_stream_open(ctx->trace, "kernels", kernel_cols, 4, 3, -1, &st, err, errlen);
 	if (ret < 0)
 		return ret;
-	sqlite3_bind_int64(st, 1, tp->trace_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t key[RULE_INDEX_KEYS] = { sqlite3_column_int64(st, 0) };
+	while ((rc = next_kernel(st, tp->trace_id, &row, err, errlen)) > 0) {
+		int64_t key[RULE_INDEX_KEYS] = { row->v[KERNEL_NAME] };
+		int64_t end = row->v[KERNEL_END];
 		int created;
 		size_t i = rule_index_get(&index, key, &created);
 		struct token *t;
 
 		if (!pos)
-			first_start = sqlite3_column_int64(st, 1);
-		if (sqlite3_column_int64(st, 2) > last_end)
-			last_end = sqlite3_column_int64(st, 2);
+			first_start = row->start;
+		if (end > last_end)
+			last_end = end;
 
 		if (created) {
 			tokens = xrealloc(tokens, (i + 1) * sizeof(*tokens));
 			names = xrealloc(names, (i + 1) * sizeof(*names));
 			memset(&tokens[i], 0, sizeof(tokens[i]));
 			names[i] = key[0];
-			tokens[i].first_end = sqlite3_column_int64(st, 2);
+			tokens[i].first_end = end;
 			if (tokens[i].first_end > *last_first_end)
 				*last_first_end = tokens[i].first_end;
 		}
@@ -340,9 +357,9 @@ static int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp,
 		t->count++;
 		t->last_pos = pos++;
 	}
-	if (rc != SQLITE_DONE)
-		ret = rule_step_error(&phases_rule, ctx, err, errlen);
-	sqlite3_finalize(st);
+	if (rc < 0)
+		ret = rc;
+	event_stream_close(st);
 	/* Without iterations, the warm-up lasts until the last first launch if that is early; when most
 	 * launches are first launches (every kernel runs about once: JIT-compiled fusions, a test),
 	 * nothing repeats and all of it is warm-up. */
@@ -365,17 +382,15 @@ static int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp,
 		int64_t occ = 0, first = 0, prev = 0;
 		struct rule_text name;
 
-		ret = rule_prepare(&phases_rule, ctx,
-				   "SELECT start FROM kernels WHERE traceId = ?1 AND nameId = ?2 ORDER BY start",
-				   &st, err, errlen);
+		ret = event_stream_open(ctx->trace, "kernels", kernel_cols, 4, 3, -1, &st, err, errlen);
 		if (ret < 0)
 			goto out;
-		sqlite3_bind_int64(st, 1, tp->trace_id);
-		sqlite3_bind_int64(st, 2, names[best]);
 		/* Its launches number best_first .. best_first + best_run in this order. */
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW && occ <= t->best_first + t->best_run) {
-			int64_t start = sqlite3_column_int64(st, 0);
+		while (occ <= t->best_first + t->best_run && (rc = next_kernel(st, tp->trace_id, &row, err, errlen)) > 0) {
+			int64_t start = row->start;
 
+			if (row->v[KERNEL_NAME] != names[best])
+				continue;
 			if (occ == t->best_first)
 				first = start;
 			else if (occ > t->best_first)
@@ -383,9 +398,9 @@ static int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp,
 			prev = start;
 			occ++;
 		}
-		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-			ret = rule_step_error(&phases_rule, ctx, err, errlen);
-		sqlite3_finalize(st);
+		if (rc < 0)
+			ret = rc;
+		event_stream_close(st);
 		if (ret < 0 || !tp->niterations)
 			goto out;
 		/* The last launch begins one more iteration, as long as the others on average. */
