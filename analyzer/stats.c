@@ -188,6 +188,11 @@ static void summary_merge(struct stats_summary *a, const struct stats_summary *b
 	a->bytes = sat_add64(a->bytes, b->bytes);
 }
 
+double stats_mean(const struct stats_summary *s)
+{
+	return s->count ? (double)s->total / (double)s->count : 0.0;
+}
+
 double stats_stddev(const struct stats_summary *s)
 {
 	return s->count > 1 ? sqrt(s->m2 / (double)(s->count - 1)) : 0.0;
@@ -1079,7 +1084,7 @@ static void write_summary_cells(struct cells *c, size_t col, const struct stats_
 {
 	cells_add(c, col, "%.3f", US(s->total));
 	cells_add(c, col + 1, "%" PRId64, s->count);
-	cells_add(c, col + 2, "%.3f", US(s->count ? s->mean : 0));
+	cells_add(c, col + 2, "%.3f", US(stats_mean(s)));
 	cells_add(c, col + 3, "%.3f", US(s->median));
 	cells_add(c, col + 4, "%.3f", US(s->min));
 	cells_add(c, col + 5, "%.3f", US(s->max));
@@ -1137,7 +1142,7 @@ static void write_text(FILE *out, const struct stats *st, struct trace *trace, c
 
 		cells_add(&c, 0, "%" PRId64, r->sum.count);
 		cells_add(&c, 1, "%.3f", US(r->sum.total));
-		cells_add(&c, 2, "%.3f", US(r->sum.mean));
+		cells_add(&c, 2, "%.3f", US(stats_mean(&r->sum)));
 		cells_add(&c, 3, "%.3f", US(r->sum.median));
 		cells_add(&c, 4, "%.3f", US(r->sum.min));
 		cells_add(&c, 5, "%.3f", US(r->sum.max));
@@ -1207,7 +1212,7 @@ static void write_text(FILE *out, const struct stats *st, struct trace *trace, c
 
 		cells_add(&c, 0, "%" PRId64, r->sum.count);
 		cells_add(&c, 1, "%.3f", US(r->sum.total));
-		cells_add(&c, 2, "%.3f", US(r->sum.mean));
+		cells_add(&c, 2, "%.3f", US(stats_mean(&r->sum)));
 		cells_add(&c, 3, "%" PRId64, r->launched);
 		cells_add(&c, 4, "%.3f", US(r->launched_ns));
 		cells_add_label(&c, r->label);
@@ -1219,7 +1224,7 @@ static void json_summary(FILE *out, const struct stats_summary *s)
 {
 	fprintf(out, "\"count\": %" PRId64 ", \"total_ns\": %" PRId64 ", \"avg_ns\": %.3f, \"median_ns\": %.1f, "
 		"\"min_ns\": %" PRId64 ", \"max_ns\": %" PRId64 ", \"stddev_ns\": %.3f",
-		s->count, s->total, s->count ? s->mean : 0.0, s->median, s->min, s->max, stats_stddev(s));
+		s->count, s->total, stats_mean(s), s->median, s->min, s->max, stats_stddev(s));
 }
 
 static void json_key(FILE *out, int64_t k)
@@ -1320,7 +1325,7 @@ static void write_json(FILE *out, const struct stats *st, struct trace *trace, c
 		report_json_string(out, r->label);
 		fprintf(out, ", \"count\": %" PRId64 ", \"total_ns\": %" PRId64 ", \"avg_ns\": %.3f, "
 			"\"kernels\": %" PRId64 ", \"kernel_ns\": %" PRId64 "}",
-			r->sum.count, r->sum.total, r->sum.count ? r->sum.mean : 0.0, r->launched, r->launched_ns);
+			r->sum.count, r->sum.total, stats_mean(&r->sum), r->launched, r->launched_ns);
 	}
 	fprintf(out, "%s]\n}\n", st->nvtx.count ? "\n  " : "");
 }

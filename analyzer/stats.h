@@ -23,6 +23,8 @@ struct stats_summary {
 	int64_t bytes;		/* memory operations: bytes moved or set */
 };
 
+/* total / count, exact whatever order the durations came in (the running mean's last digits are not). */
+double stats_mean(const struct stats_summary *s);
 double stats_stddev(const struct stats_summary *s);	/* sample standard deviation */
 
 /* One row of a table: a label (kernel name, copy kind, API name, stream...) and its numbers. */
