@@ -348,7 +348,8 @@ static int excessive_sync_finish(const struct rule *rule, struct rule_context *c
 
 	if (!walk)
 		goto out;
-	qsort(s->calls, s->ncalls, sizeof(*s->calls), compare_calls);
+	if (s->ncalls > 1)
+		qsort(s->calls, s->ncalls, sizeof(*s->calls), compare_calls);
 	/* A trace with fewer synchronize calls than min_syncs cannot have that many drains. */
 	for (size_t i = 0; i < s->ncalls && !s->walked; i++) {
 		int64_t total = 0;

@@ -3,10 +3,11 @@
   compile  torch.compile(mode="default") of a 4-layer MLP, 60 steps: Inductor/Triton JIT first
   generate Hugging Face GPT-2 (random weights from a config) generating 48 tokens, greedy
   gpt2train Hugging Face GPT-2 (6 layers, random weights) training, AdamW, bf16 autocast, batch 8 x 256
+           (40 steps, or $STEPS: bench/analyzer/real-trace.sh makes a big trace with it)
   jax      a JAX MLP training step under jax.jit, 200 steps (XLA's own CUDA libraries)
   small    200,000 small element-wise kernels, 4 per step (a launch-bound eager loop; a big trace)
 Usage: python3 programs.py NAME. Prints one line with the steps and the mean step time."""
-import sys, time
+import os, sys, time
 import torch
 
 def resnet():
@@ -55,7 +56,7 @@ def gpt2train():
     model = GPT2LMHeadModel(GPT2Config(n_layer=6, n_embd=512, n_head=8)).cuda().train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
     ids = torch.randint(0, 50257, (8, 256), device="cuda")
-    steps = 40
+    steps = int(os.environ.get("STEPS", "40"))
     t0 = time.perf_counter()
     for _ in range(steps):
         opt.zero_grad(set_to_none=True)
