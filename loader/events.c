@@ -163,12 +163,22 @@ int event_compare(const struct event_row *a, const struct event_row *b, size_t n
 	return 0;
 }
 
-/* Sort key, then storage order. */
-static int row_before(const struct event_row *a, const struct event_row *b, size_t nkey)
+/* Sort key, then storage order (event_compare, then seq: the merge's inner loop). */
+static inline int row_before(const struct event_row *a, const struct event_row *b, size_t nkey)
 {
-	int c = event_compare(a, b, nkey);
+	if (a->trace_id != b->trace_id)
+		return a->trace_id < b->trace_id;
+	if (a->start != b->start)
+		return a->start < b->start;
+	for (size_t i = 0; i < nkey; i++) {
+		int an = event_null(a, i), bn = event_null(b, i);
 
-	return c ? c < 0 : a->seq < b->seq;
+		if (an != bn)
+			return an;
+		if (!an && a->v[i] != b->v[i])
+			return a->v[i] < b->v[i];
+	}
+	return a->seq < b->seq;
 }
 
 static void heap_push(struct event_row **heap, size_t *n, struct event_row *r, size_t nkey)
@@ -882,9 +892,9 @@ static void order_push(struct event_stream *s, struct run *r)
 	s->order[i] = r;
 }
 
-static struct run *order_pop(struct event_stream *s)
+/* Put r at the root and sift it down to its place. */
+static void order_sift_root(struct event_stream *s, struct run *r)
 {
-	struct run *top = s->order[0], *last = s->order[--s->norder];
 	size_t i = 0, n = s->norder;
 
 	for (;;) {
@@ -894,14 +904,13 @@ static struct run *order_pop(struct event_stream *s)
 			break;
 		if (c + 1 < n && run_before(s, s->order[c + 1], s->order[c]))
 			c++;
-		if (!run_before(s, s->order[c], last))
+		if (!run_before(s, s->order[c], r))
 			break;
 		s->order[i] = s->order[c];
 		i = c;
 	}
 	if (n)
-		s->order[i] = last;
-	return top;
+		s->order[i] = r;
 }
 
 /* Keep `limit` rows in the run's heap (fewer only at its end). */
@@ -1093,17 +1102,19 @@ int event_stream_next(struct event_stream *s, const struct event_row **row, char
 			}
 			s->filled = 1;
 		} else if (s->last) {
-			/* only the run the last row came from has changed */
+			/* only the run the last row came from, the root, has changed */
 			s->last->spare[s->last->nspare++] = s->current;
 			ret = run_fill(s, s->last, err, errlen);
 			if (ret < 0)
 				return ret;
 			if (s->last->n)
-				order_push(s, s->last);
+				order_sift_root(s, s->last);
+			else if (--s->norder)
+				order_sift_root(s, s->order[s->norder]);
 			s->last = NULL;
 		}
 		if (s->norder) {
-			best = order_pop(s);
+			best = s->order[0];
 			s->current = heap_pop(best->heap, &best->n, s->nkey);
 			s->last = best;
 			if ((size_t)s->current->trace_id < trace_count(s->trace))

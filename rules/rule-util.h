@@ -49,6 +49,7 @@ struct dur_bucket;
 struct dur_hist {
 	struct dur_bucket *buckets;	/* occupied ones, by bucket */
 	size_t n, cap;
+	size_t last;			/* the bucket the last value went to */
 	int64_t count;
 	double sum;
 };
