@@ -142,6 +142,8 @@ static int summarize(FILE *f, const char *trace_path, const char *step, char *wh
 	ret = trace_open(paths, 1, &trace, why, whylen);
 	if (ret < 0)
 		return ret;
+	/* the phases, then the collectives: each table is read from the trace once */
+	phases_keep_walk(trace);
 	identity_read(trace, &id);
 	ret = phases_compute(trace, step, &phases, why, whylen);
 	if (ret < 0)
