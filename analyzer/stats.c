@@ -622,10 +622,22 @@ static int64_t busy_span(int64_t start, int64_t end)
  * Busy time per device: the union of its kernels', copies' and sets' intervals, from one pass in
  * start order with one open interval per device.
  */
+/* The device busy pass's streams: the GPU operations in time order. */
+static const char *const busy_views[] = { "kernels", "copies", "sets" };
+static const char *const busy_cols[] = { "end", "deviceId", "streamId" };
+
+void stats_keep(struct trace *trace)
+{
+	struct event_columns sets[3];
+
+	for (size_t k = 0; k < 3; k++)
+		sets[k] = (struct event_columns){ busy_views[k], busy_cols, 3, 3, -1 };
+	event_streams_keep(trace, sets, 3);
+}
+
 static int stats_device_busy(struct pass *p, struct stats *st)
 {
-	static const char *const views[] = { "kernels", "copies", "sets" };
-	static const char *const cols[] = { "end", "deviceId", "streamId" };
+	const char *const *views = busy_views, *const *cols = busy_cols;
 	struct group_map map = { 0 };	/* key: traceId, deviceId; sum.min/max hold the open interval */
 	struct event_stream *in[3] = { NULL };
 	const struct event_row *row[3] = { NULL };

@@ -9,6 +9,7 @@
 #include "cli/trace-args.h"
 #include "common/progress.h"
 #include "common/util.h"
+#include "rules/phases.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -144,7 +145,7 @@ int cmd_report(int argc, char **argv)
 	struct report_header hdr = { 0 };
 	struct findings findings = { 0 };
 	struct rule_config *config = rule_config_new();
-	struct trace_args args = { .walks = 1 };
+	struct trace_args args = { .keep = phases_keep_walk };
 	const char **ids = NULL, *output = NULL, *color = "auto", *step = NULL;
 	enum finding_severity fail_on = SEVERITY_INFO;
 	struct trace *trace = NULL;

@@ -4,7 +4,6 @@
 #include "cli/trace-args.h"
 #include "common/util.h"
 #include "loader/events.h"
-#include "rules/phases.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -99,8 +98,8 @@ struct trace *trace_args_open(char *const *paths, int npaths, const struct trace
 		pr_err("%s", err);
 		return NULL;
 	}
-	if (args->walks)
-		phases_keep_walk(trace);
+	if (args->keep)
+		args->keep(trace);
 	if (first_event(trace, origin) < 0) {
 		pr_err("cannot read '%s': %s", paths[0], sqlite3_errmsg(trace_db(trace)));
 		trace_close(trace);

@@ -14,7 +14,9 @@ struct trace_args {
 	const char *window;	/* "START_MS:END_MS", milliseconds from the start of the trace */
 	const char *nvtx;
 	const char *kernel;
-	int walks;		/* the command computes phases, then runs rules: phases_keep_walk() */
+	/* called as soon as the traces are open, before anything reads them: the streams the command
+	 * will read, to read each table once (phases_keep_walk, stats_keep); NULL: none */
+	void (*keep)(struct trace *trace);
 };
 
 #define TRACE_ARGS_USAGE                                                                           \
