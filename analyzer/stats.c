@@ -4,10 +4,14 @@
  * Every table is made the same way. Pass one streams the rows unsorted through a small hash table
  * keyed by up to three integers (traceId and nameId, or the copy kinds, or a stream) and keeps count,
  * sum, extremes and a running variance per key. Groups that share a label across traces (the same
- * kernel name in two per-process files) are then merged. Pass two streams the durations sorted by
- * duration alone; each row finds its group in the hash, counts its position, and the group's median
- * is read when its middle position passes by. Memory is the hash (distinct keys), not the events.
- * Busy time per device is the union of its operations' intervals, from one pass sorted by start.
+ * kernel name in two per-process files) are then merged. The medians of kernels and API calls come
+ * from pass one too: each group counts its distinct durations (a kernel's jitter takes few values),
+ * and a row's median is read from its groups' counts in order (medians_from_counts). Memory copies
+ * and tables whose durations take more than VALUES_MAX distinct values in all take pass two: the
+ * durations sorted by duration alone; each row finds its group in the hash, counts its position, and
+ * the group's median is read when its middle position passes by. Memory is the hash (distinct keys,
+ * and at most VALUES_MAX counted values), not the events. Busy time per device is the union of its
+ * operations' intervals, from the operations' event streams (loader/events.h) in time order.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "analyzer/stats.h"
@@ -26,12 +30,15 @@
 
 /* ---- a hash of groups keyed by three integers ---- */
 
+struct value_counts;
+
 struct group {
 	int64_t key[3];
 	struct stats_summary sum;
 	int64_t seen;		/* pass two: rows of this group seen so far */
 	double lo;		/* pass two: the lower middle value */
 	size_t merged;		/* index of the row of the output table this group feeds */
+	struct value_counts *values;	/* its distinct durations (counted passes), NULL: none yet */
 };
 
 struct group_map {
@@ -101,8 +108,12 @@ static struct group *map_get(struct group_map *m, const int64_t *key, int create
 	return &m->groups[m->count++];
 }
 
+static void values_free(struct value_counts *v);
+
 static void map_release(struct group_map *m)
 {
+	for (size_t i = 0; i < m->count; i++)
+		values_free(m->groups[i].values);
 	free(m->groups);
 	free(m->slots);
 	memset(m, 0, sizeof(*m));
@@ -198,6 +209,144 @@ double stats_stddev(const struct stats_summary *s)
 	return s->count > 1 ? sqrt(s->m2 / (double)(s->count - 1)) : 0.0;
 }
 
+/* ---- exact medians from counted durations ---- */
+
+/*
+ * The durations of one group, each distinct value once with how often it came: a kernel's
+ * durations take few distinct values (its jitter, in ns), so the medians come from these counts in
+ * the same pass as the sums, without sorting every row. A table whose groups hold more than
+ * VALUES_MAX distinct values in all stops counting, and its medians come from the sorted SQL pass.
+ */
+#define VALUES_MAX (1u << 21)
+
+struct value_counts {
+	int64_t *values, *counts;	/* open addressing on the value; counts 0: empty slot */
+	size_t n, cap;
+};
+
+struct value_budget {
+	size_t used;			/* distinct values held, over all groups of the table */
+	int over;			/* VALUES_MAX reached: counting stopped */
+};
+
+static void values_free(struct value_counts *v)
+{
+	if (!v)
+		return;
+	free(v->values);
+	free(v->counts);
+	free(v);
+}
+
+static size_t value_slot(const struct value_counts *v, int64_t value)
+{
+	size_t i = (size_t)(((uint64_t)value * 0x9e3779b97f4a7c15ULL) >> 20) & (v->cap - 1);
+
+	while (v->counts[i] && v->values[i] != value)
+		i = (i + 1) & (v->cap - 1);
+	return i;
+}
+
+static void values_add(struct group *g, struct value_budget *b, int64_t value)
+{
+	struct value_counts *v = g->values;
+	size_t i;
+
+	if (b->over)
+		return;
+	if (!v)
+		v = g->values = xcalloc(1, sizeof(*v));
+	if ((v->n + 1) * 2 > v->cap) {
+		struct value_counts old = *v;
+
+		v->cap = old.cap ? old.cap * 2 : 16;
+		v->values = xmalloc(v->cap * sizeof(*v->values));
+		v->counts = xcalloc(v->cap, sizeof(*v->counts));
+		for (size_t k = 0; k < old.cap; k++)
+			if (old.counts[k]) {
+				size_t j = value_slot(v, old.values[k]);
+
+				v->values[j] = old.values[k];
+				v->counts[j] = old.counts[k];
+			}
+		free(old.values);
+		free(old.counts);
+	}
+	i = value_slot(v, value);
+	if (!v->counts[i]) {
+		if (++b->used > VALUES_MAX) {
+			b->over = 1;
+			return;
+		}
+		v->values[i] = value;
+		v->n++;
+	}
+	v->counts[i]++;
+}
+
+static int compare_pairs(const void *pa, const void *pb)
+{
+	const int64_t *a = pa, *b = pb;
+
+	return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/*
+ * The median of each row of table from its groups' counted durations: the mean of the values at
+ * ranks (n - 1) / 2 and n / 2 in order, as pass_medians finds them. The counts are freed.
+ */
+static void medians_from_counts(struct group_map *map, struct stats_table *table)
+{
+	size_t *first = xmalloc((table->count ? table->count : 1) * sizeof(*first));
+	size_t *next = xmalloc((map->count ? map->count : 1) * sizeof(*next));
+
+	/* the groups of each row, chained */
+	for (size_t r = 0; r < table->count; r++)
+		first[r] = SIZE_MAX;
+	for (size_t g = map->count; g-- > 0;) {
+		next[g] = first[map->groups[g].merged];
+		first[map->groups[g].merged] = g;
+	}
+	for (size_t r = 0; r < table->count; r++) {
+		struct stats_row *row = &table->rows[r];
+		int64_t (*pairs)[2] = NULL, seen = 0, n = row->sum.count;
+		size_t npairs = 0, cap = 0;
+		double lo = 0;
+
+		for (size_t g = first[r]; g != SIZE_MAX; g = next[g]) {
+			struct value_counts *v = map->groups[g].values;
+
+			for (size_t k = 0; v && k < v->cap; k++)
+				if (v->counts[k]) {
+					if (npairs == cap) {
+						cap = cap ? cap * 2 : 64;
+						pairs = xrealloc(pairs, cap * sizeof(*pairs));
+					}
+					pairs[npairs][0] = v->values[k];
+					pairs[npairs++][1] = v->counts[k];
+				}
+			values_free(v);
+			map->groups[g].values = NULL;
+		}
+		if (npairs)
+			qsort(pairs, npairs, sizeof(*pairs), compare_pairs);
+		for (size_t k = 0; k < npairs; k++) {
+			int64_t from = seen, to = seen + pairs[k][1];	/* the ranks of this value: [from, to) */
+
+			if ((n - 1) / 2 >= from && (n - 1) / 2 < to)
+				lo = (double)pairs[k][0];
+			if (n / 2 >= from && n / 2 < to) {
+				row->sum.median = (lo + (double)pairs[k][0]) / 2;
+				break;
+			}
+			seen = to;
+		}
+		free(pairs);
+	}
+	free(first);
+	free(next);
+}
+
 /* ---- SQL plumbing ---- */
 
 struct pass {
@@ -278,7 +427,7 @@ static void table_release(struct stats_table *t)
  * The span of every row seen widens [*start, *end].
  */
 static int pass_groups(struct pass *p, const char *what, const char *sql, struct group_map *map, int64_t *start,
-		       int64_t *end)
+		       int64_t *end, struct value_budget *values)
 {
 	sqlite3_stmt *st;
 	int rc, ret;
@@ -295,6 +444,8 @@ static int pass_groups(struct pass *p, const char *what, const char *sql, struct
 			continue;
 		g = map_get(map, key, 1);
 		summary_add(&g->sum, e - s, sqlite3_column_int64(st, 5));
+		if (values)
+			values_add(g, values, e - s);
 		if (s < *start)
 			*start = s;
 		if (e > *end)
@@ -434,6 +585,7 @@ static void sort_rows(struct stats_table *t, struct group_map *map)
 static int stats_kernels(struct pass *p, struct stats *st, struct group_map *streams)
 {
 	struct group_map map = { 0 };
+	struct value_budget values = { 0 };
 	sqlite3_stmt *q;
 	int ret, rc;
 
@@ -446,10 +598,13 @@ static int stats_kernels(struct pass *p, struct stats *st, struct group_map *str
 		int64_t key[3] = { col_key(q, 0), col_key(q, 1), 0 };
 		int64_t skey[3] = { col_key(q, 0), col_key(q, 2), col_key(q, 3) };
 		int64_t s = sqlite3_column_int64(q, 4), e = sqlite3_column_int64(q, 5);
+		struct group *g;
 
 		if (sqlite3_column_type(q, 4) == SQLITE_NULL || sqlite3_column_type(q, 5) == SQLITE_NULL)
 			continue;
-		summary_add(&map_get(&map, key, 1)->sum, e - s, 0);
+		g = map_get(&map, key, 1);
+		summary_add(&g->sum, e - s, 0);
+		values_add(g, &values, e - s);
 		summary_add(&map_get(streams, skey, 1)->sum, e - s, 0);
 		if (s < st->start)
 			st->start = s;
@@ -465,8 +620,12 @@ static int stats_kernels(struct pass *p, struct stats *st, struct group_map *str
 	sort_rows(&st->kernels, &map);
 	for (size_t i = 0; i < st->kernels.count; i++)
 		st->kernel_ns += st->kernels.rows[i].sum.total;
-	ret = pass_medians(p, "kernel medians", "SELECT traceId, nameId, 0, dur FROM kernels ORDER BY dur", &map,
-			   &st->kernels);
+	ret = 0;
+	if (!values.over)
+		medians_from_counts(&map, &st->kernels);
+	else
+		ret = pass_medians(p, "kernel medians", "SELECT traceId, nameId, 0, dur FROM kernels ORDER BY dur",
+				   &map, &st->kernels);
 	map_release(&map);
 	return ret;
 }
@@ -498,7 +657,7 @@ static int stats_memops(struct pass *p, struct stats *st, struct group_map *stre
 	ret = pass_groups(p, "memory operation statistics",
 			  "SELECT copyKind, srcKind, dstKind, start, end, bytes FROM copies "
 			  "UNION ALL SELECT -1, memKind, NULL, start, end, bytes FROM sets",
-			  &map, &st->start, &st->end);
+			  &map, &st->start, &st->end, NULL);
 	if (ret < 0)
 		goto out;
 	for (size_t i = 0; i < map.count; i++) {
@@ -550,16 +709,20 @@ out:
 static int stats_api(struct pass *p, struct stats *st)
 {
 	struct group_map map = { 0 };
+	struct value_budget values = { 0 };
 	int ret;
 
 	ret = pass_groups(p, "API statistics", "SELECT traceId, nameId, 0, start, end, 0 FROM api_calls", &map,
-			  &st->start, &st->end);
+			  &st->start, &st->end, &values);
 	if (ret < 0)
 		goto out;
 	merge_by_name(p, &map, &st->api);
 	sort_rows(&st->api, &map);
-	ret = pass_medians(p, "API medians", "SELECT traceId, nameId, 0, dur FROM api_calls ORDER BY dur", &map,
-			   &st->api);
+	if (!values.over)
+		medians_from_counts(&map, &st->api);
+	else
+		ret = pass_medians(p, "API medians", "SELECT traceId, nameId, 0, dur FROM api_calls ORDER BY dur",
+				   &map, &st->api);
 out:
 	map_release(&map);
 	return ret;
@@ -569,7 +732,7 @@ static int stats_syncs_span(struct pass *p, struct stats *st)
 {
 	struct group_map map = { 0 };
 	int ret = pass_groups(p, "synchronization span", "SELECT 0, 0, 0, start, end, 0 FROM syncs", &map,
-			      &st->start, &st->end);
+			      &st->start, &st->end, NULL);
 
 	map_release(&map);
 	return ret;

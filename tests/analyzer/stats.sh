@@ -123,4 +123,33 @@ assert sum(r["count"] for r in d["kernels"]) == 1312
 assert sum(r["count"] for r in d["memory"] if r["src_kind"] == 0 or r["dst_kind"] == 0) == 279
 assert d["nvtx"] == [] and len(d["devices"]) == 1
 print("ok")')"
+# Medians come from each name's distinct durations counted in the first pass (no sort), up to
+# 2^21 distinct values in all; beyond, from the sorted SQL pass. kD: 300,000 launches of durations
+# 1..300,000 ns in a shuffled order (median (150,000 + 150,001) / 2), kE: 101 launches of 7, 7 and
+# 9 .. 107 ns (median: the 51st, 57); then 2,200,000 distinct durations of kF (median 1,100,000.5), more than
+# are counted.
+medians() {
+	make_trace "$TMP/$1.sqlite"
+	sqlite3 "$TMP/$1.sqlite" "
+	INSERT INTO StringIds VALUES (1, 'kD'), (2, 'kE'), (3, 'kF');
+	WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < $2)
+	INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid,
+		demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ,
+		staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId)
+	SELECT i * 10000000, i * 10000000 + ((i * 7919) % $2) + 1, 0, 1, 7, i, 1 << 24, $3, $3, 32, 1, 1, 1,
+		32, 1, 1, 0, 0, 0, 0, i FROM n;
+	$4"
+	GPT_TRACE_SQL_PROFILE=1 "$GPT" stats --format json "$TMP/$1.sqlite" > "$TMP/$1.json" 2> "$TMP/$1.profile"
+}
+medians counted 300000 1 "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 101)
+	INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL (start, end, deviceId, contextId, streamId, correlationId, globalPid,
+		demangledName, shortName, registersPerThread, gridX, gridY, gridZ, blockX, blockY, blockZ,
+		staticSharedMemory, dynamicSharedMemory, localMemoryPerThread, localMemoryTotal, gridId)
+	SELECT 5000000000000 + i * 1000, 5000000000000 + i * 1000 + (CASE WHEN i < 3 THEN 7 ELSE i + 6 END), 0, 1, 7, i,
+		1 << 24, 2, 2, 32, 1, 1, 1, 32, 1, 1, 0, 0, 0, 0, i FROM n"
+expect "medians counted: kD and kE" "150000.5 57.0" "$(python3 -c "import json; k = {r['name']: r for r in json.load(open('$TMP/counted.json'))['kernels']}; print(k['kD']['median_ns'], k['kE']['median_ns'])")"
+expect "medians counted: no sort of the kernels by duration" "0" "$(grep -c 'FROM kernels ORDER BY dur' "$TMP/counted.profile")"
+medians sorted 2200000 3 ""
+expect "medians past the count: the kernels sorted by duration" "1" "$(grep -c 'FROM kernels ORDER BY dur' "$TMP/sorted.profile")"
+expect "medians past the count: sorted by SQL" "1100000.5" "$(python3 -c "import json; print(json.load(open('$TMP/sorted.json'))['kernels'][0]['median_ns'])")"
 finish
