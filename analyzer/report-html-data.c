@@ -1,20 +1,23 @@
 /*
- * What the HTML report draws beyond the report header and the findings (report-html.h), read in two
- * passes:
+ * What the HTML report draws beyond the report header and the findings (report-html.h), read in one
+ * pass (two when the medians need the sort):
  *
  *   operations     the kernels, copies and memsets in time order (loader/events.h: after the
  *                  report's walks, from the tables' temporary copies, without SQLite), summed per
  *                  (traceId, nameId) (then merged by name, as gpt-trace stats does), per copy kind,
  *                  per stream (busy time per bucket and kind of work) and per device (the union of
  *                  its busy time, its gaps per bucket and by length)
- *   kernel medians every kernel's duration in duration order (an SQLite sort), counted for the top
- *                  names only
+ *   kernel medians from the durations each (traceId, nameId) counted in the first pass
+ *                  (value-counts.h); past their budget, every kernel's duration in duration order
+ *                  (an SQLite sort), counted for the top names only
  *
  * The sums come out as the former GROUP BY and (trace, device, start) ordered queries gave them:
  * groups in key order, lanes chosen in the order their streams first appear on each device.
- * Memory grows with the streams, kernel names, copy kinds and buckets, never with the events.
+ * Memory grows with the streams, kernel names, copy kinds, buckets and distinct kernel durations (at
+ * most VALUE_COUNTS_MAX), never with the events.
  */
 #include "analyzer/report-html.h"
+#include "analyzer/value-counts.h"
 #include "common/util.h"
 #include "loader/events.h"
 
@@ -136,6 +139,7 @@ struct kernel_group {
 	char *name;
 	size_t merged;			/* index into the merged list */
 	int nccl;
+	struct value_counts *values;	/* its distinct durations (value-counts.h) */
 };
 
 /* Kernels merged by name, before the top ones are chosen. */
@@ -150,6 +154,7 @@ struct kernel_name {
 struct kernel_pass {
 	struct kernel_group *groups;
 	size_t ngroups;
+	struct value_budget values;	/* of the groups' counted durations */
 	struct keymap by_key;		/* (traceId, nameId, 0) -> group */
 	struct kernel_name *names;
 	size_t nnames;
@@ -254,6 +259,21 @@ static int read_kernel_medians(struct reader *r, struct kernel_pass *kp)
 
 	if (!c->nkernels)
 		return 0;
+	if (!kp->values.over) {
+		/* from the counted durations of each top name's groups */
+		struct value_counts **sets = xmalloc((kp->ngroups ? kp->ngroups : 1) * sizeof(*sets));
+
+		for (size_t i = 0; i < c->nkernels; i++) {
+			size_t n = 0;
+
+			for (size_t g = 0; g < kp->ngroups; g++)
+				if (kp->groups[g].merged == i)
+					sets[n++] = kp->groups[g].values;
+			kp->names[i].k.median_ns = value_counts_median(sets, n, kp->names[i].k.count);
+		}
+		free(sets);
+		goto done;
+	}
 	ret = prepare(r, "kernel medians",
 		      "SELECT traceId, nameId, end - start FROM kernels "
 		      "WHERE start IS NOT NULL AND end IS NOT NULL ORDER BY 3", &st);
@@ -279,6 +299,7 @@ static int read_kernel_medians(struct reader *r, struct kernel_pass *kp)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return sql_error(r, "kernel medians");
+done:
 	for (size_t i = 0; i < c->nkernels; i++) {
 		c->kernels[i] = kp->names[i].k;
 		c->kernels[i].name = xstrdup(kp->names[i].k.name);
@@ -288,8 +309,10 @@ static int read_kernel_medians(struct reader *r, struct kernel_pass *kp)
 
 static void kernel_pass_release(struct kernel_pass *kp)
 {
-	for (size_t i = 0; i < kp->ngroups; i++)
+	for (size_t i = 0; i < kp->ngroups; i++) {
 		free(kp->groups[i].name);
+		value_counts_free(kp->groups[i].values);
+	}
 	free(kp->groups);
 	free(kp->names);
 	keymap_release(&kp->by_key);
@@ -512,6 +535,7 @@ static void add_operation(struct op_pass *op, struct kernel_pass *kp, struct rep
 
 		g->count++;
 		g->total = sat_add64(g->total, e - s);
+		value_counts_add(&g->values, &kp->values, e - s);
 		if (e - s < g->min)
 			g->min = e - s;
 		if (e - s > g->max)

@@ -7,14 +7,15 @@
  * kernel name in two per-process files) are then merged. The medians of kernels and API calls come
  * from pass one too: each group counts its distinct durations (a kernel's jitter takes few values),
  * and a row's median is read from its groups' counts in order (medians_from_counts). Memory copies
- * and tables whose durations take more than VALUES_MAX distinct values in all take pass two: the
+ * and tables whose durations take more than VALUE_COUNTS_MAX distinct values in all take pass two: the
  * durations sorted by duration alone; each row finds its group in the hash, counts its position, and
  * the group's median is read when its middle position passes by. Memory is the hash (distinct keys,
- * and at most VALUES_MAX counted values), not the events. Busy time per device is the union of its
+ * and at most VALUE_COUNTS_MAX counted values), not the events. Busy time per device is the union of its
  * operations' intervals, from the operations' event streams (loader/events.h) in time order.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "analyzer/stats.h"
+#include "analyzer/value-counts.h"
 #include "loader/events.h"
 #include "common/progress.h"
 #include "common/util.h"
@@ -29,8 +30,6 @@
 #define KEY_NULL INT64_MIN	/* a NULL key column (copy kinds an old export lacks) */
 
 /* ---- a hash of groups keyed by three integers ---- */
-
-struct value_counts;
 
 struct group {
 	int64_t key[3];
@@ -108,12 +107,10 @@ static struct group *map_get(struct group_map *m, const int64_t *key, int create
 	return &m->groups[m->count++];
 }
 
-static void values_free(struct value_counts *v);
-
 static void map_release(struct group_map *m)
 {
 	for (size_t i = 0; i < m->count; i++)
-		values_free(m->groups[i].values);
+		value_counts_free(m->groups[i].values);
 	free(m->groups);
 	free(m->slots);
 	memset(m, 0, sizeof(*m));
@@ -209,142 +206,34 @@ double stats_stddev(const struct stats_summary *s)
 	return s->count > 1 ? sqrt(s->m2 / (double)(s->count - 1)) : 0.0;
 }
 
-/* ---- exact medians from counted durations ---- */
+/* ---- exact medians from counted durations (value-counts.h) ---- */
 
-/*
- * The durations of one group, each distinct value once with how often it came: a kernel's
- * durations take few distinct values (its jitter, in ns), so the medians come from these counts in
- * the same pass as the sums, without sorting every row. A table whose groups hold more than
- * VALUES_MAX distinct values in all stops counting, and its medians come from the sorted SQL pass.
- */
-#define VALUES_MAX (1u << 21)
-
-struct value_counts {
-	int64_t *values, *counts;	/* open addressing on the value; counts 0: empty slot */
-	size_t n, cap;
-};
-
-struct value_budget {
-	size_t used;			/* distinct values held, over all groups of the table */
-	int over;			/* VALUES_MAX reached: counting stopped */
-};
-
-static void values_free(struct value_counts *v)
-{
-	if (!v)
-		return;
-	free(v->values);
-	free(v->counts);
-	free(v);
-}
-
-static size_t value_slot(const struct value_counts *v, int64_t value)
-{
-	size_t i = (size_t)(((uint64_t)value * 0x9e3779b97f4a7c15ULL) >> 20) & (v->cap - 1);
-
-	while (v->counts[i] && v->values[i] != value)
-		i = (i + 1) & (v->cap - 1);
-	return i;
-}
-
-static void values_add(struct group *g, struct value_budget *b, int64_t value)
-{
-	struct value_counts *v = g->values;
-	size_t i;
-
-	if (b->over)
-		return;
-	if (!v)
-		v = g->values = xcalloc(1, sizeof(*v));
-	if ((v->n + 1) * 2 > v->cap) {
-		struct value_counts old = *v;
-
-		v->cap = old.cap ? old.cap * 2 : 16;
-		v->values = xmalloc(v->cap * sizeof(*v->values));
-		v->counts = xcalloc(v->cap, sizeof(*v->counts));
-		for (size_t k = 0; k < old.cap; k++)
-			if (old.counts[k]) {
-				size_t j = value_slot(v, old.values[k]);
-
-				v->values[j] = old.values[k];
-				v->counts[j] = old.counts[k];
-			}
-		free(old.values);
-		free(old.counts);
-	}
-	i = value_slot(v, value);
-	if (!v->counts[i]) {
-		if (++b->used > VALUES_MAX) {
-			b->over = 1;
-			return;
-		}
-		v->values[i] = value;
-		v->n++;
-	}
-	v->counts[i]++;
-}
-
-static int compare_pairs(const void *pa, const void *pb)
-{
-	const int64_t *a = pa, *b = pb;
-
-	return (a[0] > b[0]) - (a[0] < b[0]);
-}
-
-/*
- * The median of each row of table from its groups' counted durations: the mean of the values at
- * ranks (n - 1) / 2 and n / 2 in order, as pass_medians finds them. The counts are freed.
- */
+/* The median of each row of table from its groups' counted durations; the counts are freed. */
 static void medians_from_counts(struct group_map *map, struct stats_table *table)
 {
-	size_t *first = xmalloc((table->count ? table->count : 1) * sizeof(*first));
-	size_t *next = xmalloc((map->count ? map->count : 1) * sizeof(*next));
+	size_t *first = xmalloc((table->count + 1) * sizeof(*first)), *order, n = map->count;
+	struct value_counts **sets = xmalloc((n ? n : 1) * sizeof(*sets));
 
-	/* the groups of each row, chained */
+	/* the groups by row (a counting sort): row r's are sets[first[r] .. first[r + 1]) */
+	memset(first, 0, (table->count + 1) * sizeof(*first));
+	for (size_t g = 0; g < n; g++)
+		first[map->groups[g].merged + 1]++;
 	for (size_t r = 0; r < table->count; r++)
-		first[r] = SIZE_MAX;
-	for (size_t g = map->count; g-- > 0;) {
-		next[g] = first[map->groups[g].merged];
-		first[map->groups[g].merged] = g;
+		first[r + 1] += first[r];
+	order = xmalloc((table->count + 1) * sizeof(*order));
+	memcpy(order, first, (table->count + 1) * sizeof(*order));
+	for (size_t g = 0; g < n; g++)
+		sets[order[map->groups[g].merged]++] = map->groups[g].values;
+	for (size_t r = 0; r < table->count; r++)
+		table->rows[r].sum.median = value_counts_median(sets + first[r], first[r + 1] - first[r],
+								 table->rows[r].sum.count);
+	for (size_t g = 0; g < n; g++) {
+		value_counts_free(map->groups[g].values);
+		map->groups[g].values = NULL;
 	}
-	for (size_t r = 0; r < table->count; r++) {
-		struct stats_row *row = &table->rows[r];
-		int64_t (*pairs)[2] = NULL, seen = 0, n = row->sum.count;
-		size_t npairs = 0, cap = 0;
-		double lo = 0;
-
-		for (size_t g = first[r]; g != SIZE_MAX; g = next[g]) {
-			struct value_counts *v = map->groups[g].values;
-
-			for (size_t k = 0; v && k < v->cap; k++)
-				if (v->counts[k]) {
-					if (npairs == cap) {
-						cap = cap ? cap * 2 : 64;
-						pairs = xrealloc(pairs, cap * sizeof(*pairs));
-					}
-					pairs[npairs][0] = v->values[k];
-					pairs[npairs++][1] = v->counts[k];
-				}
-			values_free(v);
-			map->groups[g].values = NULL;
-		}
-		if (npairs)
-			qsort(pairs, npairs, sizeof(*pairs), compare_pairs);
-		for (size_t k = 0; k < npairs; k++) {
-			int64_t from = seen, to = seen + pairs[k][1];	/* the ranks of this value: [from, to) */
-
-			if ((n - 1) / 2 >= from && (n - 1) / 2 < to)
-				lo = (double)pairs[k][0];
-			if (n / 2 >= from && n / 2 < to) {
-				row->sum.median = (lo + (double)pairs[k][0]) / 2;
-				break;
-			}
-			seen = to;
-		}
-		free(pairs);
-	}
+	free(order);
 	free(first);
-	free(next);
+	free(sets);
 }
 
 /* ---- SQL plumbing ---- */
@@ -445,7 +334,7 @@ static int pass_groups(struct pass *p, const char *what, const char *sql, struct
 		g = map_get(map, key, 1);
 		summary_add(&g->sum, e - s, sqlite3_column_int64(st, 5));
 		if (values)
-			values_add(g, values, e - s);
+			value_counts_add(&g->values, values, e - s);
 		if (s < *start)
 			*start = s;
 		if (e > *end)
@@ -604,7 +493,7 @@ static int stats_kernels(struct pass *p, struct stats *st, struct group_map *str
 			continue;
 		g = map_get(&map, key, 1);
 		summary_add(&g->sum, e - s, 0);
-		values_add(g, &values, e - s);
+		value_counts_add(&g->values, &values, e - s);
 		summary_add(&map_get(streams, skey, 1)->sum, e - s, 0);
 		if (s < st->start)
 			st->start = s;

@@ -151,5 +151,11 @@ expect "medians counted: kD and kE" "150000.5 57.0" "$(python3 -c "import json; 
 expect "medians counted: no sort of the kernels by duration" "0" "$(grep -c 'FROM kernels ORDER BY dur' "$TMP/counted.profile")"
 medians sorted 2200000 3 ""
 expect "medians past the count: the kernels sorted by duration" "1" "$(grep -c 'FROM kernels ORDER BY dur' "$TMP/sorted.profile")"
+# the HTML report's kernel table takes its medians the same two ways
+for t in counted sorted; do
+	"$GPT" report -q --format html -o "$TMP/$t.html" "$TMP/$t.sqlite"
+done
+expect "html medians: counted, then sorted by SQL" "150000.5 57.0 1100000.5" \
+	"$(grep -o 'data-median-ns="[0-9.]*"' "$TMP/counted.html" "$TMP/sorted.html" | cut -d'"' -f2 | tr '\n' ' ' | sed 's/ $//')"
 expect "medians past the count: sorted by SQL" "1100000.5" "$(python3 -c "import json; print(json.load(open('$TMP/sorted.json'))['kernels'][0]['median_ns'])")"
 finish
