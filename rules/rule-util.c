@@ -274,15 +274,37 @@ static int64_t bucket_of(int64_t ns)
 	return 256 + (int64_t)(e - 8) * 128 + ((ns >> (e - 7)) & 127);
 }
 
+static int compare_buckets(const void *pa, const void *pb)
+{
+	const struct dur_bucket *a = pa, *b = pb;
+
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* Sort the buckets added since the last time into place (queries read them in order). */
+static void dur_hist_settle(struct dur_hist *hist)
+{
+	if (hist->sorted == hist->n)
+		return;
+	qsort(hist->buckets, hist->n, sizeof(*hist->buckets), compare_buckets);
+	hist->sorted = hist->n;
+	if (hist->recent)
+		memset(hist->recent, 0, DUR_HIST_RECENT * sizeof(*hist->recent));	/* positions moved */
+}
+
 void dur_hist_add(struct dur_hist *hist, int64_t ns)
 {
 	int64_t id = bucket_of(ns);
-	size_t lo = 0, hi = hist->n;
+	size_t lo = 0, hi = hist->sorted, slot = (size_t)id & (DUR_HIST_RECENT - 1), at = SIZE_MAX;
 
-	/* the bucket of the value before: one kernel's durations mostly fall in a few */
-	if (hist->last < hist->n && hist->buckets[hist->last].id == id)
-		lo = hi = hist->last;
-	while (lo < hi) {
+	/* many buckets (a call's durations spread wide): remember where each id was found; a few (one
+	 * kernel's jitter): the search is short enough */
+	if (!hist->recent && hist->n >= DUR_HIST_UNSORTED)
+		hist->recent = xcalloc(DUR_HIST_RECENT, sizeof(*hist->recent));
+	if (hist->recent && hist->recent[slot] && hist->buckets[hist->recent[slot] - 1].id == id)
+		at = hist->recent[slot] - 1;
+	/* else the sorted buckets, then the few added since they were sorted */
+	while (at == SIZE_MAX && lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (hist->buckets[mid].id < id)
@@ -290,25 +312,32 @@ void dur_hist_add(struct dur_hist *hist, int64_t ns)
 		else
 			hi = mid;
 	}
-	if (lo == hist->n || hist->buckets[lo].id != id) {
+	if (at == SIZE_MAX && lo < hist->sorted && hist->buckets[lo].id == id)
+		at = lo;
+	for (size_t i = hist->sorted; at == SIZE_MAX && i < hist->n; i++)
+		if (hist->buckets[i].id == id)
+			at = i;
+	if (at == SIZE_MAX) {
+		/* a new bucket goes at the end (no shifting the others); sorted DUR_HIST_UNSORTED at a time */
+		if (hist->n - hist->sorted >= DUR_HIST_UNSORTED)
+			dur_hist_settle(hist);
 		if (hist->n == hist->cap) {
 			hist->cap = hist->cap ? 2 * hist->cap : 8;
 			hist->buckets = xrealloc(hist->buckets, hist->cap * sizeof(*hist->buckets));
 		}
-		memmove(&hist->buckets[lo + 1], &hist->buckets[lo],
-			(hist->n - lo) * sizeof(*hist->buckets));
-		hist->buckets[lo] = (struct dur_bucket){ id, 0, 0, ns, ns };
-		hist->n++;
+		at = hist->n++;
+		hist->buckets[at] = (struct dur_bucket){ id, 0, 0, ns, ns };
 	}
-	if (ns < hist->buckets[lo].min)
-		hist->buckets[lo].min = ns;
-	if (ns > hist->buckets[lo].max)
-		hist->buckets[lo].max = ns;
-	hist->buckets[lo].count++;
-	hist->buckets[lo].sum += (double)ns;
+	if (ns < hist->buckets[at].min)
+		hist->buckets[at].min = ns;
+	if (ns > hist->buckets[at].max)
+		hist->buckets[at].max = ns;
+	hist->buckets[at].count++;
+	hist->buckets[at].sum += (double)ns;
 	hist->count++;
 	hist->sum += (double)ns;
-	hist->last = lo;
+	if (hist->recent)
+		hist->recent[slot] = (uint32_t)at + 1;
 }
 
 /*
@@ -330,8 +359,9 @@ static double value_at(const struct dur_hist *hist, int64_t pos)
 	return 0;
 }
 
-double dur_hist_median(const struct dur_hist *hist)
+double dur_hist_median(struct dur_hist *hist)
 {
+	dur_hist_settle(hist);
 	if (!hist->count)
 		return 0;
 	if (hist->count % 2)
@@ -339,10 +369,11 @@ double dur_hist_median(const struct dur_hist *hist)
 	return (value_at(hist, hist->count / 2 - 1) + value_at(hist, hist->count / 2)) / 2;
 }
 
-double dur_hist_sum_capped(const struct dur_hist *hist, double cap)
+double dur_hist_sum_capped(struct dur_hist *hist, double cap)
 {
 	double total = 0;
 
+	dur_hist_settle(hist);
 	for (size_t i = 0; i < hist->n; i++) {
 		double mean = hist->buckets[i].sum / (double)hist->buckets[i].count;
 
@@ -354,6 +385,7 @@ double dur_hist_sum_capped(const struct dur_hist *hist, double cap)
 void dur_hist_release(struct dur_hist *hist)
 {
 	free(hist->buckets);
+	free(hist->recent);
 	memset(hist, 0, sizeof(*hist));
 }
 

@@ -46,17 +46,21 @@ void rule_index_release(struct rule_index *index);
  * number of occupied buckets (a few dozen for one kernel's durations), not with the values.
  */
 struct dur_bucket;
+#define DUR_HIST_RECENT 4096	/* slots of the recent-bucket table (made past DUR_HIST_UNSORTED buckets) */
+#define DUR_HIST_UNSORTED 64	/* new buckets kept unsorted at the end, at most */
 struct dur_hist {
-	struct dur_bucket *buckets;	/* occupied ones, by bucket */
-	size_t n, cap;
-	size_t last;			/* the bucket the last value went to */
+	struct dur_bucket *buckets;	/* occupied ones: [0, sorted) by bucket, then newer ones */
+	size_t n, cap, sorted;
+	uint32_t *recent;		/* DUR_HIST_RECENT slots: the position + 1 of a bucket whose id
+					   falls in the slot (0: none), cleared when positions move;
+					   NULL while there are few buckets */
 	int64_t count;
 	double sum;
 };
 void dur_hist_add(struct dur_hist *hist, int64_t ns);
-double dur_hist_median(const struct dur_hist *hist);
+double dur_hist_median(struct dur_hist *hist);
 /* The sum of min(value, cap) over the values (per bucket, from its mean where it straddles cap). */
-double dur_hist_sum_capped(const struct dur_hist *hist, double cap);
+double dur_hist_sum_capped(struct dur_hist *hist, double cap);
 void dur_hist_release(struct dur_hist *hist);
 
 /*
