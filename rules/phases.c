@@ -142,6 +142,23 @@ static int candidate_text(const char *text)
 }
 
 /* The NVTX ranges of one trace, in start order: columns start, end, text. */
+static void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t host_end)
+{
+	size_t n = tp->niterations;
+	struct iteration *it;
+
+	/* room for twice as many at each power of two (16 at first): one copy per doubling, not per
+	 * iteration (a kernel-period trace can have one iteration per kernel) */
+	if (!n || (n >= 16 && !(n & (n - 1))))
+		tp->iterations = xrealloc(tp->iterations, (n ? 2 * n : 16) * sizeof(*tp->iterations));
+	it = &tp->iterations[tp->niterations++];
+	memset(it, 0, sizeof(*it));
+	it->host_start = host_start;
+	it->host_end = host_end;
+	it->start = INT64_MAX;
+	it->end = INT64_MIN;
+}
+
 static int prepare_ranges(struct rule_context *ctx, const struct trace_phases *tp, sqlite3_stmt **st, char *err,
 			  size_t errlen)
 {
@@ -175,7 +192,6 @@ static int collect_ranges(struct rule_context *ctx, struct trace_phases *tp, con
 		int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
 		const char *text = rule_column_text(st, 2);
 		char name[128];
-		struct iteration *it;
 
 		if (re) {
 			if (regexec(re, text, 0, NULL, 0) != 0)
@@ -188,13 +204,7 @@ static int collect_ranges(struct rule_context *ctx, struct trace_phases *tp, con
 		if (start < last_end)
 			continue;
 		last_end = end;
-		tp->iterations = xrealloc(tp->iterations, (tp->niterations + 1) * sizeof(*tp->iterations));
-		it = &tp->iterations[tp->niterations++];
-		memset(it, 0, sizeof(*it));
-		it->host_start = start;
-		it->host_end = end;
-		it->start = INT64_MAX;
-		it->end = INT64_MIN;
+		add_iteration(tp, start, end);
 	}
 	if (rc != SQLITE_DONE)
 		ret = rule_step_error(&phases_rule, ctx, err, errlen);
@@ -264,19 +274,6 @@ struct token {
 	int64_t best_run, best_dist, best_first;	/* best_first: occurrence index of the run's start */
 	int64_t first_end;				/* when its first launch ended */
 };
-
-static void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t host_end)
-{
-	struct iteration *it;
-
-	tp->iterations = xrealloc(tp->iterations, (tp->niterations + 1) * sizeof(*tp->iterations));
-	it = &tp->iterations[tp->niterations++];
-	memset(it, 0, sizeof(*it));
-	it->host_start = host_start;
-	it->host_end = host_end;
-	it->start = INT64_MAX;
-	it->end = INT64_MIN;
-}
 
 /*
  * The period of the kernel sequence: the kernel that recurs at one fixed distance (in launches) over
