@@ -8,9 +8,10 @@
  * reads each file's raw table in storage (rowid) order, with the view's own column expressions and
  * filters, one cursor per run, puts the rows of each run back in order through a reorder buffer of
  * EVENT_REORDER rows, and merges the runs and the files. The runs are found once per trace by a scan
- * of the sort key alone, and kept with the trace. A table whose disorder no bounded buffer can
- * repair (more than EVENT_MAX_RUNS runs, or EVENT_MAX_UNSORTED_RUNS that need the buffer), or a scope only SQL can apply (an NVTX range, a kernel
- * glob), is read through ORDER BY as before: the stream's rows are the same either way.
+ * of the sort key alone, and kept with the trace; a heap orders the runs by their next rows. A
+ * table whose disorder no bounded buffer can repair (more than EVENT_MAX_RUNS runs, or more than
+ * EVENT_MAX_UNSORTED_RUNS that need the buffer), or a scope only SQL can apply (an NVTX range, a
+ * kernel glob), is read through ORDER BY as before: the stream's rows are the same either way.
  *
  * A command that reads the same streams more than once (report: phases, then rules) names their
  * columns first (event_streams_keep): the scan that finds a table's runs then also keeps the view's
@@ -54,8 +55,9 @@ struct event_stream;
  * "nvtx") as currently scoped, with the view columns cols[0..ncols) (at most EVENT_MAX_COLS; start
  * is always read). The first nkey columns join start in the sort key: nkey is 0, or 3 with cols
  * beginning "end", "deviceId", "streamId" (the order of GPU operations). A stream whose cols begin
- * with "end" and that is read to its end leaves the view's summary behind (event_summary_get). text_col: the index of a text
- * column read as text (-1: none). Returns 0 or a negative error with one line in err.
+ * with "end" and that is read to its end leaves the view's summary behind (event_summary_get).
+ * text_col: the index of a text column read as text (-1: none). Returns 0 or a negative error with
+ * one line in err.
  */
 int event_stream_open(struct trace *trace, const char *view, const char *const *cols, size_t ncols,
 		      size_t nkey, int text_col, struct event_stream **out, char *err, size_t errlen);
@@ -69,14 +71,14 @@ struct event_columns {
 };
 
 /*
- * For a command that reads the same streams more than once (report: the phases walk the whole trace,
- * the rules the steady state): call before anything reads the trace. The scan that finds a table's
- * runs (the first read of it, for a stream or a summary) then reads the columns of the set for its
- * view and keeps the view's rows in a temporary file (unlinked, in $TMPDIR; varints, about 20 bytes
- * a row), and every stream with exactly those columns, in any time window, reads them from there
- * instead of the trace: each table is read from SQLite once. The rows are the same either way. A
- * copy that cannot be written in full (a full disk) is given up, and streams read the trace. The
- * copies last until the trace is closed.
+ * For a command that reads the same streams more than once, or a table stored as many runs (report:
+ * the phases walk the whole trace, the rules the steady state): call before anything reads the
+ * trace. The scan that finds a table's runs (the first read of it, for a stream or a summary) then
+ * reads the columns of the set for its view and keeps the view's rows in a temporary file (unlinked,
+ * in $TMPDIR; varints, about 15 bytes a kernel and 10 an API call), and every stream whose columns
+ * are among those, in any time window, reads them from there instead of the trace: each table is
+ * read from SQLite once. The rows are the same either way. A copy that cannot be written in full (a
+ * full disk) is given up, and streams read the trace. The copies last until the trace is closed.
  */
 void event_streams_keep(struct trace *trace, const struct event_columns *sets, size_t n);
 
