@@ -206,8 +206,6 @@ static int merge_kernel_names(struct reader *r, struct kernel_pass *kp)
 	/* in key order, as GROUP BY gave them: the sort by name below is not stable */
 	if (kp->ngroups)
 		qsort(kp->groups, kp->ngroups, sizeof(*kp->groups), compare_group_key);
-	keymap_release(&kp->by_key);
-	memset(&kp->by_key, 0, sizeof(kp->by_key));
 	/* merge by name: sort the groups by name, one entry per run of equal names */
 	if (kp->ngroups)
 		qsort(kp->groups, kp->ngroups, sizeof(*kp->groups), compare_group_name);
@@ -668,14 +666,15 @@ static void finish_lanes(struct op_pass *op, struct report_charts *c)
 			dev_first = c->nlanes;
 		trace_id = l->trace_id;
 		device = l->device;
-		for (size_t j = dev_first; j < c->nlanes && !merged; j++)
-			if (c->lanes[j].stream == -1)
-				merged = &c->lanes[j];
-		if (l->stream != -1 && c->nlanes < CHART_LANES_MAX) {
-			merged = NULL;
-		} else if (merged) {
-			lane_merge(merged, l, c->nwindows);
-			continue;
+		if (l->stream == -1 || c->nlanes >= CHART_LANES_MAX) {
+			/* into the device's merged lane, when it has one already */
+			for (size_t j = dev_first; j < c->nlanes && !merged; j++)
+				if (c->lanes[j].stream == -1)
+					merged = &c->lanes[j];
+			if (merged) {
+				lane_merge(merged, l, c->nwindows);
+				continue;
+			}
 		}
 		if (c->nlanes == cap) {
 			cap = cap ? cap * 2 : 16;

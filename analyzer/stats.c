@@ -670,10 +670,6 @@ static int64_t busy_span(int64_t start, int64_t end)
 	return __builtin_sub_overflow(end, start, &span) ? INT64_MAX : span;
 }
 
-/*
- * Busy time per device: the union of its kernels', copies' and sets' intervals, from one pass in
- * start order with one open interval per device.
- */
 /* The device busy pass's streams: the GPU operations in time order. */
 static const char *const busy_views[] = { "kernels", "copies", "sets" };
 static const char *const busy_cols[] = { "end", "deviceId", "streamId" };
@@ -687,9 +683,12 @@ void stats_keep(struct trace *trace)
 	event_streams_keep(trace, sets, 3);
 }
 
+/*
+ * Busy time per device: the union of its kernels', copies' and sets' intervals, from one pass in
+ * start order with one open interval per device.
+ */
 static int stats_device_busy(struct pass *p, struct stats *st)
 {
-	const char *const *views = busy_views, *const *cols = busy_cols;
 	struct group_map map = { 0 };	/* key: traceId, deviceId; sum.min/max hold the open interval */
 	struct event_stream *in[3] = { NULL };
 	const struct event_row *row[3] = { NULL };
@@ -698,7 +697,7 @@ static int stats_device_busy(struct pass *p, struct stats *st)
 
 	/* The loader's time-ordered streams, merged: no sort of every operation. */
 	for (int k = 0; k < 3 && !ret; k++) {
-		ret = event_stream_open(p->trace, views[k], cols, 3, 3, -1, &in[k], p->err, p->errlen);
+		ret = event_stream_open(p->trace, busy_views[k], busy_cols, 3, 3, -1, &in[k], p->err, p->errlen);
 		if (!ret)
 			ret = event_stream_next(in[k], &row[k], p->err, p->errlen) < 0 ? -EIO : 0;
 	}

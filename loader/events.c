@@ -164,22 +164,20 @@ int event_compare(const struct event_row *a, const struct event_row *b, size_t n
 	return 0;
 }
 
-/* Sort key, then storage order (event_compare, then seq: the merge's inner loop). */
-static inline int row_before(const struct event_row *a, const struct event_row *b, size_t nkey)
+/* Sort key, then storage order. */
+static int row_before(const struct event_row *a, const struct event_row *b, size_t nkey)
 {
-	if (a->trace_id != b->trace_id)
-		return a->trace_id < b->trace_id;
-	if (a->start != b->start)
-		return a->start < b->start;
-	for (size_t i = 0; i < nkey; i++) {
-		int an = event_null(a, i), bn = event_null(b, i);
+	int c = event_compare(a, b, nkey);
 
-		if (an != bn)
-			return an;
-		if (!an && a->v[i] != b->v[i])
-			return a->v[i] < b->v[i];
-	}
-	return a->seq < b->seq;
+	return c ? c < 0 : a->seq < b->seq;
+}
+
+/* Columns a stream can read in order: at most EVENT_MAX_COLS, and a key of none or of the GPU
+ * operations' end, deviceId and streamId, first. */
+static int columns_supported(const char *const *cols, size_t ncols, size_t nkey)
+{
+	return ncols <= EVENT_MAX_COLS && (nkey == 0 || nkey == 3) && nkey <= ncols &&
+	       (!nkey || (!strcmp(cols[0], "end") && !strcmp(cols[1], "deviceId") && !strcmp(cols[2], "streamId")));
 }
 
 static void heap_push(struct event_row **heap, size_t *n, struct event_row *r, size_t nkey)
@@ -332,10 +330,10 @@ void event_streams_keep(struct trace *trace, const struct event_columns *sets, s
 	for (size_t i = 0; i < n; i++) {
 		struct event_columns *c;
 
-		if (sets[i].ncols > EVENT_MAX_COLS || sets[i].ncols < sets[i].nkey || !sets[i].ncols ||
-		    strcmp(sets[i].cols[0], "end") || (sets[i].nkey != 0 && sets[i].nkey != 3) ||
-		    (sets[i].nkey && (strcmp(sets[i].cols[1], "deviceId") || strcmp(sets[i].cols[2], "streamId"))))
-			continue;	/* the scan reads end first, then the keys: no copy for these */
+		/* the scan reads end first, then the keys: no copy for other columns */
+		if (!columns_supported(sets[i].cols, sets[i].ncols, sets[i].nkey) || !sets[i].ncols ||
+		    strcmp(sets[i].cols[0], "end"))
+			continue;
 		cache->keep = xrealloc(cache->keep, (cache->nkeep + 1) * sizeof(*cache->keep));
 		c = &cache->keep[cache->nkeep++];
 		*c = sets[i];
@@ -1028,8 +1026,7 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 	int ret = 0;
 
 	*out = NULL;
-	if (ncols > EVENT_MAX_COLS || (nkey != 0 && nkey != 3) || nkey > ncols ||
-	    (nkey && (strcmp(cols[0], "end") || strcmp(cols[1], "deviceId") || strcmp(cols[2], "streamId")))) {
+	if (!columns_supported(cols, ncols, nkey)) {
 		snprintf(err, errlen, "cannot read %s: unsupported columns", view);
 		return -EINVAL;
 	}

@@ -389,9 +389,6 @@ static struct host_thread *thread_get(struct walker *w, int64_t trace_id, int64_
 	int created;
 
 	if (!create) {
-		/* the thread rule_index_get() saw last, without a search (most calls come from one) */
-		if (w->thread_index.count && !memcmp(w->thread_index.last_key, key, sizeof(key)))
-			return &w->threads[w->thread_index.last];
 		i = rule_index_find(&w->thread_index, key);
 		return i == SIZE_MAX ? NULL : &w->threads[i];
 	}

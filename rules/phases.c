@@ -141,7 +141,7 @@ static int candidate_text(const char *text)
 	return strncmp(text, "Xla", 3) != 0 || !strstr(text, ":#");
 }
 
-/* The NVTX ranges of one trace, in start order: columns start, end, text. */
+/* One more iteration, of host time [host_start, host_end), its GPU work not yet walked. */
 static void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t host_end)
 {
 	size_t n = tp->niterations;
@@ -159,6 +159,7 @@ static void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t h
 	it->end = INT64_MIN;
 }
 
+/* The NVTX ranges of one trace, in start order: columns start, end, text. */
 static int prepare_ranges(struct rule_context *ctx, const struct trace_phases *tp, sqlite3_stmt **st, char *err,
 			  size_t errlen)
 {
@@ -275,12 +276,6 @@ struct token {
 	int64_t first_end;				/* when its first launch ended */
 };
 
-/*
- * The period of the kernel sequence: the kernel that recurs at one fixed distance (in launches) over
- * the longest stretch of launches, covering at least a fifth of them; its launches in that stretch
- * begin the iterations. Also finds when the last first launch ended (*last_first_end), for traces
- * without iterations.
- */
 /* The kernels of one trace in time order (from the event streams: no sort), as (end, nameId). */
 static const char *const kernel_cols[] = { "end", "deviceId", "streamId", "nameId" };
 enum { KERNEL_END, KERNEL_NAME = 3 };
@@ -297,6 +292,12 @@ static int next_kernel(struct event_stream *s, int64_t trace_id, const struct ev
 	return ret < 0 ? ret : 0;
 }
 
+/*
+ * The period of the kernel sequence: the kernel that recurs at one fixed distance (in launches) over
+ * the longest stretch of launches, covering at least a fifth of them; its launches in that stretch
+ * begin the iterations. Also finds when the last first launch ended (*last_first_end), for traces
+ * without iterations.
+ */
 static int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp, int64_t *last_first_end,
 			      char *err, size_t errlen)
 {

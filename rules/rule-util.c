@@ -247,6 +247,8 @@ size_t rule_index_find(const struct rule_index *index, const int64_t *key)
 
 	if (!index->cap)
 		return SIZE_MAX;
+	if (!memcmp(index->last_key, key, sizeof(index->last_key)))
+		return index->last;
 	slot = slot_of(index, key);
 	return slot->used ? slot->value : SIZE_MAX;
 }

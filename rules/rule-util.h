@@ -29,8 +29,8 @@ struct rule_index_slot;
 struct rule_index {
 	struct rule_index_slot *slots;
 	size_t cap, count;
-	int64_t last_key[RULE_INDEX_KEYS];	/* the key rule_index_get() saw last, and its index: */
-	size_t last;				/* events come in runs of one kernel, thread, device */
+	int64_t last_key[RULE_INDEX_KEYS];	/* the key rule_index_get() saw last, and its index (both */
+	size_t last;				/* look there first): events come in runs of one kernel, thread */
 };
 /* The key's index; a key not seen before gets the next one and sets *created (may be NULL). */
 size_t rule_index_get(struct rule_index *index, const int64_t *key, int *created);
