@@ -1,32 +1,42 @@
 /*
- * The exporter's model: walks a trace's canonical views (loader/trace.h) in a few ordered SQL
- * passes and hands tracks and events to a writer (export-perfetto.c, export-chrome.c). Each pass is
- * one statement whose rows arrive sorted by time within each track, so the walk holds only the
- * current nesting stack of each track; SQLite's sorter spills to disk, and memory does not grow
- * with the trace (14 MiB peak at 250k and at 1M kernels, bench/export/RESULTS.md).
+ * The exporter's model: walks a trace's canonical views (loader/trace.h) through the loader's event
+ * streams (loader/events.h) and hands tracks and events to a writer (export-perfetto.c,
+ * export-chrome.c). Each table is read from SQLite once: the exporter names its columns before
+ * anything reads the trace (export_keep), the first scan of a table keeps a compact copy of its rows,
+ * and the passes below read that copy in time order. Nothing is sorted; memory holds the nesting
+ * stack of each track, the rows that share one timestamp, and the tracks, not the events (the
+ * correlation map below is given back page by page).
  *
- * Passes: host threads (API calls, NVTX push/pop ranges and marks, and the synchronization records
- * nested under the API call that waited), sorted by thread, which makes the thread and process
- * tracks in (trace, pid, tid) order; per process, NVTX start/end ranges and the synchronizations no
- * API call claims; the GPU work (kernels, copies, sets) sorted by device and time, which feeds
- * both the stream tracks and the busy and bandwidth counters; the findings. Every sort of the
- * trace costs seconds at a million kernels, so there are five in all (the two correlation tables
- * below, the stream list, the host pass, the GPU pass).
+ * Passes:
+ *   1. the index (index_pass): the tracks that will exist (host processes and threads, GPU streams),
+ *      the time range, and each file's range of correlation ids; then, in the correlation map, which
+ *      API call owns an id (the first with it, so a runtime call and the driver call inside it do not
+ *      both get arrows), how many GPU items carry it, and where each synchronization record goes;
+ *   2. the host (walk_host): API calls, NVTX ranges and marks and synchronization records of each
+ *      file merged in time order onto their threads (a synchronization record nests under the API
+ *      call that waited), NVTX start/end ranges and the synchronizations no API call claims onto
+ *      their process's own lanes;
+ *   3. the GPU (walk_gpu): kernels, copies and sets of every file merged in time order onto their
+ *      streams, with each device's busy and bandwidth counters;
+ *   4. the findings.
+ * Rows with the same timestamp are taken together and ordered as a track needs them: longest first
+ * (a parent before the slices it holds), then by kind (an NVTX range before the call made inside
+ * it). Per track, events arrive in time order; across tracks they interleave.
  *
  * Nesting is checked, not assumed: a slice that starts inside another on the same track but ends
  * after it goes to the track's next lane (an extra "(overlap N)" track), so a writer never sees a
  * partial overlap, which Perfetto would reject and Chrome JSON would draw wrong.
  *
- * Flows: an API call's correlation id is shared by the GPU work it caused. Two small TEMP tables,
- * keyed by (traceId, correlationId), say which API call owns an id (the earliest with it, so a
- * runtime call and the driver call inside it do not both get arrows) and how many GPU items carry
- * it; the owner then starts one flow per item and each item ends its own, numbered by its rank
- * among the items of that id.
+ * Flows: an API call's correlation id is shared by the GPU work it caused. The owner starts one flow
+ * per GPU item with its id and each item ends its own, numbered by its rank among the items of that
+ * id. Ids outside 1..2^32-1 (CUPTI's are 32-bit) carry no flow.
  */
 #include "analyzer/export.h"
 #include "analyzer/export-timeline.h"
 #include "loader/events.h"
 #include "common/progress.h"
+#include "common/util.h"
+#include "rules/rule-util.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -54,6 +64,56 @@
 
 #define COUNTER_BUCKETS 1000
 #define SYNC_INVALID 4294967295LL	/* CUPTI_SYNCHRONIZATION_INVALID_VALUE: no stream / no event */
+
+/* The columns the exporter reads. The GPU views' first ten (and the API calls' first five, the NVTX
+ * ranges' first three) are the rules' walk's (rules/gaps.c), so a report's copies serve it too. */
+enum { G_END, G_DEVICE, G_STREAM, G_GRAPH_NODE, G_CORR, G_PID };
+enum { K_NAME = 6, K_GRIDX, K_GRIDY, K_GRIDZ, K_SHORT_NAME, K_MANGLED_NAME, K_CONTEXT, K_BLOCKX, K_BLOCKY,
+       K_BLOCKZ, K_REGISTERS, K_STATIC_SMEM, K_DYNAMIC_SMEM, K_LOCAL_MEM, K_GRAPH, K_NCOLS };
+enum { C_BYTES = 6, C_KIND, C_SRC, C_DST, C_CONTEXT, C_NCOLS };
+enum { S_BYTES = 6, S_MEM_KIND, S_CONTEXT, S_VALUE, S_NCOLS };
+enum { A_END, A_GTID, A_PID, A_CORR, A_NAME, A_TID, A_CLASS, A_RETURN, A_NCOLS };
+enum { N_END, N_GTID, N_TEXT, N_PID, N_TID, N_TYPE, N_DOMAIN, N_CATEGORY, N_COLOR, N_NCOLS };
+enum { Y_END, Y_PID, Y_CORR, Y_TYPE, Y_EVENT, Y_STREAM, Y_DEVICE, Y_NCOLS };
+
+static const char *const kernel_cols[K_NCOLS] = {
+	"end", "deviceId", "streamId", "graphNodeId", "correlationId", "pid", "nameId", "gridX", "gridY",
+	"gridZ", "shortNameId", "mangledNameId", "contextId", "blockX", "blockY", "blockZ",
+	"registersPerThread", "staticSharedMemory", "dynamicSharedMemory", "localMemoryPerThread", "graphId",
+};
+static const char *const copy_cols[C_NCOLS] = {
+	"end", "deviceId", "streamId", "graphNodeId", "correlationId", "pid", "bytes", "copyKind", "srcKind",
+	"dstKind", "contextId",
+};
+static const char *const set_cols[S_NCOLS] = {
+	"end", "deviceId", "streamId", "graphNodeId", "correlationId", "pid", "bytes", "memKind", "contextId",
+	"value",
+};
+static const char *const api_cols[A_NCOLS] = {
+	"end", "globalTid", "pid", "correlationId", "nameId", "tid", "eventClass", "returnValue",
+};
+static const char *const nvtx_cols[N_NCOLS] = {
+	"end", "globalTid", "text", "pid", "tid", "eventType", "domainId", "category", "color",
+};
+static const char *const sync_cols[Y_NCOLS] = {
+	"end", "pid", "correlationId", "syncType", "eventId", "streamId", "deviceId",
+};
+
+enum { V_KERNELS, V_COPIES, V_SETS, V_API, V_NVTX, V_SYNCS, NVIEWS };
+
+static const struct event_columns export_streams[NVIEWS] = {
+	[V_KERNELS] = { "kernels", kernel_cols, K_NCOLS, 3, -1 },
+	[V_COPIES] = { "copies", copy_cols, C_NCOLS, 3, -1 },
+	[V_SETS] = { "sets", set_cols, S_NCOLS, 3, -1 },
+	[V_API] = { "api_calls", api_cols, A_NCOLS, 0, -1 },
+	[V_NVTX] = { "nvtx", nvtx_cols, N_NCOLS, 0, N_TEXT },
+	[V_SYNCS] = { "syncs", sync_cols, Y_NCOLS, 0, -1 },
+};
+
+/* NVTX event types (nsys's ENUM_NSYS_EVENT_TYPE) the timeline shows. */
+#define NVTX_MARK 34
+#define NVTX_PUSH_POP 59
+#define NVTX_START_END 60
 
 enum lane_naming {
 	LANE_OVERLAP,	/* lane 0 is a thread or stream; lane k is "<name> (overlap k)" */
@@ -94,11 +154,24 @@ struct host_thread {
 	struct lane_set lanes;
 };
 
+enum copy_direction { DIR_HTOD, DIR_DTOH, DIR_DTOD, DIR_PTOP, DIR_OTHER, NDIRS };
+
+struct counter_buckets {
+	int64_t origin, end, width;
+	size_t n;
+	double *busy;			/* ns busy per bucket */
+	double *bytes[NDIRS];		/* bytes copied per bucket */
+	int used[NDIRS];
+};
+
 struct gpu {
 	int64_t device;
 	char *name;
 	struct timeline_track track;
 	int nprocesses;		/* host processes with work on it */
+	struct counter_buckets b;
+	int64_t busy_start, busy_end;	/* the busy interval being merged */
+	int busy_open;
 };
 
 struct gpu_stream {
@@ -115,6 +188,27 @@ struct flow_rank {
 	int64_t seen;
 };
 
+/* A row taken out of its stream, to be ordered among the rows with the same timestamp. */
+struct held_row {
+	struct event_row row;		/* row.text: owned */
+	int64_t end;			/* as drawn: not before the start */
+	int kind;			/* enum host_kind or enum gpu_kind */
+	int32_t tid;			/* host rows: the thread (a synchronization: its owner's) */
+};
+
+struct held_rows {
+	struct held_row *items;
+	size_t n, cap;
+};
+
+/* Strings by (file, StringIds id), looked up once each. */
+struct string_cache {
+	struct rule_index index;
+	char **values;			/* NULL: no such string */
+	size_t cap;
+	sqlite3_stmt *st;
+};
+
 struct timeline {
 	struct trace *trace;
 	sqlite3 *db;
@@ -125,24 +219,40 @@ struct timeline {
 	uint64_t next_uuid;
 	int32_t next_tid;
 
-	/* Host processes and threads, made as the walk meets them (so in (trace, pid, tid) order). */
+	/* Host processes and threads, declared before the walk in (trace, pid, tid) order. */
 	struct host_process **procs;
 	size_t nprocs, procs_cap;
 	struct host_thread **threads;
 	size_t nthreads, threads_cap;
 	sqlite3_stmt *process_name;
+	/* What the index found: keys (trace, pid, tid) and (trace, pid) to dense indexes, and the
+	 * processes' flags (PROC_*); after the declaration, the track of each index. */
+	struct rule_index thread_index, proc_index;
+	int64_t (*thread_keys)[3];
+	int *proc_flags;
+	int64_t (*proc_keys)[2];
+	struct host_thread **thread_of;
+	struct host_process **proc_of;
 
 	struct gpu *gpus;
 	size_t ngpus;
 	struct gpu_stream *streams;	/* sorted by (device, stream, trace, pid) */
-	size_t nstreams;
+	size_t nstreams, streams_cap;
+	struct rule_index stream_index;	/* the index's set of streams */
 
+	struct corr_map *corr;
+	struct string_cache strings;
+	struct held_rows held;
 	uint64_t *flows;	/* flow ids of the API call being written */
 	size_t flows_cap;
 	struct flow_rank *ranks;
 	size_t nranks, ranks_cap;
-	struct progress progress;	/* over every event the passes read */
+	struct progress progress;	/* over every row the passes read */
 };
+
+#define PROC_THREADS 1		/* has a thread */
+#define PROC_RANGES 2		/* has NVTX start/end ranges */
+#define PROC_SYNCS 4		/* has synchronization records no API call claims */
 
 /* Enum labels as in collector/schema.sql (nsys's ENUM_* tables). */
 static const char *const copy_kind_labels[] = {
@@ -329,92 +439,373 @@ static uint64_t flow_id(int64_t trace_id, int64_t correlation_id, int64_t rank)
 	return ((uint64_t)trace_id & 0xff) << 45 | ((uint64_t)correlation_id & 0xffffffffu) << 13 |
 	       ((uint64_t)rank & 0x1fff);
 }
+/* ------------------------------------------------------------------------------------------------ */
+/* Strings and held rows. */
 
-static const char *const setup_sql =
-	"DROP TABLE IF EXISTS temp.gpt_export_api;"
-	"DROP TABLE IF EXISTS temp.gpt_export_work;"
-	"CREATE TEMP TABLE gpt_export_api(traceId INTEGER, correlationId INTEGER, start INTEGER,"
-	"  tid INTEGER, eventClass INTEGER, PRIMARY KEY (traceId, correlationId)) WITHOUT ROWID;"
-	/* min() makes SQLite take the other bare columns from the earliest row. */
-	"INSERT INTO temp.gpt_export_api SELECT traceId, correlationId, min(start), tid, eventClass"
-	"  FROM api_calls WHERE correlationId IS NOT NULL AND correlationId != 0"
-	"  GROUP BY traceId, correlationId;"
-	"CREATE TEMP TABLE gpt_export_work(traceId INTEGER, correlationId INTEGER, nwork INTEGER,"
-	"  PRIMARY KEY (traceId, correlationId)) WITHOUT ROWID;"
-	"INSERT INTO temp.gpt_export_work SELECT traceId, correlationId, count(*) FROM ("
-	"  SELECT traceId, correlationId FROM kernels UNION ALL"
-	"  SELECT traceId, correlationId FROM copies UNION ALL"
-	"  SELECT traceId, correlationId FROM sets)"
-	"  WHERE correlationId IS NOT NULL AND correlationId != 0 GROUP BY traceId, correlationId;";
-
-static const char *const cleanup_sql =
-	"DROP TABLE IF EXISTS temp.gpt_export_api;"
-	"DROP TABLE IF EXISTS temp.gpt_export_work;";
-
-static int exec(struct timeline *tl, const char *sql, const char *what)
+/*
+ * The string of StringIds id `id` in file trace_id (NULL when absent), as the views' own look-up
+ * "(SELECT value FROM StringIds WHERE id = ...)" finds it. *ret: 0 or a negative error.
+ */
+static const char *string_of(struct timeline *tl, int64_t trace_id, const struct event_row *r, size_t col,
+			     int *ret)
 {
-	if (sqlite3_exec(tl->db, sql, NULL, NULL, NULL) != SQLITE_OK)
-		return sql_error(tl, what);
+	struct string_cache *c = &tl->strings;
+	int64_t key[RULE_INDEX_KEYS] = { trace_id, 0, 0, 0 };
+	size_t i;
+	int created;
+
+	*ret = 0;
+	if (event_null(r, col))
+		return NULL;
+	key[1] = r->v[col];
+	i = rule_index_get(&c->index, key, &created);
+	if (!created)
+		return c->values[i];
+	if (i >= c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		char **values = realloc(c->values, cap * sizeof(*values));
+
+		if (!values) {
+			*ret = -ENOMEM;
+			return NULL;
+		}
+		c->values = values;
+		c->cap = cap;
+	}
+	c->values[i] = NULL;
+	sqlite3_reset(c->st);
+	sqlite3_bind_int64(c->st, 1, trace_id);
+	sqlite3_bind_int64(c->st, 2, key[1]);
+	switch (sqlite3_step(c->st)) {
+	case SQLITE_ROW: {
+		const char *v = column_text(c->st, 0);
+
+		if (v && !(c->values[i] = strdup(v)))
+			*ret = -ENOMEM;
+		break;
+	}
+	case SQLITE_DONE:
+		break;
+	default:
+		*ret = sql_error(tl, "reading names failed");
+	}
+	return c->values[i];
+}
+
+/* A row's end as the timeline draws it: NULL or before the start is an instant. */
+static int64_t row_end(const struct event_row *r)
+{
+	return event_null(r, 0) || r->v[0] < r->start ? r->start : r->v[0];
+}
+
+/* A copy of r (and its text, if its view has one) at the end of the held rows; NULL when out of memory. */
+static struct held_row *hold(struct held_rows *h, const struct event_row *r, int kind, int has_text)
+{
+	struct held_row *e;
+
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? h->cap * 2 : 16;
+		struct held_row *items = realloc(h->items, cap * sizeof(*items));
+
+		if (!items)
+			return NULL;
+		h->items = items;
+		h->cap = cap;
+	}
+	e = &h->items[h->n];
+	e->row = *r;
+	e->end = row_end(r);
+	e->kind = kind;
+	e->tid = 0;
+	e->row.text = NULL;
+	if (has_text && r->text && !(e->row.text = strdup(r->text)))
+		return NULL;
+	h->n++;
+	return e;
+}
+
+static void held_clear(struct held_rows *h)
+{
+	for (size_t i = 0; i < h->n; i++)
+		free(h->items[i].row.text);
+	h->n = 0;
+}
+
+/* Rows of one timestamp in the order a track needs them: the longest first, then by kind. */
+static int held_compare_host(const void *pa, const void *pb)
+{
+	const struct held_row *a = pa, *b = pb;
+	int64_t ea = a->end, eb = b->end;
+
+	if (ea != eb)
+		return ea > eb ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	return a->row.seq < b->row.seq ? -1 : a->row.seq > b->row.seq;
+}
+
+/* The GPU's: by device, then as above, then by stream and file. */
+static int held_compare_gpu(const void *pa, const void *pb)
+{
+	const struct held_row *a = pa, *b = pb;
+	int64_t da = event_int(&a->row, G_DEVICE, 0), db = event_int(&b->row, G_DEVICE, 0);
+	int64_t ea = a->end, eb = b->end;
+	int64_t sa = event_int(&a->row, G_STREAM, 0), sb = event_int(&b->row, G_STREAM, 0);
+
+	if (da != db)
+		return da < db ? -1 : 1;
+	if (ea != eb)
+		return ea > eb ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	if (a->row.trace_id != b->row.trace_id)
+		return a->row.trace_id < b->row.trace_id ? -1 : 1;
+	return a->row.seq < b->row.seq ? -1 : a->row.seq > b->row.seq;
+}
+
+/* The word of the row's correlation id in column col, or NULL: no id, or none CUPTI makes. */
+static uint64_t *corr_word(struct timeline *tl, const struct event_row *r, size_t col)
+{
+	if (event_null(r, col) || r->v[col] <= 0 || r->v[col] > (int64_t)UINT32_MAX)
+		return NULL;
+	return corr_map_at(tl->corr, (size_t)r->trace_id, r->v[col]);
+}
+/* ------------------------------------------------------------------------------------------------ */
+/* The index: tracks, time range and correlation ids, before anything is written. */
+
+static int open_view(struct timeline *tl, int v, struct event_stream **s)
+{
+	const struct event_columns *c = &export_streams[v];
+
+	return event_stream_open(tl->trace, c->view, c->cols, c->ncols, c->nkey, c->text_col, s, tl->err,
+				 tl->errlen);
+}
+
+static void add_process(struct timeline *tl, int64_t trace_id, int32_t pid, int flag)
+{
+	int64_t key[RULE_INDEX_KEYS] = { trace_id, pid, 0, 0 };
+	int created;
+	size_t i = rule_index_get(&tl->proc_index, key, &created);
+
+	if (created) {
+		tl->proc_keys = xrealloc(tl->proc_keys, (i + 1) * sizeof(*tl->proc_keys));
+		tl->proc_flags = xrealloc(tl->proc_flags, (i + 1) * sizeof(*tl->proc_flags));
+		tl->proc_keys[i][0] = trace_id;
+		tl->proc_keys[i][1] = pid;
+		tl->proc_flags[i] = 0;
+	}
+	tl->proc_flags[i] |= flag;
+}
+
+static void add_thread(struct timeline *tl, int64_t trace_id, int32_t pid, int32_t tid)
+{
+	int64_t key[RULE_INDEX_KEYS] = { trace_id, pid, tid, 0 };
+	int created;
+	size_t i = rule_index_get(&tl->thread_index, key, &created);
+
+	if (!created)
+		return;
+	tl->thread_keys = xrealloc(tl->thread_keys, (i + 1) * sizeof(*tl->thread_keys));
+	tl->thread_keys[i][0] = trace_id;
+	tl->thread_keys[i][1] = pid;
+	tl->thread_keys[i][2] = tid;
+	add_process(tl, trace_id, pid, PROC_THREADS);
+}
+
+static void add_stream(struct timeline *tl, const struct event_row *r)
+{
+	int64_t key[RULE_INDEX_KEYS] = {
+		event_int(r, G_DEVICE, 0), event_int(r, G_STREAM, 0), r->trace_id, (int32_t)event_int(r, G_PID, 0),
+	};
+	int created;
+
+	rule_index_get(&tl->stream_index, key, &created);
+	if (!created)
+		return;
+	if (tl->nstreams == tl->streams_cap) {
+		tl->streams_cap = tl->streams_cap ? tl->streams_cap * 2 : 16;
+		tl->streams = xrealloc(tl->streams, tl->streams_cap * sizeof(*tl->streams));
+	}
+	memset(&tl->streams[tl->nstreams], 0, sizeof(*tl->streams));
+	tl->streams[tl->nstreams].device = key[0];
+	tl->streams[tl->nstreams].stream = key[1];
+	tl->streams[tl->nstreams].trace_id = key[2];
+	tl->streams[tl->nstreams].pid = (int32_t)key[3];
+	tl->nstreams++;
+}
+
+static int is_gpu_view(int v)
+{
+	return v == V_KERNELS || v == V_COPIES || v == V_SETS;
+}
+
+/* The correlation id column of a view, or -1. */
+static int corr_col(int v)
+{
+	return is_gpu_view(v) ? G_CORR : v == V_API ? A_CORR : v == V_SYNCS ? Y_CORR : -1;
+}
+
+struct extent {
+	int64_t first, last;
+	int has_first, has_last;
+};
+
+static void extent_add(struct extent *e, int64_t first, int has_first, int64_t last, int has_last)
+{
+	if (has_first && (!e->has_first || first < e->first)) {
+		e->first = first;
+		e->has_first = 1;
+	}
+	if (has_last && (!e->has_last || last > e->last)) {
+		e->last = last;
+		e->has_last = 1;
+	}
+}
+
+/* The first read: which tracks there are, the NVTX events' time range, each file's id range. */
+static int index_tracks(struct timeline *tl, int64_t *lo, int64_t *hi, uint64_t *ids, struct extent *nvtx)
+{
+	for (int v = 0; v < NVIEWS; v++) {
+		struct event_stream *s;
+		const struct event_row *r;
+		int cc = corr_col(v), ret = open_view(tl, v, &s);
+
+		if (ret < 0)
+			return ret;
+		while ((ret = event_stream_next(s, &r, tl->err, tl->errlen)) > 0) {
+			size_t t = (size_t)r->trace_id;
+
+			progress_tick(&tl->progress);
+			if (cc >= 0 && !event_null(r, (size_t)cc) && r->v[cc] > 0 && r->v[cc] <= (int64_t)UINT32_MAX) {
+				if (r->v[cc] < lo[t])
+					lo[t] = r->v[cc];
+				if (r->v[cc] > hi[t])
+					hi[t] = r->v[cc];
+				ids[t]++;
+			}
+			if (is_gpu_view(v)) {
+				add_stream(tl, r);
+			} else if (v == V_API) {
+				add_thread(tl, r->trace_id, (int32_t)event_int(r, A_PID, 0), (int32_t)event_int(r, A_TID, 0));
+			} else if (v == V_NVTX) {
+				int64_t type = event_int(r, N_TYPE, -1);
+				int32_t pid = (int32_t)event_int(r, N_PID, 0);
+
+				if (type == NVTX_PUSH_POP || type == NVTX_MARK)
+					add_thread(tl, r->trace_id, pid, (int32_t)event_int(r, N_TID, 0));
+				else if (type == NVTX_START_END)
+					add_process(tl, r->trace_id, pid, PROC_RANGES);
+				if (type == NVTX_PUSH_POP || type == NVTX_MARK || type == NVTX_START_END) {
+					int start_null = (r->null & EVENT_START_NULL) != 0;
+					int64_t end = event_null(r, N_END) ? r->start : r->v[N_END];
+
+					extent_add(nvtx, r->start, !start_null, end, !start_null || !event_null(r, N_END));
+				}
+			}
+		}
+		event_stream_close(s);
+		if (ret < 0)
+			return ret;
+	}
 	return 0;
 }
 
-/* ------------------------------------------------------------------------------------------------ */
-/* Tracks. */
+/* The second read: each id's owner (the first API call with it), its GPU items, and where each
+ * synchronization record goes (its owner's thread, or its process's lanes). */
+static int index_flows(struct timeline *tl)
+{
+	static const int views[] = { V_API, V_KERNELS, V_COPIES, V_SETS, V_SYNCS };
+
+	for (size_t k = 0; k < sizeof(views) / sizeof(views[0]); k++) {
+		int v = views[k], cc = corr_col(v);
+		struct event_stream *s;
+		const struct event_row *r;
+		int ret = open_view(tl, v, &s);
+
+		if (ret < 0)
+			return ret;
+		while ((ret = event_stream_next(s, &r, tl->err, tl->errlen)) > 0) {
+			uint64_t *w = corr_word(tl, r, (size_t)cc);
+
+			progress_tick(&tl->progress);
+			if (v == V_API) {
+				if (w && !(*w & CORR_HAS_API))
+					*w = CORR_HAS_API | ((uint64_t)(uint32_t)event_int(r, A_TID, 0));
+			} else if (v == V_SYNCS) {
+				int32_t pid = (int32_t)event_int(r, Y_PID, 0);
+
+				if (w && (*w & CORR_HAS_API))
+					add_thread(tl, r->trace_id, pid, (int32_t)(uint32_t)(*w & CORR_TID_MASK));
+				else
+					add_process(tl, r->trace_id, pid, PROC_SYNCS);
+			} else if (w && ((*w >> CORR_NWORK_SHIFT) & CORR_NWORK_MAX) < CORR_NWORK_MAX) {
+				*w += 1ull << CORR_NWORK_SHIFT;
+			}
+		}
+		event_stream_close(s);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
 
 /*
  * The time range of every event: the loader's summaries for the GPU and API views (counted by the
- * scans that find their storage order, no pass of their own), one aggregate for NVTX marks and ranges.
+ * scans that find their storage order, no pass of their own), and the index's for NVTX.
  */
-static int load_extent(struct timeline *tl)
+static int load_extent(struct timeline *tl, const struct extent *nvtx)
 {
 	static const char *const views[] = { "kernels", "copies", "sets", "syncs", "api_calls" };
-	static const char nvtx_sql[] =
-		"SELECT min(start), max(coalesce(end, start)) FROM nvtx WHERE eventType IN (34, 59, 60)";
-	int64_t first = 0, last = 0;
-	int has_first = 0, has_last = 0;
-	sqlite3_stmt *st;
-	int ret;
+	struct extent e = { 0 };
 
 	for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++)
 		for (size_t t = 0; t < trace_count(tl->trace); t++) {
 			struct event_summary m;
+			int ret = event_summary_get(tl->trace, views[v], t, &m, tl->err, tl->errlen);
 
-			ret = event_summary_get(tl->trace, views[v], t, &m, tl->err, tl->errlen);
 			if (ret < 0)
 				return ret;
-			if (m.has_first && (!has_first || m.first < first)) {
-				first = m.first;
-				has_first = 1;
-			}
-			if (m.has_last && (!has_last || m.last > last)) {
-				last = m.last;
-				has_last = 1;
-			}
+			extent_add(&e, m.first, m.has_first, m.last, m.has_last);
 		}
-	ret = prepare(tl, nvtx_sql, &st);
-	if (ret < 0)
-		return ret;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		if (sqlite3_column_type(st, 0) != SQLITE_NULL &&
-		    (!has_first || sqlite3_column_int64(st, 0) < first)) {
-			first = sqlite3_column_int64(st, 0);
-			has_first = 1;
-		}
-		if (sqlite3_column_type(st, 1) != SQLITE_NULL && (!has_last || sqlite3_column_int64(st, 1) > last)) {
-			last = sqlite3_column_int64(st, 1);
-			has_last = 1;
-		}
-	}
-	if (sqlite3_finalize(st) != SQLITE_OK)
-		return sql_error(tl, "reading the time range failed");
-	if (has_first) {
-		tl->origin = first;
-		tl->end = has_last ? last : 0;
+	extent_add(&e, nvtx->first, nvtx->has_first, nvtx->last, nvtx->has_last);
+	if (e.has_first) {
+		tl->origin = e.first;
+		tl->end = e.has_last ? e.last : 0;
 		if (tl->end < tl->origin)
 			tl->end = tl->origin;
 	}
 	return 0;
 }
+
+static int index_pass(struct timeline *tl)
+{
+	size_t n = trace_count(tl->trace);
+	int64_t *lo = xcalloc(n ? n : 1, sizeof(*lo)), *hi = xcalloc(n ? n : 1, sizeof(*hi));
+	uint64_t *ids = xcalloc(n ? n : 1, sizeof(*ids));
+	struct extent nvtx = { 0 };
+	int ret;
+
+	for (size_t t = 0; t < n; t++) {
+		lo[t] = INT64_MAX;
+		hi[t] = INT64_MIN;
+	}
+	ret = index_tracks(tl, lo, hi, ids, &nvtx);
+	if (!ret)
+		ret = corr_map_new(&tl->corr, lo, hi, ids, n);
+	if (!ret)
+		ret = index_flows(tl);
+	if (!ret)
+		ret = load_extent(tl, &nvtx);
+	free(lo);
+	free(hi);
+	free(ids);
+	return ret;
+}
+
+/* ------------------------------------------------------------------------------------------------ */
+/* Tracks. */
 
 /* The process (trace_id, pid), declared on first use; NULL only when out of memory (ret set). */
 static struct host_process *get_process(struct timeline *tl, int64_t trace_id, int32_t pid, int *ret)
@@ -505,67 +896,137 @@ out_nomem:
 	return NULL;
 }
 
-static const char gpu_work_sql[] =
-	"SELECT traceId, deviceId, streamId, pid, correlationId, start, end FROM kernels UNION ALL"
-	" SELECT traceId, deviceId, streamId, pid, correlationId, start, end FROM copies UNION ALL"
-	" SELECT traceId, deviceId, streamId, pid, correlationId, start, end FROM sets";
 
-static int load_streams(struct timeline *tl)
+static int compare_keys2(const void *pa, const void *pb)
 {
-	char *sql = format("SELECT deviceId, streamId, traceId, pid,"
-			   " (SELECT g.name FROM gpus g WHERE g.id = w.deviceId ORDER BY g.traceId LIMIT 1)"
-			   " FROM (%s) w GROUP BY deviceId, streamId, traceId, pid"
-			   " ORDER BY deviceId, streamId, traceId, pid", gpu_work_sql);
+	const int64_t *a = pa, *b = pb;
+
+	for (int i = 0; i < 2; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+/* Dense indexes sorted by their keys (pairs or triples of int64). */
+static const int64_t *sort_keys;
+static size_t sort_width;
+
+static int compare_by_key(const void *pa, const void *pb)
+{
+	const int64_t *a = sort_keys + *(const size_t *)pa * sort_width;
+	const int64_t *b = sort_keys + *(const size_t *)pb * sort_width;
+
+	for (size_t i = 0; i < sort_width; i++)
+		if (a[i] != b[i])
+			return a[i] < b[i] ? -1 : 1;
+	return 0;
+}
+
+static size_t *sorted_indexes(const int64_t *keys, size_t width, size_t n)
+{
+	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
+
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	sort_keys = keys;
+	sort_width = width;
+	qsort(order, n, sizeof(*order), compare_by_key);
+	return order;
+}
+
+/*
+ * Every host process and thread, in the order a reader shows them by default: the processes with
+ * threads in (trace, pid) order, each followed by its threads (the main one first, then by tid);
+ * then the processes with only NVTX start/end ranges; then those with only synchronizations no API
+ * call claims.
+ */
+static int declare_host_tracks(struct timeline *tl)
+{
+	size_t nprocs = tl->proc_index.count, nthreads = tl->thread_index.count;
+	size_t *porder = sorted_indexes(&tl->proc_keys[0][0], 2, nprocs);
+	size_t *torder = sorted_indexes(&tl->thread_keys[0][0], 3, nthreads);
+	int ret = 0;
+
+	tl->proc_of = xcalloc(nprocs ? nprocs : 1, sizeof(*tl->proc_of));
+	tl->thread_of = xcalloc(nthreads ? nthreads : 1, sizeof(*tl->thread_of));
+	for (int group = 0; group < 3 && !ret; group++) {
+		size_t t = 0;
+
+		for (size_t k = 0; k < nprocs && !ret; k++) {
+			size_t p = porder[k];
+			int flags = tl->proc_flags[p];
+			int in = group == 0 ? (flags & PROC_THREADS) != 0
+				 : group == 1 ? !(flags & PROC_THREADS) && (flags & PROC_RANGES)
+					      : !(flags & (PROC_THREADS | PROC_RANGES));
+
+			if (!in)
+				continue;
+			tl->proc_of[p] = get_process(tl, tl->proc_keys[p][0], (int32_t)tl->proc_keys[p][1], &ret);
+			if (!tl->proc_of[p])
+				break;
+			/* its threads: the next ones in (trace, pid, tid) order */
+			while (group == 0 && !ret && t < nthreads &&
+			       compare_keys2(tl->thread_keys[torder[t]], tl->proc_keys[p]) <= 0) {
+				size_t i = torder[t++];
+
+				if (compare_keys2(tl->thread_keys[i], tl->proc_keys[p]))
+					continue;
+				tl->thread_of[i] = new_thread(tl, tl->thread_keys[i][0], (int32_t)tl->thread_keys[i][1],
+							      (int32_t)tl->thread_keys[i][2], &ret);
+			}
+		}
+	}
+	free(porder);
+	free(torder);
+	return ret;
+}
+
+static int compare_streams(const void *pa, const void *pb)
+{
+	const struct gpu_stream *a = pa, *b = pb;
+
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	if (a->stream != b->stream)
+		return a->stream < b->stream ? -1 : 1;
+	if (a->trace_id != b->trace_id)
+		return a->trace_id < b->trace_id ? -1 : 1;
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+/* The GPUs of the index's streams, named from the first file that describes them. */
+static int load_gpus(struct timeline *tl)
+{
 	sqlite3_stmt *st;
-	size_t cap = 0, gcap = 0;
 	int ret;
 
-	if (!sql)
-		return -ENOMEM;
-	ret = prepare(tl, sql, &st);
-	free(sql);
+	if (tl->nstreams)
+		qsort(tl->streams, tl->nstreams, sizeof(*tl->streams), compare_streams);
+	ret = prepare(tl, "SELECT name FROM gpus WHERE id = ?1 ORDER BY traceId LIMIT 1", &st);
 	if (ret < 0)
 		return ret;
-	while ((ret = sqlite3_step(st)) == SQLITE_ROW) {
-		struct gpu_stream *s;
-		int64_t device = sqlite3_column_int64(st, 0);
+	for (size_t i = 0; i < tl->nstreams; i++) {
+		int64_t device = tl->streams[i].device;
+		const char *name;
+		struct gpu *g;
 
-		if (!tl->ngpus || tl->gpus[tl->ngpus - 1].device != device) {
-			const char *name = column_text(st, 4);
-			struct gpu *g;
-
-			if (tl->ngpus == gcap) {
-				gcap = gcap ? gcap * 2 : 4;
-				g = realloc(tl->gpus, gcap * sizeof(*g));
-				if (!g)
-					goto out_nomem;
-				tl->gpus = g;
-			}
-			g = &tl->gpus[tl->ngpus];
-			memset(g, 0, sizeof(*g));
-			g->device = device;
-			g->name = name && *name ? format("GPU %" PRId64 ": %s", device, name)
-						: format("GPU %" PRId64, device);
-			if (!g->name)
-				goto out_nomem;
-			tl->ngpus++;
+		if (tl->ngpus && tl->gpus[tl->ngpus - 1].device == device)
+			continue;
+		tl->gpus = xrealloc(tl->gpus, (tl->ngpus + 1) * sizeof(*tl->gpus));
+		g = &tl->gpus[tl->ngpus++];
+		memset(g, 0, sizeof(*g));
+		g->device = device;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, device);
+		name = sqlite3_step(st) == SQLITE_ROW ? column_text(st, 0) : NULL;
+		g->name = name && *name ? format("GPU %" PRId64 ": %s", device, name) : format("GPU %" PRId64, device);
+		if (!g->name) {
+			sqlite3_finalize(st);
+			return -ENOMEM;
 		}
-		if (tl->nstreams == cap) {
-			cap = cap ? cap * 2 : 16;
-			s = realloc(tl->streams, cap * sizeof(*s));
-			if (!s)
-				goto out_nomem;
-			tl->streams = s;
-		}
-		s = &tl->streams[tl->nstreams++];
-		memset(s, 0, sizeof(*s));
-		s->device = device;
-		s->stream = sqlite3_column_int64(st, 1);
-		s->trace_id = sqlite3_column_int64(st, 2);
-		s->pid = sqlite3_column_int(st, 3);
 	}
 	if (sqlite3_finalize(st) != SQLITE_OK)
-		return sql_error(tl, "listing streams failed");
+		return sql_error(tl, "reading the GPUs failed");
 
 	/* A stream is named by its id, and by its process when several share the GPU. */
 	for (size_t i = 0, g = 0; i < tl->nstreams; i++) {
@@ -592,10 +1053,6 @@ static int load_streams(struct timeline *tl)
 			return -ENOMEM;
 	}
 	return 0;
-
-out_nomem:
-	sqlite3_finalize(st);
-	return -ENOMEM;
 }
 
 /* GPUs in device order after the host processes, streams in id order, findings last. */
@@ -674,36 +1131,6 @@ static int reserve_flows(struct timeline *tl, size_t n)
 	return 0;
 }
 
-enum host_kind {
-	HOST_NVTX_RANGE = 0,	/* ordered first: a range encloses the calls made inside it */
-	HOST_API = 1,
-	HOST_SYNC = 2,
-	HOST_NVTX_MARK = 3,
-};
-
-static const char host_sql[] =
-	"SELECT traceId, pid, tid, start, end, kind, name, corr, a1, a2, a3, a4, nflows FROM ("
-	" SELECT traceId, pid, tid, start, coalesce(end, start) AS end, 0 AS kind, text AS name,"
-	"   NULL AS corr, domainId AS a1, category AS a2, color AS a3, NULL AS a4, 0 AS nflows"
-	"   FROM nvtx WHERE eventType = 59"
-	" UNION ALL"
-	" SELECT a.traceId, a.pid, a.tid, a.start, a.end, 1, a.name, a.correlationId, a.eventClass,"
-	"   a.returnValue, NULL, NULL,"
-	"   CASE WHEN o.start = a.start AND o.tid = a.tid AND o.eventClass IS a.eventClass"
-	"     THEN coalesce(w.nwork, 0) ELSE 0 END"
-	"   FROM api_calls a"
-	"   LEFT JOIN temp.gpt_export_api o ON o.traceId = a.traceId AND o.correlationId = a.correlationId"
-	"   LEFT JOIN temp.gpt_export_work w ON w.traceId = a.traceId AND w.correlationId = a.correlationId"
-	" UNION ALL"
-	" SELECT s.traceId, s.pid, o.tid, s.start, s.end, 2, NULL, s.correlationId, s.syncType, s.eventId,"
-	"   s.streamId, s.deviceId, 0"
-	"   FROM syncs s JOIN temp.gpt_export_api o"
-	"     ON o.traceId = s.traceId AND o.correlationId = s.correlationId"
-	" UNION ALL"
-	" SELECT traceId, pid, tid, start, start, 3, text, NULL, domainId, category, color, NULL, 0"
-	"   FROM nvtx WHERE eventType = 34)"
-	" ORDER BY traceId, pid, tid, start, end DESC, kind";
-
 static void arg_int(struct timeline_arg *args, size_t *n, const char *name, int64_t v)
 {
 	args[(*n)++] = (struct timeline_arg){ .name = name, .type = TIMELINE_ARG_INT, .i = v };
@@ -720,36 +1147,45 @@ static void arg_string(struct timeline_arg *args, size_t *n, const char *name, c
 }
 
 /* The NVTX columns a1..a3 (domain, category, color) as arguments, where set. */
-static void nvtx_args(sqlite3_stmt *st, struct timeline_arg *args, size_t *n, char *color, size_t size)
+enum host_kind {
+	HOST_NVTX_RANGE = 0,	/* ordered first: a range encloses the calls made inside it */
+	HOST_API = 1,
+	HOST_SYNC = 2,
+	HOST_NVTX_MARK = 3,
+	HOST_PROCESS_RANGE = 4,	/* an NVTX start/end range: its process's lanes */
+	HOST_PROCESS_SYNC = 5,	/* a synchronization no API call claims: its process's lanes */
+};
+
+/* The NVTX columns (domain, category, color) as arguments, where set. */
+static void nvtx_args(const struct event_row *r, struct timeline_arg *args, size_t *n, char *color, size_t size)
 {
 	arg_string(args, n, "source", "NVTX");
-	if (sqlite3_column_type(st, 8) != SQLITE_NULL)
-		arg_int(args, n, "domain", sqlite3_column_int64(st, 8));
-	if (sqlite3_column_type(st, 9) != SQLITE_NULL)
-		arg_int(args, n, "category", sqlite3_column_int64(st, 9));
-	if (sqlite3_column_type(st, 10) != SQLITE_NULL) {
-		snprintf(color, size, "#%06" PRIx64, (uint64_t)sqlite3_column_int64(st, 10) & 0xffffff);
+	if (!event_null(r, N_DOMAIN))
+		arg_int(args, n, "domain", r->v[N_DOMAIN]);
+	if (!event_null(r, N_CATEGORY))
+		arg_int(args, n, "category", r->v[N_CATEGORY]);
+	if (!event_null(r, N_COLOR)) {
+		snprintf(color, size, "#%06" PRIx64, (uint64_t)r->v[N_COLOR] & 0xffffff);
 		arg_string(args, n, "color", color);
 	}
 }
 
 /*
- * Slice name and arguments of a synchronization record (columns a1..a4 of host_sql): what the host
- * waited for. CUPTI's syncType says it, but nsys exports store other numbers than their own
- * ENUM_CUPTI_SYNC_TYPE table claims (cudaDeviceSynchronize rows carry 1, "event sync";
- * cudaStreamSynchronize rows 2, "stream wait event"), always with eventId and, for device syncs,
- * streamId set to CUPTI's invalid value. So the type is believed only when the ids agree with it,
- * and otherwise read from the ids.
+ * Slice name and arguments of a synchronization record: what the host waited for. CUPTI's syncType
+ * says it, but nsys exports store other numbers than their own ENUM_CUPTI_SYNC_TYPE table claims
+ * (cudaDeviceSynchronize rows carry 1, "event sync"; cudaStreamSynchronize rows 2, "stream wait
+ * event"), always with eventId and, for device syncs, streamId set to CUPTI's invalid value. So the
+ * type is believed only when the ids agree with it, and otherwise read from the ids.
  */
-static const char *sync_describe(sqlite3_stmt *st, int first, struct timeline_arg *args, size_t *n,
-				 char *name, size_t size)
+static const char *sync_describe(const struct event_row *r, struct timeline_arg *args, size_t *n, char *name,
+				 size_t size)
 {
-	int64_t type = sqlite3_column_int64(st, first);
-	int64_t event = sqlite3_column_int64(st, first + 1);
-	int64_t stream = sqlite3_column_int64(st, first + 2);
-	int64_t device = sqlite3_column_int64(st, first + 3);
-	int has_event = sqlite3_column_type(st, first + 1) != SQLITE_NULL && event != SYNC_INVALID;
-	int has_stream = sqlite3_column_type(st, first + 2) != SQLITE_NULL && stream != SYNC_INVALID;
+	int64_t type = event_int(r, Y_TYPE, 0);
+	int64_t event = event_int(r, Y_EVENT, 0);
+	int64_t stream = event_int(r, Y_STREAM, 0);
+	int64_t device = event_int(r, Y_DEVICE, 0);
+	int has_event = !event_null(r, Y_EVENT) && event != SYNC_INVALID;
+	int has_stream = !event_null(r, Y_STREAM) && stream != SYNC_INVALID;
 
 	if (type == 4 || (type != 3 && !has_event && !has_stream))
 		type = 4;
@@ -774,183 +1210,225 @@ static const char *sync_describe(sqlite3_stmt *st, int first, struct timeline_ar
 	return name;
 }
 
-static int walk_host(struct timeline *tl)
+/* Take row r of view v (one of the host's) among the rows of its timestamp; 0 or -ENOMEM. */
+static int hold_host(struct timeline *tl, int v, const struct event_row *r)
 {
-	const struct timeline_sink_ops *ops = tl->sink->ops;
-	struct host_thread *thread = NULL;
-	int64_t last_owner_trace = -1, last_owner_corr = -1;
-	sqlite3_stmt *st;
-	int ret = prepare(tl, host_sql, &st);
+	struct held_row *h;
+	int kind;
+	int32_t tid = 0;
 
-	if (ret < 0)
+	if (v == V_API) {
+		kind = HOST_API;
+		tid = (int32_t)event_int(r, A_TID, 0);
+	} else if (v == V_NVTX) {
+		int64_t type = event_int(r, N_TYPE, -1);
+
+		if (type == NVTX_PUSH_POP)
+			kind = HOST_NVTX_RANGE;
+		else if (type == NVTX_MARK)
+			kind = HOST_NVTX_MARK;
+		else if (type == NVTX_START_END)
+			kind = HOST_PROCESS_RANGE;
+		else
+			return 0;
+		tid = (int32_t)event_int(r, N_TID, 0);
+	} else {
+		uint64_t *w = corr_word(tl, r, Y_CORR);
+
+		kind = w && (*w & CORR_HAS_API) ? HOST_SYNC : HOST_PROCESS_SYNC;
+		if (kind == HOST_SYNC)
+			tid = (int32_t)(uint32_t)(*w & CORR_TID_MASK);
+	}
+	h = hold(&tl->held, r, kind, v == V_NVTX);
+	if (!h)
+		return -ENOMEM;
+	h->tid = tid;
+	if (kind == HOST_NVTX_MARK)
+		h->end = r->start;
+	return 0;
+}
+
+static int missing(struct timeline *tl, const char *what)
+{
+	/* Impossible unless the views changed under us: the index came from them. */
+	snprintf(tl->err, tl->errlen, "cannot export '%s': a %s is missing from the index", trace_path(tl->trace, 0),
+		 what);
+	return -EIO;
+}
+
+/* The flows an API call starts: one per GPU item of its id, if it is the id's first call. */
+static int api_flows(struct timeline *tl, const struct event_row *r, struct timeline_event *ev,
+		     struct timeline_arg *args, size_t *nargs)
+{
+	uint64_t *w = corr_word(tl, r, A_CORR);
+	uint64_t nflows;
+	int ret;
+
+	if (!w || !(*w & CORR_HAS_API) || (*w & CORR_CLAIMED))
+		return 0;
+	*w |= CORR_CLAIMED;
+	nflows = (*w >> CORR_NWORK_SHIFT) & CORR_NWORK_MAX;
+	if (!nflows)
+		return 0;
+	if ((ret = reserve_flows(tl, (size_t)nflows)) < 0)
 		return ret;
-	while ((ret = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t trace_id = sqlite3_column_int64(st, 0);
-		int32_t pid = sqlite3_column_int(st, 1);
-		int32_t tid = sqlite3_column_int(st, 2);
-		progress_tick(&tl->progress);
-		int64_t start = sqlite3_column_int64(st, 3);
-		int64_t end = sqlite3_column_int64(st, 4);
-		enum host_kind kind = (enum host_kind)sqlite3_column_int(st, 5);
-		struct timeline_arg args[8];
-		struct timeline_event ev = { .start = start, .end = end < start ? start : end, .args = args };
-		char name[512], color[16];
-		size_t nargs = 0;
+	for (uint64_t k = 0; k < nflows; k++)
+		tl->flows[k] = flow_id(r->trace_id, r->v[A_CORR], (int64_t)k + 1);
+	ev->flows_out = tl->flows;
+	ev->nflows_out = (size_t)nflows;
+	arg_int(args, nargs, "gpu work", (int64_t)nflows);
+	return 0;
+}
 
-		/* Rows come thread by thread, so a thread's track is made when its first row arrives. */
-		if (!thread || thread->trace_id != trace_id || thread->pid != pid || thread->tid != tid) {
-			if (thread && (ret = lane_set_flush(tl, &thread->lanes)) < 0)
-				goto out;
-			thread = new_thread(tl, trace_id, pid, tid, &ret);
-			if (!thread)
-				goto out;
-		}
+static int emit_host(struct timeline *tl, const struct held_row *h)
+{
+	const struct event_row *r = &h->row;
+	struct timeline_arg args[8];
+	struct timeline_event ev = { .start = r->start, .end = h->end, .args = args };
+	char name[512], color[16];
+	size_t nargs = 0;
+	struct lane_set *set;
+	struct host_thread *thread = NULL;
+	int process = h->kind == HOST_PROCESS_RANGE || h->kind == HOST_PROCESS_SYNC;
+	int32_t pid = (int32_t)event_int(r, h->kind == HOST_API ? A_PID : h->kind == HOST_SYNC ||
+					       h->kind == HOST_PROCESS_SYNC ? Y_PID : N_PID, 0);
+	int64_t key[RULE_INDEX_KEYS] = { r->trace_id, pid, process ? 0 : h->tid, 0 };
+	size_t i = rule_index_find(process ? &tl->proc_index : &tl->thread_index, key);
+	int ret = 0;
 
-		switch (kind) {
-		case HOST_NVTX_RANGE:
-		case HOST_NVTX_MARK:
-			ev.name = column_text(st, 6);
-			if (!ev.name)
-				ev.name = kind == HOST_NVTX_MARK ? "(unnamed mark)" : "(unnamed range)";
-			ev.category = "nvtx";
-			nvtx_args(st, args, &nargs, color, sizeof(color));
-			break;
-		case HOST_API: {
-			int64_t corr = sqlite3_column_int64(st, 7);
-			int64_t nflows = sqlite3_column_int64(st, 12);
+	if (process) {
+		struct host_process *p = i == SIZE_MAX ? NULL : tl->proc_of[i];
 
-			ev.name = api_display_name(column_text(st, 6), name, sizeof(name));
-			ev.category = "cuda.api";
-			arg_string(args, &nargs, "function", column_text(st, 6));
-			arg_int(args, &nargs, "correlation id", corr);
-			arg_string(args, &nargs, "api", sqlite3_column_int(st, 8) == 1 ? "driver" : "runtime");
-			arg_int(args, &nargs, "return value", sqlite3_column_int64(st, 9));
-			/* Two owner rows for one id only if they tie exactly; they sort next to each other. */
-			if (nflows > 0 && !(trace_id == last_owner_trace && corr == last_owner_corr)) {
-				if ((ret = reserve_flows(tl, (size_t)nflows)) < 0)
-					goto out;
-				for (int64_t k = 0; k < nflows; k++)
-					tl->flows[k] = flow_id(trace_id, corr, k + 1);
-				ev.flows_out = tl->flows;
-				ev.nflows_out = (size_t)nflows;
-				arg_int(args, &nargs, "gpu work", nflows);
-				last_owner_trace = trace_id;
-				last_owner_corr = corr;
-			}
-			break;
-		}
-		case HOST_SYNC:
-			ev.name = sync_describe(st, 8, args, &nargs, name, sizeof(name));
-			ev.category = "cuda.sync";
-			arg_int(args, &nargs, "correlation id", sqlite3_column_int64(st, 7));
-			break;
-		}
-		ev.nargs = nargs;
+		if (!p)
+			return missing(tl, "process");
+		set = h->kind == HOST_PROCESS_RANGE ? &p->nvtx_ranges : &p->syncs;
+	} else {
+		thread = i == SIZE_MAX ? NULL : tl->thread_of[i];
+		if (!thread)
+			return missing(tl, "thread");
+		set = &thread->lanes;
+	}
 
-		if (kind == HOST_NVTX_MARK) {
-			ev.track = &thread->lanes.lanes[0].track;
-			ev.end = ev.start;
-			ret = lane_settle(tl, &thread->lanes.lanes[0], start);
-			if (!ret)
-				ret = ops->instant(tl->sink, &ev);
-		} else {
-			ret = lane_place(tl, &thread->lanes, ev.start, ev.end, &ev.track);
-			if (!ret)
-				ret = ops->slice_begin(tl->sink, &ev);
-		}
+	switch ((enum host_kind)h->kind) {
+	case HOST_NVTX_RANGE:
+	case HOST_NVTX_MARK:
+	case HOST_PROCESS_RANGE:
+		ev.name = r->text;
+		if (!ev.name)
+			ev.name = h->kind == HOST_NVTX_MARK ? "(unnamed mark)" : "(unnamed range)";
+		ev.category = "nvtx";
+		nvtx_args(r, args, &nargs, color, sizeof(color));
+		break;
+	case HOST_API: {
+		const char *function = string_of(tl, r->trace_id, r, A_NAME, &ret);
+
 		if (ret < 0)
-			goto out;
+			return ret;
+		ev.name = api_display_name(function, name, sizeof(name));
+		ev.category = "cuda.api";
+		arg_string(args, &nargs, "function", function);
+		arg_int(args, &nargs, "correlation id", event_int(r, A_CORR, 0));
+		arg_string(args, &nargs, "api", event_int(r, A_CLASS, 0) == 1 ? "driver" : "runtime");
+		arg_int(args, &nargs, "return value", event_int(r, A_RETURN, 0));
+		if ((ret = api_flows(tl, r, &ev, args, &nargs)) < 0)
+			return ret;
+		break;
 	}
-	if (ret != SQLITE_DONE) {
-		ret = sql_error(tl, "reading API calls and NVTX ranges failed");
-		goto out;
+	case HOST_SYNC:
+	case HOST_PROCESS_SYNC:
+		ev.name = sync_describe(r, args, &nargs, name, sizeof(name));
+		ev.category = "cuda.sync";
+		arg_int(args, &nargs, "correlation id", event_int(r, Y_CORR, 0));
+		break;
 	}
-	ret = thread ? lane_set_flush(tl, &thread->lanes) : 0;
-out:
-	sqlite3_finalize(st);
+	ev.nargs = nargs;
+
+	if (h->kind == HOST_NVTX_MARK) {
+		ev.track = &thread->lanes.lanes[0].track;
+		ret = lane_settle(tl, &thread->lanes.lanes[0], ev.start);
+		if (!ret)
+			ret = tl->sink->ops->instant(tl->sink, &ev);
+		return ret;
+	}
+	ret = lane_place(tl, set, ev.start, ev.end, &ev.track);
+	if (!ret)
+		ret = tl->sink->ops->slice_begin(tl->sink, &ev);
 	return ret;
+}
+
+/* The lowest (trace, start) among the streams' current rows, or -1 when all are done. */
+static int first_row(const struct event_row *const *cur, size_t n, int by_trace)
+{
+	int best = -1;
+
+	for (size_t k = 0; k < n; k++) {
+		if (!cur[k])
+			continue;
+		if (best < 0 || (by_trace && cur[k]->trace_id != cur[best]->trace_id
+					 ? cur[k]->trace_id < cur[best]->trace_id
+					 : cur[k]->start < cur[best]->start))
+			best = (int)k;
+	}
+	return best;
 }
 
 /*
- * NVTX start/end ranges (which may overlap, and may end on another thread) and synchronization
- * records no API call claims: per process, on lanes of their own.
+ * API calls, NVTX events and synchronization records, file by file in time order onto their
+ * threads and processes (the streams give each file's rows in turn).
  */
-static int walk_process_lanes(struct timeline *tl, int syncs)
+static int walk_host(struct timeline *tl)
 {
-	static const char nvtx_sql[] =
-		"SELECT traceId, pid, start, coalesce(end, start), text, NULL, NULL, NULL,"
-		" domainId, category, color FROM nvtx WHERE eventType = 60"
-		" ORDER BY traceId, pid, start, end DESC";
-	static const char sync_sql[] =
-		"SELECT s.traceId, s.pid, s.start, s.end, NULL, s.correlationId, NULL, NULL,"
-		" s.syncType, s.eventId, s.streamId, s.deviceId FROM syncs s"
-		" LEFT JOIN temp.gpt_export_api o ON o.traceId = s.traceId AND o.correlationId = s.correlationId"
-		" WHERE o.traceId IS NULL ORDER BY s.traceId, s.pid, s.start, s.end DESC";
-	const struct timeline_sink_ops *ops = tl->sink->ops;
-	struct host_process *proc = NULL;
-	sqlite3_stmt *st;
-	int ret = prepare(tl, syncs ? sync_sql : nvtx_sql, &st);
+	static const int views[] = { V_API, V_NVTX, V_SYNCS };
+	struct event_stream *s[3] = { NULL, NULL, NULL };
+	const struct event_row *cur[3] = { NULL, NULL, NULL };
+	int ret = 0;
 
-	if (ret < 0)
-		return ret;
-	while ((ret = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t trace_id = sqlite3_column_int64(st, 0);
-		int32_t pid = sqlite3_column_int(st, 1);
-		struct timeline_arg args[8];
-		struct timeline_event ev = { .args = args };
-		char name[256], color[16];
-		size_t nargs = 0;
-		struct lane_set *set;
+	for (size_t k = 0; k < 3 && ret >= 0; k++) {
+		ret = open_view(tl, views[k], &s[k]);
+		if (ret >= 0)
+			ret = event_stream_next(s[k], &cur[k], tl->err, tl->errlen);
+	}
+	while (ret >= 0) {
+		int b = first_row(cur, 3, 1);
+		int64_t trace_id, start;
 
-		if (!proc || proc->trace_id != trace_id || proc->pid != pid) {
-			if (proc && (ret = lane_set_flush(tl, syncs ? &proc->syncs : &proc->nvtx_ranges)) < 0)
-				goto out;
-			proc = get_process(tl, trace_id, pid, &ret);
-			if (!proc)
-				goto out;
+		if (b < 0)
+			break;
+		trace_id = cur[b]->trace_id;
+		start = cur[b]->start;
+		held_clear(&tl->held);
+		for (size_t k = 0; k < 3 && ret >= 0; k++) {
+			while (ret >= 0 && cur[k] && cur[k]->trace_id == trace_id && cur[k]->start == start) {
+				progress_tick(&tl->progress);
+				ret = hold_host(tl, views[k], cur[k]);
+				if (ret >= 0)
+					ret = event_stream_next(s[k], &cur[k], tl->err, tl->errlen);
+			}
 		}
-		set = syncs ? &proc->syncs : &proc->nvtx_ranges;
-		ev.start = sqlite3_column_int64(st, 2);
-		ev.end = sqlite3_column_int64(st, 3);
-		if (ev.end < ev.start)
-			ev.end = ev.start;
-		if (syncs) {
-			ev.name = sync_describe(st, 8, args, &nargs, name, sizeof(name));
-			ev.category = "cuda.sync";
-			arg_int(args, &nargs, "correlation id", sqlite3_column_int64(st, 5));
-		} else {
-			ev.name = column_text(st, 4) ? column_text(st, 4) : "(unnamed range)";
-			ev.category = "nvtx";
-			/* nvtx_args() reads columns 8..10, which this query lines up. */
-			nvtx_args(st, args, &nargs, color, sizeof(color));
-		}
-		ev.nargs = nargs;
-		ret = lane_place(tl, set, ev.start, ev.end, &ev.track);
-		if (!ret)
-			ret = ops->slice_begin(tl->sink, &ev);
-		if (ret < 0)
-			goto out;
+		if (tl->held.n > 1)
+			qsort(tl->held.items, tl->held.n, sizeof(*tl->held.items), held_compare_host);
+		for (size_t i = 0; i < tl->held.n && ret >= 0; i++)
+			ret = emit_host(tl, &tl->held.items[i]);
 	}
-	if (ret != SQLITE_DONE) {
-		ret = sql_error(tl, syncs ? "reading synchronizations failed" : "reading NVTX ranges failed");
-		goto out;
+	for (size_t k = 0; k < 3; k++)
+		event_stream_close(s[k]);
+	for (size_t i = 0; i < tl->nthreads && ret >= 0; i++)
+		ret = lane_set_flush(tl, &tl->threads[i]->lanes);
+	for (size_t i = 0; i < tl->nprocs && ret >= 0; i++) {
+		ret = lane_set_flush(tl, &tl->procs[i]->nvtx_ranges);
+		if (ret >= 0)
+			ret = lane_set_flush(tl, &tl->procs[i]->syncs);
 	}
-	ret = proc ? lane_set_flush(tl, syncs ? &proc->syncs : &proc->nvtx_ranges) : 0;
-out:
-	sqlite3_finalize(st);
-	return ret;
+	return ret < 0 ? ret : 0;
 }
-
 /* ------------------------------------------------------------------------------------------------ */
-/* GPU streams and counters, in one pass over the GPU work sorted by (device, start). */
+/* GPU streams and counters. */
 
 enum gpu_kind {
 	GPU_KERNEL = 0,
 	GPU_COPY = 1,
 	GPU_SET = 2,
 };
-
-enum copy_direction { DIR_HTOD, DIR_DTOH, DIR_DTOD, DIR_PTOP, DIR_OTHER, NDIRS };
 
 static const char *const direction_names[NDIRS] = { "HtoD", "DtoH", "DtoD", "PtoP", "other" };
 
@@ -964,14 +1442,6 @@ static enum copy_direction copy_direction(int64_t copy_kind)
 	default: return DIR_OTHER;
 	}
 }
-
-struct counter_buckets {
-	int64_t origin, end, width;
-	size_t n;
-	double *busy;			/* ns busy per bucket */
-	double *bytes[NDIRS];		/* bytes copied per bucket */
-	int used[NDIRS];
-};
 
 /* 1, 2 or 5 times a power of ten, at least 1 us, so buckets read well on the time axis. */
 static int64_t bucket_width(int64_t span)
@@ -1074,35 +1544,6 @@ static int emit_device_counters(struct timeline *tl, struct gpu *g, struct count
 	}
 	return ret;
 }
-
-/*
- * Sorted by device and time, not by stream: each stream's slices still arrive in start order (and
- * parents before children), which is all its lanes need, and the busy and bandwidth counters of a
- * device need exactly this order. One sort of the GPU work instead of two.
- */
-static const char gpu_sql[] =
-	"SELECT g.deviceId, g.streamId, g.traceId, g.pid, g.start, g.end, g.kind, g.name, g.shortName,"
-	" g.correlationId, g.contextId, g.gridX, g.gridY, g.gridZ, g.blockX, g.blockY, g.blockZ,"
-	" g.registersPerThread, g.staticSharedMemory, g.dynamicSharedMemory, g.localMemoryPerThread,"
-	" g.bytes, g.copyKind, g.srcKind, g.dstKind, g.value, g.graphId, g.graphNodeId,"
-	" o.traceId IS NOT NULL AS hasFlow, w.nwork"
-	" FROM ("
-	"  SELECT traceId, deviceId, streamId, pid, start, end, 0 AS kind, name, shortName, correlationId,"
-	"   contextId, gridX, gridY, gridZ, blockX, blockY, blockZ, registersPerThread, staticSharedMemory,"
-	"   dynamicSharedMemory, localMemoryPerThread, NULL AS bytes, NULL AS copyKind, NULL AS srcKind,"
-	"   NULL AS dstKind, NULL AS value, graphId, graphNodeId FROM kernels"
-	"  UNION ALL"
-	"  SELECT traceId, deviceId, streamId, pid, start, end, 1, NULL, NULL, correlationId, contextId,"
-	"   NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, bytes, copyKind, srcKind, dstKind,"
-	"   NULL, NULL, graphNodeId FROM copies"
-	"  UNION ALL"
-	"  SELECT traceId, deviceId, streamId, pid, start, end, 2, NULL, NULL, correlationId, contextId,"
-	"   NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, bytes, NULL, memKind, NULL,"
-	"   value, NULL, graphNodeId FROM sets) g"
-	" LEFT JOIN temp.gpt_export_api o ON o.traceId = g.traceId AND o.correlationId = g.correlationId"
-	" LEFT JOIN temp.gpt_export_work w ON w.traceId = g.traceId AND w.correlationId = g.correlationId"
-	" ORDER BY g.deviceId, g.start, g.end DESC, g.kind, g.streamId";
-
 static struct gpu_stream *find_stream(struct timeline *tl, int64_t device, int64_t stream, int64_t trace_id,
 				      int32_t pid)
 {
@@ -1161,197 +1602,235 @@ static int flow_rank(struct timeline *tl, int64_t trace_id, int64_t corr, int64_
 }
 
 /* A device's work is all seen: close its streams' slices and write its counters. */
-static int finish_device(struct timeline *tl, struct gpu *gpu, struct counter_buckets *b, int64_t busy_start,
-			 int64_t busy_end, int busy_open)
+
+/* A device's work is all seen: close its streams' slices and write its counters. */
+static int finish_device(struct timeline *tl, struct gpu *gpu)
 {
+	struct counter_buckets *b = &gpu->b;
 	int ret;
 
 	for (size_t i = 0; i < tl->nstreams; i++) {
 		if (tl->streams[i].device == gpu->device && (ret = lane_set_flush(tl, &tl->streams[i].lanes)) < 0)
 			return ret;
 	}
-	if (busy_open)
-		spread(b, b->busy, busy_start, busy_end, (double)(busy_end - busy_start));
-	ret = emit_device_counters(tl, gpu, b);
-	memset(b->busy, 0, b->n * sizeof(double));
-	for (int d = 0; d < NDIRS; d++) {
-		memset(b->bytes[d], 0, b->n * sizeof(double));
-		b->used[d] = 0;
-	}
-	return ret;
+	if (gpu->busy_open)
+		spread(b, b->busy, gpu->busy_start, gpu->busy_end, (double)(gpu->busy_end - gpu->busy_start));
+	return emit_device_counters(tl, gpu, b);
 }
 
-static void describe_gpu_item(sqlite3_stmt *st, enum gpu_kind kind, struct timeline_event *ev,
+/* Name and arguments of a kernel, copy or set. *ret: 0 or a negative error. */
+static void describe_gpu_item(struct timeline *tl, const struct held_row *h, struct timeline_event *ev,
 			      struct timeline_arg *args, size_t *nargs, char *grid, char *block, char *label,
-			      size_t size)
+			      size_t size, int *ret)
 {
-	switch (kind) {
-	case GPU_KERNEL: {
-		const char *full = column_text(st, 7);
-		const char *shortname = column_text(st, 8);
+	const struct event_row *r = &h->row;
+	int64_t context = 0;
 
+	*ret = 0;
+	switch ((enum gpu_kind)h->kind) {
+	case GPU_KERNEL: {
+		/* name: the first of the demangled, short and mangled names that exists (as the view) */
+		const char *full = string_of(tl, r->trace_id, r, K_NAME, ret);
+		const char *shortname = *ret < 0 ? NULL : string_of(tl, r->trace_id, r, K_SHORT_NAME, ret);
+
+		if (!full && *ret >= 0)
+			full = shortname;
+		if (!full && *ret >= 0)
+			full = string_of(tl, r->trace_id, r, K_MANGLED_NAME, ret);
+		if (*ret < 0)
+			return;
 		ev->category = "cuda.kernel";
 		ev->name = full ? full : "(unnamed kernel)";
 		if (full && strlen(full) > EXPORT_KERNEL_NAME_MAX && shortname && *shortname)
 			ev->name = shortname;
 		arg_string(args, nargs, "kernel", full ? full : ev->name);
-		snprintf(grid, size, "(%lld, %lld, %lld)", (long long)sqlite3_column_int64(st, 11),
-			 (long long)sqlite3_column_int64(st, 12), (long long)sqlite3_column_int64(st, 13));
-		snprintf(block, size, "(%lld, %lld, %lld)", (long long)sqlite3_column_int64(st, 14),
-			 (long long)sqlite3_column_int64(st, 15), (long long)sqlite3_column_int64(st, 16));
+		snprintf(grid, size, "(%lld, %lld, %lld)", (long long)event_int(r, K_GRIDX, 0),
+			 (long long)event_int(r, K_GRIDY, 0), (long long)event_int(r, K_GRIDZ, 0));
+		snprintf(block, size, "(%lld, %lld, %lld)", (long long)event_int(r, K_BLOCKX, 0),
+			 (long long)event_int(r, K_BLOCKY, 0), (long long)event_int(r, K_BLOCKZ, 0));
 		arg_string(args, nargs, "grid", grid);
 		arg_string(args, nargs, "block", block);
-		arg_int(args, nargs, "registers per thread", sqlite3_column_int64(st, 17));
-		arg_int(args, nargs, "static shared memory", sqlite3_column_int64(st, 18));
-		arg_int(args, nargs, "dynamic shared memory", sqlite3_column_int64(st, 19));
-		arg_int(args, nargs, "local memory per thread", sqlite3_column_int64(st, 20));
-		if (sqlite3_column_type(st, 26) != SQLITE_NULL)
-			arg_int(args, nargs, "graph id", sqlite3_column_int64(st, 26));
+		arg_int(args, nargs, "registers per thread", event_int(r, K_REGISTERS, 0));
+		arg_int(args, nargs, "static shared memory", event_int(r, K_STATIC_SMEM, 0));
+		arg_int(args, nargs, "dynamic shared memory", event_int(r, K_DYNAMIC_SMEM, 0));
+		arg_int(args, nargs, "local memory per thread", event_int(r, K_LOCAL_MEM, 0));
+		if (!event_null(r, K_GRAPH))
+			arg_int(args, nargs, "graph id", r->v[K_GRAPH]);
+		context = event_int(r, K_CONTEXT, 0);
 		break;
 	}
 	case GPU_COPY: {
-		int64_t bytes = sqlite3_column_int64(st, 21);
-		int64_t copy_kind = sqlite3_column_int64(st, 22);
+		int64_t bytes = event_int(r, C_BYTES, 0);
+		int64_t copy_kind = event_int(r, C_KIND, 0);
 
 		ev->category = "cuda.memcpy";
 		snprintf(label, size, "[CUDA memcpy %s]", LABEL(copy_kind_labels, copy_kind));
 		ev->name = label;
 		arg_int(args, nargs, "bytes", bytes);
 		arg_string(args, nargs, "copy kind", LABEL(copy_kind_labels, copy_kind));
-		if (sqlite3_column_type(st, 23) != SQLITE_NULL)
-			arg_string(args, nargs, "source memory", LABEL(mem_kind_labels, sqlite3_column_int64(st, 23)));
-		if (sqlite3_column_type(st, 24) != SQLITE_NULL)
-			arg_string(args, nargs, "destination memory",
-				   LABEL(mem_kind_labels, sqlite3_column_int64(st, 24)));
+		if (!event_null(r, C_SRC))
+			arg_string(args, nargs, "source memory", LABEL(mem_kind_labels, r->v[C_SRC]));
+		if (!event_null(r, C_DST))
+			arg_string(args, nargs, "destination memory", LABEL(mem_kind_labels, r->v[C_DST]));
 		if (ev->end > ev->start)
 			arg_double(args, nargs, "bandwidth GB/s", (double)bytes / (double)(ev->end - ev->start));
+		context = event_int(r, C_CONTEXT, 0);
 		break;
 	}
 	case GPU_SET:
 		ev->category = "cuda.memset";
 		ev->name = "[CUDA memset]";
-		arg_int(args, nargs, "bytes", sqlite3_column_int64(st, 21));
-		arg_int(args, nargs, "value", sqlite3_column_int64(st, 25));
-		if (sqlite3_column_type(st, 23) != SQLITE_NULL)
-			arg_string(args, nargs, "memory kind", LABEL(mem_kind_labels, sqlite3_column_int64(st, 23)));
+		arg_int(args, nargs, "bytes", event_int(r, S_BYTES, 0));
+		arg_int(args, nargs, "value", event_int(r, S_VALUE, 0));
+		if (!event_null(r, S_MEM_KIND))
+			arg_string(args, nargs, "memory kind", LABEL(mem_kind_labels, r->v[S_MEM_KIND]));
+		context = event_int(r, S_CONTEXT, 0);
 		break;
 	}
-	if (sqlite3_column_type(st, 9) != SQLITE_NULL)
-		arg_int(args, nargs, "correlation id", sqlite3_column_int64(st, 9));
-	arg_int(args, nargs, "device", sqlite3_column_int64(st, 0));
-	arg_int(args, nargs, "stream", sqlite3_column_int64(st, 1));
-	arg_int(args, nargs, "context", sqlite3_column_int64(st, 10));
-	if (sqlite3_column_type(st, 27) != SQLITE_NULL)
-		arg_int(args, nargs, "graph node id", sqlite3_column_int64(st, 27));
+	if (!event_null(r, G_CORR))
+		arg_int(args, nargs, "correlation id", r->v[G_CORR]);
+	arg_int(args, nargs, "device", event_int(r, G_DEVICE, 0));
+	arg_int(args, nargs, "stream", event_int(r, G_STREAM, 0));
+	arg_int(args, nargs, "context", context);
+	if (!event_null(r, G_GRAPH_NODE))
+		arg_int(args, nargs, "graph node id", r->v[G_GRAPH_NODE]);
 }
 
+static struct gpu *find_gpu(struct timeline *tl, int64_t device)
+{
+	for (size_t i = 0; i < tl->ngpus; i++)
+		if (tl->gpus[i].device == device)
+			return &tl->gpus[i];
+	return NULL;
+}
+
+static int emit_gpu(struct timeline *tl, const struct held_row *h)
+{
+	const struct event_row *r = &h->row;
+	int64_t device = event_int(r, G_DEVICE, 0);
+	struct gpu *gpu = find_gpu(tl, device);
+	struct gpu_stream *stream = find_stream(tl, device, event_int(r, G_STREAM, 0), r->trace_id,
+						(int32_t)event_int(r, G_PID, 0));
+	struct timeline_arg args[20];
+	struct timeline_event ev = { .start = r->start, .end = h->end, .args = args };
+	char grid[80], block[80], label[80];
+	size_t nargs = 0;
+	uint64_t *w;
+	int ret;
+
+	if (!gpu || !stream)
+		return missing(tl, "GPU stream");
+	describe_gpu_item(tl, h, &ev, args, &nargs, grid, block, label, sizeof(grid), &ret);
+	if (ret < 0)
+		return ret;
+	ev.nargs = nargs;
+	w = corr_word(tl, r, G_CORR);
+	if (w && (*w & CORR_HAS_API)) {
+		int64_t rank;
+
+		ret = flow_rank(tl, r->trace_id, r->v[G_CORR], (int64_t)((*w >> CORR_NWORK_SHIFT) & CORR_NWORK_MAX),
+				&rank);
+		if (ret < 0)
+			return ret;
+		ev.flow_in = flow_id(r->trace_id, r->v[G_CORR], rank);
+	}
+	ret = lane_place(tl, &stream->lanes, ev.start, ev.end, &ev.track);
+	if (!ret)
+		ret = tl->sink->ops->slice_begin(tl->sink, &ev);
+	if (ret < 0)
+		return ret;
+
+	/* Busy is the union over streams: merge overlapping work before counting it. */
+	if (gpu->busy_open && ev.start <= gpu->busy_end) {
+		if (ev.end > gpu->busy_end)
+			gpu->busy_end = ev.end;
+	} else {
+		if (gpu->busy_open)
+			spread(&gpu->b, gpu->b.busy, gpu->busy_start, gpu->busy_end,
+			       (double)(gpu->busy_end - gpu->busy_start));
+		gpu->busy_start = ev.start;
+		gpu->busy_end = ev.end;
+		gpu->busy_open = 1;
+	}
+	if (h->kind == GPU_COPY) {
+		enum copy_direction d = copy_direction(event_int(r, C_KIND, 0));
+
+		spread(&gpu->b, gpu->b.bytes[d], ev.start, ev.end, (double)event_int(r, C_BYTES, 0));
+		gpu->b.used[d] = 1;
+	}
+	return 0;
+}
+
+/* Every GPU's counter buckets over the trace's time range. */
+static int gpu_buckets(struct timeline *tl)
+{
+	int64_t end = tl->end > tl->origin ? tl->end : tl->origin + 1;
+	int64_t width = bucket_width(end - tl->origin);
+
+	for (size_t i = 0; i < tl->ngpus; i++) {
+		struct counter_buckets *b = &tl->gpus[i].b;
+
+		*b = (struct counter_buckets){ .origin = tl->origin, .end = end, .width = width };
+		b->n = (size_t)((end - tl->origin + width - 1) / width);
+		b->busy = calloc(b->n, sizeof(double));
+		if (!b->busy)
+			return -ENOMEM;
+		for (int d = 0; d < NDIRS; d++)
+			if (!(b->bytes[d] = calloc(b->n, sizeof(double))))
+				return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Kernels, copies and sets of every file, merged in time order (a GPU's streams may come from
+ * several processes), onto their streams; then each device's counters, in device order.
+ */
 static int walk_gpu(struct timeline *tl)
 {
-	const struct timeline_sink_ops *ops = tl->sink->ops;
-	struct counter_buckets b = { .origin = tl->origin, .end = tl->end };
-	struct gpu *gpu = NULL;
-	int64_t busy_start = 0, busy_end = 0;
-	int busy_open = 0;
-	sqlite3_stmt *st = NULL;
-	int ret = -ENOMEM;
+	static const int views[] = { V_KERNELS, V_COPIES, V_SETS };
+	size_t n = 3 * trace_count(tl->trace);
+	struct event_stream **s = xcalloc(n ? n : 1, sizeof(*s));
+	const struct event_row **cur = xcalloc(n ? n : 1, sizeof(*cur));
+	int ret = gpu_buckets(tl);
 
-	if (!tl->ngpus)
-		return 0;
-	if (b.end <= b.origin)
-		b.end = b.origin + 1;
-	b.width = bucket_width(b.end - b.origin);
-	b.n = (size_t)((b.end - b.origin + b.width - 1) / b.width);
-	b.busy = calloc(b.n, sizeof(double));
-	for (int d = 0; d < NDIRS; d++)
-		b.bytes[d] = calloc(b.n, sizeof(double));
-	if (!b.busy)
-		goto out;
-	for (int d = 0; d < NDIRS; d++)
-		if (!b.bytes[d])
-			goto out;
-	ret = prepare(tl, gpu_sql, &st);
-	if (ret < 0)
-		goto out;
-	while ((ret = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t device = sqlite3_column_int64(st, 0);
-		int64_t start = sqlite3_column_int64(st, 4);
+	for (size_t k = 0; k < n && ret >= 0; k++) {
+		const struct event_columns *c = &export_streams[views[k % 3]];
 
-		progress_tick(&tl->progress);
-		int64_t end = sqlite3_column_int64(st, 5);
-		enum gpu_kind kind = (enum gpu_kind)sqlite3_column_int(st, 6);
-		int64_t trace_id = sqlite3_column_int64(st, 2);
-		int64_t corr = sqlite3_column_int64(st, 9);
-		struct gpu_stream *stream;
-		struct timeline_arg args[20];
-		struct timeline_event ev = { .start = start, .end = end < start ? start : end, .args = args };
-		char grid[80], block[80], label[80];
-		size_t nargs = 0;
-
-		if (!gpu || gpu->device != device) {
-			if (gpu && (ret = finish_device(tl, gpu, &b, busy_start, busy_end, busy_open)) < 0)
-				goto out;
-			gpu = NULL;
-			for (size_t i = 0; i < tl->ngpus && !gpu; i++)
-				if (tl->gpus[i].device == device)
-					gpu = &tl->gpus[i];
-			busy_open = 0;
-		}
-		stream = find_stream(tl, device, sqlite3_column_int64(st, 1), trace_id, sqlite3_column_int(st, 3));
-		if (!gpu || !stream) {
-			/* Impossible unless the views changed under us: the lists came from them. */
-			snprintf(tl->err, tl->errlen, "cannot export '%s': device %" PRId64 " stream %" PRId64
-				 " is missing from the stream list", trace_path(tl->trace, 0), device,
-				 (int64_t)sqlite3_column_int64(st, 1));
-			ret = -EIO;
-			goto out;
-		}
-
-		describe_gpu_item(st, kind, &ev, args, &nargs, grid, block, label, sizeof(grid));
-		ev.nargs = nargs;
-		if (sqlite3_column_int(st, 28) && corr) {
-			int64_t rank;
-
-			if ((ret = flow_rank(tl, trace_id, corr, sqlite3_column_int64(st, 29), &rank)) < 0)
-				goto out;
-			ev.flow_in = flow_id(trace_id, corr, rank);
-		}
-		ret = lane_place(tl, &stream->lanes, ev.start, ev.end, &ev.track);
-		if (!ret)
-			ret = ops->slice_begin(tl->sink, &ev);
-		if (ret < 0)
-			goto out;
-
-		/* Busy is the union over streams: merge overlapping work before counting it. */
-		if (busy_open && ev.start <= busy_end) {
-			if (ev.end > busy_end)
-				busy_end = ev.end;
-		} else {
-			if (busy_open)
-				spread(&b, b.busy, busy_start, busy_end, (double)(busy_end - busy_start));
-			busy_start = ev.start;
-			busy_end = ev.end;
-			busy_open = 1;
-		}
-		if (kind == GPU_COPY) {
-			enum copy_direction d = copy_direction(sqlite3_column_int64(st, 22));
-
-			spread(&b, b.bytes[d], ev.start, ev.end, (double)sqlite3_column_int64(st, 21));
-			b.used[d] = 1;
-		}
+		ret = event_stream_open_file(tl->trace, k / 3, c->view, c->cols, c->ncols, c->nkey, c->text_col,
+					     &s[k], tl->err, tl->errlen);
+		if (ret >= 0)
+			ret = event_stream_next(s[k], &cur[k], tl->err, tl->errlen);
 	}
-	if (ret != SQLITE_DONE) {
-		ret = sql_error(tl, "reading kernels, copies and sets failed");
-		goto out;
+	while (ret >= 0) {
+		int b = first_row(cur, n, 0);
+		int64_t start;
+
+		if (b < 0)
+			break;
+		start = cur[b]->start;
+		held_clear(&tl->held);
+		for (size_t k = 0; k < n && ret >= 0; k++) {
+			while (ret >= 0 && cur[k] && cur[k]->start == start) {
+				progress_tick(&tl->progress);
+				ret = hold(&tl->held, cur[k], (int)(k % 3), 0) ? 0 : -ENOMEM;
+				if (ret >= 0)
+					ret = event_stream_next(s[k], &cur[k], tl->err, tl->errlen);
+			}
+		}
+		if (tl->held.n > 1)
+			qsort(tl->held.items, tl->held.n, sizeof(*tl->held.items), held_compare_gpu);
+		for (size_t i = 0; i < tl->held.n && ret >= 0; i++)
+			ret = emit_gpu(tl, &tl->held.items[i]);
 	}
-	ret = gpu ? finish_device(tl, gpu, &b, busy_start, busy_end, busy_open) : 0;
-out:
-	sqlite3_finalize(st);
-	free(b.busy);
-	for (int d = 0; d < NDIRS; d++)
-		free(b.bytes[d]);
-	return ret;
+	for (size_t k = 0; k < n; k++)
+		event_stream_close(s[k]);
+	free(s);
+	free(cur);
+	for (size_t i = 0; i < tl->ngpus && ret >= 0; i++)
+		ret = finish_device(tl, &tl->gpus[i]);
+	return ret < 0 ? ret : 0;
 }
-
 /* ------------------------------------------------------------------------------------------------ */
 /* Findings. */
 
@@ -1445,35 +1924,59 @@ static void timeline_release(struct timeline *tl)
 		free(tl->threads[i]);
 	}
 	free(tl->threads);
-	for (size_t i = 0; i < tl->ngpus; i++)
+	for (size_t i = 0; i < tl->ngpus; i++) {
 		free(tl->gpus[i].name);
+		free(tl->gpus[i].b.busy);
+		for (int d = 0; d < NDIRS; d++)
+			free(tl->gpus[i].b.bytes[d]);
+	}
 	free(tl->gpus);
 	for (size_t i = 0; i < tl->nstreams; i++) {
 		free(tl->streams[i].name);
 		lane_set_release(&tl->streams[i].lanes);
 	}
 	free(tl->streams);
+	rule_index_release(&tl->thread_index);
+	rule_index_release(&tl->proc_index);
+	rule_index_release(&tl->stream_index);
+	free(tl->thread_keys);
+	free(tl->proc_keys);
+	free(tl->proc_flags);
+	free(tl->thread_of);
+	free(tl->proc_of);
+	corr_map_free(tl->corr);
+	for (size_t i = 0; i < tl->strings.index.count; i++)
+		free(tl->strings.values[i]);
+	free(tl->strings.values);
+	rule_index_release(&tl->strings.index);
+	sqlite3_finalize(tl->strings.st);
+	held_clear(&tl->held);
+	free(tl->held.items);
 	free(tl->flows);
 	free(tl->ranks);
 	sqlite3_finalize(tl->process_name);
 }
 
-/* The host and GPU events the passes read, for the progress line (0 when it cannot tell). */
-static int64_t count_events(struct timeline *tl)
+void export_keep(struct trace *trace)
 {
-	sqlite3_stmt *st;
-	int64_t n = 0;
+	event_streams_keep(trace, export_streams, NVIEWS);
+}
 
-	if (!progress_visible())	/* a pass over every view, for a line nobody sees */
-		return 0;
-	if (sqlite3_prepare_v2(tl->db, "SELECT (SELECT count(*) FROM api_calls) + (SELECT count(*) FROM nvtx) + "
-			       "(SELECT count(*) FROM kernels) + (SELECT count(*) FROM copies) + "
-			       "(SELECT count(*) FROM sets)", -1, &st, NULL) != SQLITE_OK)
-		return 0;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
+/* The rows the passes read, for the progress line: the index reads the NVTX events once and the
+ * others twice, the walks each once. */
+static int export_rows(struct timeline *tl, int64_t *rows)
+{
+	*rows = 0;
+	for (int v = 0; v < NVIEWS; v++) {
+		struct event_stream *s;
+		int ret = open_view(tl, v, &s);
+
+		if (ret < 0)
+			return ret;
+		*rows += event_stream_total(s) * (v == V_NVTX ? 2 : 3);
+		event_stream_close(s);
+	}
+	return 0;
 }
 
 int timeline_walk(struct trace *trace, const struct findings *findings, struct timeline_sink *sink,
@@ -1483,29 +1986,28 @@ int timeline_walk(struct trace *trace, const struct findings *findings, struct t
 		.trace = trace, .db = trace_db(trace), .sink = sink, .err = err, .errlen = errlen,
 		.next_uuid = 1, .next_tid = PSEUDO_TID_BASE,
 	};
+	int64_t rows;
 	int ret;
 
 	err[0] = '\0';
-	ret = exec(&tl, setup_sql, "indexing correlation ids failed");
-	if (ret < 0)
-		goto out;
 	ret = prepare(&tl, "SELECT name FROM processes WHERE traceId = ?1 AND pid = ?2 LIMIT 1", &tl.process_name);
+	if (!ret)
+		ret = prepare(&tl, "SELECT value FROM strings WHERE traceId = ?1 AND id = ?2 LIMIT 1", &tl.strings.st);
+	if (!ret)
+		ret = export_rows(&tl, &rows);
 	if (ret < 0)
 		goto out;
-	progress_begin(&tl.progress, "export", "events", count_events(&tl));
-	if ((ret = load_extent(&tl)) < 0 || (ret = load_streams(&tl)) < 0)
+	progress_begin(&tl.progress, "export", "events", rows);
+	if ((ret = index_pass(&tl)) < 0 || (ret = load_gpus(&tl)) < 0)
 		goto out;
-	/* Tracks are declared as the passes go, so in the order a reader shows them by default. */
-	if ((ret = sink->ops->begin(sink, tl.origin)) < 0 || (ret = walk_host(&tl)) < 0 ||
-	    (ret = walk_process_lanes(&tl, 0)) < 0 || (ret = walk_process_lanes(&tl, 1)) < 0 ||
-	    (ret = declare_gpu_tracks(&tl)) < 0 || (ret = walk_gpu(&tl)) < 0 ||
+	/* Tracks in the order a reader shows them by default: host processes, GPUs, findings. */
+	if ((ret = sink->ops->begin(sink, tl.origin)) < 0 || (ret = declare_host_tracks(&tl)) < 0 ||
+	    (ret = walk_host(&tl)) < 0 || (ret = declare_gpu_tracks(&tl)) < 0 || (ret = walk_gpu(&tl)) < 0 ||
 	    (ret = walk_findings(&tl, findings)) < 0)
 		goto out;
 	ret = sink->ops->finish(sink);
 out:
 	progress_end(&tl.progress);
-	/* Drop the helper tables even after a failure; the trace stays usable for the caller. */
-	sqlite3_exec(tl.db, cleanup_sql, NULL, NULL, NULL);
 	timeline_release(&tl);
 	if (ret == -ENOMEM && !err[0])
 		snprintf(err, errlen, "cannot export '%s': out of memory", trace_path(trace, 0));

@@ -45,6 +45,12 @@ struct export_options {
 };
 
 /*
+ * Name the columns the exporter reads, so that each table is read from SQLite once (see
+ * event_streams_keep): call right after trace_open, before the rules run for the findings.
+ */
+void export_keep(struct trace *trace);
+
+/*
  * Write the timeline of trace to path. The file appears complete or not at all: it is written to
  * "<path>.tmp.XXXXXX" in the same directory, synced and renamed over path; on any error the
  * temporary file is removed. Returns 0, or a negative errno-style code with one line in err

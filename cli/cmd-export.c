@@ -140,6 +140,7 @@ int cmd_export(int argc, char **argv)
 		pr_err("%s", err);
 		goto out;
 	}
+	export_keep(trace);
 	if (!no_findings) {
 		collect_findings(trace, &findings);
 		opts.findings = &findings;

@@ -134,6 +134,7 @@ struct event_stream {
 	size_t ncols, nkey, file;
 	int text_col;
 	int64_t scope_start, scope_end, total;
+	size_t only;			/* the one file read (event_stream_open_file), or SIZE_MAX: all */
 	int by_view;			/* the scope needs the view's SQL: one sorted query */
 	struct run *runs;
 	size_t nruns;
@@ -1019,8 +1020,9 @@ static int open_file_runs(struct event_stream *s, char *err, size_t errlen)
 	return 0;
 }
 
-int event_stream_open(struct trace *trace, const char *view, const char *const *cols, size_t ncols,
-		      size_t nkey, int text_col, struct event_stream **out, char *err, size_t errlen)
+static int stream_open(struct trace *trace, size_t only, const char *view, const char *const *cols,
+		       size_t ncols, size_t nkey, int text_col, struct event_stream **out, char *err,
+		       size_t errlen)
 {
 	struct event_stream *s;
 	int ret = 0;
@@ -1039,6 +1041,7 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 	s->ncols = ncols;
 	s->nkey = nkey;
 	s->text_col = text_col;
+	s->only = only;
 	s->end_col = ncols && !strcmp(cols[0], "end");
 	s->seen = xcalloc(trace_count(trace) ? trace_count(trace) : 1, sizeof(*s->seen));
 	s->by_view = trace_scope_window(trace, view, &s->scope_start, &s->scope_end);
@@ -1051,7 +1054,10 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 		sqlite3_str_appendall(q, "SELECT traceId, start");
 		for (size_t i = 0; i < ncols; i++)
 			sqlite3_str_appendf(q, ", \"%w\"", cols[i]);
-		sqlite3_str_appendf(q, " FROM \"%w\" ORDER BY 1, 2", view);
+		sqlite3_str_appendf(q, " FROM \"%w\"", view);
+		if (only != SIZE_MAX)
+			sqlite3_str_appendf(q, " WHERE traceId = %lld", (long long)only);
+		sqlite3_str_appendall(q, " ORDER BY 1, 2");
 		for (size_t i = 0; i < nkey; i++)
 			sqlite3_str_appendf(q, ", %d", (int)i + 3);
 		sql = sqlite3_str_finish(q);
@@ -1063,12 +1069,15 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 	} else {
 		/* Find every file's runs now, so that the total is known and errors come early. */
 		for (size_t f = 0; f < trace_count(trace) && !ret; f++) {
-			struct table_runs *t = table_runs_get(trace, f, view, nkey, err, errlen, &ret);
+			struct table_runs *t;
 
+			if (only != SIZE_MAX && f != only)
+				continue;
+			t = table_runs_get(trace, f, view, nkey, err, errlen, &ret);
 			if (t)
 				s->total += t->rows;
 		}
-		s->file = 0;
+		s->file = only != SIZE_MAX ? only : 0;
 		if (!ret)
 			ret = open_file_runs(s, err, errlen);
 	}
@@ -1078,6 +1087,24 @@ int event_stream_open(struct trace *trace, const char *view, const char *const *
 	}
 	*out = s;
 	return 0;
+}
+
+int event_stream_open(struct trace *trace, const char *view, const char *const *cols, size_t ncols,
+		      size_t nkey, int text_col, struct event_stream **out, char *err, size_t errlen)
+{
+	return stream_open(trace, SIZE_MAX, view, cols, ncols, nkey, text_col, out, err, errlen);
+}
+
+int event_stream_open_file(struct trace *trace, size_t file, const char *view, const char *const *cols,
+			   size_t ncols, size_t nkey, int text_col, struct event_stream **out, char *err,
+			   size_t errlen)
+{
+	if (file >= trace_count(trace)) {
+		*out = NULL;
+		snprintf(err, errlen, "cannot read %s: no file %zu", view, file);
+		return -EINVAL;
+	}
+	return stream_open(trace, file, view, cols, ncols, nkey, text_col, out, err, errlen);
 }
 
 static void remember(struct event_stream *s);
@@ -1123,7 +1150,7 @@ int event_stream_next(struct event_stream *s, const struct event_row **row, char
 		}
 		/* This file is done: the next one, if the stream reads files one by one. */
 		close_runs(s);
-		if (s->by_view || s->file + 1 >= trace_count(s->trace)) {
+		if (s->by_view || s->only != SIZE_MAX || s->file + 1 >= trace_count(s->trace)) {
 			if (!s->by_view && s->end_col)
 				remember(s);
 			*row = NULL;
@@ -1144,6 +1171,8 @@ static void remember(struct event_stream *s)
 	for (size_t f = 0; cache && f < trace_count(s->trace); f++) {
 		struct scoped_summary *m;
 
+		if (s->only != SIZE_MAX && f != s->only)
+			continue;
 		cache->scoped = xrealloc(cache->scoped, (cache->nscoped + 1) * sizeof(*cache->scoped));
 		m = &cache->scoped[cache->nscoped++];
 		m->view = xstrdup(s->view);

@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define EVENT_MAX_COLS 16
+#define EVENT_MAX_COLS 24
 #define EVENT_REORDER 1024
 #define EVENT_MAX_RUNS 4096		/* runs merged; our collector's tables hold ~100 per million rows */
 #define EVENT_MAX_UNSORTED_RUNS 64	/* of them, runs that need the reorder buffer */
@@ -61,6 +61,12 @@ struct event_stream;
  */
 int event_stream_open(struct trace *trace, const char *view, const char *const *cols, size_t ncols,
 		      size_t nkey, int text_col, struct event_stream **out, char *err, size_t errlen);
+
+/* The same over file `file` of the trace only: its rows, in the same order (the exporter merges
+ * the files of a device by time). */
+int event_stream_open_file(struct trace *trace, size_t file, const char *view, const char *const *cols,
+			   size_t ncols, size_t nkey, int text_col, struct event_stream **out, char *err,
+			   size_t errlen);
 
 /* The columns of a stream, as event_stream_open() takes them. */
 struct event_columns {

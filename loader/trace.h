@@ -17,10 +17,12 @@
  * with traceId):
  *
  *   kernels(traceId, start, end, dur, deviceId, contextId, streamId, correlationId, globalPid, pid,
- *           nameId, name, shortName, mangledName, gridX, gridY, gridZ, blockX, blockY, blockZ,
- *           registersPerThread, staticSharedMemory, dynamicSharedMemory, localMemoryPerThread,
- *           graphNodeId, graphId)
- *       name is the demangled name (falls back to shortName, then mangledName).
+ *           nameId, name, shortName, shortNameId, mangledName, mangledNameId, gridX, gridY, gridZ,
+ *           blockX, blockY, blockZ, registersPerThread, staticSharedMemory, dynamicSharedMemory,
+ *           localMemoryPerThread, graphNodeId, graphId)
+ *       name is the demangled name (falls back to shortName, then mangledName); nameId is the first
+ *       of the three StringIds ids that is not NULL, shortNameId and mangledNameId the other two
+ *       (so name is the first of their strings that exists).
  *   copies(traceId, start, end, dur, deviceId, contextId, streamId, correlationId, globalPid, pid,
  *          bytes, copyKind, srcKind, dstKind, graphNodeId)
  *       copyKind as ENUM_CUDA_MEMCPY_OPER (1 HtoD, 2 DtoH, 8 DtoD, 10 PtoP...), srcKind/dstKind as
