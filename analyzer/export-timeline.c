@@ -31,6 +31,7 @@
  * per GPU item with its id and each item ends its own, numbered by its rank among the items of that
  * id. Ids outside 1..2^32-1 (CUPTI's are 32-bit) carry no flow.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "analyzer/export.h"
 #include "analyzer/export-timeline.h"
 #include "loader/events.h"
@@ -908,15 +909,18 @@ static int compare_keys2(const void *pa, const void *pb)
 }
 
 /* Dense indexes sorted by their keys (pairs or triples of int64). */
-static const int64_t *sort_keys;
-static size_t sort_width;
+struct key_order {
+	const int64_t *keys;
+	size_t width;
+};
 
-static int compare_by_key(const void *pa, const void *pb)
+static int compare_by_key(const void *pa, const void *pb, void *arg)
 {
-	const int64_t *a = sort_keys + *(const size_t *)pa * sort_width;
-	const int64_t *b = sort_keys + *(const size_t *)pb * sort_width;
+	const struct key_order *o = arg;
+	const int64_t *a = o->keys + *(const size_t *)pa * o->width;
+	const int64_t *b = o->keys + *(const size_t *)pb * o->width;
 
-	for (size_t i = 0; i < sort_width; i++)
+	for (size_t i = 0; i < o->width; i++)
 		if (a[i] != b[i])
 			return a[i] < b[i] ? -1 : 1;
 	return 0;
@@ -925,12 +929,12 @@ static int compare_by_key(const void *pa, const void *pb)
 static size_t *sorted_indexes(const int64_t *keys, size_t width, size_t n)
 {
 	size_t *order = xcalloc(n ? n : 1, sizeof(*order));
+	struct key_order o = { keys, width };
 
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	sort_keys = keys;
-	sort_width = width;
-	qsort(order, n, sizeof(*order), compare_by_key);
+	if (n)
+		qsort_r(order, n, sizeof(*order), compare_by_key, &o);
 	return order;
 }
 
@@ -943,8 +947,8 @@ static size_t *sorted_indexes(const int64_t *keys, size_t width, size_t n)
 static int declare_host_tracks(struct timeline *tl)
 {
 	size_t nprocs = tl->proc_index.count, nthreads = tl->thread_index.count;
-	size_t *porder = sorted_indexes(&tl->proc_keys[0][0], 2, nprocs);
-	size_t *torder = sorted_indexes(&tl->thread_keys[0][0], 3, nthreads);
+	size_t *porder = sorted_indexes((const int64_t *)tl->proc_keys, 2, nprocs);
+	size_t *torder = sorted_indexes((const int64_t *)tl->thread_keys, 3, nthreads);
 	int ret = 0;
 
 	tl->proc_of = xcalloc(nprocs ? nprocs : 1, sizeof(*tl->proc_of));
