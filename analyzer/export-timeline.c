@@ -202,14 +202,6 @@ struct held_rows {
 	size_t n, cap;
 };
 
-/* Strings by (file, StringIds id), looked up once each. */
-struct string_cache {
-	struct rule_index index;
-	char **values;			/* NULL: no such string */
-	size_t cap;
-	sqlite3_stmt *st;
-};
-
 struct timeline {
 	struct trace *trace;
 	sqlite3 *db;
@@ -242,7 +234,6 @@ struct timeline {
 	struct rule_index stream_index;	/* the index's set of streams */
 
 	struct corr_map *corr;
-	struct string_cache strings;
 	struct held_rows held;
 	uint64_t *flows;	/* flow ids of the API call being written */
 	size_t flows_cap;
@@ -443,54 +434,11 @@ static uint64_t flow_id(int64_t trace_id, int64_t correlation_id, int64_t rank)
 /* ------------------------------------------------------------------------------------------------ */
 /* Strings and held rows. */
 
-/*
- * The string of StringIds id `id` in file trace_id (NULL when absent), as the views' own look-up
- * "(SELECT value FROM StringIds WHERE id = ...)" finds it. *ret: 0 or a negative error.
- */
-static const char *string_of(struct timeline *tl, int64_t trace_id, const struct event_row *r, size_t col,
-			     int *ret)
+/* The string of the StringIds id in column col of r in *out (NULL when NULL or absent): 0 or a negative error. */
+static int string_of(struct timeline *tl, const struct event_row *r, size_t col, const char **out)
 {
-	struct string_cache *c = &tl->strings;
-	int64_t key[RULE_INDEX_KEYS] = { trace_id, 0, 0, 0 };
-	size_t i;
-	int created;
-
-	*ret = 0;
-	if (event_null(r, col))
-		return NULL;
-	key[1] = r->v[col];
-	i = rule_index_get(&c->index, key, &created);
-	if (!created)
-		return c->values[i];
-	if (i >= c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		char **values = realloc(c->values, cap * sizeof(*values));
-
-		if (!values) {
-			*ret = -ENOMEM;
-			return NULL;
-		}
-		c->values = values;
-		c->cap = cap;
-	}
-	c->values[i] = NULL;
-	sqlite3_reset(c->st);
-	sqlite3_bind_int64(c->st, 1, trace_id);
-	sqlite3_bind_int64(c->st, 2, key[1]);
-	switch (sqlite3_step(c->st)) {
-	case SQLITE_ROW: {
-		const char *v = column_text(c->st, 0);
-
-		if (v && !(c->values[i] = strdup(v)))
-			*ret = -ENOMEM;
-		break;
-	}
-	case SQLITE_DONE:
-		break;
-	default:
-		*ret = sql_error(tl, "reading names failed");
-	}
-	return c->values[i];
+	*out = NULL;
+	return event_null(r, col) ? 0 : trace_string(tl->trace, r->trace_id, r->v[col], out, tl->err, tl->errlen);
 }
 
 /* A row's end as the timeline draws it: NULL or before the start is an instant. */
@@ -1324,8 +1272,9 @@ static int emit_host(struct timeline *tl, const struct held_row *h)
 		nvtx_args(r, args, &nargs, color, sizeof(color));
 		break;
 	case HOST_API: {
-		const char *function = string_of(tl, r->trace_id, r, A_NAME, &ret);
+		const char *function;
 
+		ret = string_of(tl, r, A_NAME, &function);
 		if (ret < 0)
 			return ret;
 		ev.name = api_display_name(function, name, sizeof(name));
@@ -1634,13 +1583,15 @@ static void describe_gpu_item(struct timeline *tl, const struct held_row *h, str
 	switch ((enum gpu_kind)h->kind) {
 	case GPU_KERNEL: {
 		/* name: the first of the demangled, short and mangled names that exists (as the view) */
-		const char *full = string_of(tl, r->trace_id, r, K_NAME, ret);
-		const char *shortname = *ret < 0 ? NULL : string_of(tl, r->trace_id, r, K_SHORT_NAME, ret);
+		const char *full, *shortname = NULL;
 
-		if (!full && *ret >= 0)
+		*ret = string_of(tl, r, K_NAME, &full);
+		if (*ret >= 0)
+			*ret = string_of(tl, r, K_SHORT_NAME, &shortname);
+		if (!full)
 			full = shortname;
 		if (!full && *ret >= 0)
-			full = string_of(tl, r->trace_id, r, K_MANGLED_NAME, ret);
+			*ret = string_of(tl, r, K_MANGLED_NAME, &full);
 		if (*ret < 0)
 			return;
 		ev->category = "cuda.kernel";
@@ -1949,11 +1900,6 @@ static void timeline_release(struct timeline *tl)
 	free(tl->thread_of);
 	free(tl->proc_of);
 	corr_map_free(tl->corr);
-	for (size_t i = 0; i < tl->strings.index.count; i++)
-		free(tl->strings.values[i]);
-	free(tl->strings.values);
-	rule_index_release(&tl->strings.index);
-	sqlite3_finalize(tl->strings.st);
 	held_clear(&tl->held);
 	free(tl->held.items);
 	free(tl->flows);
@@ -1995,8 +1941,6 @@ int timeline_walk(struct trace *trace, const struct findings *findings, struct t
 
 	err[0] = '\0';
 	ret = prepare(&tl, "SELECT name FROM processes WHERE traceId = ?1 AND pid = ?2 LIMIT 1", &tl.process_name);
-	if (!ret)
-		ret = prepare(&tl, "SELECT value FROM strings WHERE traceId = ?1 AND id = ?2 LIMIT 1", &tl.strings.st);
 	if (!ret)
 		ret = export_rows(&tl, &rows);
 	if (ret < 0)

@@ -46,4 +46,9 @@ int trace_scope_window(const struct trace *trace, const char *view, int64_t *sta
 struct event_cache **trace_event_cache(struct trace *trace);
 void event_cache_free(struct event_cache *cache);
 
+/* trace_string()'s strings (strings.c); owned by the trace, freed before its connection closes. */
+struct trace_strings;
+struct trace_strings **trace_strings_cache(struct trace *trace);
+void trace_strings_free(struct trace_strings *strings);
+
 #endif

@@ -93,6 +93,7 @@ struct trace {
 	int64_t scope_start, scope_end;
 	int scope_ranges, scope_glob;
 	struct event_cache *events;	/* events.c's, freed here */
+	struct trace_strings *strings;	/* strings.c's, freed here */
 	/* trace_span()'s answers for the scope in force: per file, start and end, and whether known */
 	int64_t (*spans)[2];
 	unsigned char *span_known;
@@ -1097,6 +1098,11 @@ struct event_cache **trace_event_cache(struct trace *trace)
 	return &trace->events;
 }
 
+struct trace_strings **trace_strings_cache(struct trace *trace)
+{
+	return &trace->strings;
+}
+
 /* ---- open/close ---- */
 
 /*
@@ -1361,6 +1367,7 @@ void trace_close(struct trace *trace)
 	if (!trace)
 		return;
 	event_cache_free(trace->events);
+	trace_strings_free(trace->strings);
 	free(trace->spans);
 	free(trace->span_known);
 	sqlite3_close(trace->db);

@@ -121,6 +121,13 @@ int trace_set_scope(struct trace *trace, const struct trace_scope *scope, char *
  */
 int trace_span(struct trace *trace, size_t trace_id, int64_t *start, int64_t *end, char *err, size_t errlen);
 
+/*
+ * The text of StringIds id `id` of file trace_id (the strings view's value; NULL when there is
+ * none) in *out, valid until trace_close(): each (file, id) is read once (strings.c). Returns 0, or
+ * a negative error (-ENOMEM, or -EIO with one line in err).
+ */
+int trace_string(struct trace *trace, int64_t trace_id, int64_t id, const char **out, char *err, size_t errlen);
+
 size_t trace_count(const struct trace *trace);
 const char *trace_path(const struct trace *trace, size_t traceId);
 enum trace_format trace_format(const struct trace *trace, size_t traceId);

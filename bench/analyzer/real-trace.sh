@@ -11,8 +11,13 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$out"
 STEPS=$steps "$bin/gpt-trace" run -o "$out/gpt2train.sqlite" -- python3 "$here/tests/gpu/real/programs.py" gpt2train \
 	> "$out/run.log" 2>&1
-sqlite3 "$out/gpt2train.sqlite" "SELECT 'kernels', count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL
-	SELECT 'api calls', count(*) FROM CUPTI_ACTIVITY_KIND_RUNTIME" >> "$out/run.log" 2>&1 || true
+# python3's sqlite3 module: the GPU machine has no sqlite3 command
+python3 - "$out/gpt2train.sqlite" >> "$out/run.log" 2>&1 <<'EOF' || true
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+for table in ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME"):
+    print(table, db.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+EOF
 ls -l "$out/gpt2train.sqlite" >> "$out/run.log"
 xz -T0 -6 -c "$out/gpt2train.sqlite" | split -b 15M - "$out/gpt2train.sqlite.xz.part-"
 rm "$out/gpt2train.sqlite"
