@@ -6,6 +6,7 @@
 #include "analyzer/diff.h"
 #include "loader/events.h"
 #include "loader/trace.h"
+#include "rules/rule-util.h"
 #include "common/progress.h"
 #include "common/util.h"
 
@@ -124,227 +125,342 @@ static int compare_double(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* The launches of the kernel being read, in start order, before the warm-up is dropped. */
-struct launch_buffer {
-	double *dur;
+/*
+ * Reading one side: every kernel, copy and memset once, in start order, from the loader's event
+ * streams (one per file and view, merged by start: the files of one side are one timeline). Each
+ * kernel launch goes to its group, keyed by its name and launch configuration; a group keeps its
+ * durations in start order, so that the first skip_first launches are the warm-up it drops. The same
+ * pass sums the GPU totals and sweeps each device's busy intervals (at most one open per device).
+ * Memory: the groups' durations (what the rank test needs), not the rows.
+ */
+static const char *const load_kernel_cols[] = { "end", "deviceId", "streamId", "nameId", "shortNameId",
+						 "mangledNameId", "gridX", "gridY", "gridZ", "blockX", "blockY",
+						 "blockZ" };
+static const char *const load_op_cols[] = { "end", "deviceId", "streamId" };
+enum { L_END, L_DEVICE, L_STREAM, L_NAME, L_SHORT_NAME, L_MANGLED_NAME, L_GRID, L_BLOCK = L_GRID + 3 };
+
+#define GROUP_KEYS 7	/* name index, grid, block */
+
+struct launch_group {
+	int64_t key[GROUP_KEYS];
+	double *dur;		/* in start order */
 	size_t count, cap;
 };
 
-static void flush_kernel(struct kernel_set *set, struct launch_buffer *buf, const char *name,
-			 const int64_t grid[3], const int64_t block[3], size_t skip_first)
-{
-	size_t keep;
-	double *sample;
-	struct kernel_timing *k;
+struct load {
+	struct trace *trace;
+	struct kernel_set *set;
+	struct progress progress;
+	char *err;
+	size_t errlen;
+	/* (file, nameId, shortNameId, mangledNameId) -> names; names deduplicated by text */
+	struct rule_index name_of;
+	size_t *name_slot;		/* per name_of index: its index in names */
+	size_t name_slot_cap;
+	const char **names;		/* distinct names (the trace's strings or "(unnamed)") */
+	size_t nnames, names_cap;
+	size_t *name_table;		/* open addressing over names: index + 1, 0 = empty */
+	size_t name_table_cap;
+	/* groups: open addressing, index + 1 */
+	struct launch_group *groups;
+	size_t ngroups, groups_cap;
+	size_t *group_table;
+	size_t group_table_cap;
+	size_t last_group;		/* + 1; consecutive launches are often of one kernel */
+	/* the busy sweep: per device, the open interval and the first start */
+	struct device_sweep {
+		int64_t device, first, busy_start, busy_end;
+	} *devices;
+	size_t ndevices;
+};
 
-	if (buf->count <= skip_first) {
-		buf->count = 0;
-		return;
-	}
-	keep = buf->count - skip_first;
-	sample = xmalloc(keep * sizeof(*sample));
-	memcpy(sample, buf->dur + skip_first, keep * sizeof(*sample));
-	qsort(sample, keep, sizeof(*sample), compare_double);
-	k = kernel_set_add(set, xstrdup(name), grid, block, sample, keep);
-	k->skipped = skip_first;
-	buf->count = 0;
+static uint64_t text_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
 }
 
-/*
- * The progress line of one side's load: its events (kernels sorted by name, then the totals and the
- * device sweep over every operation); the sorts run inside SQLite, whose progress handler keeps the
- * line fresh meanwhile.
- */
-static struct progress load_progress;
-
-static int on_sqlite_progress(void *arg)
+static uint64_t group_hash(const int64_t *key)
 {
-	progress_update(arg);
+	uint64_t h = 1469598103934665603ull;
+
+	for (int i = 0; i < GROUP_KEYS; i++)
+		h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
+	return h ^ (h >> 29);
+}
+
+/* The index of text in the distinct names, added when new. */
+static size_t name_index(struct load *ld, const char *text)
+{
+	size_t mask, i;
+
+	if ((ld->nnames + 1) * 2 > ld->name_table_cap) {
+		size_t cap = ld->name_table_cap ? ld->name_table_cap * 2 : 64;
+
+		free(ld->name_table);
+		ld->name_table = xcalloc(cap, sizeof(*ld->name_table));
+		ld->name_table_cap = cap;
+		for (size_t n = 0; n < ld->nnames; n++) {
+			for (i = text_hash(ld->names[n]) & (cap - 1); ld->name_table[i]; i = (i + 1) & (cap - 1))
+				;
+			ld->name_table[i] = n + 1;
+		}
+	}
+	mask = ld->name_table_cap - 1;
+	for (i = text_hash(text) & mask; ld->name_table[i]; i = (i + 1) & mask)
+		if (!strcmp(ld->names[ld->name_table[i] - 1], text))
+			return ld->name_table[i] - 1;
+	if (ld->nnames == ld->names_cap) {
+		ld->names_cap = ld->names_cap ? ld->names_cap * 2 : 64;
+		ld->names = xrealloc(ld->names, ld->names_cap * sizeof(*ld->names));
+	}
+	ld->names[ld->nnames] = text;
+	ld->name_table[i] = ++ld->nnames;
+	return ld->nnames - 1;
+}
+
+/* The name of a kernel row, as the view's name column gives it: the first of its demangled, short
+ * and mangled names that the strings hold; "(unnamed)" when none. */
+static int row_name(struct load *ld, const struct event_row *r, size_t *out)
+{
+	int64_t key[RULE_INDEX_KEYS] = { r->trace_id, event_int(r, L_NAME, -1), event_int(r, L_SHORT_NAME, -1),
+					 event_int(r, L_MANGLED_NAME, -1) };
+	const char *text = NULL;
+	int created, ret = 0;
+	size_t i = rule_index_get(&ld->name_of, key, &created);
+
+	if (!created) {
+		*out = ld->name_slot[i];
+		return 0;
+	}
+	for (size_t c = L_NAME; c <= L_MANGLED_NAME && !text && ret >= 0; c++)
+		if (!event_null(r, c))
+			ret = trace_string(ld->trace, r->trace_id, r->v[c], &text, ld->err, ld->errlen);
+	if (ret < 0)
+		return ret;
+	if (i >= ld->name_slot_cap) {
+		ld->name_slot_cap = ld->name_slot_cap ? ld->name_slot_cap * 2 : 64;
+		ld->name_slot = xrealloc(ld->name_slot, ld->name_slot_cap * sizeof(*ld->name_slot));
+	}
+	ld->name_slot[i] = name_index(ld, text ? text : "(unnamed)");
+	*out = ld->name_slot[i];
 	return 0;
 }
 
-static int64_t view_rows(struct trace *trace, const char *view)
+static struct launch_group *group_of(struct load *ld, const int64_t *key)
 {
-	struct event_summary m;
-	char err[256];
-	int64_t n = 0;
+	size_t mask, i;
 
-	for (size_t t = 0; t < trace_count(trace); t++)
-		if (event_summary_get(trace, view, t, &m, err, sizeof(err)) == 0)
-			n += m.rows;
-	return n;
+	if (ld->last_group && !memcmp(ld->groups[ld->last_group - 1].key, key, sizeof(int64_t) * GROUP_KEYS))
+		return &ld->groups[ld->last_group - 1];
+	if ((ld->ngroups + 1) * 2 > ld->group_table_cap) {
+		size_t cap = ld->group_table_cap ? ld->group_table_cap * 2 : 64;
+
+		free(ld->group_table);
+		ld->group_table = xcalloc(cap, sizeof(*ld->group_table));
+		ld->group_table_cap = cap;
+		for (size_t g = 0; g < ld->ngroups; g++) {
+			for (i = group_hash(ld->groups[g].key) & (cap - 1); ld->group_table[i]; i = (i + 1) & (cap - 1))
+				;
+			ld->group_table[i] = g + 1;
+		}
+	}
+	mask = ld->group_table_cap - 1;
+	for (i = group_hash(key) & mask; ld->group_table[i]; i = (i + 1) & mask)
+		if (!memcmp(ld->groups[ld->group_table[i] - 1].key, key, sizeof(int64_t) * GROUP_KEYS))
+			break;
+	if (!ld->group_table[i]) {
+		if (ld->ngroups == ld->groups_cap) {
+			ld->groups_cap = ld->groups_cap ? ld->groups_cap * 2 : 64;
+			ld->groups = xrealloc(ld->groups, ld->groups_cap * sizeof(*ld->groups));
+		}
+		memset(&ld->groups[ld->ngroups], 0, sizeof(*ld->groups));
+		memcpy(ld->groups[ld->ngroups].key, key, sizeof(int64_t) * GROUP_KEYS);
+		ld->group_table[i] = ++ld->ngroups;
+	}
+	ld->last_group = ld->group_table[i];
+	return &ld->groups[ld->last_group - 1];
 }
 
-static int read_kernels(sqlite3 *db, struct kernel_set *set, size_t skip_first, char *err,
-			size_t errlen)
+static int add_launch(struct load *ld, const struct event_row *r)
 {
-	static const char sql[] =
-		"SELECT coalesce(name, '(unnamed)'), gridX, gridY, gridZ, blockX, blockY, blockZ, dur"
-		" FROM kernels ORDER BY 1, 2, 3, 4, 5, 6, 7, start";
-	struct launch_buffer buf = { 0 };
-	char *name = NULL;
-	int64_t grid[3] = { 0 }, block[3] = { 0 };
-	sqlite3_stmt *stmt;
-	int rc, ret = 0;
+	int64_t key[GROUP_KEYS];
+	struct launch_group *g;
+	size_t name;
+	double dur;
+	int ret = row_name(ld, r, &name);
 
-	if (sqlite3_prepare_v2(db, sql, -1, &stmt, NULL) != SQLITE_OK) {
-		snprintf(err, errlen, "cannot read kernels of '%s': %s", set->source,
-			 sqlite3_errmsg(db));
-		return -EIO;
+	if (ret < 0)
+		return ret;
+	key[0] = (int64_t)name;
+	for (int i = 0; i < 3; i++) {
+		key[1 + i] = event_int(r, L_GRID + (size_t)i, 0);
+		key[4 + i] = event_int(r, L_BLOCK + (size_t)i, 0);
 	}
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		const char *row_name = (const char *)sqlite3_column_text(stmt, 0);
-		int64_t row_grid[3], row_block[3];
-		double dur = sqlite3_column_double(stmt, 7);
-
-		for (int i = 0; i < 3; i++) {
-			row_grid[i] = sqlite3_column_int64(stmt, 1 + i);
-			row_block[i] = sqlite3_column_int64(stmt, 4 + i);
-		}
-		if (!name || strcmp(name, row_name) || memcmp(grid, row_grid, sizeof(grid)) ||
-		    memcmp(block, row_block, sizeof(block))) {
-			if (name)
-				flush_kernel(set, &buf, name, grid, block, skip_first);
-			free(name);
-			name = xstrdup(row_name);
-			memcpy(grid, row_grid, sizeof(grid));
-			memcpy(block, row_block, sizeof(block));
-		}
-		if (buf.count == buf.cap) {
-			buf.cap = buf.cap ? buf.cap * 2 : 256;
-			buf.dur = xrealloc(buf.dur, buf.cap * sizeof(*buf.dur));
-		}
-		buf.dur[buf.count++] = dur > 0 ? dur : 0;
-		progress_tick(&load_progress);
+	g = group_of(ld, key);
+	if (g->count == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 16;
+		g->dur = xrealloc(g->dur, g->cap * sizeof(*g->dur));
 	}
-	if (rc != SQLITE_DONE) {
-		snprintf(err, errlen, "cannot read kernels of '%s': %s", set->source,
-			 sqlite3_errmsg(db));
-		ret = -EIO;
-	} else if (name) {
-		flush_kernel(set, &buf, name, grid, block, skip_first);
-	}
-	sqlite3_finalize(stmt);
-	free(name);
-	free(buf.dur);
-	return ret;
+	/* the view's dur (end - start), NULL read as 0, and no negative durations */
+	dur = event_null(r, L_END) || (r->null & EVENT_START_NULL) ? 0 : (double)(r->v[L_END] - r->start);
+	g->dur[g->count++] = dur > 0 ? dur : 0;
+	return 0;
 }
 
-static int read_totals(sqlite3 *db, struct kernel_set *set, char *err, size_t errlen)
+/* One operation into the GPU totals: its count and time, and its device's busy intervals. */
+static void add_operation(struct load *ld, int view, const struct event_row *r)
 {
-	static const char *const sums[] = {
-		"SELECT count(*), total(dur) FROM kernels",
-		"SELECT count(*), total(dur) FROM copies",
-		"SELECT count(*), total(dur) FROM sets",
-	};
-	static const char intervals[] =
-		"SELECT deviceId, start, end FROM kernels UNION ALL"
-		" SELECT deviceId, start, end FROM copies UNION ALL"
-		" SELECT deviceId, start, end FROM sets ORDER BY 1, 2";
-	struct gpu_totals *t = &set->totals;
+	struct gpu_totals *t = &ld->set->totals;
 	size_t *counts[] = { &t->kernels, &t->copies, &t->sets };
 	double *times[] = { &t->kernel_ns, &t->copy_ns, &t->set_ns };
-	sqlite3_stmt *stmt = NULL;
-	int64_t device = 0, first = 0, busy_start = 0, busy_end = 0;
-	int rc, any = 0;
+	int64_t device = event_int(r, L_DEVICE, 0), start = r->start, end = event_int(r, L_END, 0);
+	struct device_sweep *d = NULL;
 
-	for (int i = 0; i < 3; i++) {
-		if (sqlite3_prepare_v2(db, sums[i], -1, &stmt, NULL) != SQLITE_OK ||
-		    sqlite3_step(stmt) != SQLITE_ROW)
-			goto out_sql;
-		*counts[i] = (size_t)sqlite3_column_int64(stmt, 0);
-		*times[i] = sqlite3_column_double(stmt, 1);
-		load_progress.done += (int64_t)*counts[i];
-		sqlite3_finalize(stmt);
-		stmt = NULL;
+	(*counts[view])++;
+	if (!event_null(r, L_END) && !(r->null & EVENT_START_NULL))
+		*times[view] += (double)(r->v[L_END] - r->start);
+	if (end < start)
+		end = start;
+	for (size_t i = 0; i < ld->ndevices && !d; i++)
+		if (ld->devices[i].device == device)
+			d = &ld->devices[i];
+	if (!d) {
+		ld->devices = xrealloc(ld->devices, (ld->ndevices + 1) * sizeof(*ld->devices));
+		d = &ld->devices[ld->ndevices++];
+		*d = (struct device_sweep){ device, start, start, end };
+		return;
 	}
+	if (start > d->busy_end) {
+		t->busy_ns += (double)(d->busy_end - d->busy_start);
+		d->busy_start = start;
+	}
+	if (end > d->busy_end)
+		d->busy_end = end;
+}
 
-	/*
-	 * Sweep the intervals of each device in start order, merging overlaps into busy time.
-	 * busy_end only grows, so at a device's last interval it is the device's last end.
-	 */
-	if (sqlite3_prepare_v2(db, intervals, -1, &stmt, NULL) != SQLITE_OK)
-		goto out_sql;
-	while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-		int64_t dev = sqlite3_column_int64(stmt, 0);
-		int64_t start = sqlite3_column_int64(stmt, 1), end = sqlite3_column_int64(stmt, 2);
+/* The groups into kernels of the set: durations sorted, the warm-up dropped. */
+static void add_groups(struct load *ld, size_t skip_first)
+{
+	for (size_t g = 0; g < ld->ngroups; g++) {
+		struct launch_group *grp = &ld->groups[g];
+		struct kernel_timing *k;
+		size_t keep;
 
-		progress_tick(&load_progress);
-		if (end < start)
-			end = start;
-		if (!any || dev != device) {
-			if (any) {
-				t->busy_ns += (double)(busy_end - busy_start);
-				t->span_ns += (double)(busy_end - first);
-			}
-			any = 1;
-			device = dev;
-			first = busy_start = start;
-			busy_end = end;
+		if (grp->count <= skip_first)
 			continue;
-		}
-		if (start > busy_end) {
-			t->busy_ns += (double)(busy_end - busy_start);
-			busy_start = start;
-		}
-		if (end > busy_end)
-			busy_end = end;
+		keep = grp->count - skip_first;
+		memmove(grp->dur, grp->dur + skip_first, keep * sizeof(*grp->dur));
+		qsort(grp->dur, keep, sizeof(*grp->dur), compare_double);
+		k = kernel_set_add(ld->set, xstrdup(ld->names[grp->key[0]]), grp->key + 1, grp->key + 4, grp->dur,
+				   keep);
+		grp->dur = NULL;
+		k->skipped = skip_first;
 	}
-	if (rc != SQLITE_DONE)
-		goto out_sql;
-	if (any) {
-		t->busy_ns += (double)(busy_end - busy_start);
-		t->span_ns += (double)(busy_end - first);
+}
+
+static void load_release(struct load *ld)
+{
+	for (size_t g = 0; g < ld->ngroups; g++)
+		free(ld->groups[g].dur);
+	free(ld->groups);
+	free(ld->group_table);
+	rule_index_release(&ld->name_of);
+	free(ld->name_slot);
+	free(ld->names);
+	free(ld->name_table);
+	free(ld->devices);
+}
+
+/* Every kernel, copy and memset of every file, merged by start. */
+static int read_operations(struct load *ld)
+{
+	static const char *const views[] = { "kernels", "copies", "sets" };
+	size_t nfiles = trace_count(ld->trace), n = 3 * nfiles;
+	struct event_stream **in = xcalloc(n ? n : 1, sizeof(*in));
+	const struct event_row **row = xcalloc(n ? n : 1, sizeof(*row));
+	struct gpu_totals *t = &ld->set->totals;
+	int64_t total = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < n && ret >= 0; i++) {
+		int v = (int)(i % 3);
+
+		ret = event_stream_open_file(ld->trace, i / 3, views[v], v ? load_op_cols : load_kernel_cols,
+					     v ? 3 : sizeof(load_kernel_cols) / sizeof(load_kernel_cols[0]), 3, -1,
+					     &in[i], ld->err, ld->errlen);
+		if (ret >= 0) {
+			total += event_stream_total(in[i]);
+			ret = event_stream_next(in[i], &row[i], ld->err, ld->errlen);
+		}
+	}
+	progress_begin(&ld->progress, "diff", "events", total);
+	while (ret >= 0) {
+		size_t next = n;
+
+		for (size_t i = 0; i < n; i++)
+			if (row[i] && (next == n || row[i]->start < row[next]->start))
+				next = i;
+		if (next == n)
+			break;
+		progress_tick(&ld->progress);
+		if (next % 3 == 0)
+			ret = add_launch(ld, row[next]);
+		add_operation(ld, (int)(next % 3), row[next]);
+		if (ret >= 0)
+			ret = event_stream_next(in[next], &row[next], ld->err, ld->errlen);
+		if (ret == 0)
+			row[next] = NULL;
+	}
+	progress_end(&ld->progress);
+	for (size_t d = 0; d < ld->ndevices; d++) {
+		t->busy_ns += (double)(ld->devices[d].busy_end - ld->devices[d].busy_start);
+		t->span_ns += (double)(ld->devices[d].busy_end - ld->devices[d].first);
 	}
 	t->idle_ns = t->span_ns - t->busy_ns;
-	sqlite3_finalize(stmt);
-	return 0;
-
-out_sql:
-	snprintf(err, errlen, "cannot read GPU totals of '%s': %s", set->source,
-		 sqlite3_errmsg(db));
-	sqlite3_finalize(stmt);
-	return -EIO;
+	for (size_t i = 0; i < n; i++)
+		if (in[i])
+			event_stream_close(in[i]);
+	free(in);
+	free((void *)row);
+	return ret < 0 ? ret : 0;
 }
 
 int kernel_set_load(struct trace *trace, const char *nvtx, size_t skip_first,
 		    struct kernel_set **out, char *err, size_t errlen)
 {
-	struct kernel_set *set = kernel_set_new(trace_path(trace, 0));
-	sqlite3 *db = trace_db(trace);
+	struct load ld = { .trace = trace, .err = err, .errlen = errlen };
 	int ret;
 
 	*out = NULL;
-	set->skip_first = skip_first;
+	ld.set = kernel_set_new(trace_path(trace, 0));
+	ld.set->skip_first = skip_first;
 	if (nvtx) {
 		struct trace_scope scope = { .nvtx_range = nvtx };
 
 		ret = trace_set_scope(trace, &scope, err, errlen);
 		if (ret < 0)
-			goto out_free;
-		set->nvtx = xstrdup(nvtx);
+			goto out;
+		ld.set->nvtx = xstrdup(nvtx);
 	}
-	memset(&load_progress, 0, sizeof(load_progress));
-	if (progress_visible()) {
-		int64_t kernels = view_rows(trace, "kernels");
-		int64_t ops = kernels + view_rows(trace, "copies") + view_rows(trace, "sets");
+	ret = read_operations(&ld);
+	if (ret < 0) {
+		char why[256];
 
-		progress_begin(&load_progress, "diff", "events", kernels + 2 * ops);
-		sqlite3_progress_handler(db, 1 << 20, on_sqlite_progress, &load_progress);
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "cannot read the kernels of '%s': %s", ld.set->source, why);
+		goto out;
 	}
-	ret = read_kernels(db, set, skip_first, err, errlen);
-	if (ret >= 0)
-		ret = read_totals(db, set, err, errlen);
-	sqlite3_progress_handler(db, 0, NULL, NULL);
-	progress_end(&load_progress);
-	if (ret < 0)
-		goto out_free;
-	kernel_set_sort(set);
-	*out = set;
-	return 0;
-
-out_free:
-	kernel_set_free(set);
+	add_groups(&ld, skip_first);
+	kernel_set_sort(ld.set);
+	*out = ld.set;
+	ld.set = NULL;
+out:
+	load_release(&ld);
+	kernel_set_free(ld.set);
 	return ret;
 }
 
