@@ -1,17 +1,20 @@
 /*
  * gpt-trace stats: the summary tables of stats.h.
  *
- * Every table is made the same way. Pass one streams the rows unsorted through a small hash table
- * keyed by up to three integers (traceId and nameId, or the copy kinds, or a stream) and keeps count,
- * sum, extremes and a running variance per key. Groups that share a label across traces (the same
- * kernel name in two per-process files) are then merged. The medians of kernels and API calls come
- * from pass one too: each group counts its distinct durations (a kernel's jitter takes few values),
- * and a row's median is read from its groups' counts in order (medians_from_counts). Memory copies
- * and tables whose durations take more than VALUE_COUNTS_MAX distinct values in all take pass two: the
- * durations sorted by duration alone; each row finds its group in the hash, counts its position, and
- * the group's median is read when its middle position passes by. Memory is the hash (distinct keys,
- * and at most VALUE_COUNTS_MAX counted values), not the events. Busy time per device is the union of its
- * operations' intervals, from the operations' event streams (loader/events.h) in time order.
+ * Every table is made the same way: rows go through a small hash table keyed by up to three integers
+ * (traceId and nameId, or the copy kinds, or a stream) that keeps count, sum, extremes and a running
+ * variance per key; groups that share a label across traces (the same kernel name in two
+ * per-process files) are then merged. Kernels, copies and memsets come from one operations pass in
+ * time order over the loader's event streams (loader/events.h), each table read once, which also
+ * makes each device's busy time (the union of its operations' intervals) and the stream table; API
+ * calls and syncs from one unsorted scan each. Medians come from the same passes: each group counts
+ * its distinct durations (a kernel's jitter takes few values), and a row's median is read from its
+ * groups' counts in order (medians_from_counts). A table whose durations take more than
+ * VALUE_COUNTS_MAX distinct values in all takes a second pass: the durations sorted by duration
+ * alone; each row finds its group in the hash, counts its position, and the group's median is read
+ * when its middle position passes by. Memory is the hash (distinct keys, and at most
+ * VALUE_COUNTS_MAX counted values), not the events. NVTX ranges join their kernels through SQL
+ * (stats_nvtx).
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "analyzer/stats.h"
@@ -471,52 +474,19 @@ static void sort_rows(struct stats_table *t, struct group_map *map)
 
 /* ---- the tables ---- */
 
-static int stats_kernels(struct pass *p, struct stats *st, struct group_map *streams)
+/* The kernel table from the operations pass's groups (traceId, nameId): one row per name. */
+static int stats_kernels(struct pass *p, struct stats *st, struct group_map *map, const struct value_budget *values)
 {
-	struct group_map map = { 0 };
-	struct value_budget values = { 0 };
-	sqlite3_stmt *q;
-	int ret, rc;
-
-	/* pass one, also summing per stream for the stream table */
-	ret = prepare(p, "kernel statistics",
-		      "SELECT traceId, nameId, deviceId, streamId, start, end FROM kernels", &q);
-	if (ret < 0)
-		return ret;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t key[3] = { col_key(q, 0), col_key(q, 1), 0 };
-		int64_t skey[3] = { col_key(q, 0), col_key(q, 2), col_key(q, 3) };
-		int64_t s = sqlite3_column_int64(q, 4), e = sqlite3_column_int64(q, 5);
-		struct group *g;
-
-		if (sqlite3_column_type(q, 4) == SQLITE_NULL || sqlite3_column_type(q, 5) == SQLITE_NULL)
-			continue;
-		g = map_get(&map, key, 1);
-		summary_add(&g->sum, e - s, 0);
-		value_counts_add(&g->values, &values, e - s);
-		summary_add(&map_get(streams, skey, 1)->sum, e - s, 0);
-		if (s < st->start)
-			st->start = s;
-		if (e > st->end)
-			st->end = e;
-	}
-	sqlite3_finalize(q);
-	if (rc != SQLITE_DONE) {
-		map_release(&map);
-		return sql_error(p, "kernel statistics");
-	}
-	merge_by_name(p, &map, &st->kernels);
-	sort_rows(&st->kernels, &map);
+	merge_by_name(p, map, &st->kernels);
+	sort_rows(&st->kernels, map);
 	for (size_t i = 0; i < st->kernels.count; i++)
 		st->kernel_ns += st->kernels.rows[i].sum.total;
-	ret = 0;
-	if (!values.over)
-		medians_from_counts(&map, &st->kernels);
-	else
-		ret = pass_medians(p, "kernel medians", "SELECT traceId, nameId, 0, dur FROM kernels ORDER BY dur",
-				   &map, &st->kernels);
-	map_release(&map);
-	return ret;
+	if (!values->over) {
+		medians_from_counts(map, &st->kernels);
+		return 0;
+	}
+	return pass_medians(p, "kernel medians", "SELECT traceId, nameId, 0, dur FROM kernels ORDER BY dur", map,
+			    &st->kernels);
 }
 
 static const char *memcpy_kind(int64_t k)
@@ -536,21 +506,14 @@ static const char *mem_kind(int64_t k)
 	return k >= 0 && k < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[k] : "unknown";
 }
 
-static int stats_memops(struct pass *p, struct stats *st, struct group_map *streams)
+/* The memory operation table from the operations pass's groups (copy kind, source and destination
+ * memory; memsets: -1, memory kind). */
+static int stats_memops(struct pass *p, struct stats *st, struct group_map *map, const struct value_budget *values)
 {
-	struct group_map map = { 0 };
 	size_t cap = 0;
-	int ret;
 
-	/* memsets are keyed with copyKind -1, keeping them apart from copies in one map */
-	ret = pass_groups(p, "memory operation statistics",
-			  "SELECT copyKind, srcKind, dstKind, start, end, bytes FROM copies "
-			  "UNION ALL SELECT -1, memKind, NULL, start, end, bytes FROM sets",
-			  &map, &st->start, &st->end, NULL);
-	if (ret < 0)
-		goto out;
-	for (size_t i = 0; i < map.count; i++) {
-		struct group *g = &map.groups[i];
+	for (size_t i = 0; i < map->count; i++) {
+		struct group *g = &map->groups[i];
 		struct stats_row r = { .key = { g->key[0], g->key[1], g->key[2] }, .sum = g->sum };
 
 		if (g->key[0] == -1)
@@ -564,35 +527,14 @@ static int stats_memops(struct pass *p, struct stats *st, struct group_map *stre
 		g->merged = st->memops.count;
 		table_push(&st->memops, &cap, &r);
 	}
-	sort_rows(&st->memops, &map);
-	ret = pass_medians(p, "memory operation medians",
-			   "SELECT copyKind, srcKind, dstKind, dur FROM copies "
-			   "UNION ALL SELECT -1, memKind, NULL, dur FROM sets ORDER BY 4", &map, &st->memops);
-	if (ret < 0)
-		goto out;
-	/* per-stream busy time of copies and sets */
-	{
-		sqlite3_stmt *q;
-		int rc;
-
-		ret = prepare(p, "stream statistics",
-			      "SELECT traceId, deviceId, streamId, dur FROM copies "
-			      "UNION ALL SELECT traceId, deviceId, streamId, dur FROM sets", &q);
-		if (ret < 0)
-			goto out;
-		while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-			int64_t key[3] = { col_key(q, 0), col_key(q, 1), col_key(q, 2) };
-
-			if (sqlite3_column_type(q, 3) != SQLITE_NULL)
-				summary_add(&map_get(streams, key, 1)->sum, sqlite3_column_int64(q, 3), 0);
-		}
-		sqlite3_finalize(q);
-		if (rc != SQLITE_DONE)
-			ret = sql_error(p, "stream statistics");
+	sort_rows(&st->memops, map);
+	if (!values->over) {
+		medians_from_counts(map, &st->memops);
+		return 0;
 	}
-out:
-	map_release(&map);
-	return ret;
+	return pass_medians(p, "memory operation medians",
+			    "SELECT copyKind, srcKind, dstKind, dur FROM copies "
+			    "UNION ALL SELECT -1, memKind, NULL, dur FROM sets ORDER BY 4", map, &st->memops);
 }
 
 static int stats_api(struct pass *p, struct stats *st)
@@ -670,24 +612,52 @@ static int64_t busy_span(int64_t start, int64_t end)
 	return __builtin_sub_overflow(end, start, &span) ? INT64_MAX : span;
 }
 
-/* The device busy pass's streams: the GPU operations in time order. */
-static const char *const busy_views[] = { "kernels", "copies", "sets" };
+/*
+ * The operations pass: kernels, copies and memsets in time order, from the loader's event streams
+ * merged by start, each table read once. Every operation widens the span and feeds its device's
+ * busy time (the union of its intervals: one open interval per device); with tables (the stats
+ * command), also its kernel or memory operation group, its durations (for the medians) and its
+ * stream's row.
+ */
+struct op_tables {
+	struct group_map kernels;	/* (traceId, nameId) */
+	struct group_map memops;	/* (copyKind, srcKind, dstKind); memsets (-1, memKind, NULL) */
+	struct group_map *streams;	/* (traceId, deviceId, streamId) */
+	struct value_budget kernel_values, memop_values;
+};
+
+static const char *const op_views[] = { "kernels", "copies", "sets" };
 static const char *const busy_cols[] = { "end", "deviceId", "streamId" };
+static const char *const kernel_cols[] = { "end", "deviceId", "streamId", "nameId" };
+static const char *const copy_cols[] = { "end", "deviceId", "streamId", "bytes", "copyKind", "srcKind", "dstKind" };
+static const char *const set_cols[] = { "end", "deviceId", "streamId", "bytes", "memKind" };
 
-void stats_keep(struct trace *trace)
+/* One operation (both start and end known) into the tables. */
+static void op_tables_add(struct op_tables *t, int view, const struct event_row *r)
 {
-	struct event_columns sets[3];
+	int64_t dur = r->v[0] - r->start, key[3];
+	int64_t skey[3] = { r->trace_id, event_int(r, 1, KEY_NULL), event_int(r, 2, KEY_NULL) };
+	struct group *g;
 
-	for (size_t k = 0; k < 3; k++)
-		sets[k] = (struct event_columns){ busy_views[k], busy_cols, 3, 3, -1 };
-	event_streams_keep(trace, sets, 3);
+	if (view == 0) {
+		key[0] = r->trace_id;
+		key[1] = event_int(r, 3, KEY_NULL);
+		key[2] = 0;
+		g = map_get(&t->kernels, key, 1);
+		summary_add(&g->sum, dur, 0);
+		value_counts_add(&g->values, &t->kernel_values, dur);
+	} else {
+		key[0] = view == 1 ? event_int(r, 4, KEY_NULL) : -1;
+		key[1] = event_int(r, view == 1 ? 5 : 4, KEY_NULL);
+		key[2] = view == 1 ? event_int(r, 6, KEY_NULL) : KEY_NULL;
+		g = map_get(&t->memops, key, 1);
+		summary_add(&g->sum, dur, event_int(r, 3, 0));
+		value_counts_add(&g->values, &t->memop_values, dur);
+	}
+	summary_add(&map_get(t->streams, skey, 1)->sum, dur, 0);
 }
 
-/*
- * Busy time per device: the union of its kernels', copies' and sets' intervals, from one pass in
- * start order with one open interval per device.
- */
-static int stats_device_busy(struct pass *p, struct stats *st)
+static int operations_pass(struct pass *p, struct stats *st, struct op_tables *tables)
 {
 	struct group_map map = { 0 };	/* key: traceId, deviceId; sum.min/max hold the open interval */
 	struct event_stream *in[3] = { NULL };
@@ -695,9 +665,11 @@ static int stats_device_busy(struct pass *p, struct stats *st)
 	size_t cap = 0;
 	int ret = 0;
 
-	/* The loader's time-ordered streams, merged: no sort of every operation. */
 	for (int k = 0; k < 3 && !ret; k++) {
-		ret = event_stream_open(p->trace, busy_views[k], busy_cols, 3, 3, -1, &in[k], p->err, p->errlen);
+		const char *const *cols = !tables ? busy_cols : k == 0 ? kernel_cols : k == 1 ? copy_cols : set_cols;
+		size_t ncols = !tables ? 3 : k == 0 ? 4 : k == 1 ? 7 : 5;
+
+		ret = event_stream_open(p->trace, op_views[k], cols, ncols, 3, -1, &in[k], p->err, p->errlen);
 		if (!ret)
 			ret = event_stream_next(in[k], &row[k], p->err, p->errlen) < 0 ? -EIO : 0;
 	}
@@ -714,7 +686,21 @@ static int stats_device_busy(struct pass *p, struct stats *st)
 			}
 		if (!r)
 			break;
-		/* as "WHERE end >= start": a NULL end or start is left out */
+		progress_tick(&p->progress);
+		if (!event_null(r, 0) && !(r->null & EVENT_START_NULL)) {
+			s = r->start;
+			e = r->v[0];
+			/* the devices' span (no tables) is that of their busy intervals */
+			if (tables || e >= s) {
+				if (s < st->start)
+					st->start = s;
+				if (e > st->end)
+					st->end = e;
+			}
+			if (tables)
+				op_tables_add(tables, k, r);
+		}
+		/* busy time as "WHERE end >= start": a NULL end or start is left out */
 		if (!event_null(r, 0) && !(r->null & EVENT_START_NULL) && r->v[0] >= r->start) {
 			key[0] = r->trace_id;
 			key[1] = event_int(r, 1, KEY_NULL);
@@ -734,10 +720,6 @@ static int stats_device_busy(struct pass *p, struct stats *st)
 				g->sum.max = e;
 			}
 			g->sum.count++;
-			if (s < st->start)
-				st->start = s;
-			if (e > st->end)
-				st->end = e;
 		}
 		if (event_stream_next(in[k], &row[k], p->err, p->errlen) < 0)
 			ret = -EIO;
@@ -904,45 +886,45 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 {
 	struct pass p = { .trace = trace, .err = err, .errlen = errlen };
 	struct group_map streams = { 0 };
+	struct op_tables tables = { .streams = &streams };
 	struct stats *st = xcalloc(1, sizeof(*st));
+	int64_t api = 0, syncs = 0, nvtx = 0, kernels = 0;
 	int ret;
-
-	int64_t kernels = 0, memops = 0, api = 0, syncs = 0, nvtx = 0;
 
 	*out = NULL;
 	st->ntraces = trace_count(trace);
 	st->start = INT64_MAX;
 	st->end = INT64_MIN;
 	if (progress_visible()) {
+		int64_t ops;
+
 		kernels = view_rows(&p, "kernels");
-		memops = view_rows(&p, "copies") + view_rows(&p, "sets");
+		ops = kernels + view_rows(&p, "copies") + view_rows(&p, "sets");
 		api = view_rows(&p, "api_calls");
 		syncs = view_rows(&p, "syncs");
 		nvtx = view_rows(&p, "nvtx");
-		progress_begin(&p.progress, "stats", "events",
-			       2 * kernels + 3 * memops + 2 * api + syncs + kernels + memops + (nvtx ? nvtx + kernels : 0));
+		progress_begin(&p.progress, "stats", "events", ops + api + syncs + (nvtx ? nvtx + kernels : 0));
 		sqlite3_progress_handler(trace_db(trace), 1 << 20, on_sqlite_progress, &p.progress);
 	}
-	ret = stats_kernels(&p, st, &streams);
-	pass_done(&p, 2 * kernels);
+	ret = operations_pass(&p, st, &tables);
 	if (!ret)
-		ret = stats_memops(&p, st, &streams);
-	pass_done(&p, 3 * memops);
+		ret = stats_kernels(&p, st, &tables.kernels, &tables.kernel_values);
+	if (!ret)
+		ret = stats_memops(&p, st, &tables.memops, &tables.memop_values);
 	if (!ret)
 		ret = stats_api(&p, st);
-	pass_done(&p, 2 * api);
+	pass_done(&p, api);
 	if (!ret)
 		ret = stats_syncs_span(&p, st);
 	pass_done(&p, syncs);
-	if (!ret)
-		ret = stats_device_busy(&p, st);
-	pass_done(&p, kernels + memops);
 	if (!ret)
 		stats_streams(st, &streams);
 	if (!ret)
 		ret = stats_nvtx(&p, st);
 	sqlite3_progress_handler(trace_db(trace), 0, NULL, NULL);
 	progress_end(&p.progress);
+	map_release(&tables.kernels);
+	map_release(&tables.memops);
 	map_release(&streams);
 	if (ret < 0) {
 		stats_free(st);
@@ -1006,7 +988,7 @@ int stats_compute_devices(struct trace *trace, struct stats **out, char *err, si
 	st->ntraces = trace_count(trace);
 	st->start = INT64_MAX;
 	st->end = INT64_MIN;
-	ret = stats_device_busy(&p, st);
+	ret = operations_pass(&p, st, NULL);
 	if (ret < 0) {
 		stats_free(st);
 		return ret;

@@ -23,12 +23,6 @@ struct stats_summary {
 	int64_t bytes;		/* memory operations: bytes moved or set */
 };
 
-/*
- * For the stats command, before anything reads the trace: the scan that finds each table's runs
- * keeps the columns the device busy pass reads, which then reads them from there instead of one
- * cursor per run (loader/events.h): each table is read from the trace once.
- */
-void stats_keep(struct trace *trace);
 /* total / count, exact whatever order the durations came in (the running mean's last digits are not). */
 double stats_mean(const struct stats_summary *s);
 double stats_stddev(const struct stats_summary *s);	/* sample standard deviation */
