@@ -12,6 +12,7 @@
 #ifndef GPT_ANALYZER_EXPORT_TIMELINE_H
 #define GPT_ANALYZER_EXPORT_TIMELINE_H
 
+#include "analyzer/corr-map.h"
 #include "loader/trace.h"
 #include "rules/rule.h"
 
@@ -100,23 +101,12 @@ struct timeline_sink {
 struct timeline_sink *perfetto_sink_new(struct export_file *file);
 struct timeline_sink *chrome_sink_new(struct export_file *file);
 
-/*
- * The correlation map (export-flows.c): a word per correlation id of each file, for ids lo[i] to
- * hi[i] of file i (none when hi < lo), ids[i] of them in use; zeroed. Its memory is given back as
- * the look-ups move up through the ids. Returns 0 or -ENOMEM.
- */
-struct corr_map;
-
+/* The exporter's word in the correlation map (analyzer/corr-map.h) of each correlation id. */
 #define CORR_TID_MASK 0xffffffffull		/* the owner API call's thread id */
 #define CORR_NWORK_SHIFT 32			/* the GPU items with this id (30 bits, saturating) */
 #define CORR_NWORK_MAX ((1ull << 30) - 1)
 #define CORR_HAS_API (1ull << 62)		/* an API call has this id */
 #define CORR_CLAIMED (1ull << 63)		/* the owner's flows are written */
-
-int corr_map_new(struct corr_map **out, const int64_t *lo, const int64_t *hi, const uint64_t *ids, size_t n);
-/* The word of (file, id), or NULL when the id is outside the file's range. */
-uint64_t *corr_map_at(struct corr_map *m, size_t trace, int64_t corr);
-void corr_map_free(struct corr_map *m);
 
 /*
  * Walk the trace's canonical views and feed every track and event to sink, then the findings

@@ -18,6 +18,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "analyzer/stats.h"
+#include "analyzer/corr-map.h"
 #include "analyzer/value-counts.h"
 #include "loader/events.h"
 #include "common/progress.h"
@@ -624,11 +625,18 @@ struct op_tables {
 	struct group_map memops;	/* (copyKind, srcKind, dstKind); memsets (-1, memKind, NULL) */
 	struct group_map *streams;	/* (traceId, deviceId, streamId) */
 	struct value_budget kernel_values, memop_values;
+	struct corr_map *launches;	/* NULL, or the kernels' time per correlation id (LAUNCH_*) */
 };
+
+/* A word of the launches map: the kernels of one correlation id, their count and total duration
+ * (both saturating; a NULL or negative duration adds 0). */
+#define LAUNCH_DUR_BITS 44
+#define LAUNCH_DUR_MAX ((1ull << LAUNCH_DUR_BITS) - 1)
+#define LAUNCH_COUNT_MAX ((1ull << (64 - LAUNCH_DUR_BITS)) - 1)
 
 static const char *const op_views[] = { "kernels", "copies", "sets" };
 static const char *const busy_cols[] = { "end", "deviceId", "streamId" };
-static const char *const kernel_cols[] = { "end", "deviceId", "streamId", "nameId" };
+static const char *const kernel_cols[] = { "end", "deviceId", "streamId", "nameId", "correlationId" };
 static const char *const copy_cols[] = { "end", "deviceId", "streamId", "bytes", "copyKind", "srcKind", "dstKind" };
 static const char *const set_cols[] = { "end", "deviceId", "streamId", "bytes", "memKind" };
 
@@ -657,6 +665,24 @@ static void op_tables_add(struct op_tables *t, int view, const struct event_row 
 	summary_add(&map_get(t->streams, skey, 1)->sum, dur, 0);
 }
 
+/* A kernel (columns as kernel_cols) into the launches map. */
+static void launch_add(struct corr_map *launches, const struct event_row *r)
+{
+	uint64_t *w = event_null(r, 4) ? NULL : corr_map_at(launches, (size_t)r->trace_id, r->v[4]);
+	uint64_t count, dur;
+
+	if (!w)
+		return;
+	count = *w >> LAUNCH_DUR_BITS;
+	dur = *w & LAUNCH_DUR_MAX;
+	if (count < LAUNCH_COUNT_MAX)
+		count++;
+	if (!event_null(r, 0) && !(r->null & EVENT_START_NULL) && r->v[0] > r->start)
+		dur = (uint64_t)(r->v[0] - r->start) >= LAUNCH_DUR_MAX - dur ? LAUNCH_DUR_MAX
+									: dur + (uint64_t)(r->v[0] - r->start);
+	*w = count << LAUNCH_DUR_BITS | dur;
+}
+
 static int operations_pass(struct pass *p, struct stats *st, struct op_tables *tables)
 {
 	struct group_map map = { 0 };	/* key: traceId, deviceId; sum.min/max hold the open interval */
@@ -667,7 +693,7 @@ static int operations_pass(struct pass *p, struct stats *st, struct op_tables *t
 
 	for (int k = 0; k < 3 && !ret; k++) {
 		const char *const *cols = !tables ? busy_cols : k == 0 ? kernel_cols : k == 1 ? copy_cols : set_cols;
-		size_t ncols = !tables ? 3 : k == 0 ? 4 : k == 1 ? 7 : 5;
+		size_t ncols = !tables ? 3 : k == 0 ? (tables->launches ? 5 : 4) : k == 1 ? 7 : 5;
 
 		ret = event_stream_open(p->trace, op_views[k], cols, ncols, 3, -1, &in[k], p->err, p->errlen);
 		if (!ret)
@@ -687,6 +713,8 @@ static int operations_pass(struct pass *p, struct stats *st, struct op_tables *t
 		if (!r)
 			break;
 		progress_tick(&p->progress);
+		if (k == 0 && tables && tables->launches)
+			launch_add(tables->launches, r);
 		if (!event_null(r, 0) && !(r->null & EVENT_START_NULL)) {
 			s = r->start;
 			e = r->v[0];
@@ -780,16 +808,23 @@ static void stats_streams(struct stats *st, struct group_map *streams)
 }
 
 /*
- * NVTX ranges and the GPU time of the kernels launched inside them. One pass over ranges and kernel
- * launches (the API call of the same correlationId) of each thread, in time order: a range opens an
- * accumulator, each launch adds its kernel's time to every range open on its thread at launch time,
- * and a range that has ended folds into the row of its text. Nested ranges each count their
- * launches (inclusive time, as a profiler's call tree).
+ * NVTX ranges and the GPU time of the kernels launched inside them. The operations pass has summed
+ * each correlation id's kernels (count and duration) in the launches map; one pass over the API
+ * calls and the ranges in time order (ranges first at the same time) then keeps the ranges open on
+ * each thread: a range opens an accumulator, each API call adds its correlation id's kernels to
+ * every range open on its thread at that time, and a range that has ended folds into the row of its
+ * text. Nested ranges each count their launches (inclusive time, as a profiler's call tree). Memory:
+ * the threads and their open ranges; the map gives its pages back behind the pass.
  */
 struct open_range {
 	int64_t end;
 	size_t row;
 	int64_t launched, launched_ns;
+};
+
+struct thread_ranges {
+	struct open_range *open;
+	size_t n, cap;
 };
 
 static void close_range(struct stats_table *t, const struct open_range *r)
@@ -798,79 +833,160 @@ static void close_range(struct stats_table *t, const struct open_range *r)
 	t->rows[r->row].launched_ns += r->launched_ns;
 }
 
-static int stats_nvtx(struct pass *p, struct stats *st)
+/* Fold the ranges of thread th that ended by time t into their rows. */
+static void close_ended(struct stats_table *t, struct thread_ranges *th, int64_t time)
 {
-	struct group_map texts = { 0 };	/* key: text hash, probe; merged: row */
-	struct open_range *open = NULL;
-	size_t nopen = 0, capopen = 0, cap = 0;
-	int64_t cur_trace = KEY_NULL, cur_tid = KEY_NULL, nranges = 0;
-	sqlite3_stmt *q;
-	int ret, rc;
+	size_t keep = 0;
 
-	ret = prepare(p, "NVTX statistics", "SELECT count(*) FROM nvtx WHERE end IS NOT NULL", &q);
+	for (size_t i = 0; i < th->n; i++) {
+		if (th->open[i].end <= time)
+			close_range(t, &th->open[i]);
+		else
+			th->open[keep++] = th->open[i];
+	}
+	th->n = keep;
+}
+
+/* Whether the trace has NVTX ranges (then the operations pass fills the launches map). */
+static int nvtx_ranges(struct pass *p, int64_t *n)
+{
+	sqlite3_stmt *q;
+	int ret = prepare(p, "NVTX statistics", "SELECT count(*) FROM nvtx WHERE end IS NOT NULL", &q);
+
+	*n = 0;
 	if (ret < 0)
 		return ret;
 	if (sqlite3_step(q) == SQLITE_ROW)
-		nranges = sqlite3_column_int64(q, 0);
+		*n = sqlite3_column_int64(q, 0);
 	sqlite3_finalize(q);
-	if (!nranges)
-		return 0;
+	return 0;
+}
 
-	/* kind 0: a range (sorted before launches at the same time); kind 1: a kernel launch */
-	ret = prepare(p, "NVTX statistics",
-		      "SELECT traceId, globalTid, start, end, 0, text, 0 FROM nvtx "
-		      "WHERE end IS NOT NULL AND end >= start AND (eventType IS NULL OR eventType IN (59, 60)) "
-		      "UNION ALL "
-		      "SELECT a.traceId, a.globalTid, a.start, NULL, 1, NULL, k.dur FROM kernels AS k "
-		      "JOIN api_calls AS a ON a.traceId = k.traceId AND a.correlationId = k.correlationId "
-		      "ORDER BY 1, 2, 3, 5", &q);
+/* The launches map, sized by each file's kernel correlation ids (one scan of that column). */
+static int launches_new(struct pass *p, struct corr_map **out)
+{
+	size_t n = trace_count(p->trace);
+	int64_t *lo = xmalloc((n ? n : 1) * sizeof(*lo)), *hi = xmalloc((n ? n : 1) * sizeof(*hi));
+	uint64_t *ids = xcalloc(n ? n : 1, sizeof(*ids));
+	sqlite3_stmt *q;
+	int rc, ret;
+
+	for (size_t t = 0; t < n; t++) {
+		lo[t] = INT64_MAX;
+		hi[t] = INT64_MIN;
+	}
+	ret = prepare(p, "NVTX statistics", "SELECT traceId, correlationId FROM kernels WHERE correlationId IS NOT NULL",
+		      &q);
 	if (ret < 0)
-		return ret;
+		goto out;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t trace_id = col_key(q, 0), tid = col_key(q, 1), t = sqlite3_column_int64(q, 2);
-		size_t keep = 0;
+		int64_t t = sqlite3_column_int64(q, 0), c = sqlite3_column_int64(q, 1);
 
-		if (trace_id != cur_trace || tid != cur_tid) {
-			for (size_t i = 0; i < nopen; i++)
-				close_range(&st->nvtx, &open[i]);
-			nopen = 0;
-			cur_trace = trace_id;
-			cur_tid = tid;
-		}
-		for (size_t i = 0; i < nopen; i++) {
-			if (open[i].end <= t)
-				close_range(&st->nvtx, &open[i]);
-			else
-				open[keep++] = open[i];
-		}
-		nopen = keep;
-		if (sqlite3_column_int(q, 4) == 0) {
-			const char *text = (const char *)sqlite3_column_text(q, 5);
-			int64_t e = sqlite3_column_int64(q, 3);
-			size_t row = row_for_label(&texts, &st->nvtx, &cap, text ? text : "(unnamed)");
-
-			summary_add(&st->nvtx.rows[row].sum, e - t, 0);
-			if (nopen == capopen) {
-				capopen = capopen ? capopen * 2 : 16;
-				open = xrealloc(open, capopen * sizeof(*open));
-			}
-			open[nopen++] = (struct open_range){ .end = e, .row = row };
-		} else {
-			int64_t dur = sqlite3_column_int64(q, 6);
-
-			for (size_t i = 0; i < nopen; i++) {
-				open[i].launched++;
-				open[i].launched_ns += dur;
-			}
-		}
+		if (t < 0 || (size_t)t >= n)
+			continue;
+		if (c < lo[t])
+			lo[t] = c;
+		if (c > hi[t])
+			hi[t] = c;
+		ids[t]++;
 	}
 	sqlite3_finalize(q);
-	for (size_t i = 0; i < nopen; i++)
-		close_range(&st->nvtx, &open[i]);
-	free(open);
-	map_release(&texts);
 	if (rc != SQLITE_DONE)
-		return sql_error(p, "NVTX statistics");
+		ret = sql_error(p, "NVTX statistics");
+	else if (corr_map_new(out, lo, hi, ids, n) < 0)
+		ret = -ENOMEM;
+out:
+	free(lo);
+	free(hi);
+	free(ids);
+	return ret;
+}
+
+static int stats_nvtx(struct pass *p, struct stats *st, struct corr_map *launches)
+{
+	static const char *const api_cols[] = { "globalTid", "correlationId" };
+	static const char *const range_cols[] = { "end", "globalTid", "eventType", "text" };
+	struct group_map texts = { 0 };		/* key: text hash, probe; merged: row */
+	struct group_map thread_index = { 0 };	/* (traceId, globalTid); merged: threads */
+	struct thread_ranges *threads = NULL;
+	struct event_stream *in[2] = { NULL };
+	const struct event_row *row[2] = { NULL };
+	size_t nthreads = 0, cap = 0;
+	int ret;
+
+	ret = event_stream_open(p->trace, "nvtx", range_cols, 4, 0, 3, &in[0], p->err, p->errlen);
+	if (!ret)
+		ret = event_stream_open(p->trace, "api_calls", api_cols, 2, 0, -1, &in[1], p->err, p->errlen);
+	for (int k = 0; k < 2 && !ret; k++)
+		ret = event_stream_next(in[k], &row[k], p->err, p->errlen) < 0 ? -EIO : 0;
+	while (!ret) {
+		/* a range before an API call at the same time */
+		int k = row[0] && (!row[1] || event_compare(row[0], row[1], 0) <= 0) ? 0 : row[1] ? 1 : -1;
+		const struct event_row *r;
+		int64_t key[3];
+		struct group *g;
+		struct thread_ranges *th;
+
+		if (k < 0)
+			break;
+		r = row[k];
+		progress_tick(&p->progress);
+		if (k == 0 ? event_null(r, 0) || (r->null & EVENT_START_NULL) || r->v[0] < r->start ||
+				     (!event_null(r, 2) && r->v[2] != 59 && r->v[2] != 60)
+			   : event_null(r, 1))
+			goto next;
+		key[0] = r->trace_id;
+		key[1] = event_int(r, k == 0 ? 1 : 0, KEY_NULL);
+		key[2] = 0;
+		if (k == 1) {
+			uint64_t *w = corr_map_at(launches, (size_t)r->trace_id, r->v[1]);
+
+			/* an API call that launched no kernel, on a thread with no range: nothing to add */
+			if (!w || !*w || !(g = map_get(&thread_index, key, 0)))
+				goto next;
+			th = &threads[g->merged];
+			close_ended(&st->nvtx, th, r->start);
+			for (size_t i = 0; i < th->n; i++) {
+				th->open[i].launched += (int64_t)(*w >> LAUNCH_DUR_BITS);
+				th->open[i].launched_ns += (int64_t)(*w & LAUNCH_DUR_MAX);
+			}
+			goto next;
+		}
+		g = map_get(&thread_index, key, 1);
+		if (!g->seen) {
+			g->seen = 1;
+			g->merged = nthreads;
+			threads = xrealloc(threads, (nthreads + 1) * sizeof(*threads));
+			threads[nthreads++] = (struct thread_ranges){ 0 };
+		}
+		th = &threads[g->merged];
+		close_ended(&st->nvtx, th, r->start);
+		{
+			size_t at = row_for_label(&texts, &st->nvtx, &cap, r->text ? r->text : "(unnamed)");
+
+			summary_add(&st->nvtx.rows[at].sum, r->v[0] - r->start, 0);
+			if (th->n == th->cap) {
+				th->cap = th->cap ? th->cap * 2 : 16;
+				th->open = xrealloc(th->open, th->cap * sizeof(*th->open));
+			}
+			th->open[th->n++] = (struct open_range){ .end = r->v[0], .row = at };
+		}
+next:
+		if (event_stream_next(in[k], &row[k], p->err, p->errlen) < 0)
+			ret = -EIO;
+	}
+	for (size_t t = 0; t < nthreads; t++) {
+		for (size_t i = 0; i < threads[t].n; i++)
+			close_range(&st->nvtx, &threads[t].open[i]);
+		free(threads[t].open);
+	}
+	free(threads);
+	for (int k = 0; k < 2; k++)
+		event_stream_close(in[k]);
+	map_release(&texts);
+	map_release(&thread_index);
+	if (ret < 0)
+		return ret;
 	sort_rows(&st->nvtx, NULL);
 	return 0;
 }
@@ -888,7 +1004,7 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 	struct group_map streams = { 0 };
 	struct op_tables tables = { .streams = &streams };
 	struct stats *st = xcalloc(1, sizeof(*st));
-	int64_t api = 0, syncs = 0, nvtx = 0, kernels = 0;
+	int64_t api = 0, syncs = 0, nvtx = 0, kernels = 0, nranges = 0;
 	int ret;
 
 	*out = NULL;
@@ -903,10 +1019,14 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 		api = view_rows(&p, "api_calls");
 		syncs = view_rows(&p, "syncs");
 		nvtx = view_rows(&p, "nvtx");
-		progress_begin(&p.progress, "stats", "events", ops + api + syncs + (nvtx ? nvtx + kernels : 0));
+		progress_begin(&p.progress, "stats", "events", ops + api + syncs + (nvtx ? nvtx + api + kernels : 0));
 		sqlite3_progress_handler(trace_db(trace), 1 << 20, on_sqlite_progress, &p.progress);
 	}
-	ret = operations_pass(&p, st, &tables);
+	ret = nvtx_ranges(&p, &nranges);
+	if (!ret && nranges)
+		ret = launches_new(&p, &tables.launches);
+	if (!ret)
+		ret = operations_pass(&p, st, &tables);
 	if (!ret)
 		ret = stats_kernels(&p, st, &tables.kernels, &tables.kernel_values);
 	if (!ret)
@@ -919,12 +1039,13 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 	pass_done(&p, syncs);
 	if (!ret)
 		stats_streams(st, &streams);
-	if (!ret)
-		ret = stats_nvtx(&p, st);
+	if (!ret && nranges)
+		ret = stats_nvtx(&p, st, tables.launches);
 	sqlite3_progress_handler(trace_db(trace), 0, NULL, NULL);
 	progress_end(&p.progress);
 	map_release(&tables.kernels);
 	map_release(&tables.memops);
+	corr_map_free(tables.launches);
 	map_release(&streams);
 	if (ret < 0) {
 		stats_free(st);

@@ -1,20 +1,20 @@
 /*
- * The exporter's correlation map (export-timeline.h): one 8-byte word per correlation id of each
- * file, indexed directly by the id, for the flows from API calls to the GPU work they caused.
+ * The correlation map (corr-map.h): one 8-byte word per correlation id of each file.
  *
  * CUPTI numbers correlation ids from 1 up, one per API call, so a file's ids are dense and a word per
  * id costs 8 bytes per API call. The words live in an unlinked temporary file in $TMPDIR, mapped
- * shared: every pass of the exporter meets the ids nearly in increasing order (they follow time), so
- * the map gives back the pages below the lowest id of its last block of look-ups, and the resident
- * size stays flat however long the trace (a page given back and touched again is read back from the
- * file). The space is reserved (posix_fallocate) before use, so a full disk is a clean fallback and
- * never a SIGBUS. Small maps, sparse ones (a few ids spread over a huge range, as in a damaged file)
- * and maps whose file cannot be made are anonymous memory instead, reserved lazily.
+ * shared: every pass meets the ids nearly in increasing order (they follow time), so the map gives
+ * back the pages below the lowest id of its last block of look-ups, and the resident size stays
+ * flat however long the trace (a page given back and touched again is read back from the file).
+ * The space is reserved (posix_fallocate) before use, so a full disk is a clean fallback and never
+ * a SIGBUS. Small maps, sparse ones (a few ids spread over a huge range, as in a damaged file) and
+ * maps whose file cannot be made are anonymous memory instead, reserved lazily.
  */
-#include "analyzer/export-timeline.h"
+#include "analyzer/corr-map.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,7 +49,7 @@ static int temp_file(void)
 
 	if (!dir || !*dir)
 		dir = "/tmp";
-	if ((size_t)snprintf(path, sizeof(path), "%s/gpt-trace-flows-XXXXXX", dir) >= sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s/gpt-trace-corr-XXXXXX", dir) >= sizeof(path))
 		return -1;
 	fd = mkstemp(path);
 	if (fd >= 0)
