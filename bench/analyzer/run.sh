@@ -1,7 +1,8 @@
 #!/bin/bash
 # Analyzer speed benchmark: makes (or reuses) a synthetic trace of N kernels with make-trace.sh and
-# times `gpt-trace stats`, `gpt-trace report` (all rules, and the seven that read the shared walk)
-# and (with -x) `gpt-trace export` to Perfetto on it,
+# times `gpt-trace stats`, `gpt-trace report` (all rules, and the seven that read the shared walk),
+# `gpt-trace baseline save` (what diff and check read of a trace) and (with -x) `gpt-trace export`
+# to Perfetto on it,
 # against the SQLite floor measured in the same run on the same file: one window-function pass over
 # the kernels (`lag(end) over (partition by deviceId order by start)`). Per command: wall, user and
 # system time and peak RSS from /usr/bin/time, events per second (kernels + API calls + copies +
@@ -66,6 +67,8 @@ commands() {
 	# the rules that read the shared walk, as when issue 14 was measured (before the NCCL rules)
 	measure "$label \`report -r\` (7 walk rules)" "$dir/gpt-trace" report -q -r small-kernels -r idle-gaps \
 		-r pageable-memcpy -r excessive-sync -r sync-memcpy -r small-grid -r uncoalesced-access "$trace"
+	# the kernel timings diff and check read (one side)
+	measure "$label \`baseline save\`" "$dir/gpt-trace" baseline save -q -o "$out/baseline.json" "$trace"
 	if [ "$export_too" = 1 ]; then
 		measure "$label \`export\` (Perfetto)" "$dir/gpt-trace" export -q --no-findings -o "$out/x.pftrace" "$trace"
 		rm -f "$out/x.pftrace"
@@ -85,7 +88,8 @@ table=$(
 	echo
 	echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 )
-header="## $(date -u +%Y-%m-%d) — $n kernels, $events events, $((size / 1048576)) MiB trace
+kernels=$(sqlite3 "$trace" "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+header="## $(date -u +%Y-%m-%d) — $(basename "$trace"): $kernels kernels, $events events, $((size / 1048576)) MiB trace
 machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), \
 $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM; \
 commit $(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown); SQLite $(sqlite3 --version | cut -d' ' -f1)"
