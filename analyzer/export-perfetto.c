@@ -39,6 +39,13 @@ struct intern_table {
 	size_t bytes;
 };
 
+/* iids of string constants (argument names, categories) by address: no hashing of the text. */
+#define CONST_CACHE 64
+struct const_cache {
+	const char *key[CONST_CACHE];
+	uint64_t iid[CONST_CACHE];
+};
+
 struct perfetto_sink {
 	struct timeline_sink base;
 	struct export_file *file;
@@ -46,6 +53,7 @@ struct perfetto_sink {
 	size_t interned_bytes;
 
 	struct intern_table names, categories, arg_names, arg_values;
+	struct const_cache category_iids, arg_name_iids;
 	/* New entries of the current packet, by kind. */
 	Perfetto__Protos__EventName *new_names;
 	Perfetto__Protos__EventCategory *new_categories;
@@ -196,11 +204,28 @@ static uint64_t intern_name(struct perfetto_sink *ps, const char *s)
 	return iid;
 }
 
+/* The slot of constant s in c. */
+static size_t const_slot(const char *s)
+{
+	uintptr_t a = (uintptr_t)s;
+
+	return (size_t)((a ^ (a >> 6) ^ (a >> 12)) % CONST_CACHE);
+}
+
 static uint64_t intern_category(struct perfetto_sink *ps, const char *s)
 {
+	size_t slot = const_slot(s);
 	const char *stored;
 	int added;
-	uint64_t iid = intern(ps, &ps->categories, s, &added, &stored);
+	uint64_t iid;
+
+	if (ps->category_iids.key[slot] == s)
+		return ps->category_iids.iid[slot];
+	iid = intern(ps, &ps->categories, s, &added, &stored);
+	if (iid) {
+		ps->category_iids.key[slot] = s;
+		ps->category_iids.iid[slot] = iid;
+	}
 
 	if (added) {
 		Perfetto__Protos__EventCategory *e = &ps->new_categories[ps->n_new_categories];
@@ -216,9 +241,18 @@ static uint64_t intern_category(struct perfetto_sink *ps, const char *s)
 
 static uint64_t intern_arg_name(struct perfetto_sink *ps, const char *s)
 {
+	size_t slot = const_slot(s);
 	const char *stored;
 	int added;
-	uint64_t iid = intern(ps, &ps->arg_names, s, &added, &stored);
+	uint64_t iid;
+
+	if (ps->arg_name_iids.key[slot] == s)
+		return ps->arg_name_iids.iid[slot];
+	iid = intern(ps, &ps->arg_names, s, &added, &stored);
+	if (iid) {
+		ps->arg_name_iids.key[slot] = s;
+		ps->arg_name_iids.iid[slot] = iid;
+	}
 
 	if (added) {
 		Perfetto__Protos__DebugAnnotationName *e = &ps->new_arg_names[ps->n_new_arg_names];

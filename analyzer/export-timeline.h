@@ -59,7 +59,7 @@ enum timeline_arg_type {
 };
 
 struct timeline_arg {
-	const char *name;
+	const char *name;		/* a string constant: a writer may remember it by its address */
 	enum timeline_arg_type type;
 	int64_t i;
 	double d;
@@ -70,7 +70,7 @@ struct timeline_event {
 	const struct timeline_track *track;
 	int64_t start, end;		/* ns on the trace's clock; end == start for instants */
 	const char *name;
-	const char *category;
+	const char *category;		/* a string constant, as timeline_arg.name */
 	const struct timeline_arg *args;
 	size_t nargs;
 	const uint64_t *flows_out;	/* flows that start at this slice */
