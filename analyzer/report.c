@@ -93,6 +93,22 @@ const char *report_duration(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * A finding's place, one end of its span: as report_duration(), but a span that report_duration()
+ * would show as "+4.080 s to +4.080 s" (shorter than a thousandth of where it ends) is given in
+ * milliseconds to the microsecond, as the evidence gives its gaps.
+ */
+static const char *where_at(int64_t at, int64_t span, char *buf, size_t len)
+{
+	int64_t a = at < 0 ? -at : at;
+
+	if (a >= 1000000 && span >= 0 && span < a / 1000) {
+		snprintf(buf, len, "%.3f ms", (double)at / 1e6);
+		return buf;
+	}
+	return report_duration(at, buf, len);
+}
+
 /* ---- the header ---- */
 
 static void push(char ***list, size_t *n, char *s)
@@ -590,8 +606,8 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 			fprintf(out, "    recoverable: unknown\n");
 		if (f->start || f->end)
 			fprintf(out, "    %swhere: +%s to +%s from the first event%s\n", dim,
-				report_duration(f->start - hdr->origin, a, sizeof(a)),
-				report_duration(f->end - hdr->origin, b, sizeof(b)), reset);
+				where_at(f->start - hdr->origin, f->end - f->start, a, sizeof(a)),
+				where_at(f->end - hdr->origin, f->end - f->start, b, sizeof(b)), reset);
 		for (size_t j = 0; j < f->nevidence; j++)
 			fprintf(out, "    - %s\n", f->evidence[j]);
 		if (f->fix && f->fix[0])
