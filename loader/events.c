@@ -80,7 +80,24 @@ struct recording {
 	const unsigned char *map;	/* once written in full: the file, mapped for reading */
 };
 
+/*
+ * Where an unsorted scan's rows go. Its SELECT is one call of the function ROW_FUNCTION over the
+ * columns (trace_event_sql's wrap), and SQLite calls it as it makes each row: the values are handed
+ * over in one array, not fetched by a sqlite3_column_*() call per column, each an API entry and exit
+ * (a third of the cost of reading a row, measured on a kernel table). A stream steps one statement
+ * at a time, so one target per trace serves all: set before each step.
+ */
+#define ROW_FUNCTION "gpt_event_row"
+struct row_target {
+	struct event_row *r;
+	size_t ncols;
+	int text_col;
+	int odd, called;
+};
+
 struct event_cache {
+	struct row_target target;
+	int packed;			/* ROW_FUNCTION is registered on the trace's connection */
 	struct table_runs *items;
 	size_t n;
 	struct scoped_summary *scoped;
@@ -94,6 +111,7 @@ struct run {
 	sqlite3_stmt *st;
 	struct copy_reader *copy;	/* or the rows from the table's copy */
 	int done, by_view;
+	int packed;			/* st is made with wrap = ROW_FUNCTION */
 	size_t limit;			/* rows held before the smallest may go: 1 when in order */
 	struct event_row *pool;
 	struct event_row **heap;
@@ -218,24 +236,20 @@ static struct event_row *heap_pop(struct event_row **heap, size_t *n, size_t nke
 	return top;
 }
 
-/* Columns: 0 rowid (or traceId, reading a view), 1 start, then the stream's. */
 /*
- * One sqlite3_column_value() per column, then the value's type and integer: each sqlite3_column_*()
- * call costs an API exit and a mutex round, and two per column were a fifth of a walk. The values
- * are unprotected, which only matters to other threads: a trace's connection has one.
+ * A row from its values: vals[0] start, then the stream's columns. Returns 1 when start is not an
+ * integer or the first column (end) neither an integer nor NULL: values C cannot compare as SQL would
+ * (see find_runs). The values may be unprotected (sqlite3_column_value()), which only matters to
+ * other threads: a trace's connection has one.
  */
-/* Returns 1 when start is not an integer or the first column (end) neither an integer nor NULL:
- * values C cannot compare as SQL would (see find_runs). */
-static int read_row(sqlite3_stmt *st, struct event_row *r, size_t ncols, int text_col)
+static int fill_row(sqlite3_value **vals, struct event_row *r, size_t ncols, int text_col)
 {
-	sqlite3_value *start = sqlite3_column_value(st, 1);
-	int type = sqlite3_value_type(start), odd = type != SQLITE_INTEGER;
+	int type = sqlite3_value_type(vals[0]), odd = type != SQLITE_INTEGER;
 
-	r->start = sqlite3_value_int64(start);
+	r->start = sqlite3_value_int64(vals[0]);
 	r->null = type == SQLITE_NULL ? EVENT_START_NULL : 0;
 	for (size_t i = 0; i < ncols; i++) {
-		int col = (int)i + 2;
-		sqlite3_value *v = sqlite3_column_value(st, col);
+		sqlite3_value *v = vals[i + 1];
 
 		type = sqlite3_value_type(v);
 		if (i == 0 && type != SQLITE_INTEGER && type != SQLITE_NULL)
@@ -250,7 +264,7 @@ static int read_row(sqlite3_stmt *st, struct event_row *r, size_t ncols, int tex
 			continue;
 		}
 		if ((int)i == text_col) {
-			const char *t = (const char *)sqlite3_column_text(st, col);
+			const char *t = (const char *)sqlite3_value_text(v);
 
 			free(r->text);
 			r->text = t ? xstrdup(t) : NULL;
@@ -260,6 +274,47 @@ static int read_row(sqlite3_stmt *st, struct event_row *r, size_t ncols, int tex
 		}
 	}
 	return odd;
+}
+
+/* A row of a plain SELECT (column 0 rowid or traceId, 1 start, then the stream's): fill_row() over
+ * one sqlite3_column_value() per column. */
+static int read_row(sqlite3_stmt *st, struct event_row *r, size_t ncols, int text_col)
+{
+	sqlite3_value *vals[EVENT_MAX_COLS + 1];
+
+	for (size_t i = 0; i <= ncols; i++)
+		vals[i] = sqlite3_column_value(st, (int)i + 1);
+	return fill_row(vals, r, ncols, text_col);
+}
+
+/* ROW_FUNCTION: argv[0] the rowid, then start and the columns, into the target row. */
+static void row_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct row_target *t = sqlite3_user_data(ctx);
+
+	if (t->r && argc >= 2 && (size_t)argc == t->ncols + 2) {
+		t->r->seq = sqlite3_value_int64(argv[0]);
+		t->odd = fill_row(argv + 1, t->r, t->ncols, t->text_col);
+		t->called = 1;
+	}
+	sqlite3_result_null(ctx);
+}
+
+/*
+ * sqlite3_step() of a statement made with wrap = ROW_FUNCTION, its row into r (seq: the rowid); *odd
+ * as fill_row() says. SQLITE_ROW without the function having run (it cannot happen) is an error.
+ */
+static int step_packed(struct event_cache *cache, sqlite3_stmt *st, struct event_row *r, size_t ncols,
+		       int text_col, int *odd)
+{
+	struct row_target *t = &cache->target;
+	int rc;
+
+	*t = (struct row_target){ .r = r, .ncols = ncols, .text_col = text_col };
+	rc = sqlite3_step(st);
+	t->r = NULL;
+	*odd = t->odd;
+	return rc == SQLITE_ROW && !t->called ? SQLITE_ERROR : rc;
 }
 
 /* Count a row into a summary: its start (unless NULL) and, with has_end, v[0] as its end. */
@@ -319,8 +374,12 @@ static struct event_cache *cache_of(struct trace *trace)
 {
 	struct event_cache **cache = trace_event_cache(trace);
 
-	if (!*cache)
+	if (!*cache) {
 		*cache = xcalloc(1, sizeof(**cache));
+		(*cache)->packed = sqlite3_create_function(trace_db(trace), ROW_FUNCTION, -1,
+							   SQLITE_UTF8 | SQLITE_DIRECTONLY, &(*cache)->target,
+							   row_function, NULL, NULL) == SQLITE_OK;
+	}
 	return *cache;
 }
 
@@ -650,8 +709,11 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 	/* the buffer compares sort keys only, and copies no more of a row */
 	const size_t keylen = offsetof(struct event_row, v) + t->nkey * sizeof(int64_t);
 	sqlite3_stmt *st = NULL;
+	struct event_cache *cache = cache_of(trace);
+	const char *wrap = cache->packed ? ROW_FUNCTION : NULL;
 	char *sql = trace_event_sql(trace, t->file, t->view, cols, ncols, raw ? TRACE_SQL_SCAN_RAW : TRACE_SQL_SCAN,
-				    0, &absent);
+				    0, wrap, &absent);
+	int nonint;
 
 	memset(&prev, 0, sizeof(prev));
 	memset(&emitted, 0, sizeof(emitted));
@@ -669,11 +731,13 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 		free(ring);
 		return 0;
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int nonint = read_row(st, r, ncols, copy ? text_col : -1);
-
+	while ((rc = wrap ? step_packed(cache, st, r, ncols, copy ? text_col : -1, &nonint) : sqlite3_step(st)) ==
+	       SQLITE_ROW) {
+		if (!wrap) {
+			nonint = read_row(st, r, ncols, copy ? text_col : -1);
+			r->seq = sqlite3_column_int64(st, 0);
+		}
 		r->trace_id = 0;
-		r->seq = sqlite3_column_int64(st, 0);
 		if (filter) {
 			/* Only integers compare in C as in SQL: anything else, and SQL filters. */
 			if (nonint) {
@@ -918,7 +982,9 @@ static int run_fill(struct event_stream *s, struct run *r, char *err, size_t err
 {
 	while (!r->done && r->n < r->limit) {
 		struct event_row *row = r->spare[--r->nspare];
-		int rc = r->copy ? copy_next(r->copy, row) : sqlite3_step(r->st);
+		int odd, rc = r->copy	 ? copy_next(r->copy, row)
+			      : r->packed ? step_packed(*trace_event_cache(s->trace), r->st, row, s->ncols, s->text_col, &odd)
+					  : sqlite3_step(r->st);
 
 		if (r->copy ? rc <= 0 : rc != SQLITE_ROW) {
 			r->spare[r->nspare++] = row;
@@ -937,6 +1003,8 @@ static int run_fill(struct event_stream *s, struct run *r, char *err, size_t err
 			row->trace_id = sqlite3_column_int64(r->st, 0);
 			row->seq = r->seq++;
 			read_row(r->st, row, s->ncols, s->text_col);
+		} else if (r->packed) {
+			row->trace_id = (int64_t)s->file;
 		} else {
 			row->trace_id = (int64_t)s->file;
 			row->seq = sqlite3_column_int64(r->st, 0);
@@ -997,7 +1065,7 @@ static int open_file_runs(struct event_stream *s, char *err, size_t errlen)
 			return 0;
 	}
 	if (t->unbounded) {
-		sql = trace_event_sql(s->trace, s->file, s->view, cols, s->ncols, TRACE_SQL_SORTED, s->nkey,
+		sql = trace_event_sql(s->trace, s->file, s->view, cols, s->ncols, TRACE_SQL_SORTED, s->nkey, NULL,
 				      &absent);
 		ret = prepare(s, sql, &st, err, errlen);
 		sqlite3_free(sql);
@@ -1007,15 +1075,17 @@ static int open_file_runs(struct event_stream *s, char *err, size_t errlen)
 		return 0;
 	}
 	for (size_t i = 0; i < t->nruns; i++) {
+		const char *wrap = cache_of(s->trace)->packed ? ROW_FUNCTION : NULL;
+
 		sql = trace_event_sql(s->trace, s->file, s->view, cols, s->ncols,
-				      t->filtered ? TRACE_SQL_RANGE : TRACE_SQL_RANGE_RAW, 0, &absent);
+				      t->filtered ? TRACE_SQL_RANGE : TRACE_SQL_RANGE_RAW, 0, wrap, &absent);
 		ret = prepare(s, sql, &st, err, errlen);
 		sqlite3_free(sql);
 		if (ret < 0)
 			return ret;
 		sqlite3_bind_int64(st, 1, t->runs[i].first);
 		sqlite3_bind_int64(st, 2, t->runs[i].last);
-		add_stream_run(s, st, t->runs[i].sorted ? 1 : EVENT_REORDER + 1);
+		add_stream_run(s, st, t->runs[i].sorted ? 1 : EVENT_REORDER + 1)->packed = wrap != NULL;
 	}
 	return 0;
 }

@@ -23,9 +23,11 @@ enum trace_event_sql {
  * ("kernels", "api_calls"...), with the view's own time filter and column expressions (a column the
  * file lacks reads NULL). Returns NULL when the file has no such table (nothing to read) and sets
  * *absent; NULL without *absent: out of memory or an unknown view or column. sqlite3_free() it.
+ * wrap: NULL, or (not for TRACE_SQL_SORTED) the name of a function that takes the columns and makes
+ * the only result column: "SELECT wrap(e.rowid, start, cols...) FROM ...".
  */
 char *trace_event_sql(const struct trace *trace, size_t file, const char *view, const char *const *cols,
-		      size_t ncols, enum trace_event_sql mode, size_t nkey, int *absent);
+		      size_t ncols, enum trace_event_sql mode, size_t nkey, const char *wrap, int *absent);
 
 /*
  * The view's time filter in one file, for a caller that applies it to the values it reads (start and

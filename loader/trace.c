@@ -561,8 +561,9 @@ static int can_lookup(const struct trace_file *f, enum source_table src, const c
 	       has_column(f, SRC_STRINGS, "value");
 }
 
+/* Column c of a file's SELECT, named as the view names it (alias set) or bare (a function's argument). */
 static void append_col(sqlite3_str *s, const struct trace_file *f, size_t trace_id, enum source_table src,
-		       const struct view_col *c)
+		       const struct view_col *c, int alias)
 {
 	const char *ids[3] = { c->src, c->src2, c->src3 };
 	int n = 0;
@@ -657,10 +658,13 @@ static void append_col(sqlite3_str *s, const struct trace_file *f, size_t trace_
 		break;
 	}
 	}
-	sqlite3_str_appendf(s, " AS \"%w\"", c->name);
+	if (alias)
+		sqlite3_str_appendf(s, " AS \"%w\"", c->name);
 	return;
 null:
-	sqlite3_str_appendf(s, "CAST(NULL AS %s) AS \"%w\"", c->text ? "TEXT" : "INTEGER", c->name);
+	sqlite3_str_appendf(s, "CAST(NULL AS %s)", c->text ? "TEXT" : "INTEGER");
+	if (alias)
+		sqlite3_str_appendf(s, " AS \"%w\"", c->name);
 }
 
 /*
@@ -690,7 +694,7 @@ static void append_select(sqlite3_str *s, const struct trace_file *f, size_t tra
 	for (size_t i = 0; i < ncols; i++) {
 		if (i)
 			sqlite3_str_appendall(s, ", ");
-		append_col(s, f, trace_id, src, &cols[i]);
+		append_col(s, f, trace_id, src, &cols[i], 1);
 	}
 	if (has_table(f, src)) {
 		sqlite3_str_appendf(s, " FROM \"%w\".\"%w\" AS e", f->schema, source_names[src]);
@@ -1023,7 +1027,7 @@ int trace_span(struct trace *trace, size_t trace_id, int64_t *start, int64_t *en
 /* ---- for the event reader (events.c) ---- */
 
 char *trace_event_sql(const struct trace *trace, size_t file, const char *view, const char *const *cols,
-		      size_t ncols, enum trace_event_sql mode, size_t nkey, int *absent)
+		      size_t ncols, enum trace_event_sql mode, size_t nkey, const char *wrap, int *absent)
 {
 	const struct view_spec *v = NULL;
 	const struct trace_file *f;
@@ -1042,7 +1046,12 @@ char *trace_event_sql(const struct trace *trace, size_t file, const char *view, 
 	}
 	s = sqlite3_str_new(NULL);
 	/* Sorted reads are for tables that may have no rowid (a view of that name): no tie-break. */
-	sqlite3_str_appendall(s, mode == TRACE_SQL_SORTED ? "SELECT 0" : "SELECT e.rowid");
+	if (mode == TRACE_SQL_SORTED)
+		wrap = NULL;
+	sqlite3_str_appendall(s, "SELECT ");
+	if (wrap)
+		sqlite3_str_appendf(s, "%s(", wrap);
+	sqlite3_str_appendall(s, mode == TRACE_SQL_SORTED ? "0" : "e.rowid");
 	for (size_t i = 0; i <= ncols; i++) {
 		const char *name = i ? cols[i - 1] : "start";
 		const struct view_col *c = NULL;
@@ -1055,8 +1064,10 @@ char *trace_event_sql(const struct trace *trace, size_t file, const char *view, 
 			return NULL;
 		}
 		sqlite3_str_appendall(s, ", ");
-		append_col(s, f, file, v->source, c);
+		append_col(s, f, file, v->source, c, !wrap);
 	}
+	if (wrap)
+		sqlite3_str_appendall(s, ")");
 	sqlite3_str_appendf(s, " FROM \"%w\".\"%w\" AS e", f->schema, source_names[v->source]);
 	if (mode != TRACE_SQL_SCAN_RAW && mode != TRACE_SQL_RANGE_RAW)
 		append_time_filter(s, f, v->source);

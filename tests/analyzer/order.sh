@@ -64,6 +64,6 @@ expect "stats stored interleaved = stats stored in order" "$(cat "$TMP/sorted88/
 # read), and, for a table no bounded merge puts in order, ORDER BY (SELECT 0, ...) once per walk
 GPT_TRACE_SQL_PROFILE=1 "$GPT" report -q "$TMP/interleaved/t.sqlite" 2> "$TMP/profile" > /dev/null
 expect "interleaved: the kernels are read once, in storage order, and merged from their runs" "1 0" \
-	"$(grep -c 'SELECT e.rowid, .*coalesce(e."demangledName"' "$TMP/profile") $(grep -c 'SELECT 0, e."start".*coalesce(e."demangledName"' "$TMP/profile")"
+	"$(grep -c 'SELECT gpt_event_row(e.rowid, .*coalesce(e."demangledName"' "$TMP/profile") $(grep -c 'SELECT 0, e."start".*coalesce(e."demangledName"' "$TMP/profile")"
 expect "the trace's events" "30000" "$(python3 -c "import json; print(json.load(open('$TMP/sorted/report.json'))['events']['kernels'])")"
 [ "$failures" = 0 ]

@@ -20,7 +20,7 @@ kernel_reads() {
 	local t=$1
 	shift
 	GPT_TRACE_SQL_PROFILE=1 "$GPT" report -q "$@" "$t" 2>&1 > /dev/null |
-		grep -c 'SELECT e.rowid, .*AS "graphNodeId".*coalesce(e."demangledName"' || true
+		grep -c 'SELECT gpt_event_row(e.rowid, .*e."graphNodeId".*coalesce(e."demangledName"' || true
 }
 
 # limited CMD...: run CMD where no file may grow past 64 KiB (the copies cannot be written); the
