@@ -176,16 +176,13 @@ static int compare_name_total(const void *pa, const void *pb)
 	return strcmp(a->k.name, b->k.name);
 }
 
-static char *lookup_name(sqlite3_stmt *st, int64_t trace_id, int64_t name_id)
+/* A copy of the name of a kernel (its StringIds id), or NULL. */
+static char *lookup_name(struct trace *trace, int64_t trace_id, int64_t name_id)
 {
-	char *s = NULL;
+	const char *name;
+	char err[256];
 
-	sqlite3_reset(st);
-	sqlite3_bind_int64(st, 1, trace_id);
-	sqlite3_bind_int64(st, 2, name_id);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		s = xstrdup((const char *)sqlite3_column_text(st, 0));
-	return s;
+	return trace_string(trace, trace_id, name_id, &name, err, sizeof(err)) == 0 && name ? xstrdup(name) : NULL;
 }
 
 static int compare_group_key(const void *pa, const void *pb)
@@ -426,7 +423,7 @@ struct op_pass {
 	int64_t *dev_end;		/* the end of the union so far, per device */
 	size_t ndevices;
 	struct keymap device_index;	/* (traceId, deviceId) -> devices */
-	sqlite3_stmt *names;
+	struct trace *trace;		/* for the kernels' names */
 };
 
 static struct kernel_group *group_get(struct op_pass *op, struct kernel_pass *kp, int64_t trace_id, int64_t name_id)
@@ -440,7 +437,7 @@ static struct kernel_group *group_get(struct op_pass *op, struct kernel_pass *kp
 	kp->groups = xrealloc(kp->groups, (kp->ngroups + 1) * sizeof(*kp->groups));
 	g = &kp->groups[kp->ngroups];
 	*g = (struct kernel_group){ .trace_id = trace_id, .name_id = name_id, .min = INT64_MAX, .max = INT64_MIN };
-	g->name = name_id < 0 ? NULL : lookup_name(op->names, trace_id, name_id);
+	g->name = name_id < 0 ? NULL : lookup_name(op->trace, trace_id, name_id);
 	if (!g->name) {
 		char buf[64];
 
@@ -712,7 +709,6 @@ static void op_pass_release(struct op_pass *op, size_t nwindows)
 	free(op->devices);
 	free(op->dev_end);
 	keymap_release(&op->device_index);
-	sqlite3_finalize(op->names);
 }
 
 /* The kernels, copies and memsets in time order: every sum of the charts but the medians. */
@@ -725,12 +721,10 @@ static int read_operations(struct reader *r, struct kernel_pass *kp)
 	struct report_charts *c = r->charts;
 	struct event_stream *in[3] = { NULL };
 	const struct event_row *row[3] = { NULL };
-	struct op_pass op = { 0 };
+	struct op_pass op = { .trace = r->trace };
 	int ret;
 
-	ret = prepare(r, "kernel names", "SELECT value FROM strings WHERE traceId = ?1 AND id = ?2", &op.names);
-	if (!ret)
-		ret = event_stream_open(r->trace, "kernels", kernel_cols, 4, 3, -1, &in[0], r->err, r->errlen);
+	ret = event_stream_open(r->trace, "kernels", kernel_cols, 4, 3, -1, &in[0], r->err, r->errlen);
 	if (!ret)
 		ret = event_stream_open(r->trace, "copies", copy_cols, 7, 3, -1, &in[1], r->err, r->errlen);
 	if (!ret)

@@ -392,23 +392,6 @@ static int pass_medians(struct pass *p, const char *what, const char *sql, struc
 	return rc == SQLITE_DONE ? 0 : sql_error(p, what);
 }
 
-/* The text of a StringIds id of one trace, or NULL. */
-static char *lookup_string(struct pass *p, int64_t trace_id, int64_t id)
-{
-	sqlite3_stmt *st;
-	char *s = NULL;
-
-	if (sqlite3_prepare_v2(trace_db(p->trace), "SELECT value FROM strings WHERE traceId = ?1 AND id = ?2",
-			       -1, &st, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_int64(st, 1, trace_id);
-	sqlite3_bind_int64(st, 2, id);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		s = xstrdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return s;
-}
-
 /*
  * Merge groups keyed (traceId, nameId) into one row per name, so that a kernel seen in several
  * per-process traces is one row.
@@ -420,10 +403,16 @@ static void merge_by_name(struct pass *p, struct group_map *map, struct stats_ta
 
 	for (size_t i = 0; i < map->count; i++) {
 		struct group *g = &map->groups[i];
-		char *label = g->key[1] == KEY_NULL ? NULL : lookup_string(p, g->key[0], g->key[1]);
+		const char *name = NULL;
+		char *label;
 		size_t row;
 
-		if (!label)
+		/* a name that cannot be read is shown by its id, as one that is absent */
+		if (g->key[1] != KEY_NULL && trace_string(p->trace, g->key[0], g->key[1], &name, p->err, p->errlen) < 0)
+			name = NULL;
+		if (name)
+			label = xstrdup(name);
+		else
 			label = g->key[1] == KEY_NULL ? xstrdup("(unnamed)")
 						      : xasprintf("(name id %" PRId64 ")", g->key[1]);
 		row = row_for_label(&names, table, &cap, label);

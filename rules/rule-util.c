@@ -167,18 +167,13 @@ const char *rule_kernel_name(struct rule_text *t, struct rule_context *ctx, int6
 			     int64_t name_id)
 {
 	/* Rules carry nameIds through their passes and resolve only the few names they print; a
-	 * kernel's nameId is the StringIds id of its name, a primary-key lookup in strings. */
-	static const char sql[] = "SELECT value FROM strings WHERE traceId = ?1 AND id = ?2";
-	sqlite3_stmt *st;
+	 * kernel's nameId is the StringIds id of its name. */
+	const char *name;
+	char err[256];
 
 	snprintf(t->s, sizeof(t->s), "?");
-	if (sqlite3_prepare_v2(trace_db(ctx->trace), sql, -1, &st, NULL) != SQLITE_OK)
-		return t->s;
-	sqlite3_bind_int64(st, 1, trace_id);
-	sqlite3_bind_int64(st, 2, name_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		fmt_name(t, rule_column_text(st, 0));
-	sqlite3_finalize(st);
+	if (trace_string(ctx->trace, trace_id, name_id, &name, err, sizeof(err)) == 0 && name)
+		fmt_name(t, name);
 	return t->s;
 }
 
