@@ -325,6 +325,19 @@ int report_run_rules(struct trace *trace, const struct rule_config *config, cons
 	return (int)n;
 }
 
+int report_scope_steady(struct trace *trace, const struct phases *phases, int64_t *start, int64_t *end, char *err,
+			size_t errlen)
+{
+	struct trace_scope scope = { 0 };
+
+	phases_steady_window(phases, start, end);
+	if (*end <= *start)
+		*start = *end = INT64_MAX - 1;
+	scope.start = *start;
+	scope.end = *end + 1;
+	return trace_set_scope(trace, &scope, err, errlen);
+}
+
 void report_discount_replayed(const struct report_header *hdr, struct findings *findings)
 {
 	if (!hdr->replayed_launches)

@@ -96,6 +96,14 @@ int report_run_rules(struct trace *trace, const struct rule_config *config, cons
 		     int64_t origin, struct findings *out, FILE *timings, char *err, size_t errlen);
 
 /*
+ * Narrow the trace's scope to the steady state of phases, where the rules judge (one-time costs are
+ * the phases' business); *start and *end: its window, both INT64_MAX - 1 when nothing repeats (a
+ * window that holds no event). Returns 0 or a negative error with one line in err.
+ */
+int report_scope_steady(struct trace *trace, const struct phases *phases, int64_t *start, int64_t *end, char *err,
+			size_t errlen);
+
+/*
  * On a trace recorded with --metrics, kernel replay stretches launch calls and the idle time around
  * them: every timing finding becomes information with nothing recoverable, and says why.
  */

@@ -250,9 +250,9 @@ struct pass {
 };
 
 /*
- * The progress line counts the rows each pass reads, a pass at a time (the work is inside SQLite's
- * queries: its progress handler keeps the line fresh meanwhile). Totals come from the loader's
- * summaries, and only when the line can show.
+ * The progress line counts the rows each pass reads, a tick per row (SQLite's progress handler keeps
+ * it fresh inside a query that sorts). Totals come from the loader's summaries, and only when the
+ * line can show.
  */
 static int64_t view_rows(struct pass *p, const char *view)
 {
@@ -272,12 +272,6 @@ static int on_sqlite_progress(void *arg)
 {
 	progress_update(arg);
 	return 0;
-}
-
-static void pass_done(struct pass *p, int64_t rows)
-{
-	p->progress.done += rows;
-	progress_update(&p->progress);
 }
 
 static int sql_error(struct pass *p, const char *what)
@@ -333,6 +327,7 @@ static int pass_groups(struct pass *p, const char *what, const char *sql, struct
 		int64_t s = sqlite3_column_int64(st, 3), e = sqlite3_column_int64(st, 4);
 		struct group *g;
 
+		progress_tick(&p->progress);
 		if (sqlite3_column_type(st, 3) == SQLITE_NULL || sqlite3_column_type(st, 4) == SQLITE_NULL)
 			continue;
 		g = map_get(map, key, 1);
@@ -871,6 +866,7 @@ static int launches_new(struct pass *p, struct corr_map **out)
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t t = sqlite3_column_int64(q, 0), c = sqlite3_column_int64(q, 1);
 
+		progress_tick(&p->progress);
 		if (t < 0 || (size_t)t >= n)
 			continue;
 		if (c < lo[t])
@@ -1008,7 +1004,9 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 		api = view_rows(&p, "api_calls");
 		syncs = view_rows(&p, "syncs");
 		nvtx = view_rows(&p, "nvtx");
-		progress_begin(&p.progress, "stats", "events", ops + api + syncs + (nvtx ? nvtx + api + kernels : 0));
+		/* every pass ticks per row: the operations, API calls and syncs once; with NVTX ranges, the
+		 * kernels' correlation ids, the ranges and the API calls again */
+		progress_begin(&p.progress, "stats", "events", ops + api + syncs + (nvtx ? kernels + nvtx + api : 0));
 		sqlite3_progress_handler(trace_db(trace), 1 << 20, on_sqlite_progress, &p.progress);
 	}
 	ret = nvtx_ranges(&p, &nranges);
@@ -1022,10 +1020,8 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 		ret = stats_memops(&p, st, &tables.memops, &tables.memop_values);
 	if (!ret)
 		ret = stats_api(&p, st);
-	pass_done(&p, api);
 	if (!ret)
 		ret = stats_syncs_span(&p, st);
-	pass_done(&p, syncs);
 	if (!ret)
 		stats_streams(st, &streams);
 	if (!ret && nranges)

@@ -1,13 +1,16 @@
 /*
  * gpt-trace export: write a trace as a timeline for ui.perfetto.dev (native Perfetto protobuf, the
  * default) or chrome://tracing (Chrome Trace Event JSON, optionally gzipped). Several traces of one
- * job go into one timeline. The rules run first, with their default thresholds, and their findings
- * become instant events on a findings track, so the report's evidence shows on the timeline.
+ * job go into one timeline. The rules run first, as `gpt-trace report` runs them (default thresholds,
+ * the steady state), and their findings become instant events on a findings track, so the report's
+ * evidence shows on the timeline.
  */
 #include "analyzer/export.h"
+#include "analyzer/report.h"
 #include "loader/trace.h"
 #include "cli/commands.h"
 #include "cli/report-ranks.h"
+#include "cli/trace-args.h"
 #include "common/progress.h"
 #include "common/util.h"
 #include "rules/rule.h"
@@ -23,7 +26,8 @@ static const char usage_text[] =
 	"\n"
 	"Write the traces as one timeline: host threads with CUDA API calls and NVTX ranges, one track\n"
 	"per GPU stream with kernels, copies and sets, arrows from each launch to its GPU work, GPU busy\n"
-	"and copy bandwidth counters, and the rules' findings.\n"
+	"and copy bandwidth counters, and the findings of gpt-trace report (the rules on the steady\n"
+	"state).\n"
 	"\n"
 	"  -f, --format FORMAT  perfetto (default; open in ui.perfetto.dev) or chrome (Trace Event JSON)\n"
 	"  -o, --output FILE    where to write; default: the first trace's name with .perfetto-trace\n"
@@ -36,20 +40,35 @@ static const char usage_text[] =
 	"ranks (default output: the first trace's name with .ranks.json; docs/multi-rank.md).\n"
 	"  -q, --quiet          no progress line (shown on a terminal when the work takes over 2 s)\n";
 
-/* Run every rule with its defaults; a rule that fails is reported and left out. */
-static void collect_findings(struct trace *trace, struct findings *out)
+/*
+ * The report's findings: every rule with its defaults, on the steady state as `gpt-trace report`
+ * judges it (start-up and warm-up are the phases' business), sharing one walk; the scope goes back
+ * to the whole trace for the timeline. A rule that fails leaves the timeline without findings, and
+ * says so. Returns -1 only when the scope cannot be restored.
+ */
+static int collect_findings(struct trace *trace, struct findings *out)
 {
 	struct rule_config *config = rule_config_new();
-	struct rule_context ctx = { .trace = trace, .config = config, .out = out };
-	char err[512];
+	struct trace_scope whole = { 0 };
+	struct phases *phases = NULL;
+	int64_t origin = 0, start, end;
+	char err[512] = "";
+	int ret = 0;
 
-	for (const struct rule *const *rule = rule_table; *rule; rule++) {
-		err[0] = '\0';
-		if ((*rule)->run(*rule, &ctx, err, sizeof(err)) < 0)
-			pr_warn("rule '%s' failed, its findings are not on the timeline: %s", (*rule)->id,
-				err[0] ? err : "no reason given");
+	if (trace_args_origin(trace, &origin) < 0 || phases_compute(trace, NULL, &phases, err, sizeof(err)) < 0 ||
+	    report_scope_steady(trace, phases, &start, &end, err, sizeof(err)) < 0 ||
+	    report_run_rules(trace, config, NULL, 0, origin, out, NULL, err, sizeof(err)) < 0) {
+		pr_warn("the rules failed, the timeline has no findings: %s", err[0] ? err : "no reason given");
+		findings_release(out);
+		memset(out, 0, sizeof(*out));
 	}
+	if (trace_set_scope(trace, &whole, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		ret = -1;
+	}
+	phases_free(phases);
 	rule_config_free(config);
+	return ret;
 }
 
 static int same_file(const char *a, const char *b)
@@ -142,7 +161,9 @@ int cmd_export(int argc, char **argv)
 	}
 	export_keep(trace);
 	if (!no_findings) {
-		collect_findings(trace, &findings);
+		phases_keep_walk(trace);	/* into the export's copies: each table still read once */
+		if (collect_findings(trace, &findings) < 0)
+			goto out;
 		opts.findings = &findings;
 	}
 	if (export_write(trace, &opts, output, err, sizeof(err)) < 0) {

@@ -115,7 +115,6 @@ static int use_color(const char *when, const char *output)
  */
 static int judge_steady_state(struct trace *trace, struct report_header *hdr, int keep_scope)
 {
-	struct trace_scope scope = { 0 };
 	char err[512];
 
 	for (size_t t = 0; t < hdr->phases->ntraces; t++) {
@@ -127,12 +126,7 @@ static int judge_steady_state(struct trace *trace, struct report_header *hdr, in
 	if (keep_scope)
 		return 0;
 	hdr->steady_only = 1;
-	/* Nothing repeats: the rules have no steady state to judge (a window that holds no event). */
-	if (hdr->steady_end <= hdr->steady_start)
-		hdr->steady_start = hdr->steady_end = INT64_MAX - 1;
-	scope.start = hdr->steady_start;
-	scope.end = hdr->steady_end + 1;
-	if (trace_set_scope(trace, &scope, err, sizeof(err)) < 0) {
+	if (report_scope_steady(trace, hdr->phases, &hdr->steady_start, &hdr->steady_end, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		return -1;
 	}

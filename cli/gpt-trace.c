@@ -3,6 +3,7 @@
  * below; the usage text is made from the same table. argv[0] of a command is its own name.
  */
 #include "cli/commands.h"
+#include "common/progress.h"
 #include "common/util.h"
 
 #include <stdio.h>
@@ -50,8 +51,10 @@ int main(int argc, char **argv)
 		return GPT_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (!strcmp(argv[1], commands[i].name))
+		if (!strcmp(argv[1], commands[i].name)) {
+			progress_command_start();
 			return commands[i].fn(argc - 1, argv + 1);
+		}
 	}
 	pr_err("'%s' is not a gpt-trace command; see 'gpt-trace --help'", argv[1]);
 	return GPT_EXIT_USAGE;

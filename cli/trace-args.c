@@ -51,9 +51,8 @@ static void append_words(char *buf, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The first event of the whole trace, before any scope: what --window counts from (the loader's
- * summaries, which the scan that finds each table's storage order fills for free). */
-static int first_event(struct trace *trace, int64_t *origin)
+/* From the loader's summaries, which the scan that finds each table's storage order fills for free. */
+int trace_args_origin(struct trace *trace, int64_t *origin)
 {
 	static const char *const views[] = { "kernels", "copies", "sets", "api_calls" };
 	char err[256];
@@ -100,7 +99,7 @@ struct trace *trace_args_open(char *const *paths, int npaths, const struct trace
 	}
 	if (args->keep)
 		args->keep(trace);
-	if (first_event(trace, origin) < 0) {
+	if (trace_args_origin(trace, origin) < 0) {
 		pr_err("cannot read '%s': %s", paths[0], sqlite3_errmsg(trace_db(trace)));
 		trace_close(trace);
 		return NULL;

@@ -34,4 +34,8 @@ struct trace_args {
 struct trace *trace_args_open(char *const *paths, int npaths, const struct trace_args *args, int64_t *origin,
 			      char **scope);
 
+/* The first event of the whole trace, before any scope (what --window and the evidence's times count
+ * from): 0, or -1 when the trace cannot be read. */
+int trace_args_origin(struct trace *trace, int64_t *origin);
+
 #endif

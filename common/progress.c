@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 int progress_enabled = 1;
+static double command_started;	/* progress_command_start(); 0: each progress counts from its begin */
 
 static double now(void)
 {
@@ -23,6 +24,11 @@ int progress_visible(void)
 	return progress_enabled && isatty(STDERR_FILENO);
 }
 
+void progress_command_start(void)
+{
+	command_started = now();
+}
+
 void progress_begin(struct progress *p, const char *what, const char *unit, int64_t total)
 {
 	p->what = what;
@@ -30,7 +36,8 @@ void progress_begin(struct progress *p, const char *what, const char *unit, int6
 	p->done = 0;
 	p->total = total;
 	p->started = now();
-	p->next_check = p->started + 2.0;
+	/* 2 s into the command: a command of many short steps shows each step past that point */
+	p->next_check = command_started ? command_started + 2.0 : p->started + 2.0;
 	p->rate_since = 0;
 	p->rate_from = 0;
 	p->shown = 0;

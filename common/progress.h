@@ -1,8 +1,9 @@
 /*
  * A progress line for long analyses: "gpt-trace: report: 4.2M of 10.0M operations, 2.1M/s, 3 s left",
  * rewritten in place on stderr. It appears only when stderr is a terminal, the CLI has not turned
- * it off (-q), and the work has run for 2 s; it is erased when the work ends. Ticks are cheap (a
- * counter; the clock is read every 64k events), so a walk can tick once per event.
+ * it off (-q), and the command has run for 2 s (progress_command_start()); it is erased when the
+ * work ends. Ticks are cheap (a counter; the clock is read every 64k events), so a walk can tick
+ * once per event.
  */
 #ifndef GPT_COMMON_PROGRESS_H
 #define GPT_COMMON_PROGRESS_H
@@ -26,6 +27,9 @@ extern int progress_enabled;
 /* Whether a line could show now (enabled, stderr a terminal): skip counting totals when not. */
 int progress_visible(void);
 
+/* The command starts now: from here on, a progress line may show once the command (not the step
+ * that shows it) has run for 2 s. Without it, each step counts its 2 s from its progress_begin(). */
+void progress_command_start(void);
 void progress_begin(struct progress *p, const char *what, const char *unit, int64_t total);
 void progress_update(struct progress *p);	/* the slow path of progress_tick() */
 void progress_end(struct progress *p);

@@ -25,6 +25,7 @@
 #include "loader/events.h"
 #include "loader/trace-private.h"
 
+#include "common/progress.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -383,6 +384,47 @@ static struct event_cache *cache_of(struct trace *trace)
 	return *cache;
 }
 
+/* The index of column name in c, or c->ncols. */
+static size_t column_index(const struct event_columns *c, const char *name)
+{
+	size_t k = 0;
+
+	while (k < c->ncols && strcmp(c->cols[k], name))
+		k++;
+	return k;
+}
+
+/*
+ * Merge set into a kept set of the same view and keys (two commands' streams over one table: the
+ * export's and the rules' walk), so that one copy holds both and the table is still read once: the
+ * union of the columns, within EVENT_MAX_COLS, with at most one text column. Returns 1 when merged.
+ */
+static int keep_merge(struct event_cache *cache, const struct event_columns *set)
+{
+	for (size_t i = 0; i < cache->nkeep; i++) {
+		struct event_columns *c = &cache->keep[i];
+		const char *text = set->text_col >= 0 ? set->cols[set->text_col] : NULL;
+		size_t add = 0;
+
+		if (strcmp(c->view, set->view) || c->nkey != set->nkey)
+			continue;
+		if (text && c->text_col >= 0 && strcmp(c->cols[c->text_col], text))
+			return 0;
+		for (size_t k = 0; k < set->ncols; k++)
+			add += column_index(c, set->cols[k]) == c->ncols;
+		if (c->ncols + add > EVENT_MAX_COLS)
+			return 0;
+		c->cols = xrealloc((void *)c->cols, (c->ncols + add) * sizeof(*c->cols));
+		for (size_t k = 0; k < set->ncols; k++)
+			if (column_index(c, set->cols[k]) == c->ncols)
+				((char **)c->cols)[c->ncols++] = xstrdup(set->cols[k]);
+		if (text)
+			c->text_col = (int)column_index(c, text);
+		return 1;
+	}
+	return 0;
+}
+
 void event_streams_keep(struct trace *trace, const struct event_columns *sets, size_t n)
 {
 	struct event_cache *cache = cache_of(trace);
@@ -393,6 +435,8 @@ void event_streams_keep(struct trace *trace, const struct event_columns *sets, s
 		/* the scan reads end first, then the keys: no copy for other columns */
 		if (!columns_supported(sets[i].cols, sets[i].ncols, sets[i].nkey) || !sets[i].ncols ||
 		    strcmp(sets[i].cols[0], "end"))
+			continue;
+		if (keep_merge(cache, &sets[i]))
 			continue;
 		cache->keep = xrealloc(cache->keep, (cache->nkeep + 1) * sizeof(*cache->keep));
 		c = &cache->keep[cache->nkeep++];
@@ -714,6 +758,8 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 	char *sql = trace_event_sql(trace, t->file, t->view, cols, ncols, raw ? TRACE_SQL_SCAN_RAW : TRACE_SQL_SCAN,
 				    0, wrap, &absent);
 	int nonint;
+	struct progress progress = { 0 };
+	char label[64];
 
 	memset(&prev, 0, sizeof(prev));
 	memset(&emitted, 0, sizeof(emitted));
@@ -731,8 +777,13 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 		free(ring);
 		return 0;
 	}
+	if (progress_visible()) {
+		snprintf(label, sizeof(label), "reading %s", t->view);
+		progress_begin(&progress, label, "rows", trace_event_rowids(trace, t->file, t->view));
+	}
 	while ((rc = wrap ? step_packed(cache, st, r, ncols, copy ? text_col : -1, &nonint) : sqlite3_step(st)) ==
 	       SQLITE_ROW) {
+		progress_tick(&progress);
 		if (!wrap) {
 			nonint = read_row(st, r, ncols, copy ? text_col : -1);
 			r->seq = sqlite3_column_int64(st, 0);
@@ -811,6 +862,7 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 	} else if (have_prev && !t->unbounded) {
 		add_run(t, first, last, sorted, off);
 	}
+	progress_end(&progress);
 	sqlite3_finalize(st);
 	free(heap);
 	free(ring);

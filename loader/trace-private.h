@@ -36,6 +36,9 @@ char *trace_event_sql(const struct trace *trace, size_t file, const char *view, 
  * (no filter: every row is in), 1 otherwise; *shift: the file's shift.
  */
 int trace_event_filter(const struct trace *trace, size_t file, const char *view, int64_t *shift);
+/* About how many rows the table of an event view holds in one file (its rowid span: two look-ups,
+ * no scan), for a progress line; 0 when unknown. */
+int64_t trace_event_rowids(struct trace *trace, size_t file, const char *view);
 
 /*
  * The scope of trace_set_scope() as it applies to one event view: the time window (0: no bound),

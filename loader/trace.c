@@ -1084,6 +1084,25 @@ char *trace_event_sql(const struct trace *trace, size_t file, const char *view, 
 	return sqlite3_str_finish(s);
 }
 
+int64_t trace_event_rowids(struct trace *trace, size_t file, const char *view)
+{
+	for (size_t i = 0; i < NCOLS(event_views); i++) {
+		const struct trace_file *f = &trace->files[file];
+		int64_t n = 0;
+		char *sql;
+
+		if (strcmp(event_views[i].name, view) || !has_table(f, event_views[i].source))
+			continue;
+		sql = sqlite3_mprintf("SELECT max(rowid) - min(rowid) + 1 FROM \"%w\".\"%w\"", f->schema,
+				      source_names[event_views[i].source]);
+		if (!sql || query_int(trace, sql, &n) != SQLITE_OK)
+			n = 0;
+		sqlite3_free(sql);
+		return n;
+	}
+	return 0;
+}
+
 int trace_event_filter(const struct trace *trace, size_t file, const char *view, int64_t *shift)
 {
 	const struct trace_file *f = &trace->files[file];
