@@ -8,6 +8,7 @@
 #include "loader/trace.h"
 #include "rules/rule-util.h"
 #include "common/progress.h"
+#include "common/strtab.h"
 #include "common/util.h"
 
 #include <ctype.h>
@@ -157,10 +158,7 @@ struct load {
 	struct rule_index name_of;
 	size_t *name_slot;		/* per name_of index: its index in names */
 	size_t name_slot_cap;
-	const char **names;		/* distinct names (the trace's strings or "(unnamed)") */
-	size_t nnames, names_cap;
-	size_t *name_table;		/* open addressing over names: index + 1, 0 = empty */
-	size_t name_table_cap;
+	struct strtab names;		/* distinct names (the trace's strings or "(unnamed)") */
 	/* groups: open addressing, index + 1 */
 	struct launch_group *groups;
 	size_t ngroups, groups_cap;
@@ -174,15 +172,6 @@ struct load {
 	size_t ndevices;
 };
 
-static uint64_t text_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 static uint64_t group_hash(const int64_t *key)
 {
 	uint64_t h = 1469598103934665603ull;
@@ -190,36 +179,6 @@ static uint64_t group_hash(const int64_t *key)
 	for (int i = 0; i < GROUP_KEYS; i++)
 		h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
 	return h ^ (h >> 29);
-}
-
-/* The index of text in the distinct names, added when new. */
-static size_t name_index(struct load *ld, const char *text)
-{
-	size_t mask, i;
-
-	if ((ld->nnames + 1) * 2 > ld->name_table_cap) {
-		size_t cap = ld->name_table_cap ? ld->name_table_cap * 2 : 64;
-
-		free(ld->name_table);
-		ld->name_table = xcalloc(cap, sizeof(*ld->name_table));
-		ld->name_table_cap = cap;
-		for (size_t n = 0; n < ld->nnames; n++) {
-			for (i = text_hash(ld->names[n]) & (cap - 1); ld->name_table[i]; i = (i + 1) & (cap - 1))
-				;
-			ld->name_table[i] = n + 1;
-		}
-	}
-	mask = ld->name_table_cap - 1;
-	for (i = text_hash(text) & mask; ld->name_table[i]; i = (i + 1) & mask)
-		if (!strcmp(ld->names[ld->name_table[i] - 1], text))
-			return ld->name_table[i] - 1;
-	if (ld->nnames == ld->names_cap) {
-		ld->names_cap = ld->names_cap ? ld->names_cap * 2 : 64;
-		ld->names = xrealloc(ld->names, ld->names_cap * sizeof(*ld->names));
-	}
-	ld->names[ld->nnames] = text;
-	ld->name_table[i] = ++ld->nnames;
-	return ld->nnames - 1;
 }
 
 /* The name of a kernel row, as the view's name column gives it: the first of its demangled, short
@@ -245,7 +204,7 @@ static int row_name(struct load *ld, const struct event_row *r, size_t *out)
 		ld->name_slot_cap = ld->name_slot_cap ? ld->name_slot_cap * 2 : 64;
 		ld->name_slot = xrealloc(ld->name_slot, ld->name_slot_cap * sizeof(*ld->name_slot));
 	}
-	ld->name_slot[i] = name_index(ld, text ? text : "(unnamed)");
+	ld->name_slot[i] = strtab_get(&ld->names, text ? text : "(unnamed)", NULL);
 	*out = ld->name_slot[i];
 	return 0;
 }
@@ -355,8 +314,8 @@ static void add_groups(struct load *ld, size_t skip_first)
 		keep = grp->count - skip_first;
 		memmove(grp->dur, grp->dur + skip_first, keep * sizeof(*grp->dur));
 		qsort(grp->dur, keep, sizeof(*grp->dur), compare_double);
-		k = kernel_set_add(ld->set, xstrdup(ld->names[grp->key[0]]), grp->key + 1, grp->key + 4, grp->dur,
-				   keep);
+		k = kernel_set_add(ld->set, xstrdup(strtab_at(&ld->names, (size_t)grp->key[0])), grp->key + 1,
+				   grp->key + 4, grp->dur, keep);
 		grp->dur = NULL;
 		k->skipped = skip_first;
 	}
@@ -370,8 +329,7 @@ static void load_release(struct load *ld)
 	free(ld->group_table);
 	rule_index_release(&ld->name_of);
 	free(ld->name_slot);
-	free(ld->names);
-	free(ld->name_table);
+	strtab_release(&ld->names);
 	free(ld->devices);
 }
 

@@ -18,6 +18,8 @@
  */
 #include "analyzer/export-timeline.h"
 #include "perfetto/perfetto_trace.pb-c.h"
+#include "common/strtab.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -25,18 +27,13 @@
 
 #define SEQUENCE_ID 1
 #define INTERN_MAX_BYTES (64u << 20)
+#define INTERN_ENTRY_BYTES 32		/* counted per interned string beside its text */
 
-struct intern_slot {
-	char *key;		/* NULL: empty slot */
-	char *value;		/* what is written: key, or key made valid UTF-8 */
-	uint64_t hash;
-	uint64_t iid;
-};
-
+/* A table of interned strings: iid = strtab index + 1 (iid 0 means "not set" to Perfetto). */
 struct intern_table {
-	struct intern_slot *slots;
-	size_t cap, count;	/* cap is a power of two */
-	size_t bytes;
+	struct strtab keys;
+	char **valid;			/* by index: key made valid UTF-8, NULL when key already is */
+	size_t cap;
 };
 
 /* iids of string constants (argument names, categories) by address: no hashing of the text. */
@@ -75,85 +72,38 @@ struct perfetto_sink {
 	size_t buf_cap;
 };
 
-static uint64_t hash_string(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static int intern_grow(struct intern_table *t)
-{
-	size_t cap = t->cap ? t->cap * 2 : 256;
-	struct intern_slot *slots = calloc(cap, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->cap; i++) {
-		size_t j;
-
-		if (!t->slots[i].key)
-			continue;
-		for (j = t->slots[i].hash & (cap - 1); slots[j].key; j = (j + 1) & (cap - 1))
-			;
-		slots[j] = t->slots[i];
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->cap = cap;
-	return 0;
-}
-
 /*
- * The iid of s in t, adding it if new (*added set, *stored the table's copy). Returns 0 when s
- * cannot be interned (memory limit reached): the caller writes it inline.
+ * The iid of s in t, adding it if new (*added set, *stored the table's copy, valid UTF-8). Returns 0
+ * when s cannot be interned (memory limit reached): the caller writes it inline.
  */
 static uint64_t intern(struct perfetto_sink *ps, struct intern_table *t, const char *s, int *added,
 		       const char **stored)
 {
-	uint64_t h = hash_string(s);
-	size_t j;
+	size_t i = strtab_find(&t->keys, s);
 
 	*added = 0;
-	if (t->cap) {
-		for (j = h & (t->cap - 1); t->slots[j].key; j = (j + 1) & (t->cap - 1)) {
-			if (t->slots[j].hash == h && !strcmp(t->slots[j].key, s))
-				return t->slots[j].iid;
-		}
-	}
+	if (i != SIZE_MAX)
+		return i + 1;
 	if (ps->interned_bytes + strlen(s) > INTERN_MAX_BYTES)
 		return 0;
-	if ((t->count + 1) * 2 > t->cap && intern_grow(t) < 0)
-		return 0;
-	for (j = h & (t->cap - 1); t->slots[j].key; j = (j + 1) & (t->cap - 1))
-		;
-	t->slots[j].key = strdup(s);
-	if (!t->slots[j].key)
-		return 0;
-	t->slots[j].value = export_utf8_valid(s) ? t->slots[j].key : export_utf8_sanitize(s);
-	if (!t->slots[j].value) {
-		free(t->slots[j].key);
-		t->slots[j].key = NULL;
-		return 0;
+	i = strtab_get(&t->keys, s, NULL);
+	if (i >= t->cap) {
+		t->cap = t->cap ? t->cap * 2 : 256;
+		t->valid = xrealloc(t->valid, t->cap * sizeof(*t->valid));
 	}
-	t->slots[j].hash = h;
-	t->slots[j].iid = ++t->count;	/* iid 0 means "not set" to Perfetto */
-	ps->interned_bytes += strlen(s) + 1 + sizeof(struct intern_slot);
+	t->valid[i] = export_utf8_valid(s) ? NULL : export_utf8_sanitize(s);
+	ps->interned_bytes += strlen(s) + 1 + INTERN_ENTRY_BYTES;
 	*added = 1;
-	*stored = t->slots[j].value;
-	return t->slots[j].iid;
+	*stored = t->valid[i] ? t->valid[i] : strtab_at(&t->keys, i);
+	return i + 1;
 }
 
 static void intern_release(struct intern_table *t)
 {
-	for (size_t i = 0; i < t->cap; i++) {
-		if (t->slots[i].value != t->slots[i].key)
-			free(t->slots[i].value);
-		free(t->slots[i].key);
-	}
-	free(t->slots);
+	for (size_t i = 0; i < t->keys.count; i++)
+		free(t->valid[i]);
+	free(t->valid);
+	strtab_release(&t->keys);
 }
 
 /* Room for n new entries of each kind in the current packet. */

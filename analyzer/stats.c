@@ -22,6 +22,7 @@
 #include "analyzer/value-counts.h"
 #include "loader/events.h"
 #include "common/progress.h"
+#include "common/strtab.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -120,35 +121,15 @@ static void map_release(struct group_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static int64_t text_hash(const char *s)
+/* The row of table labelled text, created (with a copy of text) when absent; labels holds the
+ * table's labels, row i labelled by its string i. */
+static size_t row_for_label(struct strtab *labels, struct stats_table *table, size_t *cap, const char *text)
 {
-	uint64_t h = 1469598103934665603ULL;
+	int created;
+	size_t row = strtab_get(labels, text, &created);
 
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 1099511628211ULL;
-	}
-	return (int64_t)h;
-}
-
-/*
- * The row of table labelled text, created (with a copy of text) when absent. names maps the text's
- * hash, plus a probe number for colliding texts, to the row.
- */
-static size_t row_for_label(struct group_map *names, struct stats_table *table, size_t *cap, const char *text)
-{
-	int64_t hk[3] = { text_hash(text), 0, 0 };
-	struct group *g;
-
-	for (;; hk[1]++) {
-		g = map_get(names, hk, 0);
-		if (!g)
-			break;
-		if (!strcmp(table->rows[g->merged].label, text))
-			return g->merged;
-	}
-	g = map_get(names, hk, 1);
-	g->merged = table->count;
+	if (!created)
+		return row;
 	if (table->count == *cap) {
 		*cap = *cap ? *cap * 2 : 16;
 		table->rows = xrealloc(table->rows, *cap * sizeof(*table->rows));
@@ -393,7 +374,7 @@ static int pass_medians(struct pass *p, const char *what, const char *sql, struc
  */
 static void merge_by_name(struct pass *p, struct group_map *map, struct stats_table *table)
 {
-	struct group_map names = { 0 };
+	struct strtab names = { 0 };
 	size_t cap = 0;
 
 	for (size_t i = 0; i < map->count; i++) {
@@ -415,7 +396,7 @@ static void merge_by_name(struct pass *p, struct group_map *map, struct stats_ta
 		summary_merge(&table->rows[row].sum, &g->sum);
 		g->merged = row;
 	}
-	map_release(&names);
+	strtab_release(&names);
 }
 
 static int compare_total_desc(const void *pa, const void *pb)
@@ -891,7 +872,7 @@ static int stats_nvtx(struct pass *p, struct stats *st, struct corr_map *launche
 {
 	static const char *const api_cols[] = { "globalTid", "correlationId" };
 	static const char *const range_cols[] = { "end", "globalTid", "eventType", "text" };
-	struct group_map texts = { 0 };		/* key: text hash, probe; merged: row */
+	struct strtab texts = { 0 };		/* the rows' labels */
 	struct group_map thread_index = { 0 };	/* (traceId, globalTid); merged: threads */
 	struct thread_ranges *threads = NULL;
 	struct event_stream *in[2] = { NULL };
@@ -968,7 +949,7 @@ next:
 	free(threads);
 	for (int k = 0; k < 2; k++)
 		event_stream_close(in[k]);
-	map_release(&texts);
+	strtab_release(&texts);
 	map_release(&thread_index);
 	if (ret < 0)
 		return ret;
