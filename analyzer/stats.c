@@ -503,6 +503,20 @@ static int stats_memops(struct pass *p, struct stats *st, struct group_map *map,
 			    "UNION ALL SELECT -1, memKind, NULL, dur FROM sets ORDER BY 4", map, &st->memops);
 }
 
+/* The API table from its groups (traceId, nameId): one row per name. */
+static int api_table(struct pass *p, struct stats *st, struct group_map *map, const struct value_budget *values)
+{
+	merge_by_name(p, map, &st->api);
+	sort_rows(&st->api, map);
+	if (!values->over) {
+		medians_from_counts(map, &st->api);
+		return 0;
+	}
+	return pass_medians(p, "API medians", "SELECT traceId, nameId, 0, dur FROM api_calls ORDER BY dur", map,
+			    &st->api);
+}
+
+/* The API table from one unsorted scan (a trace without NVTX ranges: stats_nvtx reads them otherwise). */
 static int stats_api(struct pass *p, struct stats *st)
 {
 	struct group_map map = { 0 };
@@ -511,16 +525,8 @@ static int stats_api(struct pass *p, struct stats *st)
 
 	ret = pass_groups(p, "API statistics", "SELECT traceId, nameId, 0, start, end, 0 FROM api_calls", &map,
 			  &st->start, &st->end, &values);
-	if (ret < 0)
-		goto out;
-	merge_by_name(p, &map, &st->api);
-	sort_rows(&st->api, &map);
-	if (!values.over)
-		medians_from_counts(&map, &st->api);
-	else
-		ret = pass_medians(p, "API medians", "SELECT traceId, nameId, 0, dur FROM api_calls ORDER BY dur",
-				   &map, &st->api);
-out:
+	if (ret >= 0)
+		ret = api_table(p, st, &map, &values);
 	map_release(&map);
 	return ret;
 }
@@ -870,7 +876,9 @@ out:
 
 static int stats_nvtx(struct pass *p, struct stats *st, struct corr_map *launches)
 {
-	static const char *const api_cols[] = { "globalTid", "correlationId" };
+	static const char *const api_cols[] = { "end", "nameId", "globalTid", "correlationId" };
+	struct group_map api = { 0 };		/* (traceId, nameId): the API table's groups */
+	struct value_budget api_values = { 0 };
 	static const char *const range_cols[] = { "end", "globalTid", "eventType", "text" };
 	struct strtab texts = { 0 };		/* the rows' labels */
 	struct group_map thread_index = { 0 };	/* (traceId, globalTid); merged: threads */
@@ -882,7 +890,7 @@ static int stats_nvtx(struct pass *p, struct stats *st, struct corr_map *launche
 
 	ret = event_stream_open(p->trace, "nvtx", range_cols, 4, 0, 3, &in[0], p->err, p->errlen);
 	if (!ret)
-		ret = event_stream_open(p->trace, "api_calls", api_cols, 2, 0, -1, &in[1], p->err, p->errlen);
+		ret = event_stream_open(p->trace, "api_calls", api_cols, 4, 0, -1, &in[1], p->err, p->errlen);
 	for (int k = 0; k < 2 && !ret; k++)
 		ret = event_stream_next(in[k], &row[k], p->err, p->errlen) < 0 ? -EIO : 0;
 	while (!ret) {
@@ -897,15 +905,27 @@ static int stats_nvtx(struct pass *p, struct stats *st, struct corr_map *launche
 			break;
 		r = row[k];
 		progress_tick(&p->progress);
+		if (k == 1 && !event_null(r, 0) && !(r->null & EVENT_START_NULL)) {
+			/* the API table, as stats_api's scan makes it */
+			int64_t akey[3] = { r->trace_id, event_int(r, 1, KEY_NULL), 0 };
+
+			g = map_get(&api, akey, 1);
+			summary_add(&g->sum, r->v[0] - r->start, 0);
+			value_counts_add(&g->values, &api_values, r->v[0] - r->start);
+			if (r->start < st->start)
+				st->start = r->start;
+			if (r->v[0] > st->end)
+				st->end = r->v[0];
+		}
 		if (k == 0 ? event_null(r, 0) || (r->null & EVENT_START_NULL) || r->v[0] < r->start ||
 				     (!event_null(r, 2) && r->v[2] != 59 && r->v[2] != 60)
-			   : event_null(r, 1))
+			   : event_null(r, 3))
 			goto next;
 		key[0] = r->trace_id;
-		key[1] = event_int(r, k == 0 ? 1 : 0, KEY_NULL);
+		key[1] = event_int(r, k == 0 ? 1 : 2, KEY_NULL);
 		key[2] = 0;
 		if (k == 1) {
-			uint64_t *w = corr_map_at(launches, (size_t)r->trace_id, r->v[1]);
+			uint64_t *w = corr_map_at(launches, (size_t)r->trace_id, r->v[3]);
 
 			/* an API call that launched no kernel, on a thread with no range: nothing to add */
 			if (!w || !*w || !(g = map_get(&thread_index, key, 0)))
@@ -951,10 +971,12 @@ next:
 		event_stream_close(in[k]);
 	strtab_release(&texts);
 	map_release(&thread_index);
-	if (ret < 0)
-		return ret;
-	sort_rows(&st->nvtx, NULL);
-	return 0;
+	if (ret >= 0) {
+		sort_rows(&st->nvtx, NULL);
+		ret = api_table(p, st, &api, &api_values);
+	}
+	map_release(&api);
+	return ret;
 }
 
 /* An empty scope has no span: 0, 0 rather than the sentinels. */
@@ -986,8 +1008,8 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 		syncs = view_rows(&p, "syncs");
 		nvtx = view_rows(&p, "nvtx");
 		/* every pass ticks per row: the operations, API calls and syncs once; with NVTX ranges, the
-		 * kernels' correlation ids, the ranges and the API calls again */
-		progress_begin(&p.progress, "stats", "events", ops + api + syncs + (nvtx ? kernels + nvtx + api : 0));
+		 * kernels' correlation ids and the ranges too (the API calls come with the ranges then) */
+		progress_begin(&p.progress, "stats", "events", ops + api + syncs + (nvtx ? kernels + nvtx : 0));
 		sqlite3_progress_handler(trace_db(trace), 1 << 20, on_sqlite_progress, &p.progress);
 	}
 	ret = nvtx_ranges(&p, &nranges);
@@ -999,7 +1021,7 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 		ret = stats_kernels(&p, st, &tables.kernels, &tables.kernel_values);
 	if (!ret)
 		ret = stats_memops(&p, st, &tables.memops, &tables.memop_values);
-	if (!ret)
+	if (!ret && !nranges)
 		ret = stats_api(&p, st);
 	if (!ret)
 		ret = stats_syncs_span(&p, st);
