@@ -7,7 +7,9 @@
 #     each walk);
 #   - where the copy cannot be written (a file size limit, as on a full disk), the report reads the
 #     trace instead and says exactly the same, on real traces from the GPU, an nsys export and a
-#     synthetic trace with NVTX steps and syncs (text and JSON), and over a --window.
+#     synthetic trace with NVTX steps and syncs (text and JSON), and over a --window;
+#   - an export with its findings reads the kernels once too, and stats on a trace with NVTX ranges
+#     reads the API calls only through the event streams.
 . "$(dirname "$0")/lib.sh"
 
 command -v sqlite3 > /dev/null || { echo "skip: no sqlite3"; exit 77; }
@@ -50,4 +52,15 @@ expect "${#forks[@]} traces of one job, HTML: the same with and without the copi
 w=$("$GPT" report -q -f json --window 4:2000 "$TMP/synthetic.sqlite" 2>&1)
 expect "synthetic --window: the same with and without the copy" "$w" \
 	"$(limited "$GPT" report -q -f json --window 4:2000 "$TMP/synthetic.sqlite" 2>&1)"
+# export with its findings track: the export's columns and the rules' walk share one copy per table
+# (event_streams_keep merges them), so the kernels are still read from SQLite once
+expect "export with findings: the kernels are read once" "1" \
+	"$(GPT_TRACE_SQL_PROFILE=1 "$GPT" export -q -o "$TMP/x.pftrace" "$TMP/synthetic.sqlite" 2>&1 > /dev/null |
+		grep -c 'SELECT gpt_event_row(e.rowid, .*coalesce(e."demangledName"' || true)"
+# stats on a trace with NVTX ranges: the API table comes with the ranges' pass, no scan of its own
+expect "stats with NVTX ranges: no separate scan of the API calls" "0" \
+	"$(GPT_TRACE_SQL_PROFILE=1 "$GPT" stats "$TMP/synthetic.sqlite" 2>&1 > /dev/null | grep -c 'FROM api_calls' || true)"
+expect "stats with NVTX ranges: the API calls read through the event streams" "yes" \
+	"$(GPT_TRACE_SQL_PROFILE=1 "$GPT" stats "$TMP/synthetic.sqlite" 2>&1 > /dev/null |
+		grep -q 'SELECT gpt_event_row(e.rowid, .*"nameId", e."globalTid", e."correlationId") FROM "main"."CUPTI_ACTIVITY_KIND_RUNTIME"' && echo yes)"
 [ "$failures" = 0 ]
