@@ -1,9 +1,9 @@
 /*
  * A progress line for long analyses: "gpt-trace: report: 4.2M of 10.0M operations, 2.1M/s, 3 s left",
  * rewritten in place on stderr. It appears only when stderr is a terminal, the CLI has not turned
- * it off (-q), and the command has run for 2 s (progress_command_start()); it is erased when the
- * work ends. Ticks are cheap (a counter; the clock is read every 64k events), so a walk can tick
- * once per event.
+ * it off (-q), and the command has run for 2 s (progress_command_start(); GPT_TRACE_PROGRESS_DELAY
+ * sets other seconds, for tests); it is erased when the work ends. Ticks are cheap (a counter; the
+ * clock is read every 64k events), so a walk can tick once per event.
  */
 #ifndef GPT_COMMON_PROGRESS_H
 #define GPT_COMMON_PROGRESS_H
