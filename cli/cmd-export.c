@@ -49,24 +49,29 @@ static const char usage_text[] =
 static int collect_findings(struct trace *trace, struct findings *out)
 {
 	struct rule_config *config = rule_config_new();
+	struct report_header hdr = { 0 };
 	struct trace_scope whole = { 0 };
-	struct phases *phases = NULL;
-	int64_t origin = 0, start, end;
+	int64_t origin = 0;
 	char err[512] = "";
 	int ret = 0;
 
-	if (trace_args_origin(trace, &origin) < 0 || phases_compute(trace, NULL, &phases, err, sizeof(err)) < 0 ||
-	    report_scope_steady(trace, phases, &start, &end, err, sizeof(err)) < 0 ||
+	if (trace_args_origin(trace, &origin) < 0 ||
+	    phases_compute(trace, NULL, &hdr.phases, err, sizeof(err)) < 0 ||
+	    report_header_read(trace, NULL, &hdr, err, sizeof(err)) < 0 ||
+	    report_scope_steady(trace, hdr.phases, &hdr.steady_start, &hdr.steady_end, err, sizeof(err)) < 0 ||
 	    report_run_rules(trace, config, NULL, 0, origin, out, NULL, err, sizeof(err)) < 0) {
 		pr_warn("the rules failed, the timeline has no findings: %s", err[0] ? err : "no reason given");
 		findings_release(out);
 		memset(out, 0, sizeof(*out));
+	} else {
+		/* as the report: on a --metrics trace, timing findings are not judged */
+		report_discount_replayed(&hdr, out);
 	}
 	if (trace_set_scope(trace, &whole, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		ret = -1;
 	}
-	phases_free(phases);
+	report_header_release(&hdr);
 	rule_config_free(config);
 	return ret;
 }
