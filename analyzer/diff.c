@@ -333,6 +333,22 @@ static void load_release(struct load *ld)
 	free(ld->devices);
 }
 
+/*
+ * The scan that finds each table's storage order keeps the rows' columns, and the streams read them
+ * from that copy: one read of each table instead of that scan and a second read of every row
+ * (baseline save on 1M kernels: 0.49 -> 0.38 s user). No effect on a table already read.
+ */
+static void load_keep(struct trace *trace)
+{
+	const struct event_columns sets[3] = {
+		{ "kernels", load_kernel_cols, sizeof(load_kernel_cols) / sizeof(load_kernel_cols[0]), 3, -1 },
+		{ "copies", load_op_cols, 3, 3, -1 },
+		{ "sets", load_op_cols, 3, 3, -1 },
+	};
+
+	event_streams_keep(trace, sets, 3);
+}
+
 /* Every kernel, copy and memset of every file, merged by start. */
 static int read_operations(struct load *ld)
 {
@@ -394,6 +410,7 @@ int kernel_set_load(struct trace *trace, const char *nvtx, size_t skip_first,
 	int ret;
 
 	*out = NULL;
+	load_keep(trace);
 	ld.set = kernel_set_new(trace_path(trace, 0));
 	ld.set->skip_first = skip_first;
 	if (nvtx) {

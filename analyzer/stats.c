@@ -7,14 +7,15 @@
  * per-process files) are then merged. Kernels, copies and memsets come from one operations pass in
  * time order over the loader's event streams (loader/events.h), each table read once, which also
  * makes each device's busy time (the union of its operations' intervals) and the stream table; API
- * calls and syncs from one unsorted scan each. Medians come from the same passes: each group counts
+ * calls (and NVTX ranges) from one host pass over their streams (stats_host); syncs from one unsorted
+ * scan. With stats_keep(), the scan that finds each table's storage order keeps the columns these
+ * passes read, so SQLite reads each table once. Medians come from the same passes: each group counts
  * its distinct durations (a kernel's jitter takes few values), and a row's median is read from its
  * groups' counts in order (medians_from_counts). A table whose durations take more than
  * VALUE_COUNTS_MAX distinct values in all takes a second pass: the durations sorted by duration
  * alone; each row finds its group in the hash, counts its position, and the group's median is read
  * when its middle position passes by. Memory is the hash (distinct keys, and at most
- * VALUE_COUNTS_MAX counted values), not the events. NVTX ranges join their kernels through SQL
- * (stats_nvtx).
+ * VALUE_COUNTS_MAX counted values), not the events.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "analyzer/stats.h"
@@ -516,21 +517,6 @@ static int api_table(struct pass *p, struct stats *st, struct group_map *map, co
 			    &st->api);
 }
 
-/* The API table from one unsorted scan (a trace without NVTX ranges: stats_nvtx reads them otherwise). */
-static int stats_api(struct pass *p, struct stats *st)
-{
-	struct group_map map = { 0 };
-	struct value_budget values = { 0 };
-	int ret;
-
-	ret = pass_groups(p, "API statistics", "SELECT traceId, nameId, 0, start, end, 0 FROM api_calls", &map,
-			  &st->start, &st->end, &values);
-	if (ret >= 0)
-		ret = api_table(p, st, &map, &values);
-	map_release(&map);
-	return ret;
-}
-
 static int stats_syncs_span(struct pass *p, struct stats *st)
 {
 	struct group_map map = { 0 };
@@ -779,10 +765,10 @@ static void stats_streams(struct stats *st, struct group_map *streams)
 }
 
 /*
- * NVTX ranges and the GPU time of the kernels launched inside them. The operations pass has summed
- * each correlation id's kernels (count and duration) in the launches map; one pass over the API
- * calls and the ranges in time order (ranges first at the same time) then keeps the ranges open on
- * each thread: a range opens an accumulator, each API call adds its correlation id's kernels to
+ * The host pass: the API table, and NVTX ranges with the GPU time of the kernels launched inside
+ * them. When the trace has ranges, the operations pass has summed each correlation id's kernels
+ * (count and duration) in the launches map; one pass over the API calls and the ranges in time order
+ * (ranges first at the same time) then keeps the ranges open on each thread: a range opens an accumulator, each API call adds its correlation id's kernels to
  * every range open on its thread at that time, and a range that has ended folds into the row of its
  * text. Nested ranges each count their launches (inclusive time, as a profiler's call tree). Memory:
  * the threads and their open ranges; the map gives its pages back behind the pass.
@@ -874,12 +860,13 @@ out:
 	return ret;
 }
 
-static int stats_nvtx(struct pass *p, struct stats *st, struct corr_map *launches)
+static const char *const api_cols[] = { "end", "nameId", "globalTid", "correlationId" };
+static const char *const range_cols[] = { "end", "globalTid", "eventType", "text" };
+
+static int stats_host(struct pass *p, struct stats *st, struct corr_map *launches)
 {
-	static const char *const api_cols[] = { "end", "nameId", "globalTid", "correlationId" };
 	struct group_map api = { 0 };		/* (traceId, nameId): the API table's groups */
 	struct value_budget api_values = { 0 };
-	static const char *const range_cols[] = { "end", "globalTid", "eventType", "text" };
 	struct strtab texts = { 0 };		/* the rows' labels */
 	struct group_map thread_index = { 0 };	/* (traceId, globalTid); merged: threads */
 	struct thread_ranges *threads = NULL;
@@ -888,11 +875,11 @@ static int stats_nvtx(struct pass *p, struct stats *st, struct corr_map *launche
 	size_t nthreads = 0, cap = 0;
 	int ret;
 
-	ret = event_stream_open(p->trace, "nvtx", range_cols, 4, 0, 3, &in[0], p->err, p->errlen);
+	ret = launches ? event_stream_open(p->trace, "nvtx", range_cols, 4, 0, 3, &in[0], p->err, p->errlen) : 0;
 	if (!ret)
 		ret = event_stream_open(p->trace, "api_calls", api_cols, 4, 0, -1, &in[1], p->err, p->errlen);
 	for (int k = 0; k < 2 && !ret; k++)
-		ret = event_stream_next(in[k], &row[k], p->err, p->errlen) < 0 ? -EIO : 0;
+		ret = in[k] && event_stream_next(in[k], &row[k], p->err, p->errlen) < 0 ? -EIO : 0;
 	while (!ret) {
 		/* a range before an API call at the same time */
 		int k = row[0] && (!row[1] || event_compare(row[0], row[1], 0) <= 0) ? 0 : row[1] ? 1 : -1;
@@ -906,7 +893,7 @@ static int stats_nvtx(struct pass *p, struct stats *st, struct corr_map *launche
 		r = row[k];
 		progress_tick(&p->progress);
 		if (k == 1 && !event_null(r, 0) && !(r->null & EVENT_START_NULL)) {
-			/* the API table, as stats_api's scan makes it */
+			/* the API table: every call with a start and an end, by name */
 			int64_t akey[3] = { r->trace_id, event_int(r, 1, KEY_NULL), 0 };
 
 			g = map_get(&api, akey, 1);
@@ -917,6 +904,8 @@ static int stats_nvtx(struct pass *p, struct stats *st, struct corr_map *launche
 			if (r->v[0] > st->end)
 				st->end = r->v[0];
 		}
+		if (!launches)
+			goto next;
 		if (k == 0 ? event_null(r, 0) || (r->null & EVENT_START_NULL) || r->v[0] < r->start ||
 				     (!event_null(r, 2) && r->v[2] != 59 && r->v[2] != 60)
 			   : event_null(r, 3))
@@ -986,6 +975,19 @@ static void fix_span(struct stats *st)
 		st->start = st->end = 0;
 }
 
+void stats_keep(struct trace *trace)
+{
+	const struct event_columns sets[] = {
+		{ "kernels", kernel_cols, sizeof(kernel_cols) / sizeof(kernel_cols[0]), 3, -1 },
+		{ "copies", copy_cols, sizeof(copy_cols) / sizeof(copy_cols[0]), 3, -1 },
+		{ "sets", set_cols, sizeof(set_cols) / sizeof(set_cols[0]), 3, -1 },
+		{ "api_calls", api_cols, sizeof(api_cols) / sizeof(api_cols[0]), 0, -1 },
+		{ "nvtx", range_cols, sizeof(range_cols) / sizeof(range_cols[0]), 0, 3 },
+	};
+
+	event_streams_keep(trace, sets, sizeof(sets) / sizeof(sets[0]));
+}
+
 int stats_compute(struct trace *trace, struct stats **out, char *err, size_t errlen)
 {
 	struct pass p = { .trace = trace, .err = err, .errlen = errlen };
@@ -1021,14 +1023,12 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 		ret = stats_kernels(&p, st, &tables.kernels, &tables.kernel_values);
 	if (!ret)
 		ret = stats_memops(&p, st, &tables.memops, &tables.memop_values);
-	if (!ret && !nranges)
-		ret = stats_api(&p, st);
 	if (!ret)
 		ret = stats_syncs_span(&p, st);
 	if (!ret)
 		stats_streams(st, &streams);
-	if (!ret && nranges)
-		ret = stats_nvtx(&p, st, tables.launches);
+	if (!ret)
+		ret = stats_host(&p, st, tables.launches);
 	sqlite3_progress_handler(trace_db(trace), 0, NULL, NULL);
 	progress_end(&p.progress);
 	map_release(&tables.kernels);

@@ -23,6 +23,12 @@ struct stats_summary {
 	int64_t bytes;		/* memory operations: bytes moved or set */
 };
 
+/*
+ * For the stats command, before anything reads the trace: the scan that finds each table's storage
+ * order keeps the columns the passes read, and the passes read that copy, so each table is read from
+ * SQLite once (instead of that scan and then every row again).
+ */
+void stats_keep(struct trace *trace);
 /* total / count, exact whatever order the durations came in (the running mean's last digits are not). */
 double stats_mean(const struct stats_summary *s);
 double stats_stddev(const struct stats_summary *s);	/* sample standard deviation */

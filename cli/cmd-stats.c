@@ -43,7 +43,7 @@ static const struct option long_options[] = {
 int cmd_stats(int argc, char **argv)
 {
 	enum report_format format = REPORT_FORMAT_TEXT;
-	struct trace_args args = { 0 };
+	struct trace_args args = { .keep = stats_keep };
 	const char *output = NULL;
 	struct stats *stats = NULL;
 	struct trace *trace;

@@ -15,7 +15,7 @@ struct trace_args {
 	const char *nvtx;
 	const char *kernel;
 	/* called as soon as the traces are open, before anything reads them: the streams the command
-	 * will read, to read each table once (phases_keep_walk); NULL: none */
+	 * will read, to read each table once (phases_keep_walk, stats_keep); NULL: none */
 	void (*keep)(struct trace *trace);
 };
 
