@@ -771,12 +771,18 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 		return -ENOMEM;
 	}
 	rc = sqlite3_prepare_v2(trace_db(trace), sql, -1, &st, NULL);
-	sqlite3_free(sql);
 	if (rc != SQLITE_OK) {
+		/* Read through ORDER BY instead: the same rows, slower. Said where SQL is being watched,
+		 * so that a scan that should work and does not is seen. */
+		if (getenv("GPT_TRACE_SQL_PROFILE"))
+			fprintf(stderr, "gpt-trace: sql: the scan of %s cannot be prepared (%s); reading it sorted: %.300s\n",
+				t->view, sqlite3_errmsg(trace_db(trace)), sql);
+		sqlite3_free(sql);
 		t->unbounded = 1;
 		free(ring);
 		return 0;
 	}
+	sqlite3_free(sql);
 	if (progress_visible()) {
 		snprintf(label, sizeof(label), "reading %s", t->view);
 		progress_begin(&progress, label, "rows", trace_event_rowids(trace, t->file, t->view));

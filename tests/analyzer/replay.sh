@@ -52,6 +52,11 @@ expect "${#forks[@]} traces of one job, HTML: the same with and without the copi
 w=$("$GPT" report -q -f json --window 4:2000 "$TMP/synthetic.sqlite" 2>&1)
 expect "synthetic --window: the same with and without the copy" "$w" \
 	"$(limited "$GPT" report -q -f json --window 4:2000 "$TMP/synthetic.sqlite" 2>&1)"
+# every scan prepares (a scan that cannot would fall back to ORDER BY, the same rows, slower)
+for t in $traces; do
+	expect "$(basename "$t"): every scan prepares" "0" \
+		"$(GPT_TRACE_SQL_PROFILE=1 "$GPT" report -q "$t" 2>&1 > /dev/null | grep -c 'cannot be prepared' || true)"
+done
 # export with its findings track: the export's columns and the rules' walk share one copy per table
 # (event_streams_keep merges them), so the kernels are still read from SQLite once
 expect "export with findings: the kernels are read once" "1" \
