@@ -29,18 +29,19 @@
 #define INTERN_MAX_BYTES (64u << 20)
 #define INTERN_ENTRY_BYTES 32		/* counted per interned string beside its text */
 
-/* A table of interned strings: iid = strtab index + 1 (iid 0 means "not set" to Perfetto). */
-struct intern_table {
-	struct strtab keys;
-	char **valid;			/* by index: key made valid UTF-8, NULL when key already is */
-	size_t cap;
-};
-
 /* iids of string constants (argument names, categories) by address: no hashing of the text. */
 #define CONST_CACHE 64
 struct const_cache {
 	const char *key[CONST_CACHE];
 	uint64_t iid[CONST_CACHE];
+};
+
+/* A table of interned strings: iid = strtab index + 1 (iid 0 means "not set" to Perfetto). */
+struct intern_table {
+	struct strtab keys;
+	char **valid;			/* by index: key made valid UTF-8, NULL when key already is */
+	size_t cap;
+	struct const_cache consts;	/* intern_const()'s */
 };
 
 struct perfetto_sink {
@@ -50,7 +51,6 @@ struct perfetto_sink {
 	size_t interned_bytes;
 
 	struct intern_table names, categories, arg_names, arg_values;
-	struct const_cache category_iids, arg_name_iids;
 	/* New entries of the current packet, by kind. */
 	Perfetto__Protos__EventName *new_names;
 	Perfetto__Protos__EventCategory *new_categories;
@@ -154,28 +154,31 @@ static uint64_t intern_name(struct perfetto_sink *ps, const char *s)
 	return iid;
 }
 
-/* The slot of constant s in c. */
-static size_t const_slot(const char *s)
+/* intern() of a string constant (export-timeline.h: argument names, categories), remembered by its
+ * address. */
+static uint64_t intern_const(struct perfetto_sink *ps, struct intern_table *t, const char *s, int *added,
+			     const char **stored)
 {
 	uintptr_t a = (uintptr_t)s;
+	size_t slot = (size_t)((a ^ (a >> 6) ^ (a >> 12)) % CONST_CACHE);
+	uint64_t iid;
 
-	return (size_t)((a ^ (a >> 6) ^ (a >> 12)) % CONST_CACHE);
+	*added = 0;
+	if (t->consts.key[slot] == s)
+		return t->consts.iid[slot];
+	iid = intern(ps, t, s, added, stored);
+	if (iid) {
+		t->consts.key[slot] = s;
+		t->consts.iid[slot] = iid;
+	}
+	return iid;
 }
 
 static uint64_t intern_category(struct perfetto_sink *ps, const char *s)
 {
-	size_t slot = const_slot(s);
 	const char *stored;
 	int added;
-	uint64_t iid;
-
-	if (ps->category_iids.key[slot] == s)
-		return ps->category_iids.iid[slot];
-	iid = intern(ps, &ps->categories, s, &added, &stored);
-	if (iid) {
-		ps->category_iids.key[slot] = s;
-		ps->category_iids.iid[slot] = iid;
-	}
+	uint64_t iid = intern_const(ps, &ps->categories, s, &added, &stored);
 
 	if (added) {
 		Perfetto__Protos__EventCategory *e = &ps->new_categories[ps->n_new_categories];
@@ -191,18 +194,9 @@ static uint64_t intern_category(struct perfetto_sink *ps, const char *s)
 
 static uint64_t intern_arg_name(struct perfetto_sink *ps, const char *s)
 {
-	size_t slot = const_slot(s);
 	const char *stored;
 	int added;
-	uint64_t iid;
-
-	if (ps->arg_name_iids.key[slot] == s)
-		return ps->arg_name_iids.iid[slot];
-	iid = intern(ps, &ps->arg_names, s, &added, &stored);
-	if (iid) {
-		ps->arg_name_iids.key[slot] = s;
-		ps->arg_name_iids.iid[slot] = iid;
-	}
+	uint64_t iid = intern_const(ps, &ps->arg_names, s, &added, &stored);
 
 	if (added) {
 		Perfetto__Protos__DebugAnnotationName *e = &ps->new_arg_names[ps->n_new_arg_names];
