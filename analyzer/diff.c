@@ -140,10 +140,9 @@ static const char *const load_kernel_cols[] = { "end", "deviceId", "streamId", "
 static const char *const load_op_cols[] = { "end", "deviceId", "streamId" };
 enum { L_END, L_DEVICE, L_STREAM, L_NAME, L_SHORT_NAME, L_MANGLED_NAME, L_GRID, L_BLOCK = L_GRID + 3 };
 
-#define GROUP_KEYS 7	/* name index, grid, block */
-
 struct launch_group {
-	int64_t key[GROUP_KEYS];
+	size_t name;		/* index in names */
+	int64_t grid[3], block[3];
 	double *dur;		/* in start order */
 	size_t count, cap;
 };
@@ -159,27 +158,17 @@ struct load {
 	size_t *name_slot;		/* per name_of index: its index in names */
 	size_t name_slot_cap;
 	struct strtab names;		/* distinct names (the trace's strings or "(unnamed)") */
-	/* groups: open addressing, index + 1 */
+	/* groups by (name, grid, block), two look-ups of four keys: (grid, blockX) -> a configuration,
+	 * then (name, configuration, blockY, blockZ) -> the group */
+	struct rule_index configs, group_index;
 	struct launch_group *groups;
-	size_t ngroups, groups_cap;
-	size_t *group_table;
-	size_t group_table_cap;
-	size_t last_group;		/* + 1; consecutive launches are often of one kernel */
+	size_t ngroups;
 	/* the busy sweep: per device, the open interval and the first start */
 	struct device_sweep {
 		int64_t device, first, busy_start, busy_end;
 	} *devices;
 	size_t ndevices;
 };
-
-static uint64_t group_hash(const int64_t *key)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (int i = 0; i < GROUP_KEYS; i++)
-		h = (h ^ (uint64_t)key[i]) * 1099511628211ull;
-	return h ^ (h >> 29);
-}
 
 /* The name of a kernel row, as the view's name column gives it: the first of its demangled, short
  * and mangled names that the strings hold; "(unnamed)" when none. */
@@ -209,44 +198,27 @@ static int row_name(struct load *ld, const struct event_row *r, size_t *out)
 	return 0;
 }
 
-static struct launch_group *group_of(struct load *ld, const int64_t *key)
+static struct launch_group *group_of(struct load *ld, size_t name, const int64_t grid[3], const int64_t block[3])
 {
-	size_t mask, i;
+	int64_t config[RULE_INDEX_KEYS] = { grid[0], grid[1], grid[2], block[0] };
+	int64_t key[RULE_INDEX_KEYS] = { (int64_t)name, (int64_t)rule_index_get(&ld->configs, config, NULL), block[1],
+					 block[2] };
+	int created;
+	size_t g = rule_index_get(&ld->group_index, key, &created);
 
-	if (ld->last_group && !memcmp(ld->groups[ld->last_group - 1].key, key, sizeof(int64_t) * GROUP_KEYS))
-		return &ld->groups[ld->last_group - 1];
-	if ((ld->ngroups + 1) * 2 > ld->group_table_cap) {
-		size_t cap = ld->group_table_cap ? ld->group_table_cap * 2 : 64;
-
-		free(ld->group_table);
-		ld->group_table = xcalloc(cap, sizeof(*ld->group_table));
-		ld->group_table_cap = cap;
-		for (size_t g = 0; g < ld->ngroups; g++) {
-			for (i = group_hash(ld->groups[g].key) & (cap - 1); ld->group_table[i]; i = (i + 1) & (cap - 1))
-				;
-			ld->group_table[i] = g + 1;
-		}
+	if (created) {
+		ld->groups = xrealloc(ld->groups, (g + 1) * sizeof(*ld->groups));
+		ld->groups[g] = (struct launch_group){ .name = name };
+		memcpy(ld->groups[g].grid, grid, sizeof(ld->groups[g].grid));
+		memcpy(ld->groups[g].block, block, sizeof(ld->groups[g].block));
+		ld->ngroups = g + 1;
 	}
-	mask = ld->group_table_cap - 1;
-	for (i = group_hash(key) & mask; ld->group_table[i]; i = (i + 1) & mask)
-		if (!memcmp(ld->groups[ld->group_table[i] - 1].key, key, sizeof(int64_t) * GROUP_KEYS))
-			break;
-	if (!ld->group_table[i]) {
-		if (ld->ngroups == ld->groups_cap) {
-			ld->groups_cap = ld->groups_cap ? ld->groups_cap * 2 : 64;
-			ld->groups = xrealloc(ld->groups, ld->groups_cap * sizeof(*ld->groups));
-		}
-		memset(&ld->groups[ld->ngroups], 0, sizeof(*ld->groups));
-		memcpy(ld->groups[ld->ngroups].key, key, sizeof(int64_t) * GROUP_KEYS);
-		ld->group_table[i] = ++ld->ngroups;
-	}
-	ld->last_group = ld->group_table[i];
-	return &ld->groups[ld->last_group - 1];
+	return &ld->groups[g];
 }
 
 static int add_launch(struct load *ld, const struct event_row *r)
 {
-	int64_t key[GROUP_KEYS];
+	int64_t grid[3], block[3];
 	struct launch_group *g;
 	size_t name;
 	double dur;
@@ -254,12 +226,11 @@ static int add_launch(struct load *ld, const struct event_row *r)
 
 	if (ret < 0)
 		return ret;
-	key[0] = (int64_t)name;
 	for (int i = 0; i < 3; i++) {
-		key[1 + i] = event_int(r, L_GRID + (size_t)i, 0);
-		key[4 + i] = event_int(r, L_BLOCK + (size_t)i, 0);
+		grid[i] = event_int(r, L_GRID + (size_t)i, 0);
+		block[i] = event_int(r, L_BLOCK + (size_t)i, 0);
 	}
-	g = group_of(ld, key);
+	g = group_of(ld, name, grid, block);
 	if (g->count == g->cap) {
 		g->cap = g->cap ? g->cap * 2 : 16;
 		g->dur = xrealloc(g->dur, g->cap * sizeof(*g->dur));
@@ -314,8 +285,8 @@ static void add_groups(struct load *ld, size_t skip_first)
 		keep = grp->count - skip_first;
 		memmove(grp->dur, grp->dur + skip_first, keep * sizeof(*grp->dur));
 		qsort(grp->dur, keep, sizeof(*grp->dur), compare_double);
-		k = kernel_set_add(ld->set, xstrdup(strtab_at(&ld->names, (size_t)grp->key[0])), grp->key + 1,
-				   grp->key + 4, grp->dur, keep);
+		k = kernel_set_add(ld->set, xstrdup(strtab_at(&ld->names, grp->name)), grp->grid, grp->block,
+				   grp->dur, keep);
 		grp->dur = NULL;
 		k->skipped = skip_first;
 	}
@@ -326,7 +297,8 @@ static void load_release(struct load *ld)
 	for (size_t g = 0; g < ld->ngroups; g++)
 		free(ld->groups[g].dur);
 	free(ld->groups);
-	free(ld->group_table);
+	rule_index_release(&ld->configs);
+	rule_index_release(&ld->group_index);
 	rule_index_release(&ld->name_of);
 	free(ld->name_slot);
 	strtab_release(&ld->names);
