@@ -292,42 +292,9 @@ static void table_release(struct stats_table *t)
 }
 
 /*
- * Pass one: sql returns (key0, key1, key2, start, end, bytes); rows are summarized per key in map.
- * The span of every row seen widens [*start, *end].
- */
-static int pass_groups(struct pass *p, const char *what, const char *sql, struct group_map *map, int64_t *start,
-		       int64_t *end, struct value_budget *values)
-{
-	sqlite3_stmt *st;
-	int rc, ret;
-
-	ret = prepare(p, what, sql, &st);
-	if (ret < 0)
-		return ret;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t key[3] = { col_key(st, 0), col_key(st, 1), col_key(st, 2) };
-		int64_t s = sqlite3_column_int64(st, 3), e = sqlite3_column_int64(st, 4);
-		struct group *g;
-
-		progress_tick(&p->progress);
-		if (sqlite3_column_type(st, 3) == SQLITE_NULL || sqlite3_column_type(st, 4) == SQLITE_NULL)
-			continue;
-		g = map_get(map, key, 1);
-		summary_add(&g->sum, e - s, sqlite3_column_int64(st, 5));
-		if (values)
-			value_counts_add(&g->values, values, e - s);
-		if (s < *start)
-			*start = s;
-		if (e > *end)
-			*end = e;
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : sql_error(p, what);
-}
-
-/*
- * Pass two: sql returns (key0, key1, key2, dur) ordered by dur over the same rows as pass one; the
- * median of each output row (merged groups) is the middle of its values in that order.
+ * The medians' second pass: sql returns (key0, key1, key2, dur) ordered by dur over the rows the
+ * groups were made of; the median of each output row (merged groups) is the middle of its values in
+ * that order.
  */
 static int pass_medians(struct pass *p, const char *what, const char *sql, struct group_map *map,
 			struct stats_table *table)
@@ -517,14 +484,34 @@ static int api_table(struct pass *p, struct stats *st, struct group_map *map, co
 			    &st->api);
 }
 
-static int stats_syncs_span(struct pass *p, struct stats *st)
+/* Widen the span to the first start and last end of every file's rows of view, from the loader's
+ * summaries (free after a stream has read the view, else one scan). */
+static int widen_by(struct pass *p, struct stats *st, const char *view)
 {
-	struct group_map map = { 0 };
-	int ret = pass_groups(p, "synchronization span", "SELECT 0, 0, 0, start, end, 0 FROM syncs", &map,
-			      &st->start, &st->end, NULL);
+	struct event_summary all = { 0 };
 
-	map_release(&map);
-	return ret;
+	for (size_t t = 0; t < trace_count(p->trace); t++) {
+		struct event_summary m;
+		int ret = event_summary_get(p->trace, view, t, &m, p->err, p->errlen);
+
+		if (ret < 0)
+			return ret;
+		if (m.has_first && (!all.has_first || m.first < all.first)) {
+			all.first = m.first;
+			all.has_first = 1;
+		}
+		if (m.has_last && (!all.has_last || m.last > all.last)) {
+			all.last = m.last;
+			all.has_last = 1;
+		}
+	}
+	if (all.has_first && all.has_last) {
+		if (all.first < st->start)
+			st->start = all.first;
+		if (all.last > st->end)
+			st->end = all.last;
+	}
+	return 0;
 }
 
 static char *gpu_name(struct pass *p, int64_t trace_id, int64_t device)
@@ -994,7 +981,7 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 	struct group_map streams = { 0 };
 	struct op_tables tables = { .streams = &streams };
 	struct stats *st = xcalloc(1, sizeof(*st));
-	int64_t api = 0, syncs = 0, nvtx = 0, kernels = 0, nranges = 0;
+	int64_t api = 0, nvtx = 0, kernels = 0, nranges = 0;
 	int ret;
 
 	*out = NULL;
@@ -1007,11 +994,10 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 		kernels = view_rows(&p, "kernels");
 		ops = kernels + view_rows(&p, "copies") + view_rows(&p, "sets");
 		api = view_rows(&p, "api_calls");
-		syncs = view_rows(&p, "syncs");
 		nvtx = view_rows(&p, "nvtx");
-		/* every pass ticks per row: the operations, API calls and syncs once; with NVTX ranges, the
-		 * kernels' correlation ids and the ranges too (the API calls come with the ranges then) */
-		progress_begin(&p.progress, "stats", "events", ops + api + syncs + (nvtx ? kernels + nvtx : 0));
+		/* every pass ticks per row: the operations and API calls once; with NVTX ranges, the
+		 * kernels' correlation ids and the ranges too (the syncs' span is their summary's) */
+		progress_begin(&p.progress, "stats", "events", ops + api + (nvtx ? kernels + nvtx : 0));
 		sqlite3_progress_handler(trace_db(trace), 1 << 20, on_sqlite_progress, &p.progress);
 	}
 	ret = nvtx_ranges(&p, &nranges);
@@ -1024,7 +1010,7 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 	if (!ret)
 		ret = stats_memops(&p, st, &tables.memops, &tables.memop_values);
 	if (!ret)
-		ret = stats_syncs_span(&p, st);
+		ret = widen_by(&p, st, "syncs");
 	if (!ret)
 		stats_streams(st, &streams);
 	if (!ret)
@@ -1044,39 +1030,13 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 	return 0;
 }
 
-/* The devices' span widened by API calls and syncs (their min/max: one cheap pass each); then *out
- * is st, or st is freed on failure. */
+/* The devices' span widened by API calls and syncs; then *out is st, or st is freed on failure. */
 static int widen_span(struct pass *p, struct stats *st, struct stats **out)
 {
-	static const char *const views[] = { "api_calls", "syncs" };
-	int ret = 0;
+	int ret = widen_by(p, st, "api_calls");
 
-	/* The loader's summaries: free after a walk, or one aggregate each. */
-	for (size_t v = 0; v < 2 && !ret; v++) {
-		struct event_summary all = { 0 };
-
-		for (size_t t = 0; t < trace_count(p->trace) && !ret; t++) {
-			struct event_summary m;
-
-			ret = event_summary_get(p->trace, views[v], t, &m, p->err, p->errlen);
-			if (ret < 0)
-				break;
-			if (m.has_first && (!all.has_first || m.first < all.first)) {
-				all.first = m.first;
-				all.has_first = 1;
-			}
-			if (m.has_last && (!all.has_last || m.last > all.last)) {
-				all.last = m.last;
-				all.has_last = 1;
-			}
-		}
-		if (!ret && all.has_first && all.has_last) {
-			if (all.first < st->start)
-				st->start = all.first;
-			if (all.last > st->end)
-				st->end = all.last;
-		}
-	}
+	if (!ret)
+		ret = widen_by(p, st, "syncs");
 	if (ret < 0) {
 		stats_free(st);
 		return ret;
