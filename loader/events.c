@@ -302,15 +302,24 @@ static void row_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 /*
- * sqlite3_step() of a statement made with wrap = ROW_FUNCTION, its row into r (seq: the rowid); *odd
- * as fill_row() says. SQLITE_ROW without the function having run (it cannot happen) is an error.
+ * sqlite3_step() of a scan in storage order (column 0 the rowid), its row into r (seq: the rowid);
+ * *odd as fill_row() says. packed: the statement is made with wrap = ROW_FUNCTION, whose call hands
+ * the row over; SQLITE_ROW without the function having run (it cannot happen) is an error.
  */
-static int step_packed(struct event_cache *cache, sqlite3_stmt *st, struct event_row *r, size_t ncols,
-		       int text_col, int *odd)
+static int step_row(struct event_cache *cache, sqlite3_stmt *st, int packed, struct event_row *r, size_t ncols,
+		    int text_col, int *odd)
 {
 	struct row_target *t = &cache->target;
 	int rc;
 
+	if (!packed) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			*odd = read_row(st, r, ncols, text_col);
+			r->seq = sqlite3_column_int64(st, 0);
+		}
+		return rc;
+	}
 	*t = (struct row_target){ .r = r, .ncols = ncols, .text_col = text_col };
 	rc = sqlite3_step(st);
 	t->r = NULL;
@@ -787,13 +796,8 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 		snprintf(label, sizeof(label), "reading %s", t->view);
 		progress_begin(&progress, label, "rows", trace_event_rowids(trace, t->file, t->view));
 	}
-	while ((rc = wrap ? step_packed(cache, st, r, ncols, copy ? text_col : -1, &nonint) : sqlite3_step(st)) ==
-	       SQLITE_ROW) {
+	while ((rc = step_row(cache, st, wrap != NULL, r, ncols, copy ? text_col : -1, &nonint)) == SQLITE_ROW) {
 		progress_tick(&progress);
-		if (!wrap) {
-			nonint = read_row(st, r, ncols, copy ? text_col : -1);
-			r->seq = sqlite3_column_int64(st, 0);
-		}
 		r->trace_id = 0;
 		if (filter) {
 			/* Only integers compare in C as in SQL: anything else, and SQL filters. */
@@ -1040,9 +1044,10 @@ static int run_fill(struct event_stream *s, struct run *r, char *err, size_t err
 {
 	while (!r->done && r->n < r->limit) {
 		struct event_row *row = r->spare[--r->nspare];
-		int odd, rc = r->copy	 ? copy_next(r->copy, row)
-			      : r->packed ? step_packed(*trace_event_cache(s->trace), r->st, row, s->ncols, s->text_col, &odd)
-					  : sqlite3_step(r->st);
+		int odd, rc = r->copy	  ? copy_next(r->copy, row)
+			      : r->by_view ? sqlite3_step(r->st)
+					   : step_row(*trace_event_cache(s->trace), r->st, r->packed, row, s->ncols,
+						      s->text_col, &odd);
 
 		if (r->copy ? rc <= 0 : rc != SQLITE_ROW) {
 			r->spare[r->nspare++] = row;
@@ -1061,12 +1066,8 @@ static int run_fill(struct event_stream *s, struct run *r, char *err, size_t err
 			row->trace_id = sqlite3_column_int64(r->st, 0);
 			row->seq = r->seq++;
 			read_row(r->st, row, s->ncols, s->text_col);
-		} else if (r->packed) {
-			row->trace_id = (int64_t)s->file;
 		} else {
 			row->trace_id = (int64_t)s->file;
-			row->seq = sqlite3_column_int64(r->st, 0);
-			read_row(r->st, row, s->ncols, s->text_col);
 		}
 		if ((s->scope_start && row->start < s->scope_start) || (s->scope_end && row->start >= s->scope_end)) {
 			r->spare[r->nspare++] = row;

@@ -77,9 +77,11 @@ struct event_columns {
 };
 
 /*
- * For a command that reads the same streams more than once, or a table stored as many runs (report:
- * the phases walk the whole trace, the rules the steady state): call before anything reads the
- * trace. The scan that finds a table's runs (the first read of it, for a stream or a summary) then
+ * For every command that reads streams (report: the phases walk the whole trace, the rules the
+ * steady state; stats, diff and export read each table once, and a copy still beats the scan that
+ * finds the runs followed by a second read of every row): call before anything reads the trace.
+ * Sets of the same view and keys, from several calls, merge into one with the union of their
+ * columns (at most EVENT_MAX_COLS, one text column). The scan that finds a table's runs (the first read of it, for a stream or a summary) then
  * reads the columns of the set for its view and keeps the view's rows in a temporary file (unlinked,
  * in $TMPDIR; varints, about 15 bytes a kernel and 10 an API call), and every stream whose columns
  * are among those, in any time window, reads them from there instead of the trace: each table is
