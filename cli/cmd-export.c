@@ -55,7 +55,7 @@ static int collect_findings(struct trace *trace, struct findings *out)
 	char err[512] = "";
 	int ret = 0;
 
-	if (trace_args_origin(trace, &origin) < 0 ||
+	if (trace_args_origin(trace, &origin, err, sizeof(err)) < 0 ||
 	    phases_compute(trace, NULL, &hdr.phases, err, sizeof(err)) < 0 ||
 	    report_header_read(trace, NULL, &hdr, err, sizeof(err)) < 0 ||
 	    report_scope_steady(trace, hdr.phases, &hdr.steady_start, &hdr.steady_end, err, sizeof(err)) < 0 ||

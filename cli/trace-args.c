@@ -52,10 +52,9 @@ static void append_words(char *buf, size_t len, const char *fmt, ...)
 }
 
 /* From the loader's summaries, which the scan that finds each table's storage order fills for free. */
-int trace_args_origin(struct trace *trace, int64_t *origin)
+int trace_args_origin(struct trace *trace, int64_t *origin, char *err, size_t errlen)
 {
 	static const char *const views[] = { "kernels", "copies", "sets", "api_calls" };
-	char err[256];
 	int found = 0;
 
 	*origin = 0;
@@ -63,7 +62,7 @@ int trace_args_origin(struct trace *trace, int64_t *origin)
 		for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
 			struct event_summary m;
 
-			if (event_summary_get(trace, views[v], t, &m, err, sizeof(err)) < 0)
+			if (event_summary_get(trace, views[v], t, &m, err, errlen) < 0)
 				return -1;
 			if (m.has_first && (!found || m.first < *origin)) {
 				*origin = m.first;
@@ -99,8 +98,8 @@ struct trace *trace_args_open(char *const *paths, int npaths, const struct trace
 	}
 	if (args->keep)
 		args->keep(trace);
-	if (trace_args_origin(trace, origin) < 0) {
-		pr_err("cannot read '%s': %s", paths[0], sqlite3_errmsg(trace_db(trace)));
+	if (trace_args_origin(trace, origin, err, sizeof(err)) < 0) {
+		pr_err("%s (in '%s')", err, paths[0]);
 		trace_close(trace);
 		return NULL;
 	}

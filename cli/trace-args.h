@@ -35,7 +35,7 @@ struct trace *trace_args_open(char *const *paths, int npaths, const struct trace
 			      char **scope);
 
 /* The first event of the whole trace, before any scope (what --window and the evidence's times count
- * from): 0, or -1 when the trace cannot be read. */
-int trace_args_origin(struct trace *trace, int64_t *origin);
+ * from): 0, or -1 when the trace cannot be read, with one line in err. */
+int trace_args_origin(struct trace *trace, int64_t *origin, char *err, size_t errlen);
 
 #endif

@@ -21,7 +21,14 @@
  * 15 bytes a kernel and 10 an API call, against the trace's ~100: decoding them costs less than
  * SQLite's stepping). Readers give back the pages behind them, so the copies do not count in the
  * resident size.
+ *
+ * The first scans of the kept tables are independent, and they are most of a command's work: the
+ * first time a table's runs are needed, every kept table not yet scanned is scanned in one batch,
+ * on as many threads as the process may run on (struct scan_batch), each with its own connection
+ * to the trace. The calling thread takes part on the trace's own connection, so that with one CPU
+ * (or one table) nothing changes but the order.
  */
+#define _GNU_SOURCE	/* sched_getaffinity */
 #include "loader/events.h"
 #include "loader/trace-private.h"
 
@@ -29,6 +36,9 @@
 #include "common/util.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +104,15 @@ struct row_target {
 	size_t ncols;
 	int text_col;
 	int odd, called;
+};
+
+/* A connection a scan runs on, with its ROW_FUNCTION's target: the trace's own, or a second one
+ * (trace_db_reader) on another thread. */
+struct scanner {
+	sqlite3 *db;
+	struct row_target *target;
+	int packed;			/* ROW_FUNCTION is registered on db */
+	int main;			/* the calling thread: it shows the progress line */
 };
 
 struct event_cache {
@@ -306,10 +325,9 @@ static void row_function(sqlite3_context *ctx, int argc, sqlite3_value **argv)
  * *odd as fill_row() says. packed: the statement is made with wrap = ROW_FUNCTION, whose call hands
  * the row over; SQLITE_ROW without the function having run (it cannot happen) is an error.
  */
-static int step_row(struct event_cache *cache, sqlite3_stmt *st, int packed, struct event_row *r, size_t ncols,
+static int step_row(struct row_target *t, sqlite3_stmt *st, int packed, struct event_row *r, size_t ncols,
 		    int text_col, int *odd)
 {
-	struct row_target *t = &cache->target;
 	int rc;
 
 	if (!packed) {
@@ -380,15 +398,21 @@ static const unsigned char *get_varint(const unsigned char *p, const unsigned ch
 	return NULL;
 }
 
+/* Register ROW_FUNCTION on db, writing into target: 1, or 0 when it cannot be (scans then read
+ * their columns one by one). */
+static int register_row_function(sqlite3 *db, struct row_target *target)
+{
+	return sqlite3_create_function(db, ROW_FUNCTION, -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, target, row_function,
+				       NULL, NULL) == SQLITE_OK;
+}
+
 static struct event_cache *cache_of(struct trace *trace)
 {
 	struct event_cache **cache = trace_event_cache(trace);
 
 	if (!*cache) {
 		*cache = xcalloc(1, sizeof(**cache));
-		(*cache)->packed = sqlite3_create_function(trace_db(trace), ROW_FUNCTION, -1,
-							   SQLITE_UTF8 | SQLITE_DIRECTONLY, &(*cache)->target,
-							   row_function, NULL, NULL) == SQLITE_OK;
+		(*cache)->packed = register_row_function(trace_db(trace), &(*cache)->target);
 	}
 	return *cache;
 }
@@ -735,10 +759,53 @@ static void add_run(struct table_runs *t, int64_t first, int64_t last, int sorte
 	t->runs[t->nruns++] = (struct run_span){ first, last, sorted, off };
 }
 
+static int db_error(sqlite3 *db, const char *view, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "cannot read %s: %s", view, sqlite3_errmsg(db));
+	return -EIO;
+}
+
 static int sql_error(struct trace *trace, const char *view, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "cannot read %s: %s", view, sqlite3_errmsg(trace_db(trace)));
-	return -EIO;
+	return db_error(trace_db(trace), view, err, errlen);
+}
+
+/* ---- a batch of first scans, on several threads ---- */
+
+#define SCAN_MAX_THREADS 8
+#define SCAN_TICK 0x10000		/* rows a scan reads between two reports to its batch */
+
+/* One table's first scan in a batch. */
+struct scan_job {
+	struct table_runs *t;
+	int64_t estimate;		/* its rowid span: the biggest go first, and the progress total */
+	int ret;
+	char err[256];
+};
+
+struct scan_batch {
+	struct trace *trace;
+	struct scan_job *jobs;
+	size_t njobs, next;		/* next: the first job nobody has taken */
+	size_t running;			/* threads other than the caller's still at work */
+	pthread_mutex_t lock;
+	pthread_cond_t idle;		/* signalled as each of them ends */
+	_Atomic int64_t rows;		/* read so far by all, in steps of SCAN_TICK */
+	struct progress progress;	/* shown by the calling thread */
+	int show;
+	char label[96];
+};
+
+/* A scan has read SCAN_TICK more rows (or its last few, n): count them; on the calling thread,
+ * show them. */
+static void scan_tick(struct scan_batch *b, const struct scanner *sc, int64_t n)
+{
+	int64_t rows = atomic_fetch_add(&b->rows, n) + n;
+
+	if (sc->main && b->show) {
+		b->progress.done = rows;
+		progress_update(&b->progress);
+	}
 }
 
 /*
@@ -747,8 +814,9 @@ static int sql_error(struct trace *trace, const char *view, char *err, size_t er
  * copy, the scan reads all of cols (text_col as text) and writes each row of the view to the copy,
  * each run from a mark (run_span.off).
  */
-static int find_runs(struct trace *trace, struct table_runs *t, const char *const *cols, size_t ncols,
-		     int raw, int text_col, struct spill *copy, char *err, size_t errlen)
+static int find_runs(struct scanner *sc, struct scan_batch *b, struct trace *trace, struct table_runs *t,
+		     const char *const *cols, size_t ncols, int raw, int text_col, struct spill *copy, char *err,
+		     size_t errlen)
 {
 	/* The reader holds EVENT_REORDER + 1 rows and hands on the smallest: the buffer below holds
 	 * EVENT_REORDER and hands one on as the next arrives, which is the same. */
@@ -762,13 +830,11 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 	/* the buffer compares sort keys only, and copies no more of a row */
 	const size_t keylen = offsetof(struct event_row, v) + t->nkey * sizeof(int64_t);
 	sqlite3_stmt *st = NULL;
-	struct event_cache *cache = cache_of(trace);
-	const char *wrap = cache->packed ? ROW_FUNCTION : NULL;
+	const char *wrap = sc->packed ? ROW_FUNCTION : NULL;
 	char *sql = trace_event_sql(trace, t->file, t->view, cols, ncols, raw ? TRACE_SQL_SCAN_RAW : TRACE_SQL_SCAN,
 				    0, wrap, &absent);
 	int nonint;
-	struct progress progress = { 0 };
-	char label[64];
+	int64_t read = 0;
 
 	memset(&prev, 0, sizeof(prev));
 	memset(&emitted, 0, sizeof(emitted));
@@ -779,25 +845,22 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 		snprintf(err, errlen, "cannot read %s: out of memory", t->view);
 		return -ENOMEM;
 	}
-	rc = sqlite3_prepare_v2(trace_db(trace), sql, -1, &st, NULL);
+	rc = sqlite3_prepare_v2(sc->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK) {
 		/* Read through ORDER BY instead: the same rows, slower. Said where SQL is being watched,
 		 * so that a scan that should work and does not is seen. */
 		if (getenv("GPT_TRACE_SQL_PROFILE"))
 			fprintf(stderr, "gpt-trace: sql: the scan of %s cannot be prepared (%s); reading it sorted: %.300s\n",
-				t->view, sqlite3_errmsg(trace_db(trace)), sql);
+				t->view, sqlite3_errmsg(sc->db), sql);
 		sqlite3_free(sql);
 		t->unbounded = 1;
 		free(ring);
 		return 0;
 	}
 	sqlite3_free(sql);
-	if (progress_visible()) {
-		snprintf(label, sizeof(label), "reading %s", t->view);
-		progress_begin(&progress, label, "rows", trace_event_rowids(trace, t->file, t->view));
-	}
-	while ((rc = step_row(cache, st, wrap != NULL, r, ncols, copy ? text_col : -1, &nonint)) == SQLITE_ROW) {
-		progress_tick(&progress);
+	while ((rc = step_row(sc->target, st, wrap != NULL, r, ncols, copy ? text_col : -1, &nonint)) == SQLITE_ROW) {
+		if ((++read & (SCAN_TICK - 1)) == 0)
+			scan_tick(b, sc, SCAN_TICK);
 		r->trace_id = 0;
 		if (filter) {
 			/* Only integers compare in C as in SQL: anything else, and SQL filters. */
@@ -868,11 +931,11 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 	if (odd) {
 		rc = SQLITE_DONE;
 	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		ret = sql_error(trace, t->view, err, errlen);
+		ret = db_error(sc->db, t->view, err, errlen);
 	} else if (have_prev && !t->unbounded) {
 		add_run(t, first, last, sorted, off);
 	}
-	progress_end(&progress);
+	scan_tick(b, sc, read & (SCAN_TICK - 1));
 	sqlite3_finalize(st);
 	free(heap);
 	free(ring);
@@ -890,43 +953,32 @@ static int find_runs(struct trace *trace, struct table_runs *t, const char *cons
 			copy->len = 0;
 			copy->rec->size = 0;
 		}
-		return find_runs(trace, t, cols, ncols, 0, text_col, copy, err, errlen);
+		return find_runs(sc, b, trace, t, cols, ncols, 0, text_col, copy, err, errlen);
 	}
 	return ret;
 }
 
 /*
- * The runs of one file's table for a sort key of nkey columns: 0 (start alone) or 3 (start, end,
- * deviceId, streamId: the GPU operations). The scan also reads end, for the table's summary.
+ * Scan one job's table (table_runs.view, .file, .nkey), on sc: with the columns of the kept set of its
+ * view and keys, writing the copy, when there is one; else rowid, start and the keys (and end, for
+ * the table's summary).
  */
-static struct table_runs *table_runs_get(struct trace *trace, size_t file, const char *view, size_t nkey,
-					 char *err, size_t errlen, int *ret)
+static void scan_job_run(struct scan_batch *b, struct scanner *sc, struct scan_job *job)
 {
 	static const char *const keys[] = { "end", "deviceId", "streamId" };
-	struct event_cache *cache = cache_of(trace);
+	struct event_cache *cache = *trace_event_cache(b->trace);
+	struct table_runs *t = job->t;
 	const char *const *cols = keys;
-	size_t ncols = nkey ? nkey : 1;
+	size_t ncols = t->nkey ? t->nkey : 1;
 	struct spill *copy = NULL;
-	struct table_runs *t;
 	int text_col = -1;
 	size_t set = 0;
 
-	for (size_t i = 0; i < cache->n; i++) {
-		t = &cache->items[i];
-		if (t->file == file && t->nkey == nkey && !strcmp(t->view, view))
-			return t;
-	}
-	cache->items = xrealloc(cache->items, (cache->n + 1) * sizeof(*cache->items));
-	t = &cache->items[cache->n];
-	memset(t, 0, sizeof(*t));
-	t->file = file;
-	t->nkey = nkey;
-	t->view = xstrdup(view);
 	for (size_t i = 0; i < cache->nkeep && !copy; i++) {
 		const struct event_columns *c = &cache->keep[i];
 		struct recording *rec;
 
-		if (c->nkey != nkey || strcmp(c->view, view) || !(rec = recording_new()))
+		if (c->nkey != t->nkey || strcmp(c->view, t->view) || !(rec = recording_new()))
 			continue;
 		/* the set's columns begin with end, and with the keys when there are keys */
 		copy = spill_new(rec);
@@ -935,10 +987,10 @@ static struct table_runs *table_runs_get(struct trace *trace, size_t file, const
 		text_col = c->text_col;
 		set = i;
 	}
-	*ret = find_runs(trace, t, cols, ncols, 1, text_col, copy, err, errlen);
+	job->ret = find_runs(sc, b, b->trace, t, cols, ncols, 1, text_col, copy, job->err, sizeof(job->err));
 	if (copy) {
 		/* A copy that cannot be written in full (a full disk) is no copy: streams read the table. */
-		if (*ret >= 0 && !t->unbounded && !copy->failed && spill_flush(copy) == 0 &&
+		if (job->ret >= 0 && !t->unbounded && !copy->failed && spill_flush(copy) == 0 &&
 		    recording_map(copy->rec) == 0) {
 			t->copy = copy->rec;
 			t->copy_set = set;
@@ -947,12 +999,212 @@ static struct table_runs *table_runs_get(struct trace *trace, size_t file, const
 		}
 		spill_free(copy);
 	}
-	if (*ret < 0) {
-		free(t->view);
-		free(t->runs);
-		return NULL;
+}
+
+/* Take jobs until none is left. */
+static void scan_jobs(struct scan_batch *b, struct scanner *sc)
+{
+	for (;;) {
+		size_t i;
+
+		pthread_mutex_lock(&b->lock);
+		i = b->next < b->njobs ? b->next++ : SIZE_MAX;
+		pthread_mutex_unlock(&b->lock);
+		if (i == SIZE_MAX)
+			return;
+		scan_job_run(b, sc, &b->jobs[i]);
 	}
-	cache->n++;
+}
+
+/* Another thread of the batch, on its own connection (none: it leaves the jobs to the others). */
+static void *scan_thread(void *arg)
+{
+	struct scan_batch *b = arg;
+	struct row_target target = { 0 };
+	struct scanner sc = { .db = trace_db_reader(b->trace), .target = &target };
+
+	if (sc.db) {
+		sc.packed = register_row_function(sc.db, &target);
+		scan_jobs(b, &sc);
+		sqlite3_close(sc.db);
+	}
+	pthread_mutex_lock(&b->lock);
+	b->running--;
+	pthread_cond_signal(&b->idle);
+	pthread_mutex_unlock(&b->lock);
+	return NULL;
+}
+
+/* The CPUs this process may run on. */
+static size_t cpus(void)
+{
+	cpu_set_t set;
+	long n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : (size_t)n;
+}
+
+static int by_estimate(const void *a, const void *b)
+{
+	const struct scan_job *x = a, *y = b;
+
+	return x->estimate != y->estimate ? (x->estimate > y->estimate ? -1 : 1) : 0;
+}
+
+/* Run the batch's jobs on up to cpus() threads, the caller's one of them. */
+static void scan_batch_run(struct scan_batch *b)
+{
+	struct event_cache *cache = cache_of(b->trace);
+	struct scanner sc = { .db = trace_db(b->trace), .target = &cache->target, .packed = cache->packed,
+			      .main = 1 };
+	size_t nthreads = cpus(), started = 0;
+	pthread_t threads[SCAN_MAX_THREADS];
+	int64_t total = 0;
+	size_t len = 0;
+
+	qsort(b->jobs, b->njobs, sizeof(*b->jobs), by_estimate);
+	b->show = progress_visible();
+	len += (size_t)snprintf(b->label, sizeof(b->label), "reading");
+	for (size_t i = 0; i < b->njobs; i++) {
+		int seen = 0;
+
+		total += b->jobs[i].estimate;
+		for (size_t k = 0; k < i; k++)
+			seen |= !strcmp(b->jobs[k].t->view, b->jobs[i].t->view);
+		/* name the tables with rows (the one asked for, when none has) */
+		if (!seen && len < sizeof(b->label) && (b->jobs[i].estimate || (!i && b->njobs == 1)))
+			len += (size_t)snprintf(b->label + len, sizeof(b->label) - len, "%s %s",
+						len > strlen("reading") ? "," : "", b->jobs[i].t->view);
+	}
+	if (len == strlen("reading"))
+		snprintf(b->label, sizeof(b->label), "reading %s", b->jobs[0].t->view);
+	if (b->show)
+		progress_begin(&b->progress, b->label, "rows", total);
+	pthread_mutex_init(&b->lock, NULL);
+	pthread_cond_init(&b->idle, NULL);
+	if (nthreads > SCAN_MAX_THREADS)
+		nthreads = SCAN_MAX_THREADS;
+	if (nthreads > b->njobs)
+		nthreads = b->njobs;
+	/* Only tables with rows are worth a thread. */
+	while (nthreads > 1 && !b->jobs[nthreads - 1].estimate)
+		nthreads--;
+	for (size_t i = 0; i + 1 < nthreads; i++) {
+		pthread_mutex_lock(&b->lock);
+		b->running++;
+		pthread_mutex_unlock(&b->lock);
+		if (pthread_create(&threads[started], NULL, scan_thread, b) != 0) {
+			pthread_mutex_lock(&b->lock);
+			b->running--;
+			pthread_mutex_unlock(&b->lock);
+			break;
+		}
+		started++;
+	}
+	scan_jobs(b, &sc);
+	/* Wait for the others, keeping the progress line going. */
+	pthread_mutex_lock(&b->lock);
+	while (b->running) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 200 * 1000 * 1000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&b->idle, &b->lock, &until);
+		if (b->show) {
+			b->progress.done = atomic_load(&b->rows);
+			progress_update(&b->progress);
+		}
+	}
+	pthread_mutex_unlock(&b->lock);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	pthread_cond_destroy(&b->idle);
+	pthread_mutex_destroy(&b->lock);
+	if (b->show)
+		progress_end(&b->progress);
+}
+
+static struct table_runs *find_table(struct event_cache *cache, size_t file, const char *view, size_t nkey)
+{
+	for (size_t i = 0; i < cache->n; i++) {
+		struct table_runs *t = &cache->items[i];
+
+		if (t->file == file && t->nkey == nkey && !strcmp(t->view, view))
+			return t;
+	}
+	return NULL;
+}
+
+/*
+ * The runs of one file's table for a sort key of nkey columns: 0 (start alone) or 3 (start, end,
+ * deviceId, streamId: the GPU operations). The scan also reads end, for the table's summary. The
+ * first call that needs a scan also scans, in the same batch, every kept table (in every file) that
+ * has not been scanned and that the scope lets streams read in storage order.
+ */
+static struct table_runs *table_runs_get(struct trace *trace, size_t file, const char *view, size_t nkey,
+					 char *err, size_t errlen, int *ret)
+{
+	struct event_cache *cache = cache_of(trace);
+	struct scan_batch b = { .trace = trace };
+	struct table_runs *t = find_table(cache, file, view, nkey);
+	size_t room = 1 + cache->nkeep * trace_count(trace), n = cache->n;
+	int64_t start, end;
+
+	if (t)
+		return t;
+	cache->items = xrealloc(cache->items, (cache->n + room) * sizeof(*cache->items));
+	b.jobs = xcalloc(room, sizeof(*b.jobs));
+	for (size_t k = 0; k <= cache->nkeep; k++) {
+		for (size_t f = 0; f < trace_count(trace); f++) {
+			const char *v = k < cache->nkeep ? cache->keep[k].view : view;
+			size_t keys = k < cache->nkeep ? cache->keep[k].nkey : nkey;
+
+			if (k == cache->nkeep && f != file)
+				continue;
+			if (find_table(cache, f, v, keys) || (k < cache->nkeep && trace_scope_window(trace, v, &start, &end)))
+				continue;
+			t = &cache->items[cache->n++];
+			memset(t, 0, sizeof(*t));
+			t->file = f;
+			t->nkey = keys;
+			t->view = xstrdup(v);
+			b.jobs[b.njobs++] = (struct scan_job){ .t = t, .estimate = trace_event_rowids(trace, f, v) };
+		}
+	}
+	scan_batch_run(&b);
+	/* Keep what was found; a job that failed is forgotten (a later read scans its table again
+	 * and meets the same error); the caller gets its own table's. */
+	*ret = 0;
+	t = NULL;
+	cache->n = n;
+	for (size_t i = n; i < n + b.njobs; i++) {
+		struct table_runs *it = &cache->items[i];
+		const struct scan_job *job = NULL;
+		int mine = it->file == file && it->nkey == nkey && !strcmp(it->view, view);
+
+		for (size_t j = 0; j < b.njobs && !job; j++)
+			if (b.jobs[j].t == it)
+				job = &b.jobs[j];
+		if (job->ret < 0) {
+			if (mine) {
+				*ret = job->ret;
+				snprintf(err, errlen, "%s", job->err);
+			}
+			free(it->view);
+			free(it->runs);
+			recording_free(it->copy);
+			continue;
+		}
+		cache->items[cache->n] = *it;
+		if (mine)
+			t = &cache->items[cache->n];
+		cache->n++;
+	}
+	free(b.jobs);
 	return t;
 }
 
@@ -1046,7 +1298,7 @@ static int run_fill(struct event_stream *s, struct run *r, char *err, size_t err
 		struct event_row *row = r->spare[--r->nspare];
 		int odd, rc = r->copy	  ? copy_next(r->copy, row)
 			      : r->by_view ? sqlite3_step(r->st)
-					   : step_row(*trace_event_cache(s->trace), r->st, r->packed, row, s->ncols,
+					   : step_row(&(*trace_event_cache(s->trace))->target, r->st, r->packed, row, s->ncols,
 						      s->text_col, &odd);
 
 		if (r->copy ? rc <= 0 : rc != SQLITE_ROW) {

@@ -40,6 +40,10 @@ int trace_event_filter(const struct trace *trace, size_t file, const char *view,
  * no scan), for a progress line; 0 when unknown. */
 int64_t trace_event_rowids(struct trace *trace, size_t file, const char *view);
 
+/* A second read-only connection to the trace, on which trace_event_sql()'s text prepares, for a scan
+ * on another thread; NULL when it cannot be opened. sqlite3_close() it. */
+sqlite3 *trace_db_reader(const struct trace *trace);
+
 /*
  * The scope of trace_set_scope() as it applies to one event view: the time window (0: no bound),
  * and whether anything else (an NVTX range, a kernel glob on kernels) restricts it, which only the

@@ -1093,7 +1093,10 @@ int64_t trace_event_rowids(struct trace *trace, size_t file, const char *view)
 
 		if (strcmp(event_views[i].name, view) || !has_table(f, event_views[i].source))
 			continue;
-		sql = sqlite3_mprintf("SELECT max(rowid) - min(rowid) + 1 FROM \"%w\".\"%w\"", f->schema,
+		/* two sub-queries: min() and max() in one SELECT make SQLite scan the table */
+		sql = sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - "
+				      "(SELECT min(rowid) FROM \"%w\".\"%w\") + 1",
+				      f->schema, source_names[event_views[i].source], f->schema,
 				      source_names[event_views[i].source]);
 		if (!sql || query_int(trace, sql, &n) != SQLITE_OK)
 			n = 0;
@@ -1131,6 +1134,43 @@ struct event_cache **trace_event_cache(struct trace *trace)
 struct trace_strings **trace_strings_cache(struct trace *trace)
 {
 	return &trace->strings;
+}
+
+/*
+ * A second read-only connection to the trace, for a scan on another thread (events.c): the files
+ * under the schema names they have on the trace's own connection ("main", "t1"...), so that
+ * trace_event_sql()'s text prepares on either. NULL when it cannot be opened.
+ */
+static int sql_profile(unsigned type, void *arg, void *p, void *x);
+
+sqlite3 *trace_db_reader(const struct trace *trace)
+{
+	const struct trace_file *first = &trace->files[0];
+	sqlite3 *db = NULL;
+	int rc;
+
+	rc = sqlite3_open_v2(first->open_path ? first->open_path : first->path, &db,
+			     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+	for (size_t i = 1; rc == SQLITE_OK && i < trace->nfiles; i++) {
+		const struct trace_file *f = &trace->files[i];
+		sqlite3_stmt *st;
+
+		rc = sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS ?2", -1, &st, NULL);
+		if (rc != SQLITE_OK)
+			break;
+		sqlite3_bind_text(st, 1, f->open_path ? f->open_path : f->path, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, f->schema, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+		sqlite3_finalize(st);
+	}
+	if (rc != SQLITE_OK) {
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_extended_result_codes(db, 1);
+	if (getenv("GPT_TRACE_SQL_PROFILE"))
+		sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, sql_profile, NULL);
+	return db;
 }
 
 /* ---- open/close ---- */
