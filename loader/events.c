@@ -51,7 +51,8 @@
 struct run_span {
 	int64_t first, last;
 	int sorted;
-	int64_t off;			/* where its rows begin in the table's copy (table_runs.copy) */
+	size_t copy;			/* the copy that holds its rows (table_runs.copies) */
+	int64_t off;			/* where they begin in it */
 };
 
 /* What the scan found in one file's table for one view and sort key. */
@@ -66,9 +67,10 @@ struct table_runs {
 	size_t nruns;
 	/* With event_streams_keep(): the rows the scan read, in storage order, with the columns of
 	 * the kept set copy_set (an index into event_cache.keep), for the streams whose columns are
-	 * among them to read instead of the table. */
-	struct recording *copy;
-	size_t copy_set;
+	 * among them to read instead of the table; one copy per part of the table scanned apart
+	 * (struct scan_job), its runs one after another. */
+	struct recording **copies;
+	size_t ncopies, copy_set;
 };
 
 /* What a stream that ran to its end saw of one file, in the scope it ran in. */
@@ -721,6 +723,8 @@ static struct copy_reader *copy_reader_new(const struct event_stream *s, const s
 
 /* ---- finding the runs ---- */
 
+static void table_copies_free(struct table_runs *t);
+
 void event_cache_free(struct event_cache *cache)
 {
 	if (!cache)
@@ -728,7 +732,7 @@ void event_cache_free(struct event_cache *cache)
 	for (size_t i = 0; i < cache->n; i++) {
 		free(cache->items[i].view);
 		free(cache->items[i].runs);
-		recording_free(cache->items[i].copy);
+		table_copies_free(&cache->items[i]);
 	}
 	free(cache->items);
 	for (size_t i = 0; i < cache->nkeep; i++) {
@@ -744,7 +748,16 @@ void event_cache_free(struct event_cache *cache)
 	free(cache);
 }
 
-static void add_run(struct table_runs *t, int64_t first, int64_t last, int sorted, int64_t off)
+static void table_copies_free(struct table_runs *t)
+{
+	for (size_t i = 0; i < t->ncopies; i++)
+		recording_free(t->copies[i]);
+	free(t->copies);
+	t->copies = NULL;
+	t->ncopies = 0;
+}
+
+static void add_run(struct table_runs *t, int64_t first, int64_t last, int sorted, size_t copy, int64_t off)
 {
 	size_t unsorted = !sorted;
 
@@ -756,7 +769,7 @@ static void add_run(struct table_runs *t, int64_t first, int64_t last, int sorte
 		return;
 	}
 	t->runs = xrealloc(t->runs, (t->nruns + 1) * sizeof(*t->runs));
-	t->runs[t->nruns++] = (struct run_span){ first, last, sorted, off };
+	t->runs[t->nruns++] = (struct run_span){ first, last, sorted, copy, off };
 }
 
 static int db_error(sqlite3 *db, const char *view, char *err, size_t errlen)
@@ -774,19 +787,31 @@ static int sql_error(struct trace *trace, const char *view, char *err, size_t er
 
 #define SCAN_MAX_THREADS 8
 #define SCAN_TICK 0x10000		/* rows a scan reads between two reports to its batch */
+#define SCAN_MIN_PART (256 << 10)	/* rowids: a table is cut in parts no smaller */
+#define SCAN_PARTS_PER_THREAD 16
 
-/* One table's first scan in a batch. */
+/*
+ * A table's first scan, or a part of it: with several threads, a big table is cut into ranges of
+ * rowids, scanned apart (each its own runs, summary and copy) and put together in rowid order
+ * (a run that crosses a cut becomes two, which the merge of runs orders as any other two), so that
+ * the threads finish together: a trace's kernels cost about twice its API calls a row.
+ */
 struct scan_job {
-	struct table_runs *t;
+	struct table_runs *t;		/* the table it is (part of) */
+	int64_t range[2];		/* its rowids */
+	int whole;			/* the whole table: no range */
 	int64_t estimate;		/* its rowid span: the biggest go first, and the progress total */
+	struct table_runs part;		/* what it found, as if the part were the table */
+	struct recording *copy;		/* its copy, written in full; NULL: none */
 	int ret;
 	char err[256];
 };
 
 struct scan_batch {
 	struct trace *trace;
-	struct scan_job *jobs;
-	size_t njobs, next;		/* next: the first job nobody has taken */
+	struct scan_job *jobs;		/* by table, each table's parts in rowid order */
+	size_t *order;			/* the jobs, biggest first */
+	size_t njobs, next;		/* next: the first of order that nobody has taken */
 	size_t running;			/* threads other than the caller's still at work */
 	pthread_mutex_t lock;
 	pthread_cond_t idle;		/* signalled as each of them ends */
@@ -810,13 +835,14 @@ static void scan_tick(struct scan_batch *b, const struct scanner *sc, int64_t n)
 
 /*
  * Scan rowid, start and the keys of one file's table, replaying the reorder buffer (see the top of
- * the file). A table that is not a table (no rowid) is marked unbounded: ORDER BY reads it. With a
- * copy, the scan reads all of cols (text_col as text) and writes each row of the view to the copy,
- * each run from a mark (run_span.off).
+ * the file); range: NULL, or the first and last rowid of the part to scan. A table that is not a
+ * table (no rowid) is marked unbounded: ORDER BY reads it. With a copy, the scan reads all of cols
+ * (text_col as text) and writes each row of the view to the copy, each run from a mark
+ * (run_span.off).
  */
 static int find_runs(struct scanner *sc, struct scan_batch *b, struct trace *trace, struct table_runs *t,
-		     const char *const *cols, size_t ncols, int raw, int text_col, struct spill *copy, char *err,
-		     size_t errlen)
+		     const int64_t *range, const char *const *cols, size_t ncols, int raw, int text_col,
+		     struct spill *copy, char *err, size_t errlen)
 {
 	/* The reader holds EVENT_REORDER + 1 rows and hands on the smallest: the buffer below holds
 	 * EVENT_REORDER and hands one on as the next arrives, which is the same. */
@@ -831,8 +857,9 @@ static int find_runs(struct scanner *sc, struct scan_batch *b, struct trace *tra
 	const size_t keylen = offsetof(struct event_row, v) + t->nkey * sizeof(int64_t);
 	sqlite3_stmt *st = NULL;
 	const char *wrap = sc->packed ? ROW_FUNCTION : NULL;
-	char *sql = trace_event_sql(trace, t->file, t->view, cols, ncols, raw ? TRACE_SQL_SCAN_RAW : TRACE_SQL_SCAN,
-				    0, wrap, &absent);
+	enum trace_event_sql mode = range ? (raw ? TRACE_SQL_RANGE_RAW : TRACE_SQL_RANGE)
+					  : (raw ? TRACE_SQL_SCAN_RAW : TRACE_SQL_SCAN);
+	char *sql = trace_event_sql(trace, t->file, t->view, cols, ncols, mode, 0, wrap, &absent);
 	int nonint;
 	int64_t read = 0;
 
@@ -858,6 +885,10 @@ static int find_runs(struct scanner *sc, struct scan_batch *b, struct trace *tra
 		return 0;
 	}
 	sqlite3_free(sql);
+	if (range) {
+		sqlite3_bind_int64(st, 1, range[0]);
+		sqlite3_bind_int64(st, 2, range[1]);
+	}
 	while ((rc = step_row(sc->target, st, wrap != NULL, r, ncols, copy ? text_col : -1, &nonint)) == SQLITE_ROW) {
 		if ((++read & (SCAN_TICK - 1)) == 0)
 			scan_tick(b, sc, SCAN_TICK);
@@ -882,7 +913,7 @@ static int find_runs(struct scanner *sc, struct scan_batch *b, struct trace *tra
 		}
 		if (have_emitted && row_before(r, &emitted, t->nkey)) {
 			/* The buffer has handed on a later row: this one starts a new run. */
-			add_run(t, first, last, sorted, off);
+			add_run(t, first, last, sorted, 0, off);
 			first = r->seq;
 			off = copy ? spill_mark(copy) : 0;
 			nring = head = nheap = 0;
@@ -933,7 +964,7 @@ static int find_runs(struct scanner *sc, struct scan_batch *b, struct trace *tra
 	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
 		ret = db_error(sc->db, t->view, err, errlen);
 	} else if (have_prev && !t->unbounded) {
-		add_run(t, first, last, sorted, off);
+		add_run(t, first, last, sorted, 0, off);
 	}
 	scan_tick(b, sc, read & (SCAN_TICK - 1));
 	sqlite3_finalize(st);
@@ -953,26 +984,25 @@ static int find_runs(struct scanner *sc, struct scan_batch *b, struct trace *tra
 			copy->len = 0;
 			copy->rec->size = 0;
 		}
-		return find_runs(sc, b, trace, t, cols, ncols, 0, text_col, copy, err, errlen);
+		return find_runs(sc, b, trace, t, range, cols, ncols, 0, text_col, copy, err, errlen);
 	}
 	return ret;
 }
 
 /*
- * Scan one job's table (table_runs.view, .file, .nkey), on sc: with the columns of the kept set of its
- * view and keys, writing the copy, when there is one; else rowid, start and the keys (and end, for
- * the table's summary).
+ * Scan one job's table or part (table_runs.view, .file, .nkey) on sc: with the columns of the kept
+ * set of its view and keys, writing a copy, when there is one; else rowid, start and the keys (and
+ * end, for the table's summary).
  */
 static void scan_job_run(struct scan_batch *b, struct scanner *sc, struct scan_job *job)
 {
 	static const char *const keys[] = { "end", "deviceId", "streamId" };
 	struct event_cache *cache = *trace_event_cache(b->trace);
-	struct table_runs *t = job->t;
+	struct table_runs *t = &job->part;
 	const char *const *cols = keys;
 	size_t ncols = t->nkey ? t->nkey : 1;
 	struct spill *copy = NULL;
 	int text_col = -1;
-	size_t set = 0;
 
 	for (size_t i = 0; i < cache->nkeep && !copy; i++) {
 		const struct event_columns *c = &cache->keep[i];
@@ -985,18 +1015,16 @@ static void scan_job_run(struct scan_batch *b, struct scanner *sc, struct scan_j
 		cols = c->cols;
 		ncols = c->ncols;
 		text_col = c->text_col;
-		set = i;
+		t->copy_set = i;
 	}
-	job->ret = find_runs(sc, b, b->trace, t, cols, ncols, 1, text_col, copy, job->err, sizeof(job->err));
+	job->ret = find_runs(sc, b, b->trace, t, job->whole ? NULL : job->range, cols, ncols, 1, text_col, copy,
+			     job->err, sizeof(job->err));
 	if (copy) {
 		/* A copy that cannot be written in full (a full disk) is no copy: streams read the table. */
-		if (job->ret >= 0 && !t->unbounded && !copy->failed && spill_flush(copy) == 0 &&
-		    recording_map(copy->rec) == 0) {
-			t->copy = copy->rec;
-			t->copy_set = set;
-		} else {
+		if (job->ret >= 0 && !t->unbounded && !copy->failed && spill_flush(copy) == 0)
+			job->copy = copy->rec;
+		else
 			recording_free(copy->rec);
-		}
 		spill_free(copy);
 	}
 }
@@ -1008,7 +1036,7 @@ static void scan_jobs(struct scan_batch *b, struct scanner *sc)
 		size_t i;
 
 		pthread_mutex_lock(&b->lock);
-		i = b->next < b->njobs ? b->next++ : SIZE_MAX;
+		i = b->next < b->njobs ? b->order[b->next++] : SIZE_MAX;
 		pthread_mutex_unlock(&b->lock);
 		if (i == SIZE_MAX)
 			return;
@@ -1035,59 +1063,72 @@ static void *scan_thread(void *arg)
 	return NULL;
 }
 
-/* The CPUs this process may run on. */
-static size_t cpus(void)
+/* The CPUs this process may run on, at most SCAN_MAX_THREADS. */
+static size_t scan_threads(void)
 {
 	cpu_set_t set;
 	long n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
 
-	return n < 1 ? 1 : (size_t)n;
+	return n < 1 ? 1 : n > SCAN_MAX_THREADS ? SCAN_MAX_THREADS : (size_t)n;
 }
+
+static const struct scan_job *sort_jobs;
 
 static int by_estimate(const void *a, const void *b)
 {
-	const struct scan_job *x = a, *y = b;
+	const struct scan_job *x = &sort_jobs[*(const size_t *)a], *y = &sort_jobs[*(const size_t *)b];
 
 	return x->estimate != y->estimate ? (x->estimate > y->estimate ? -1 : 1) : 0;
 }
 
-/* Run the batch's jobs on up to cpus() threads, the caller's one of them. */
-static void scan_batch_run(struct scan_batch *b)
+/* "reading kernels, api_calls": the batch's tables with rows, biggest first (the first table,
+ * when none has). */
+static void batch_label(struct scan_batch *b)
+{
+	size_t len = (size_t)snprintf(b->label, sizeof(b->label), "reading"), named = 0;
+
+	for (size_t i = 0; i < b->njobs && len < sizeof(b->label); i++) {
+		const struct scan_job *job = &b->jobs[b->order[i]];
+		int seen = 0;
+
+		for (size_t k = 0; k < i; k++)
+			seen |= !strcmp(b->jobs[b->order[k]].t->view, job->t->view);
+		if (seen || !job->estimate)
+			continue;
+		len += (size_t)snprintf(b->label + len, sizeof(b->label) - len, "%s %s", named++ ? "," : "",
+					job->t->view);
+	}
+	if (!named)
+		snprintf(b->label, sizeof(b->label), "reading %s", b->jobs[0].t->view);
+}
+
+/* Run the batch's jobs on nthreads threads, the caller's one of them. */
+static void scan_batch_run(struct scan_batch *b, size_t nthreads)
 {
 	struct event_cache *cache = cache_of(b->trace);
 	struct scanner sc = { .db = trace_db(b->trace), .target = &cache->target, .packed = cache->packed,
 			      .main = 1 };
-	size_t nthreads = cpus(), started = 0;
 	pthread_t threads[SCAN_MAX_THREADS];
+	size_t started = 0;
 	int64_t total = 0;
-	size_t len = 0;
 
-	qsort(b->jobs, b->njobs, sizeof(*b->jobs), by_estimate);
-	b->show = progress_visible();
-	len += (size_t)snprintf(b->label, sizeof(b->label), "reading");
+	b->order = xcalloc(b->njobs, sizeof(*b->order));
 	for (size_t i = 0; i < b->njobs; i++) {
-		int seen = 0;
-
+		b->order[i] = i;
 		total += b->jobs[i].estimate;
-		for (size_t k = 0; k < i; k++)
-			seen |= !strcmp(b->jobs[k].t->view, b->jobs[i].t->view);
-		/* name the tables with rows (the one asked for, when none has) */
-		if (!seen && len < sizeof(b->label) && (b->jobs[i].estimate || (!i && b->njobs == 1)))
-			len += (size_t)snprintf(b->label + len, sizeof(b->label) - len, "%s %s",
-						len > strlen("reading") ? "," : "", b->jobs[i].t->view);
 	}
-	if (len == strlen("reading"))
-		snprintf(b->label, sizeof(b->label), "reading %s", b->jobs[0].t->view);
+	sort_jobs = b->jobs;
+	qsort(b->order, b->njobs, sizeof(*b->order), by_estimate);
+	batch_label(b);
+	b->show = progress_visible();
 	if (b->show)
 		progress_begin(&b->progress, b->label, "rows", total);
 	pthread_mutex_init(&b->lock, NULL);
 	pthread_cond_init(&b->idle, NULL);
-	if (nthreads > SCAN_MAX_THREADS)
-		nthreads = SCAN_MAX_THREADS;
 	if (nthreads > b->njobs)
 		nthreads = b->njobs;
 	/* Only tables with rows are worth a thread. */
-	while (nthreads > 1 && !b->jobs[nthreads - 1].estimate)
+	while (nthreads > 1 && !b->jobs[b->order[nthreads - 1]].estimate)
 		nthreads--;
 	for (size_t i = 0; i + 1 < nthreads; i++) {
 		pthread_mutex_lock(&b->lock);
@@ -1126,6 +1167,56 @@ static void scan_batch_run(struct scan_batch *b)
 	pthread_mutex_destroy(&b->lock);
 	if (b->show)
 		progress_end(&b->progress);
+	free(b->order);
+}
+
+/*
+ * Put a table together from its parts (jobs, in rowid order): rows, summary and runs, each run
+ * pointing into its part's copy; a table that now has too many runs is unbounded. The table has
+ * copies only when every part has one. Returns 0, or the first part's error (err set).
+ */
+static int join_parts(struct table_runs *t, struct scan_job *jobs, size_t n, char *err, size_t errlen)
+{
+	int copies = 1;
+
+	for (size_t i = 0; i < n; i++) {
+		if (jobs[i].ret < 0) {
+			snprintf(err, errlen, "%s", jobs[i].err);
+			return jobs[i].ret;
+		}
+		copies &= jobs[i].copy != NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct table_runs *p = &jobs[i].part;
+		const struct event_summary *m = &p->summary;
+
+		t->rows += p->rows;
+		t->filtered |= p->filtered;
+		t->unbounded |= p->unbounded;
+		t->copy_set = p->copy_set;
+		if (m->has_first && (!t->summary.has_first || m->first < t->summary.first)) {
+			t->summary.first = m->first;
+			t->summary.has_first = 1;
+		}
+		if (m->has_last && (!t->summary.has_last || m->last > t->summary.last)) {
+			t->summary.last = m->last;
+			t->summary.has_last = 1;
+		}
+		t->summary.rows += m->rows;
+		for (size_t r = 0; r < p->nruns && !t->unbounded; r++)
+			add_run(t, p->runs[r].first, p->runs[r].last, p->runs[r].sorted, t->ncopies, p->runs[r].off);
+		if (copies) {
+			t->copies = xrealloc(t->copies, (t->ncopies + 1) * sizeof(*t->copies));
+			t->copies[t->ncopies++] = jobs[i].copy;
+			jobs[i].copy = NULL;
+		}
+	}
+	for (size_t i = 0; i < t->ncopies && !t->unbounded; i++)
+		if (recording_map(t->copies[i]) < 0)
+			copies = 0;
+	if (t->unbounded || !copies)
+		table_copies_free(t);
+	return 0;
 }
 
 static struct table_runs *find_table(struct event_cache *cache, size_t file, const char *view, size_t nkey)
@@ -1139,6 +1230,30 @@ static struct table_runs *find_table(struct event_cache *cache, size_t file, con
 	return NULL;
 }
 
+/* Add the jobs of table t, whose rowids are first to last (a table with no rows: one job); with
+ * more than one thread, a big table is cut in parts of about `part` rowids. */
+static void add_jobs(struct scan_batch *b, struct table_runs *t, int64_t first, int64_t last, int64_t part)
+{
+	int64_t span = last >= first ? last - first + 1 : 0;
+	int64_t n = part > 0 && span > part ? (span + part - 1) / part : 1;
+
+	b->jobs = xrealloc(b->jobs, (b->njobs + (size_t)n) * sizeof(*b->jobs));
+	for (int64_t i = 0; i < n; i++) {
+		struct scan_job *job = &b->jobs[b->njobs++];
+		int64_t from = first + span / n * i, to = i + 1 == n ? last : first + span / n * (i + 1) - 1;
+
+		memset(job, 0, sizeof(*job));
+		job->t = t;
+		job->whole = n == 1;
+		job->range[0] = from;
+		job->range[1] = to;
+		job->estimate = n == 1 ? span : to - from + 1;
+		job->part.file = t->file;
+		job->part.nkey = t->nkey;
+		job->part.view = t->view;
+	}
+}
+
 /*
  * The runs of one file's table for a sort key of nkey columns: 0 (start alone) or 3 (start, end,
  * deviceId, streamId: the GPU operations). The scan also reads end, for the table's summary. The
@@ -1150,14 +1265,15 @@ static struct table_runs *table_runs_get(struct trace *trace, size_t file, const
 {
 	struct event_cache *cache = cache_of(trace);
 	struct scan_batch b = { .trace = trace };
-	struct table_runs *t = find_table(cache, file, view, nkey);
-	size_t room = 1 + cache->nkeep * trace_count(trace), n = cache->n;
-	int64_t start, end;
+	struct table_runs *t = find_table(cache, file, view, nkey), *mine = NULL;
+	size_t n = cache->n, ntables, nthreads = scan_threads();
+	int64_t (*rowids)[2], total = 0, start, end, part;
 
 	if (t)
 		return t;
-	cache->items = xrealloc(cache->items, (cache->n + room) * sizeof(*cache->items));
-	b.jobs = xcalloc(room, sizeof(*b.jobs));
+	/* the tables to scan: this one, and the kept ones not scanned yet */
+	cache->items = xrealloc(cache->items, (cache->n + 1 + cache->nkeep * trace_count(trace)) *
+							   sizeof(*cache->items));
 	for (size_t k = 0; k <= cache->nkeep; k++) {
 		for (size_t f = 0; f < trace_count(trace); f++) {
 			const char *v = k < cache->nkeep ? cache->keep[k].view : view;
@@ -1172,40 +1288,62 @@ static struct table_runs *table_runs_get(struct trace *trace, size_t file, const
 			t->file = f;
 			t->nkey = keys;
 			t->view = xstrdup(v);
-			b.jobs[b.njobs++] = (struct scan_job){ .t = t, .estimate = trace_event_rowids(trace, f, v) };
 		}
 	}
-	scan_batch_run(&b);
-	/* Keep what was found; a job that failed is forgotten (a later read scans its table again
-	 * and meets the same error); the caller gets its own table's. */
+	ntables = cache->n - n;
+	rowids = xcalloc(ntables, sizeof(*rowids));
+	for (size_t i = 0; i < ntables; i++) {
+		t = &cache->items[n + i];
+		if (trace_event_rowid_range(trace, t->file, t->view, &rowids[i][0], &rowids[i][1]))
+			total += rowids[i][1] - rowids[i][0] + 1;
+		else
+			rowids[i][0] = 1, rowids[i][1] = 0;
+	}
+	/* Parts small enough for the threads to end together (rows cost unlike amounts in different
+	 * tables, and rowids may leave gaps), big enough that a part's own cost does not show. */
+	part = total / (int64_t)(SCAN_PARTS_PER_THREAD * nthreads);
+	if (part < SCAN_MIN_PART)
+		part = SCAN_MIN_PART;
+	for (size_t i = 0; i < ntables; i++)
+		add_jobs(&b, &cache->items[n + i], rowids[i][0], rowids[i][1], nthreads > 1 ? part : 0);
+	free(rowids);
+	scan_batch_run(&b, nthreads);
+	/* Keep the tables found; one that failed is forgotten (a later read scans it again and meets
+	 * the same error); the caller gets its own table's. */
 	*ret = 0;
-	t = NULL;
 	cache->n = n;
-	for (size_t i = n; i < n + b.njobs; i++) {
-		struct table_runs *it = &cache->items[i];
-		const struct scan_job *job = NULL;
-		int mine = it->file == file && it->nkey == nkey && !strcmp(it->view, view);
+	for (size_t i = 0, j = 0; i < ntables; i++) {
+		struct table_runs *it = &cache->items[n + i];
+		size_t k = j, nparts;
+		int is_mine = it->file == file && it->nkey == nkey && !strcmp(it->view, view), r;
+		char part_err[256];
 
-		for (size_t j = 0; j < b.njobs && !job; j++)
-			if (b.jobs[j].t == it)
-				job = &b.jobs[j];
-		if (job->ret < 0) {
-			if (mine) {
-				*ret = job->ret;
-				snprintf(err, errlen, "%s", job->err);
+		while (k < b.njobs && b.jobs[k].t == it)
+			k++;
+		nparts = k - j;
+		r = join_parts(it, &b.jobs[j], nparts, part_err, sizeof(part_err));
+		for (size_t p = j; p < k; p++) {
+			free(b.jobs[p].part.runs);
+			recording_free(b.jobs[p].copy);
+		}
+		j = k;
+		if (r < 0) {
+			if (is_mine) {
+				*ret = r;
+				snprintf(err, errlen, "%s", part_err);
 			}
 			free(it->view);
 			free(it->runs);
-			recording_free(it->copy);
+			table_copies_free(it);
 			continue;
 		}
 		cache->items[cache->n] = *it;
-		if (mine)
-			t = &cache->items[cache->n];
+		if (is_mine)
+			mine = &cache->items[cache->n];
 		cache->n++;
 	}
 	free(b.jobs);
-	return t;
+	return mine;
 }
 
 /* ---- the stream ---- */
@@ -1362,15 +1500,17 @@ static int open_file_runs(struct event_stream *s, char *err, size_t errlen)
 		return ret;
 	if (!t->rows && !t->unbounded)
 		return 0;
-	if (t->copy) {
+	if (t->ncopies) {
 		struct copy_reader *first = copy_reader_new(s, t);
 
 		for (size_t i = 0; first && i < t->nruns; i++) {
 			struct run *r = add_stream_run(s, NULL, t->runs[i].sorted ? 1 : EVENT_REORDER + 1);
+			const struct recording *copy = t->copies[t->runs[i].copy];
+			int next_here = i + 1 < t->nruns && t->runs[i + 1].copy == t->runs[i].copy;
 
 			r->copy = i ? copy_reader_new(s, t) : first;
-			r->copy->p = r->copy->kept = t->copy->map + t->runs[i].off;
-			r->copy->end = t->copy->map + (i + 1 < t->nruns ? t->runs[i + 1].off : t->copy->size);
+			r->copy->p = r->copy->kept = copy->map + t->runs[i].off;
+			r->copy->end = copy->map + (next_here ? t->runs[i + 1].off : copy->size);
 		}
 		if (first)
 			return 0;

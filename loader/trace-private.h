@@ -36,9 +36,9 @@ char *trace_event_sql(const struct trace *trace, size_t file, const char *view, 
  * (no filter: every row is in), 1 otherwise; *shift: the file's shift.
  */
 int trace_event_filter(const struct trace *trace, size_t file, const char *view, int64_t *shift);
-/* About how many rows the table of an event view holds in one file (its rowid span: two look-ups,
- * no scan), for a progress line; 0 when unknown. */
-int64_t trace_event_rowids(struct trace *trace, size_t file, const char *view);
+/* The first and last rowid of the table of an event view in one file (two look-ups, no scan): 1, or 0
+ * when the table is absent, empty or has no rowid. About how many rows it holds, and where to cut it. */
+int trace_event_rowid_range(struct trace *trace, size_t file, const char *view, int64_t *first, int64_t *last);
 
 /* A second read-only connection to the trace, on which trace_event_sql()'s text prepares, for a scan
  * on another thread; NULL when it cannot be opened. sqlite3_close() it. */

@@ -1084,24 +1084,25 @@ char *trace_event_sql(const struct trace *trace, size_t file, const char *view, 
 	return sqlite3_str_finish(s);
 }
 
-int64_t trace_event_rowids(struct trace *trace, size_t file, const char *view)
+int trace_event_rowid_range(struct trace *trace, size_t file, const char *view, int64_t *first, int64_t *last)
 {
+	*first = *last = 0;
 	for (size_t i = 0; i < NCOLS(event_views); i++) {
 		const struct trace_file *f = &trace->files[file];
-		int64_t n = 0;
+		const char *table = source_names[event_views[i].source];
 		char *sql;
+		int ok;
 
 		if (strcmp(event_views[i].name, view) || !has_table(f, event_views[i].source))
 			continue;
-		/* two sub-queries: min() and max() in one SELECT make SQLite scan the table */
-		sql = sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") - "
-				      "(SELECT min(rowid) FROM \"%w\".\"%w\") + 1",
-				      f->schema, source_names[event_views[i].source], f->schema,
-				      source_names[event_views[i].source]);
-		if (!sql || query_int(trace, sql, &n) != SQLITE_OK)
-			n = 0;
+		/* one look-up each: min() and max() in one SELECT make SQLite scan the table */
+		sql = sqlite3_mprintf("SELECT min(rowid) FROM \"%w\".\"%w\"", f->schema, table);
+		ok = sql && query_int(trace, sql, first) == SQLITE_OK;
 		sqlite3_free(sql);
-		return n;
+		sql = sqlite3_mprintf("SELECT max(rowid) FROM \"%w\".\"%w\"", f->schema, table);
+		ok = ok && sql && query_int(trace, sql, last) == SQLITE_OK;
+		sqlite3_free(sql);
+		return ok && *last >= *first && *last > 0;
 	}
 	return 0;
 }
