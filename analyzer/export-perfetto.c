@@ -36,12 +36,22 @@ struct const_cache {
 	uint64_t iid[CONST_CACHE];
 };
 
+/* iids of strings by address, checked against the text: the same kernel name comes back at the same
+ * address (trace_string()), and comparing it costs less than hashing it; a buffer that is reused for
+ * other text only misses. */
+#define SEEN_CACHE 256
+struct seen_cache {
+	const char *key[SEEN_CACHE];
+	uint64_t iid[SEEN_CACHE];
+};
+
 /* A table of interned strings: iid = strtab index + 1 (iid 0 means "not set" to Perfetto). */
 struct intern_table {
 	struct strtab keys;
 	char **valid;			/* by index: key made valid UTF-8, NULL when key already is */
 	size_t cap;
 	struct const_cache consts;	/* intern_const()'s */
+	struct seen_cache seen;		/* intern()'s */
 };
 
 struct perfetto_sink {
@@ -79,11 +89,18 @@ struct perfetto_sink {
 static uint64_t intern(struct perfetto_sink *ps, struct intern_table *t, const char *s, int *added,
 		       const char **stored)
 {
-	size_t i = strtab_find(&t->keys, s);
+	uintptr_t a = (uintptr_t)s;
+	size_t slot = (size_t)((a ^ (a >> 7) ^ (a >> 15)) % SEEN_CACHE), i;
 
 	*added = 0;
-	if (i != SIZE_MAX)
+	if (t->seen.key[slot] == s && !strcmp(strtab_at(&t->keys, t->seen.iid[slot] - 1), s))
+		return t->seen.iid[slot];
+	i = strtab_find(&t->keys, s);
+	if (i != SIZE_MAX) {
+		t->seen.key[slot] = s;
+		t->seen.iid[slot] = i + 1;
 		return i + 1;
+	}
 	if (ps->interned_bytes + strlen(s) > INTERN_MAX_BYTES)
 		return 0;
 	i = strtab_get(&t->keys, s, NULL);
@@ -95,6 +112,8 @@ static uint64_t intern(struct perfetto_sink *ps, struct intern_table *t, const c
 	ps->interned_bytes += strlen(s) + 1 + INTERN_ENTRY_BYTES;
 	*added = 1;
 	*stored = t->valid[i] ? t->valid[i] : strtab_at(&t->keys, i);
+	t->seen.key[slot] = s;
+	t->seen.iid[slot] = i + 1;
 	return i + 1;
 }
 

@@ -202,7 +202,18 @@ struct held_rows {
 	size_t n, cap;
 };
 
+/* "(x, y, z)" of a kernel's grid or block, formatted once per shape (a trace launches a few shapes
+ * millions of times), by a hash of the shape; one table for grids, one for blocks, so that a kernel's
+ * two texts never share an entry. */
+#define DIMS_MEMO 64
+struct dims_memo {
+	int64_t d[3];
+	int used;
+	char text[72];
+};
+
 struct timeline {
+	struct dims_memo dims[2][DIMS_MEMO];
 	struct trace *trace;
 	sqlite3 *db;
 	struct timeline_sink *sink;
@@ -1571,10 +1582,28 @@ static int finish_device(struct timeline *tl, struct gpu *gpu)
 	return emit_device_counters(tl, gpu, b);
 }
 
+/* The text of a grid (which 0) or block (1) of columns x, y, z of r (NULL reads 0), valid until the
+ * next call for the same which. */
+static const char *dims_text(struct timeline *tl, int which, const struct event_row *r, size_t x, size_t y,
+			     size_t z)
+{
+	int64_t d[3] = { event_int(r, x, 0), event_int(r, y, 0), event_int(r, z, 0) };
+	uint64_t h = ((uint64_t)d[0] * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)d[1] * 0xff51afd7ed558ccdull) ^
+		     ((uint64_t)d[2] * 0xc4ceb9fe1a85ec53ull);
+	struct dims_memo *m = &tl->dims[which][(h ^ (h >> 32)) % DIMS_MEMO];
+
+	if (!m->used || memcmp(m->d, d, sizeof(d))) {
+		memcpy(m->d, d, sizeof(d));
+		m->used = 1;
+		snprintf(m->text, sizeof(m->text), "(%lld, %lld, %lld)", (long long)d[0], (long long)d[1],
+			 (long long)d[2]);
+	}
+	return m->text;
+}
+
 /* Name and arguments of a kernel, copy or set. *ret: 0 or a negative error. */
 static void describe_gpu_item(struct timeline *tl, const struct held_row *h, struct timeline_event *ev,
-			      struct timeline_arg *args, size_t *nargs, char *grid, char *block, char *label,
-			      size_t size, int *ret)
+			      struct timeline_arg *args, size_t *nargs, char *label, size_t size, int *ret)
 {
 	const struct event_row *r = &h->row;
 	int64_t context = 0;
@@ -1599,12 +1628,8 @@ static void describe_gpu_item(struct timeline *tl, const struct held_row *h, str
 		if (full && strlen(full) > EXPORT_KERNEL_NAME_MAX && shortname && *shortname)
 			ev->name = shortname;
 		arg_string(args, nargs, "kernel", full ? full : ev->name);
-		snprintf(grid, size, "(%lld, %lld, %lld)", (long long)event_int(r, K_GRIDX, 0),
-			 (long long)event_int(r, K_GRIDY, 0), (long long)event_int(r, K_GRIDZ, 0));
-		snprintf(block, size, "(%lld, %lld, %lld)", (long long)event_int(r, K_BLOCKX, 0),
-			 (long long)event_int(r, K_BLOCKY, 0), (long long)event_int(r, K_BLOCKZ, 0));
-		arg_string(args, nargs, "grid", grid);
-		arg_string(args, nargs, "block", block);
+		arg_string(args, nargs, "grid", dims_text(tl, 0, r, K_GRIDX, K_GRIDY, K_GRIDZ));
+		arg_string(args, nargs, "block", dims_text(tl, 1, r, K_BLOCKX, K_BLOCKY, K_BLOCKZ));
 		arg_int(args, nargs, "registers per thread", event_int(r, K_REGISTERS, 0));
 		arg_int(args, nargs, "static shared memory", event_int(r, K_STATIC_SMEM, 0));
 		arg_int(args, nargs, "dynamic shared memory", event_int(r, K_DYNAMIC_SMEM, 0));
@@ -1668,14 +1693,14 @@ static int emit_gpu(struct timeline *tl, const struct held_row *h)
 						(int32_t)event_int(r, G_PID, 0));
 	struct timeline_arg args[20];
 	struct timeline_event ev = { .start = r->start, .end = h->end, .args = args };
-	char grid[80], block[80], label[80];
+	char label[80];
 	size_t nargs = 0;
 	uint64_t *w;
 	int ret;
 
 	if (!gpu || !stream)
 		return missing(tl, "GPU stream");
-	describe_gpu_item(tl, h, &ev, args, &nargs, grid, block, label, sizeof(grid), &ret);
+	describe_gpu_item(tl, h, &ev, args, &nargs, label, sizeof(label), &ret);
 	if (ret < 0)
 		return ret;
 	ev.nargs = nargs;
