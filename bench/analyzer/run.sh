@@ -6,8 +6,9 @@
 # against the SQLite floor measured in the same run on the same file: one window-function pass over
 # the kernels (`lag(end) over (partition by deviceId order by start)`). Per command: wall, user and
 # system time and peak RSS from /usr/bin/time, events per second (kernels + API calls + copies +
-# syncs + NVTX ranges over wall and over user time), and user time as a multiple of the window
-# pass's. With -B, the same commands of a second build ("before") run first, for a before/after table.
+# syncs + NVTX ranges over wall and over user time), and wall and user time as multiples of the
+# window pass's (the loader scans and reads ahead on every CPU, so a command's wall time can be less
+# than its user time; the window pass runs on one). With -B, the same commands of a second build ("before") run first, for a before/after table.
 #   usage: run.sh [-n N] [-t TRACE] [-b BINDIR] [-B BEFORE_BINDIR] [-x] [-o RESULTS.md]
 # With -o, the results are appended to that file as a dated Markdown section.
 set -eu
@@ -44,20 +45,24 @@ size=$(stat -c %s "$trace")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 window_user=""
+window_wall=""
 
 # measure NAME COMMAND...: one table row; sets last_user
 measure() {
-	local name=$1 log wall user sys rss ratio
+	local name=$1 log wall user sys rss ratio wall_ratio
 	shift
 	log=$out/time.log
 	/usr/bin/time -f "%e %U %S %M" -o "$log" "$@" > /dev/null 2> "$out/stderr" || { cat "$log" "$out/stderr" >&2; exit 1; }
 	read -r wall user sys rss < <(tail -1 "$log")
 	last_user=$user
+	last_wall=$wall
 	ratio="–"
+	wall_ratio="–"
 	[ -n "$window_user" ] && ratio=$(printf '%.2f×' "$(echo "$user / $window_user" | bc -l)")
-	printf '| %s | %.2f s | %.2f s | %.2f s | %.1f MiB | %.2f M/s | %.2f M/s | %s |\n' "$name" "$wall" "$user" \
+	[ -n "$window_wall" ] && wall_ratio=$(printf '%.2f×' "$(echo "$wall / $window_wall" | bc -l)")
+	printf '| %s | %.2f s | %.2f s | %.2f s | %.1f MiB | %.2f M/s | %.2f M/s | %s | %s |\n' "$name" "$wall" "$user" \
 		"$sys" "$(echo "$rss / 1024" | bc -l)" "$(echo "$events / $wall / 1000000" | bc -l)" \
-		"$(echo "$events / ($user + 0.001) / 1000000" | bc -l)" "$ratio"
+		"$(echo "$events / ($user + 0.001) / 1000000" | bc -l)" "$wall_ratio" "$ratio"
 }
 
 commands() {
@@ -78,11 +83,12 @@ commands() {
 # User time is the steadier number on a shared machine; the load average (1 min, at the end of the
 # run) says how shared it was.
 table=$(
-	echo "| command | wall | user | sys | peak RSS | events/s (wall) | events/s (user) | user / window pass |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| command | wall | user | sys | peak RSS | events/s (wall) | events/s (user) | wall / window pass | user / window pass |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 	measure "SQLite window pass (the floor)" sqlite3 "$trace" "SELECT count(*), sum(g) FROM (SELECT start -
 		lag(end) OVER (PARTITION BY deviceId ORDER BY start) AS g FROM CUPTI_ACTIVITY_KIND_KERNEL)"
 	window_user=$last_user
+	window_wall=$last_wall
 	[ -n "$before" ] && commands "before:" "$before"
 	commands "${before:+after: }" "$bin"
 	echo
