@@ -791,6 +791,7 @@ static int sql_error(struct trace *trace, const char *view, char *err, size_t er
 #define SCAN_TICK 0x10000		/* rows a scan reads between two reports to its batch */
 #define SCAN_MIN_PART (256 << 10)	/* rowids: a table is cut in parts no smaller */
 #define SCAN_PARTS_PER_THREAD 16
+#define SCAN_THREAD_ROWS (64 << 10)	/* rowids: a smaller job does not get a thread of its own */
 
 /*
  * A table's first scan, or a part of it: with several threads, a big table is cut into ranges of
@@ -1129,8 +1130,9 @@ static void scan_batch_run(struct scan_batch *b, size_t nthreads)
 	pthread_cond_init(&b->idle, NULL);
 	if (nthreads > b->njobs)
 		nthreads = b->njobs;
-	/* Only tables with rows are worth a thread. */
-	while (nthreads > 1 && !b->jobs[b->order[nthreads - 1]].estimate)
+	/* Only big jobs are worth a thread: its connection and start cost milliseconds (tens of them
+	 * where system calls are slow, as under gVisor). */
+	while (nthreads > 1 && b->jobs[b->order[nthreads - 1]].estimate < SCAN_THREAD_ROWS)
 		nthreads--;
 	for (size_t i = 0; i + 1 < nthreads; i++) {
 		pthread_mutex_lock(&b->lock);
