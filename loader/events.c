@@ -1066,12 +1066,20 @@ static void *scan_thread(void *arg)
 	return NULL;
 }
 
-/* The CPUs this process may run on, at most SCAN_MAX_THREADS. */
+static size_t share_ways = 1;		/* event_threads_share() */
+
+void event_threads_share(size_t ways)
+{
+	share_ways = ways ? ways : 1;
+}
+
+/* The CPUs this process may run on (its share of them), at most SCAN_MAX_THREADS. */
 static size_t scan_threads(void)
 {
 	cpu_set_t set;
 	long n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
 
+	n /= (long)share_ways;
 	return n < 1 ? 1 : n > SCAN_MAX_THREADS ? SCAN_MAX_THREADS : (size_t)n;
 }
 

@@ -90,6 +90,13 @@ struct event_columns {
  */
 void event_streams_keep(struct trace *trace, const struct event_columns *sets, size_t n);
 
+/*
+ * With more than one CPU, the loader scans tables and reads streams ahead on several threads (with
+ * the same rows as on one). A process that is one of `ways` working at once (the cross-rank
+ * summary's workers) takes its share of the CPUs from now on: at least one, then no thread.
+ */
+void event_threads_share(size_t ways);
+
 /* The next row (valid until the next call): 1, 0 at the end, or a negative error with err set. */
 int event_stream_next(struct event_stream *s, const struct event_row **row, char *err, size_t errlen);
 

@@ -5,6 +5,7 @@
 #include "ranks/summary.h"
 
 #include "common/util.h"
+#include "loader/events.h"
 #include "loader/trace.h"
 #include "rules/phases.h"
 
@@ -333,6 +334,8 @@ int rank_summaries_make(const char *const *paths, const char *const *out_paths, 
 		if (pid == 0) {
 			int status = 0;
 
+			/* the workers share the CPUs: each loader's threads take their part */
+			event_threads_share((size_t)jobs);
 			for (size_t k = (size_t)w; k < ntodo; k += (size_t)jobs) {
 				char why[1024];
 
