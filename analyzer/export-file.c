@@ -2,7 +2,10 @@
  * The exporter's entry point and its output file. An export never leaves a half-written file under
  * the name the user asked for: bytes go to "<path>.tmp.XXXXXX" in the same directory (so the final
  * rename stays within one file system and is atomic), which is flushed, fsync'ed and renamed over
- * the destination only after the writer finished without error; any failure removes it.
+ * the destination only after the writer finished without error; any failure removes it. A symbolic
+ * link is followed: the file it names is replaced, the link stays. A destination that is not a
+ * regular file (a pipe, /dev/stdout, a terminal, /dev/null) is written in place: renaming over it
+ * would replace the device or pipe with a file, and for root under /dev that breaks the system.
  */
 #include "analyzer/export.h"
 #include "analyzer/export-timeline.h"
@@ -24,7 +27,7 @@ struct export_file {
 	int fd;
 	gzFile gz;		/* NULL: plain output */
 	char *path;		/* the destination */
-	char *tmp_path;
+	char *tmp_path;		/* NULL: written in place (not a regular file) */
 	int error;		/* first write error (negative errno), sticky */
 	size_t len;
 	unsigned char buf[EXPORT_BUFFER_SIZE];
@@ -86,12 +89,18 @@ int export_file_open(struct export_file **out, const char *path, int gzip, char 
 		return -ENOMEM;
 	}
 	file->fd = -1;
-	file->path = strdup(path);
-	if (!file->path) {
-		fd = -ENOMEM;
-		goto out_free;
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		file->path = strdup(path);
+		fd = !file->path ? -ENOMEM : open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 && fd != -ENOMEM)
+			fd = -errno;
+	} else {
+		/* through a symbolic link: the temporary goes beside the file it names */
+		char *real = !lstat(path, &st) && S_ISLNK(st.st_mode) ? realpath(path, NULL) : NULL;
+
+		file->path = real ? real : strdup(path);
+		fd = !file->path ? -ENOMEM : open_temp(file->path, &file->tmp_path);
 	}
-	fd = open_temp(path, &file->tmp_path);
 	if (fd < 0)
 		goto out_free;
 	file->fd = fd;
@@ -208,20 +217,21 @@ int export_file_commit(struct export_file *file, char *err, size_t errlen)
 		if (zret != Z_OK)
 			ret = zret == Z_ERRNO && errno ? -errno : -EIO;
 	}
-	if (!ret && fsync(file->fd) < 0)
+	if (!ret && file->tmp_path && fsync(file->fd) < 0)
 		ret = -errno;
 	if (!ret) {
 		ret = close(file->fd) < 0 ? -errno : 0;
 		file->fd = -1;
 	}
-	if (!ret && rename(file->tmp_path, file->path) < 0)
+	if (!ret && file->tmp_path && rename(file->tmp_path, file->path) < 0)
 		ret = -errno;
 	if (ret < 0) {
 		snprintf(err, errlen, "cannot write '%s': %s", file->path, strerror(-ret));
 		export_file_abort(file);
 		return ret;
 	}
-	sync_parent_dir(file->path);
+	if (file->tmp_path)
+		sync_parent_dir(file->path);
 	free(file->tmp_path);
 	free(file->path);
 	free(file);

@@ -62,4 +62,23 @@ done
 expect_ok "overwrite" "$GPT" export --no-findings --format chrome -o "$TMP/w/clover.json" "$TMP/t.sqlite"
 expect "overwrite: replaced" '{"displayTimeUnit"' "$(head -c 18 "$TMP/w/clover.json")"
 no_leftovers "overwrite" "$TMP/w"
+
+# Outputs that are not regular files are written in place, never renamed over: a pipe stays a pipe
+# and gets the whole export (as /dev/stdout would: renaming over it, as root, replaced the device
+# link with a file); a symbolic link stays a link, and the file it names gets the export.
+"$GPT" export -q --no-findings -o "$TMP/w/plain.pftrace" "$TMP/t.sqlite" > /dev/null
+mkfifo "$TMP/w/pipe"
+# (a writer that renames over the pipe never opens it: the reader gives up)
+timeout 30 cat "$TMP/w/pipe" > "$TMP/w/from-pipe" &
+expect_ok "into a pipe" "$GPT" export -q --no-findings -o "$TMP/w/pipe" "$TMP/t.sqlite"
+wait
+expect "into a pipe: still a pipe" "fifo" "$(stat -c %F "$TMP/w/pipe" | sed 's/.*fifo.*/fifo/')"
+expect "into a pipe: the whole export" "same" "$(cmp -s "$TMP/w/plain.pftrace" "$TMP/w/from-pipe" && echo same)"
+echo old > "$TMP/w/target.pftrace"
+ln -s target.pftrace "$TMP/w/link.pftrace"
+expect_ok "through a symbolic link" "$GPT" export -q --no-findings -o "$TMP/w/link.pftrace" "$TMP/t.sqlite"
+expect "through a symbolic link: still a link" "target.pftrace" "$(readlink "$TMP/w/link.pftrace")"
+expect "through a symbolic link: its file replaced" "same" \
+	"$(cmp -s "$TMP/w/plain.pftrace" "$TMP/w/target.pftrace" && echo same)"
+no_leftovers "pipe and link" "$TMP/w"
 finish
