@@ -1083,6 +1083,11 @@ static size_t scan_threads(void)
 	return n < 1 ? 1 : n > SCAN_MAX_THREADS ? SCAN_MAX_THREADS : (size_t)n;
 }
 
+size_t event_threads(void)
+{
+	return scan_threads();
+}
+
 static const struct scan_job *sort_jobs;
 
 static int by_estimate(const void *a, const void *b)

@@ -96,6 +96,9 @@ void event_streams_keep(struct trace *trace, const struct event_columns *sets, s
  * summary's workers) takes its share of the CPUs from now on: at least one, then no thread.
  */
 void event_threads_share(size_t ways);
+/* The threads the loader may use (its share of the CPUs, at most 8): 1 means none but the caller's.
+ * A command that can work on two threads itself (the Perfetto writer) asks it too. */
+size_t event_threads(void);
 
 /* The next row (valid until the next call): 1, 0 at the end, or a negative error with err set. */
 int event_stream_next(struct event_stream *s, const struct event_row **row, char *err, size_t errlen);
