@@ -791,7 +791,7 @@ static int sql_error(struct trace *trace, const char *view, char *err, size_t er
 #define SCAN_TICK 0x10000		/* rows a scan reads between two reports to its batch */
 #define SCAN_MIN_PART (256 << 10)	/* rowids: a table is cut in parts no smaller */
 #define SCAN_PARTS_PER_THREAD 16
-#define SCAN_THREAD_ROWS (64 << 10)	/* rowids: a smaller job does not get a thread of its own */
+#define SCAN_THREAD_ROWS SCAN_MIN_PART	/* rowids: a smaller job does not get a thread of its own */
 
 /*
  * A table's first scan, or a part of it: with several threads, a big table is cut into ranges of
@@ -1252,7 +1252,7 @@ static struct table_runs *find_table(struct event_cache *cache, size_t file, con
 static void add_jobs(struct scan_batch *b, struct table_runs *t, int64_t first, int64_t last, int64_t part)
 {
 	int64_t span = last >= first ? last - first + 1 : 0;
-	int64_t n = part > 0 && span > part ? (span + part - 1) / part : 1;
+	int64_t n = part > 0 && span >= 2 * part ? span / part : 1;	/* parts of at least `part` */
 
 	b->jobs = xrealloc(b->jobs, (b->njobs + (size_t)n) * sizeof(*b->jobs));
 	for (int64_t i = 0; i < n; i++) {

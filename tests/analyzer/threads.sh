@@ -2,7 +2,7 @@
 # The loader's threads (loader/events.c): with more than one CPU, the first scans of the tables run
 # in a batch on several threads, a big table cut into parts by rowid, and big streams are read ahead
 # on another thread. None of it may change a byte of any output: every command's output on a
-# 300,000-kernel trace (big enough for parts and read-ahead) is compared with the same command on
+# 600,000-kernel trace (big enough for parts and read-ahead) is compared with the same command on
 # one CPU (taskset), where the loader uses no thread. The SQL profile shows that the parts were
 # scanned on several CPUs and not on one, so that the comparison compares two paths.
 . "$(dirname "$0")/lib.sh"
@@ -10,7 +10,7 @@
 command -v sqlite3 > /dev/null || { echo "skip: no sqlite3"; exit 77; }
 command -v taskset > /dev/null || { echo "skip: no taskset"; exit 77; }
 [ "$(nproc)" -ge 2 ] || { echo "skip: one CPU"; exit 77; }
-bash "$SRC/bench/analyzer/make-trace.sh" "$TMP/t.sqlite" 300000
+bash "$SRC/bench/analyzer/make-trace.sh" "$TMP/t.sqlite" 600000
 
 # same NAME ARGS...: the output (stdout, or the file written with -o @) on all CPUs and on one
 same() {
