@@ -639,7 +639,7 @@ static void judge_collectives(struct job_report *job, struct member *m, struct a
 		ji->straggler_rank = r->rank;
 		job->events[job->nevents++] = (struct straggler_event){
 			.iteration = ji->index, .rank = r->rank, .delay_ns = ji->delay_ns,
-			.collectives = ji->collectives, .cause = ji->cause,
+			.collectives = ji->collectives, .cause = ji->cause, .steady = ji->steady,
 		};
 	}
 	qsort(job->events, job->nevents, sizeof(*job->events), by_delay);

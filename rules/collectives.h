@@ -85,6 +85,7 @@ struct straggler_event {
 	int64_t delay_ns;		/* how long the others waited for it at its latest collective */
 	int64_t collectives;		/* how many collectives of the iteration it arrived last at */
 	const char *cause;		/* what it did differently, in words */
+	int steady;			/* the iteration is in the steady state (the rules judge only those) */
 };
 
 /* What the merge of every rank's summary hands to the cross-rank rules. */

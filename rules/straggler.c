@@ -61,6 +61,9 @@ void straggler_judge(struct rule_context *ctx, const struct job_digest *job)
 	for (size_t i = 0; i < job->nevents; i++) {
 		size_t r;
 
+		/* a warm-up iteration (the first step's allocations, NCCL's set-up) is no straggler */
+		if (!job->events[i].steady)
+			continue;
 		for (r = 0; r < nper && per[r].rank != job->events[i].rank; r++)
 			;
 		if (r == nper) {
@@ -87,7 +90,7 @@ void straggler_judge(struct rule_context *ctx, const struct job_digest *job)
 		for (size_t i = 0, shown = 0; i < job->nevents && shown < 8; i++) {
 			const struct straggler_event *e = &job->events[i];
 
-			if (e->rank != worst_rank)
+			if (e->rank != worst_rank || !e->steady)
 				continue;
 			finding_evidence(f, "iteration %" PRId64 ": the others waited %s (%s)", e->iteration,
 					 fmt_duration(&t2, e->delay_ns), e->cause ? e->cause : "cause unknown");
@@ -99,8 +102,8 @@ void straggler_judge(struct rule_context *ctx, const struct job_digest *job)
 			continue;
 		f = findings_add(ctx->out, &rule_straggler, rule_severity(per[r].ns, job->steady_ns), per[r].ns,
 				 "Find what this rank does on those iterations and even it out.",
-				 "rank %" PRId64 " held up the job in %" PRId64 " iterations, %s in all", per[r].rank,
-				 per[r].n, fmt_duration(&t1, per[r].ns));
+				 "rank %" PRId64 " held up the job in %" PRId64 " of %" PRId64 " iterations, %s in all",
+				 per[r].rank, per[r].n, job->iterations, fmt_duration(&t1, per[r].ns));
 		(void)f;
 	}
 	free(per);
