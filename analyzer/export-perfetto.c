@@ -319,34 +319,26 @@ static int build_interned(struct encoder *e, const struct rec *r, Perfetto__Prot
 			const struct rec_new *n = &r->news[k][i];
 			void *entry = (char *)e->news[k] + i * sizes[k];
 
+/* An interned name: three message types of the same fields (iid, name). */
+#define NAMED_ENTRY(type, init)                      \
+	do {                                         \
+		type *x = entry;                     \
+		init(x);                             \
+		x->has_iid = 1;                      \
+		x->iid = n->iid;                     \
+		x->name = (char *)n->text;           \
+	} while (0)
 			switch (k) {
-			case NEW_NAME: {
-				Perfetto__Protos__EventName *x = entry;
-
-				perfetto__protos__event_name__init(x);
-				x->has_iid = 1;
-				x->iid = n->iid;
-				x->name = (char *)n->text;
+			case NEW_NAME:
+				NAMED_ENTRY(Perfetto__Protos__EventName, perfetto__protos__event_name__init);
 				break;
-			}
-			case NEW_CATEGORY: {
-				Perfetto__Protos__EventCategory *x = entry;
-
-				perfetto__protos__event_category__init(x);
-				x->has_iid = 1;
-				x->iid = n->iid;
-				x->name = (char *)n->text;
+			case NEW_CATEGORY:
+				NAMED_ENTRY(Perfetto__Protos__EventCategory, perfetto__protos__event_category__init);
 				break;
-			}
-			case NEW_ARG_NAME: {
-				Perfetto__Protos__DebugAnnotationName *x = entry;
-
-				perfetto__protos__debug_annotation_name__init(x);
-				x->has_iid = 1;
-				x->iid = n->iid;
-				x->name = (char *)n->text;
+			case NEW_ARG_NAME:
+				NAMED_ENTRY(Perfetto__Protos__DebugAnnotationName,
+					    perfetto__protos__debug_annotation_name__init);
 				break;
-			}
 			case NEW_ARG_VALUE: {
 				Perfetto__Protos__InternedString *x = entry;
 
@@ -362,6 +354,7 @@ static int build_interned(struct encoder *e, const struct rec *r, Perfetto__Prot
 			e->new_ptrs[k][i] = entry;
 		}
 	}
+#undef NAMED_ENTRY
 	if (!any)
 		return 0;
 	interned->n_event_names = r->nnews[NEW_NAME];
@@ -576,6 +569,22 @@ static void chunk_reset(struct chunk *c)
 	c->first = c->last = NULL;
 }
 
+/* A chunk encoded (ret: how it went): the first error kept, a chunk of its own freed, a pool chunk
+ * emptied, and put back in the free list when the encoder thread had it (under the lock). */
+static void chunk_encoded(struct pipeline *p, struct chunk *c, int ret, int to_free_list)
+{
+	if (ret < 0 && !p->error)
+		p->error = ret;
+	if (c->own) {
+		free(c->mem);
+		free(c);
+		return;
+	}
+	chunk_reset(c);
+	if (to_free_list)
+		p->free[p->nfree++] = c;
+}
+
 static void *encoder_thread(void *arg)
 {
 	struct perfetto_sink *ps = arg;
@@ -599,15 +608,7 @@ static void *encoder_thread(void *arg)
 		ret = encode_chunk(&ps->enc, c, ret);
 		pthread_mutex_lock(&p->lock);
 		p->busy = 0;
-		if (ret < 0 && !p->error)
-			p->error = ret;
-		if (c->own) {
-			free(c->mem);
-			free(c);
-		} else {
-			chunk_reset(c);
-			p->free[p->nfree++] = c;
-		}
+		chunk_encoded(p, c, ret, 1);
 		pthread_cond_broadcast(&p->cond);
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -621,15 +622,7 @@ static int hand_over(struct perfetto_sink *ps, struct chunk *c)
 	int ret;
 
 	if (!p->threaded) {
-		ret = encode_chunk(&ps->enc, c, p->error);
-		if (ret < 0 && !p->error)
-			p->error = ret;
-		if (c->own) {
-			free(c->mem);
-			free(c);
-		} else {
-			chunk_reset(c);
-		}
+		chunk_encoded(p, c, encode_chunk(&ps->enc, c, p->error), 0);
 		return p->error;
 	}
 	pthread_mutex_lock(&p->lock);
