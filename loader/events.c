@@ -813,7 +813,7 @@ struct scan_job {
 struct scan_batch {
 	struct trace *trace;
 	struct scan_job *jobs;		/* by table, each table's parts in rowid order */
-	size_t *order;			/* the jobs, biggest first */
+	struct scan_job **order;	/* the jobs, biggest first */
 	size_t njobs, next;		/* next: the first of order that nobody has taken */
 	size_t running;			/* threads other than the caller's still at work */
 	pthread_mutex_t lock;
@@ -1036,14 +1036,14 @@ static void scan_job_run(struct scan_batch *b, struct scanner *sc, struct scan_j
 static void scan_jobs(struct scan_batch *b, struct scanner *sc)
 {
 	for (;;) {
-		size_t i;
+		struct scan_job *job;
 
 		pthread_mutex_lock(&b->lock);
-		i = b->next < b->njobs ? b->order[b->next++] : SIZE_MAX;
+		job = b->next < b->njobs ? b->order[b->next++] : NULL;
 		pthread_mutex_unlock(&b->lock);
-		if (i == SIZE_MAX)
+		if (!job)
 			return;
-		scan_job_run(b, sc, &b->jobs[i]);
+		scan_job_run(b, sc, job);
 	}
 }
 
@@ -1074,7 +1074,7 @@ void event_threads_share(size_t ways)
 }
 
 /* The CPUs this process may run on (its share of them), at most SCAN_MAX_THREADS. */
-static size_t scan_threads(void)
+size_t event_threads(void)
 {
 	cpu_set_t set;
 	long n = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) : sysconf(_SC_NPROCESSORS_ONLN);
@@ -1083,16 +1083,9 @@ static size_t scan_threads(void)
 	return n < 1 ? 1 : n > SCAN_MAX_THREADS ? SCAN_MAX_THREADS : (size_t)n;
 }
 
-size_t event_threads(void)
-{
-	return scan_threads();
-}
-
-static const struct scan_job *sort_jobs;
-
 static int by_estimate(const void *a, const void *b)
 {
-	const struct scan_job *x = &sort_jobs[*(const size_t *)a], *y = &sort_jobs[*(const size_t *)b];
+	const struct scan_job *x = *(struct scan_job *const *)a, *y = *(struct scan_job *const *)b;
 
 	return x->estimate != y->estimate ? (x->estimate > y->estimate ? -1 : 1) : 0;
 }
@@ -1104,11 +1097,11 @@ static void batch_label(struct scan_batch *b)
 	size_t len = (size_t)snprintf(b->label, sizeof(b->label), "reading"), named = 0;
 
 	for (size_t i = 0; i < b->njobs && len < sizeof(b->label); i++) {
-		const struct scan_job *job = &b->jobs[b->order[i]];
+		const struct scan_job *job = b->order[i];
 		int seen = 0;
 
 		for (size_t k = 0; k < i; k++)
-			seen |= !strcmp(b->jobs[b->order[k]].t->view, job->t->view);
+			seen |= !strcmp(b->order[k]->t->view, job->t->view);
 		if (seen || !job->estimate)
 			continue;
 		len += (size_t)snprintf(b->label + len, sizeof(b->label) - len, "%s %s", named++ ? "," : "",
@@ -1130,10 +1123,9 @@ static void scan_batch_run(struct scan_batch *b, size_t nthreads)
 
 	b->order = xcalloc(b->njobs, sizeof(*b->order));
 	for (size_t i = 0; i < b->njobs; i++) {
-		b->order[i] = i;
+		b->order[i] = &b->jobs[i];
 		total += b->jobs[i].estimate;
 	}
-	sort_jobs = b->jobs;
 	qsort(b->order, b->njobs, sizeof(*b->order), by_estimate);
 	batch_label(b);
 	b->show = progress_visible();
@@ -1145,7 +1137,7 @@ static void scan_batch_run(struct scan_batch *b, size_t nthreads)
 		nthreads = b->njobs;
 	/* Only big jobs are worth a thread: its connection and start cost milliseconds (tens of them
 	 * where system calls are slow, as under gVisor). */
-	while (nthreads > 1 && b->jobs[b->order[nthreads - 1]].estimate < SCAN_THREAD_ROWS)
+	while (nthreads > 1 && b->order[nthreads - 1]->estimate < SCAN_THREAD_ROWS)
 		nthreads--;
 	for (size_t i = 0; i + 1 < nthreads; i++) {
 		pthread_mutex_lock(&b->lock);
@@ -1283,7 +1275,7 @@ static struct table_runs *table_runs_get(struct trace *trace, size_t file, const
 	struct event_cache *cache = cache_of(trace);
 	struct scan_batch b = { .trace = trace };
 	struct table_runs *t = find_table(cache, file, view, nkey), *mine = NULL;
-	size_t n = cache->n, ntables, nthreads = scan_threads();
+	size_t n = cache->n, ntables, nthreads = event_threads();
 	int64_t (*rowids)[2], total = 0, start, end, part;
 
 	if (t)
@@ -1776,7 +1768,7 @@ static void prefetch_start(struct event_stream *s)
 {
 	struct prefetch *pf;
 
-	if (s->by_view || s->text_col >= 0 || s->total < PREFETCH_MIN_ROWS || scan_threads() < 2)
+	if (s->by_view || s->text_col >= 0 || s->total < PREFETCH_MIN_ROWS || event_threads() < 2)
 		return;
 	for (size_t f = 0; f < trace_count(s->trace); f++) {
 		const struct table_runs *t = &s->tables[f];

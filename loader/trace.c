@@ -1137,40 +1137,67 @@ struct trace_strings **trace_strings_cache(struct trace *trace)
 	return &trace->strings;
 }
 
+/* GPT_TRACE_SQL_PROFILE=1: each statement's text and run time on stderr, for finding the dear ones. */
+static int sql_profile(unsigned type, void *arg, void *p, void *x)
+{
+	char *sql = sqlite3_expanded_sql(p);
+
+	(void)type;
+	(void)arg;
+	fprintf(stderr, "gpt-trace: sql %8.3f s: %.300s\n", (double)*(sqlite3_int64 *)x / 1e9, sql ? sql : "?");
+	sqlite3_free(sql);
+	return 0;
+}
+
+/*
+ * A read-only connection to file f (the first of a trace) as "main". One thread uses a connection:
+ * without its mutex, every sqlite3_column_*() call of a walk no longer locks and unlocks (18% of a
+ * report's time at 1M kernels). Returns SQLite's code; *db is to be closed either way.
+ */
+static int connect_first(const struct trace_file *f, sqlite3 **db)
+{
+	int rc = sqlite3_open_v2(f->open_path ? f->open_path : f->path, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+				 NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_extended_result_codes(*db, 1);
+	if (getenv("GPT_TRACE_SQL_PROFILE"))
+		sqlite3_trace_v2(*db, SQLITE_TRACE_PROFILE, sql_profile, NULL);
+	return SQLITE_OK;
+}
+
+/* Attach file f to db under its schema name: SQLite's code (SQLITE_OK when attached). */
+static int attach(sqlite3 *db, const struct trace_file *f)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS ?2", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, f->open_path ? f->open_path : f->path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, f->schema, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 /*
  * A second read-only connection to the trace, for a scan on another thread (events.c): the files
  * under the schema names they have on the trace's own connection ("main", "t1"...), so that
  * trace_event_sql()'s text prepares on either. NULL when it cannot be opened.
  */
-static int sql_profile(unsigned type, void *arg, void *p, void *x);
-
 sqlite3 *trace_db_reader(const struct trace *trace)
 {
-	const struct trace_file *first = &trace->files[0];
 	sqlite3 *db = NULL;
-	int rc;
+	int rc = connect_first(&trace->files[0], &db);
 
-	rc = sqlite3_open_v2(first->open_path ? first->open_path : first->path, &db,
-			     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
-	for (size_t i = 1; rc == SQLITE_OK && i < trace->nfiles; i++) {
-		const struct trace_file *f = &trace->files[i];
-		sqlite3_stmt *st;
-
-		rc = sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS ?2", -1, &st, NULL);
-		if (rc != SQLITE_OK)
-			break;
-		sqlite3_bind_text(st, 1, f->open_path ? f->open_path : f->path, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, f->schema, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-		sqlite3_finalize(st);
-	}
+	for (size_t i = 1; rc == SQLITE_OK && i < trace->nfiles; i++)
+		rc = attach(db, &trace->files[i]);
 	if (rc != SQLITE_OK) {
 		sqlite3_close(db);
 		return NULL;
 	}
-	sqlite3_extended_result_codes(db, 1);
-	if (getenv("GPT_TRACE_SQL_PROFILE"))
-		sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, sql_profile, NULL);
 	return db;
 }
 
@@ -1333,18 +1360,6 @@ static void remove_copy(struct trace_file *f)
 	f->copy_dir = NULL;
 }
 
-/* GPT_TRACE_SQL_PROFILE=1: each statement's text and run time on stderr, for finding the dear ones. */
-static int sql_profile(unsigned type, void *arg, void *p, void *x)
-{
-	char *sql = sqlite3_expanded_sql(p);
-
-	(void)type;
-	(void)arg;
-	fprintf(stderr, "gpt-trace: sql %8.3f s: %.300s\n", (double)*(sqlite3_int64 *)x / 1e9, sql ? sql : "?");
-	sqlite3_free(sql);
-	return 0;
-}
-
 static int open_file(struct trace *trace, size_t i, char *err, size_t errlen)
 {
 	struct trace_file *f = &trace->files[i];
@@ -1360,28 +1375,14 @@ static int open_file(struct trace *trace, size_t i, char *err, size_t errlen)
 	}
 	if (i == 0) {
 		snprintf(f->schema, sizeof(f->schema), "main");
-		/* One thread uses the connection: without its mutex, every sqlite3_column_*() call of a
-		 * walk no longer locks and unlocks (18% of a report's time at 1M kernels). */
-		rc = sqlite3_open_v2(f->open_path ? f->open_path : f->path, &trace->db,
-				     SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+		rc = connect_first(f, &trace->db);
 		if (rc != SQLITE_OK)
 			return sqlite_failure(trace->db, rc, f->path, err, errlen);
-		sqlite3_extended_result_codes(trace->db, 1);
 		set_sort_threads(trace->db);
-		if (getenv("GPT_TRACE_SQL_PROFILE"))
-			sqlite3_trace_v2(trace->db, SQLITE_TRACE_PROFILE, sql_profile, NULL);
 	} else {
-		sqlite3_stmt *st;
-
 		snprintf(f->schema, sizeof(f->schema), "t%zu", i);
-		rc = sqlite3_prepare_v2(trace->db, "ATTACH DATABASE ?1 AS ?2", -1, &st, NULL);
-		if (rc != SQLITE_OK)
-			return sqlite_failure(trace->db, rc, f->path, err, errlen);
-		sqlite3_bind_text(st, 1, f->open_path ? f->open_path : f->path, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, f->schema, -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE) {
+		rc = attach(trace->db, f);
+		if (rc != SQLITE_OK) {
 			if ((rc & 0xff) == SQLITE_ERROR && strstr(sqlite3_errmsg(trace->db), "too many")) {
 				set_err(err, errlen, "cannot open '%s': too many traces at once (at most %d)",
 					f->path, sqlite3_limit(trace->db, SQLITE_LIMIT_ATTACHED, -1) + 1);
