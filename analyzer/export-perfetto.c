@@ -149,7 +149,7 @@ struct pipeline {
 struct perfetto_sink {
 	struct timeline_sink base;
 	size_t interned_bytes;
-	struct intern_table names, categories, arg_names, arg_values;
+	struct intern_table tables[NEW_KINDS];	/* by kind: names, categories, argument names, values */
 	/* the record being made: new interned strings and arguments, before they go in a chunk */
 	struct rec_new *news[NEW_KINDS];
 	size_t nnews[NEW_KINDS], news_cap[NEW_KINDS];
@@ -233,11 +233,7 @@ static uint64_t intern_const(struct perfetto_sink *ps, struct intern_table *t, c
  * 0: write s inline. */
 static uint64_t intern_new(struct perfetto_sink *ps, int kind, const char *s)
 {
-	static const size_t table_of[NEW_KINDS] = {
-		offsetof(struct perfetto_sink, names), offsetof(struct perfetto_sink, categories),
-		offsetof(struct perfetto_sink, arg_names), offsetof(struct perfetto_sink, arg_values),
-	};
-	struct intern_table *t = (struct intern_table *)((char *)ps + table_of[kind]);
+	struct intern_table *t = &ps->tables[kind];
 	const char *stored = NULL;
 	int added;
 	uint64_t iid = kind == NEW_CATEGORY || kind == NEW_ARG_NAME ? intern_const(ps, t, s, &added, &stored)
@@ -904,10 +900,8 @@ static void perfetto_free(struct timeline_sink *sink)
 	for (size_t i = 0; i < NCHUNKS; i++)
 		free(ps->pipe.chunks[i].mem);
 	free(ps->pipe.queue);
-	intern_release(&ps->names);
-	intern_release(&ps->categories);
-	intern_release(&ps->arg_names);
-	intern_release(&ps->arg_values);
+	for (int k = 0; k < NEW_KINDS; k++)
+		intern_release(&ps->tables[k]);
 	for (int k = 0; k < NEW_KINDS; k++)
 		free(ps->news[k]);
 	free(ps->args);
