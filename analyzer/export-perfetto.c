@@ -365,10 +365,51 @@ static int build_interned(struct encoder *e, const struct rec *r, Perfetto__Prot
 	return 0;
 }
 
-/* Frame and write one packet as Trace.packet, with the record's interned strings. */
-static int write_packet(struct encoder *e, const struct rec *r, Perfetto__Protos__TracePacket *packet)
+/*
+ * An upper bound of an event record's packed TracePacket, from the wire format's limits: a tag takes
+ * at most 2 bytes here (every field number is below 2048), a varint or fixed64 value at most 10 and a
+ * length prefix at most 5. Packing into a buffer this big needs no sizing pass, which is a third of
+ * protobuf-c's work on an event: it packs a nested message first and then moves it behind its length.
+ */
+#define FIELD_MAX 12				/* tag and value */
+#define LEN_FIELD_MAX(n) (2 + 5 + (size_t)(n))	/* tag, length and n bytes */
+
+static size_t text_bound(const char *s)
+{
+	return s ? LEN_FIELD_MAX(strlen(s)) : 0;
+}
+
+static size_t event_bound(const struct rec *r)
+{
+	/* timestamp, sequence id, flags, first packet; track_event's and interned_data's framing; type,
+	   track uuid, category, counter value, terminating flow; the flows */
+	size_t n = 4 * FIELD_MAX + 2 * LEN_FIELD_MAX(0) + 5 * FIELD_MAX + r->nflows * FIELD_MAX;
+
+	n += r->name_iid ? FIELD_MAX : text_bound(r->name);
+	for (size_t i = 0; i < r->nargs; i++) {
+		const struct rec_arg *arg = &r->args[i];
+
+		n += LEN_FIELD_MAX(0) + (arg->name_iid ? FIELD_MAX : text_bound(arg->name));
+		n += arg->type == TIMELINE_ARG_STRING && !arg->value_iid ? text_bound(arg->value) : FIELD_MAX;
+	}
+	for (int k = 0; k < NEW_KINDS; k++)
+		for (size_t i = 0; i < r->nnews[k]; i++)
+			n += LEN_FIELD_MAX(0) + FIELD_MAX + text_bound(r->news[k][i].text);
+	return n;
+}
+
+/* The room write_packet() keeps before a packet for its Trace.packet tag and length. */
+#define FRAME_MAX 16
+
+/*
+ * Frame and write one packet as Trace.packet, with the record's interned strings. bound: at least the
+ * packed size (event_bound()), or 0 to have protobuf-c size it.
+ */
+static int write_packet(struct encoder *e, const struct rec *r, Perfetto__Protos__TracePacket *packet,
+			size_t bound)
 {
 	Perfetto__Protos__InternedData interned = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+	uint8_t frame[FRAME_MAX];
 	size_t size, head;
 	int ret;
 
@@ -386,13 +427,17 @@ static int write_packet(struct encoder *e, const struct rec *r, Perfetto__Protos
 	}
 	if (build_interned(e, r, &interned, &packet->interned_data) < 0)
 		return -ENOMEM;
-	size = perfetto__protos__trace_packet__get_packed_size(packet);
-	if (grow((void **)&e->buf, &e->buf_cap, size + 11, 1) < 0)
+	if (!bound)
+		bound = perfetto__protos__trace_packet__get_packed_size(packet);
+	if (grow((void **)&e->buf, &e->buf_cap, FRAME_MAX + bound, 1) < 0)
 		return -ENOMEM;
-	e->buf[0] = (1 << 3) | 2;	/* Trace.packet, length-delimited */
-	head = 1 + put_varint(e->buf + 1, size);
-	perfetto__protos__trace_packet__pack(packet, e->buf + head);
-	ret = export_file_write(e->file, e->buf, head + size);
+	size = perfetto__protos__trace_packet__pack(packet, e->buf + FRAME_MAX);
+	if (size > bound)
+		abort();	/* event_bound() is wrong: the buffer overflowed */
+	frame[0] = (1 << 3) | 2;	/* Trace.packet, length-delimited */
+	head = 1 + put_varint(frame + 1, size);
+	memcpy(e->buf + FRAME_MAX - head, frame, head);
+	ret = export_file_write(e->file, e->buf + FRAME_MAX - head, head + size);
 	e->npackets++;
 	return ret;
 }
@@ -450,7 +495,7 @@ static int encode_track(struct encoder *e, const struct rec *r)
 	}
 	packet.data_case = PERFETTO__PROTOS__TRACE_PACKET__DATA_TRACK_DESCRIPTOR;
 	packet.track_descriptor = &desc;
-	return write_packet(e, r, &packet);
+	return write_packet(e, r, &packet, 0);
 }
 
 static int encode_event(struct encoder *e, const struct rec *r)
@@ -468,13 +513,13 @@ static int encode_event(struct encoder *e, const struct rec *r)
 	packet.track_event = &te;
 	if (r->kind == REC_SLICE_END) {
 		te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
-		return write_packet(e, r, &packet);
+		return write_packet(e, r, &packet, event_bound(r));
 	}
 	if (r->kind == REC_COUNTER) {
 		te.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
 		te.counter_value_field_case = PERFETTO__PROTOS__TRACK_EVENT__COUNTER_VALUE_FIELD_DOUBLE_COUNTER_VALUE;
 		te.double_counter_value = r->value;
-		return write_packet(e, r, &packet);
+		return write_packet(e, r, &packet, event_bound(r));
 	}
 	if (grow((void **)&e->anns, &e->ann_cap, r->nargs, sizeof(*e->anns)) < 0 ||
 	    grow((void **)&e->ann_ptrs, &e->ann_ptr_cap, r->nargs, sizeof(*e->ann_ptrs)) < 0)
@@ -535,7 +580,7 @@ static int encode_event(struct encoder *e, const struct rec *r)
 			te.terminating_flow_ids = &flow_in;
 		}
 	}
-	return write_packet(e, r, &packet);
+	return write_packet(e, r, &packet, event_bound(r));
 }
 
 /* Encode and write a chunk's records, unless an earlier one failed (ret: that error). */
