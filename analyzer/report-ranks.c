@@ -114,14 +114,15 @@ static void write_text(FILE *out, const struct job_report *job, int md)
 		if (it->straggler_rank < 0)
 			continue;
 		if (md) {
-			fprintf(out, "| %" PRId64 " | %s | %" PRId64 " | %" PRId64 " | %s | %" PRId64 " | ", it->index,
-				dur(b1, sizeof(b1), it->time_ns), it->slowest_rank, it->straggler_rank,
+			fprintf(out, "| %" PRId64 "%s | %s | %" PRId64 " | %" PRId64 " | %s | %" PRId64 " | ", it->index,
+				it->steady ? "" : " (warm-up)", dur(b1, sizeof(b1), it->time_ns), it->slowest_rank, it->straggler_rank,
 				dur(b2, sizeof(b2), it->delay_ns), it->collectives);
 			report_md_cell(out, it->cause);
 			fputs(" |\n", out);
 		} else {
-			fprintf(out, "  #%-4" PRId64 " %10s  straggler rank %" PRId64 ": the others waited %s at %" PRId64
-				" collective%s; %s\n", it->index, dur(b1, sizeof(b1), it->time_ns), it->straggler_rank,
+			fprintf(out, "  #%-4" PRId64 " %10s  %sstraggler rank %" PRId64 ": the others waited %s at %" PRId64
+				" collective%s; %s\n", it->index, dur(b1, sizeof(b1), it->time_ns),
+				it->steady ? "" : "warm-up, ", it->straggler_rank,
 				dur(b2, sizeof(b2), it->delay_ns), it->collectives, it->collectives == 1 ? "" : "s",
 				it->cause ? it->cause : "");
 		}

@@ -607,8 +607,9 @@ static void judge_collectives(struct job_report *job, struct member *m, struct a
 		delay = (a->sum_dur - a->min_dur) / (a->n - 1) - a->min_dur;
 		if (delay < threshold || it < 0)
 			continue;
-		job->ranks[a->min_rank].last_at++;
 		ji = &job->iterations[it];
+		if (ji->steady)
+			job->ranks[a->min_rank].last_at++;
 		if (delay > ji->delay_ns) {
 			ji->delay_ns = delay;
 			ji->straggler_rank = (int64_t)a->min_rank;	/* an index until the end */
@@ -635,7 +636,8 @@ static void judge_collectives(struct job_report *job, struct member *m, struct a
 		if (ji->straggler_rank < 0)
 			continue;
 		r = &job->ranks[ji->straggler_rank];
-		r->delay_ns = sat_add64(r->delay_ns, ji->delay_ns);
+		if (ji->steady)
+			r->delay_ns = sat_add64(r->delay_ns, ji->delay_ns);
 		ji->straggler_rank = r->rank;
 		job->events[job->nevents++] = (struct straggler_event){
 			.iteration = ji->index, .rank = r->rank, .delay_ns = ji->delay_ns,

@@ -29,8 +29,9 @@ struct job_rank {
 	int64_t collectives;
 	int64_t clock_anchor_ns;	/* added to its trace times: host clock and wall-clock anchor */
 	int64_t clock_refine_ns;	/* then added: from the collectives' common ends (other hosts) */
-	int64_t last_at;		/* collectives it arrived last at, with a straggler's delay */
-	int64_t delay_ns;		/* the largest delay per iteration it caused, added up */
+	int64_t last_at;		/* collectives it arrived last at, with a straggler's delay (steady
+					   iterations) */
+	int64_t delay_ns;		/* the largest delay per steady iteration it caused, added up */
 	int64_t comm_ns, exposed_ns;	/* steady state, every collective type */
 };
 

@@ -425,7 +425,11 @@ int rank_summary_load(const char *path, struct rank_summary *s, char *err, size_
 	}
 	s->path = xstrdup(path);
 	if (read_line(f, &line, &cap) < 0 || strcmp(line, RANK_SUMMARY_MAGIC)) {
-		ret = damaged(path, "not a gpt-trace rank summary", err, errlen);
+		ret = damaged(path,
+			      line && !strncmp(line, RANK_SUMMARY_PREFIX, strlen(RANK_SUMMARY_PREFIX))
+				      ? "made by another version of gpt-trace: run gpt-trace summarize on its trace again"
+				      : "not a gpt-trace rank summary",
+			      err, errlen);
 		goto out;
 	}
 	while (!ended && read_line(f, &line, &cap) >= 0) {

@@ -39,7 +39,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RANK_SUMMARY_MAGIC "gpt-trace-rank-summary 1"
+/* The format's version goes up whenever a summary's meaning changes, not only its layout: version 2
+ * came with the phases' new warm-up (iterations that run one-time kernels), so a summary cached by
+ * an older build, whose steady state differs, is made again. */
+#define RANK_SUMMARY_PREFIX "gpt-trace-rank-summary "
+#define RANK_SUMMARY_MAGIC RANK_SUMMARY_PREFIX "2"
 #define RANK_SUMMARY_SUFFIX ".summary"
 
 struct rank_iteration {

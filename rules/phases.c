@@ -429,8 +429,10 @@ struct walk_state {
 	struct rule_context *ctx;
 	struct cause_sums sums;
 	struct time_split (*split)[NBUCKETS];	/* per trace */
-	struct rule_index kernels;	/* (traceId, nameId) -> is_nccl[] */
+	struct rule_index kernels;	/* (traceId, nameId) -> is_nccl[], kernel_trace[], kernel_last[] */
 	int *is_nccl;
+	int64_t *kernel_trace;
+	long *kernel_last;		/* the last iteration that launched it, or -1 */
 	int64_t *first_op, *last_first_end, *last_end;	/* per trace */
 };
 
@@ -474,20 +476,35 @@ static long iteration_of(const struct trace_phases *tp, const struct gap *g)
 	return (long)lo - 1;
 }
 
-static int kernel_is_new(struct walk_state *s, const struct gap *g, int *nccl)
+/* The kernel's index in s->kernels (*is_new set on its first launch), *nccl whether NCCL's. */
+static size_t kernel_index(struct walk_state *s, const struct gap *g, int *is_new, int *nccl)
 {
 	int64_t key[RULE_INDEX_KEYS] = { g->trace_id, g->next_name_id };
-	int created;
-	size_t i = rule_index_get(&s->kernels, key, &created);
+	size_t i = rule_index_get(&s->kernels, key, is_new);
 
-	if (created) {
+	if (*is_new) {
 		struct rule_text name;
 
 		s->is_nccl = xrealloc(s->is_nccl, (i + 1) * sizeof(*s->is_nccl));
+		s->kernel_trace = xrealloc(s->kernel_trace, (i + 1) * sizeof(*s->kernel_trace));
+		s->kernel_last = xrealloc(s->kernel_last, (i + 1) * sizeof(*s->kernel_last));
 		s->is_nccl[i] = !strncmp(rule_kernel_name(&name, s->ctx, g->trace_id, g->next_name_id), "nccl", 4);
+		s->kernel_trace[i] = g->trace_id;
+		s->kernel_last[i] = -1;
 	}
 	*nccl = s->is_nccl[i];
-	return created;
+	return i;
+}
+
+static void kernels_release(struct walk_state *s)
+{
+	rule_index_release(&s->kernels);
+	free(s->is_nccl);
+	free(s->kernel_trace);
+	free(s->kernel_last);
+	s->is_nccl = NULL;
+	s->kernel_trace = NULL;
+	s->kernel_last = NULL;
 }
 
 static int on_op(const struct gap *g, void *arg)
@@ -498,10 +515,11 @@ static int on_op(const struct gap *g, void *arg)
 	struct iteration *it = NULL;
 	struct time_split *split[2];
 	int64_t idle = g->end - g->start;
+	size_t kernel = SIZE_MAX;
 	long idx;
 
 	if (g->next_op == GPU_OP_KERNEL && g->next_name_id >= 0)
-		is_new = kernel_is_new(s, g, &nccl);
+		kernel = kernel_index(s, g, &is_new, &nccl);
 	if (g->startup) {
 		tp->phase[PHASE_STARTUP].start = g->start;
 		tp->phase[PHASE_STARTUP].end = g->end;
@@ -528,6 +546,8 @@ static int on_op(const struct gap *g, void *arg)
 		it = &tp->iterations[idx];
 		it->operations++;
 		it->new_kernels += is_new;
+		if (kernel != SIZE_MAX && idx > s->kernel_last[kernel])
+			s->kernel_last[kernel] = idx;
 		if (!g->startup && g->start < it->start)
 			it->start = g->start;
 		if (g->next_start < it->start)
@@ -588,9 +608,7 @@ static void walk_state_reset(struct walk_state *s, size_t n)
 	free(s->sums.bucket);
 	free(s->sums.trace);
 	memset(&s->sums, 0, sizeof(s->sums));
-	rule_index_release(&s->kernels);
-	free(s->is_nccl);
-	s->is_nccl = NULL;
+	kernels_release(s);
 	free(s->split);
 	s->split = xcalloc(n ? n : 1, sizeof(*s->split));
 	for (int k = 0; k < 3; k++) {
@@ -734,22 +752,32 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 	{
 		int64_t *d = xmalloc(n * sizeof(*d)), median;
 		size_t limit = n / 2 < WARM_MAX ? n / 2 : WARM_MAX, nsteady;
-		int64_t new_kernels = 0, slow = 0;
+		int64_t new_kernels = 0, slow = 0, once = 0;
+		int last_of[WARM_MAX] = { 0 };	/* by iteration: a kernel's last launch is in it */
 
 		for (size_t i = 0; i < n; i++)
 			d[i] = split_total(&tp->iterations[i].split);
 		qsort(d, n, sizeof(*d), compare_ns);
 		median = d[n / 2];
-		for (size_t i = 0; i < limit; i++) {
-			const struct iteration *it = &tp->iterations[i];
-
-			if (it->new_kernels > 0 || split_total(&it->split) > 2 * median)
+		/* One-time work (DDP rebuilding its buckets at the second step, say): a kernel that no later
+		   iteration launches again. */
+		for (size_t k = 0; k < s->kernels.count; k++)
+			if (s->kernel_trace[k] == tp->trace_id && s->kernel_last[k] >= 0 &&
+			    (size_t)s->kernel_last[k] < limit)
+				last_of[s->kernel_last[k]] = 1;
+		/* Kernels launched for the first or the last time mark warm-up wherever they are among the
+		   first iterations; a slow iteration only when it follows the warm-up (or is the first): a
+		   straggler or a checkpoint every few steps is a cost of the steady state. */
+		for (size_t i = 0; i < limit; i++)
+			if (tp->iterations[i].new_kernels > 0 || last_of[i])
 				w = i + 1;
-		}
+		while (w < limit && split_total(&tp->iterations[w].split) > 2 * median)
+			w++;
 		for (size_t i = 0; i < w; i++) {
 			tp->iterations[i].warmup = 1;
 			new_kernels += tp->iterations[i].new_kernels;
 			slow += split_total(&tp->iterations[i].split) > 2 * median;
+			once += last_of[i];
 		}
 		tp->first_steady = w;
 		nsteady = n - w;
@@ -778,7 +806,7 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 		buckets_into(p, s, tp, PHASE_STEADY, (int)w + 1, BUCKET_ITER(WARM_MAX));
 		buckets_into(p, s, tp, PHASE_TEARDOWN, BUCKET_POST, BUCKET_POST);
 		if (w) {
-			char which[32], why[160] = "";
+			char which[32], why[256] = "";
 
 			snprintf(which, sizeof(which), w > 1 ? "iterations 1-%zu" : "iteration 1", w);
 			if (new_kernels)
@@ -787,13 +815,17 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 			if (slow)
 				snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%" PRId64
 					 " took over twice the median iteration", new_kernels ? "; " : "", slow);
+			if (once)
+				snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%" PRId64
+					 " launched a kernel that no later iteration launches (one-time work)",
+					 new_kernels || slow ? "; " : "", once);
 			phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[w].start,
 				  xasprintf("from the first GPU operation to iteration %zu: %s %s", w + 1, which, why));
 		}
 		else
 			phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[0].start,
 				  xstrdup("from the first GPU operation to the first iteration (no iteration launched "
-					  "new kernels or ran slow)"));
+					  "new or one-time kernels, or ran slow)"));
 		if (tp->source == ITERATIONS_KERNELS)
 			phase_set(&tp->phase[PHASE_STEADY], tp->iterations[w].start, tp->iterations[n - 1].end,
 				  xasprintf("iterations %zu-%zu of %zu: the kernel sequence repeats every %" PRId64
@@ -923,8 +955,7 @@ out:
 	free(s.sums.items);
 	free(s.sums.bucket);
 	free(s.sums.trace);
-	rule_index_release(&s.kernels);
-	free(s.is_nccl);
+	kernels_release(&s);
 	free(s.split);
 	free(s.first_op);
 	free(s.last_first_end);

@@ -113,6 +113,18 @@ expect "ddp_1rank slow steps" "[(4, 30), (9, 30), (14, 30), (19, 30)]" \
 	"$(q ddp_1rank "print([(x['index'], x['split']['idle_by_kind_ns']['nvtx-range'] // 1000000)
 	for x in tp['iterations']['items'] if x['index'] and x['duration_ns'] > 20e6])")"
 
+# The slow steps repeat, so they are the steady state's, not warm-up: only the first step (its
+# first launches) is warm-up, though steps 5 and 10 take over twice the median.
+expect "ddp_1rank periodic slow steps are steady" "1 19" \
+	"$(q ddp_1rank "i = tp['iterations']; print(i['first_steady'], i['steady_count'])")"
+
+# A real two-GPU DDP rank (tests/fixtures/gpu/ddp): at the second step DDP rebuilds its buckets, a
+# host gap of about 17 ms before a Broadcast that no later step runs. That step (1.97x the median,
+# under the 2x threshold) is one-time work: warm-up, with the first.
+"$GPT" report --format json -o "$TMP/ddp-rank0.json" "$GPU/ddp/ddp-clean-overlapped-rank0.sqlite"
+expect "ddp bucket rebuild is warm-up" "2 True" \
+	"$(q ddp-rank0 "i = tp['iterations']; print(i['first_steady'], 'one-time work' in tp['phases'][1]['reason'])")"
+
 # access --metrics: kernel replay stretched the run, so timing findings are information with nothing
 # recoverable; the hardware-counter findings stay.
 expect "access-metrics timing not judged" "0 ['uncoalesced-access', 'uncoalesced-access']" \

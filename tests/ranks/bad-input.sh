@@ -60,6 +60,18 @@ printf 'hello\n' > "$TMP/bogus.summary"
 expect_exit "nothing readable" 2 "no rank trace could be read: cannot read summary '.*bogus.summary': not a gpt-trace rank summary" \
 	"$GPT" report -q "$TMP/bogus.summary"
 
+# a summary of an older format (its meaning changed: the warm-up) says so, and one cached beside its
+# trace is made again
+sed '1s/.*/gpt-trace-rank-summary 1/' "$TMP/a/rank-1.sqlite.summary" > "$TMP/old.summary"
+expect_exit "summary of another version" 2 "cannot read summary '.*old.summary': made by another version of gpt-trace" \
+	"$GPT" report -q "$TMP/old.summary"
+mkdir -p "$TMP/cached" && cp "$TMP/a/rank-0.sqlite" "$TMP/a/rank-1.sqlite" "$TMP/cached/"
+"$GPT" report -q -o /dev/null "$TMP/cached/rank-0.sqlite" "$TMP/cached/rank-1.sqlite"
+touch -r "$TMP/cached/rank-1.sqlite.summary" "$TMP/old.summary"
+cp -p "$TMP/old.summary" "$TMP/cached/rank-1.sqlite.summary"
+"$GPT" report -q -o /dev/null "$TMP/cached/rank-0.sqlite" "$TMP/cached/rank-1.sqlite"
+expect "old cached summary made again" "$(head -1 "$TMP/a/rank-1.sqlite.summary")" "$(head -1 "$TMP/cached/rank-1.sqlite.summary")"
+
 # any bytes in a summary: an exit status of 0 or 2, no sanitizer report
 python3 "$SRC/tests/ranks/mutate_summary.py" "$GPT" "$TMP/a/rank-1.sqlite.summary" "$TMP/a/rank-0.sqlite.summary" "$TMP" ||
 	failures=$((failures + 1))
