@@ -975,7 +975,9 @@ static int find_runs(struct scanner *sc, struct scan_batch *b, struct trace *tra
 	free(ring);
 	free(full.text);
 	if (odd) {
-		/* Start again with the view's own filter, which the reads will then also carry. */
+		/* Start again with the view's own filter, which the reads will then also carry; the rows
+		 * read so far are read again, so the progress line counts them once. */
+		atomic_fetch_sub(&b->rows, read);
 		free(t->runs);
 		t->runs = NULL;
 		t->nruns = 0;
