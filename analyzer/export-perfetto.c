@@ -374,9 +374,10 @@ static int build_interned(struct encoder *e, const struct rec *r, Perfetto__Prot
 #define FIELD_MAX 12				/* tag and value */
 #define LEN_FIELD_MAX(n) (2 + 5 + (size_t)(n))	/* tag, length and n bytes */
 
+/* A string field (protobuf-c packs a NULL string as an empty one). */
 static size_t text_bound(const char *s)
 {
-	return s ? LEN_FIELD_MAX(strlen(s)) : 0;
+	return LEN_FIELD_MAX(s ? strlen(s) : 0);
 }
 
 static size_t event_bound(const struct rec *r)
