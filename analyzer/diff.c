@@ -7,6 +7,7 @@
 #include "loader/events.h"
 #include "loader/trace.h"
 #include "rules/rule-util.h"
+#include "common/key-index.h"
 #include "common/progress.h"
 #include "common/strtab.h"
 #include "common/util.h"
@@ -154,13 +155,13 @@ struct load {
 	char *err;
 	size_t errlen;
 	/* (file, nameId, shortNameId, mangledNameId) -> names; names deduplicated by text */
-	struct rule_index name_of;
+	struct key_index name_of;
 	size_t *name_slot;		/* per name_of index: its index in names */
 	size_t name_slot_cap;
 	struct strtab names;		/* distinct names (the trace's strings or "(unnamed)") */
 	/* groups by (name, grid, block), two look-ups of four keys: (grid, blockX) -> a configuration,
 	 * then (name, configuration, blockY, blockZ) -> the group */
-	struct rule_index configs, group_index;
+	struct key_index configs, group_index;
 	struct launch_group *groups;
 	size_t ngroups;
 	/* the busy sweep: per device, the open interval and the first start */
@@ -174,11 +175,11 @@ struct load {
  * and mangled names that the strings hold; "(unnamed)" when none. */
 static int row_name(struct load *ld, const struct event_row *r, size_t *out)
 {
-	int64_t key[RULE_INDEX_KEYS] = { r->trace_id, event_int(r, L_NAME, -1), event_int(r, L_SHORT_NAME, -1),
+	int64_t key[KEY_INDEX_WORDS] = { r->trace_id, event_int(r, L_NAME, -1), event_int(r, L_SHORT_NAME, -1),
 					 event_int(r, L_MANGLED_NAME, -1) };
 	const char *text = NULL;
 	int created, ret = 0;
-	size_t i = rule_index_get(&ld->name_of, key, &created);
+	size_t i = key_index_get(&ld->name_of, key, &created);
 
 	if (!created) {
 		*out = ld->name_slot[i];
@@ -200,11 +201,11 @@ static int row_name(struct load *ld, const struct event_row *r, size_t *out)
 
 static struct launch_group *group_of(struct load *ld, size_t name, const int64_t grid[3], const int64_t block[3])
 {
-	int64_t config[RULE_INDEX_KEYS] = { grid[0], grid[1], grid[2], block[0] };
-	int64_t key[RULE_INDEX_KEYS] = { (int64_t)name, (int64_t)rule_index_get(&ld->configs, config, NULL), block[1],
+	int64_t config[KEY_INDEX_WORDS] = { grid[0], grid[1], grid[2], block[0] };
+	int64_t key[KEY_INDEX_WORDS] = { (int64_t)name, (int64_t)key_index_get(&ld->configs, config, NULL), block[1],
 					 block[2] };
 	int created;
-	size_t g = rule_index_get(&ld->group_index, key, &created);
+	size_t g = key_index_get(&ld->group_index, key, &created);
 
 	if (created) {
 		ld->groups = xrealloc(ld->groups, (g + 1) * sizeof(*ld->groups));
@@ -297,9 +298,9 @@ static void load_release(struct load *ld)
 	for (size_t g = 0; g < ld->ngroups; g++)
 		free(ld->groups[g].dur);
 	free(ld->groups);
-	rule_index_release(&ld->configs);
-	rule_index_release(&ld->group_index);
-	rule_index_release(&ld->name_of);
+	key_index_release(&ld->configs);
+	key_index_release(&ld->group_index);
+	key_index_release(&ld->name_of);
 	free(ld->name_slot);
 	strtab_release(&ld->names);
 	free(ld->devices);

@@ -35,6 +35,7 @@
 #include "analyzer/export.h"
 #include "analyzer/export-timeline.h"
 #include "loader/events.h"
+#include "common/key-index.h"
 #include "common/progress.h"
 #include "common/util.h"
 #include "rules/rule-util.h"
@@ -231,7 +232,7 @@ struct timeline {
 	sqlite3_stmt *process_name;
 	/* What the index found: keys (trace, pid, tid) and (trace, pid) to dense indexes, and the
 	 * processes' flags (PROC_*); after the declaration, the track of each index. */
-	struct rule_index thread_index, proc_index;
+	struct key_index thread_index, proc_index;
 	int64_t (*thread_keys)[3];
 	int *proc_flags;
 	int64_t (*proc_keys)[2];
@@ -242,7 +243,7 @@ struct timeline {
 	size_t ngpus;
 	struct gpu_stream *streams;	/* sorted by (device, stream, trace, pid) */
 	size_t nstreams, streams_cap;
-	struct rule_index stream_index;	/* the index's set of streams */
+	struct key_index stream_index;	/* the index's set of streams */
 
 	struct corr_map *corr;
 	struct held_rows held;
@@ -545,9 +546,9 @@ static int open_view(struct timeline *tl, int v, struct event_stream **s)
 
 static void add_process(struct timeline *tl, int64_t trace_id, int32_t pid, int flag)
 {
-	int64_t key[RULE_INDEX_KEYS] = { trace_id, pid, 0, 0 };
+	int64_t key[KEY_INDEX_WORDS] = { trace_id, pid, 0, 0 };
 	int created;
-	size_t i = rule_index_get(&tl->proc_index, key, &created);
+	size_t i = key_index_get(&tl->proc_index, key, &created);
 
 	if (created) {
 		tl->proc_keys = xrealloc(tl->proc_keys, (i + 1) * sizeof(*tl->proc_keys));
@@ -561,9 +562,9 @@ static void add_process(struct timeline *tl, int64_t trace_id, int32_t pid, int 
 
 static void add_thread(struct timeline *tl, int64_t trace_id, int32_t pid, int32_t tid)
 {
-	int64_t key[RULE_INDEX_KEYS] = { trace_id, pid, tid, 0 };
+	int64_t key[KEY_INDEX_WORDS] = { trace_id, pid, tid, 0 };
 	int created;
-	size_t i = rule_index_get(&tl->thread_index, key, &created);
+	size_t i = key_index_get(&tl->thread_index, key, &created);
 
 	if (!created)
 		return;
@@ -576,12 +577,12 @@ static void add_thread(struct timeline *tl, int64_t trace_id, int32_t pid, int32
 
 static void add_stream(struct timeline *tl, const struct event_row *r)
 {
-	int64_t key[RULE_INDEX_KEYS] = {
+	int64_t key[KEY_INDEX_WORDS] = {
 		event_int(r, G_DEVICE, 0), event_int(r, G_STREAM, 0), r->trace_id, (int32_t)event_int(r, G_PID, 0),
 	};
 	int created;
 
-	rule_index_get(&tl->stream_index, key, &created);
+	key_index_get(&tl->stream_index, key, &created);
 	if (!created)
 		return;
 	if (tl->nstreams == tl->streams_cap) {
@@ -1255,8 +1256,8 @@ static int emit_host(struct timeline *tl, const struct held_row *h)
 	int process = h->kind == HOST_PROCESS_RANGE || h->kind == HOST_PROCESS_SYNC;
 	int32_t pid = (int32_t)event_int(r, h->kind == HOST_API ? A_PID : h->kind == HOST_SYNC ||
 					       h->kind == HOST_PROCESS_SYNC ? Y_PID : N_PID, 0);
-	int64_t key[RULE_INDEX_KEYS] = { r->trace_id, pid, process ? 0 : h->tid, 0 };
-	size_t i = rule_index_find(process ? &tl->proc_index : &tl->thread_index, key);
+	int64_t key[KEY_INDEX_WORDS] = { r->trace_id, pid, process ? 0 : h->tid, 0 };
+	size_t i = key_index_find(process ? &tl->proc_index : &tl->thread_index, key);
 	int ret = 0;
 
 	if (process) {
@@ -1916,9 +1917,9 @@ static void timeline_release(struct timeline *tl)
 		lane_set_release(&tl->streams[i].lanes);
 	}
 	free(tl->streams);
-	rule_index_release(&tl->thread_index);
-	rule_index_release(&tl->proc_index);
-	rule_index_release(&tl->stream_index);
+	key_index_release(&tl->thread_index);
+	key_index_release(&tl->proc_index);
+	key_index_release(&tl->stream_index);
 	free(tl->thread_keys);
 	free(tl->proc_keys);
 	free(tl->proc_flags);

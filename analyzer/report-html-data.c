@@ -18,6 +18,7 @@
  */
 #include "analyzer/report-html.h"
 #include "analyzer/value-counts.h"
+#include "common/key-index.h"
 #include "common/util.h"
 #include "loader/events.h"
 
@@ -25,85 +26,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
-
-/* ---- a map from three int64 keys to an index ---- */
-
-struct keymap {
-	int64_t (*keys)[3];
-	size_t *values;		/* index + 1; 0: empty slot */
-	size_t cap, count;
-};
-
-static uint64_t key_hash(const int64_t *k)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (int i = 0; i < 3; i++) {
-		h ^= (uint64_t)k[i];
-		h *= 1099511628211ull;
-		h ^= h >> 29;
-	}
-	return h;
-}
-
-static void keymap_put(struct keymap *m, const int64_t *key, size_t value);
-
-static void keymap_grow(struct keymap *m)
-{
-	struct keymap old = *m;
-
-	m->cap = old.cap ? old.cap * 2 : 64;
-	m->keys = xcalloc(m->cap, sizeof(*m->keys));
-	m->values = xcalloc(m->cap, sizeof(*m->values));
-	m->count = 0;
-	for (size_t i = 0; i < old.cap; i++)
-		if (old.values[i])
-			keymap_put(m, old.keys[i], old.values[i] - 1);
-	free(old.keys);
-	free(old.values);
-}
-
-/* The slot of key: where it is, or the empty slot where it would go. */
-static size_t keymap_slot(const struct keymap *m, const int64_t *key)
-{
-	size_t i = (size_t)key_hash(key) & (m->cap - 1);
-
-	while (m->values[i] && memcmp(m->keys[i], key, sizeof(m->keys[i])))
-		i = (i + 1) & (m->cap - 1);
-	return i;
-}
-
-static void keymap_put(struct keymap *m, const int64_t *key, size_t value)
-{
-	size_t i;
-
-	if ((m->count + 1) * 2 > m->cap)
-		keymap_grow(m);
-	i = keymap_slot(m, key);
-	if (!m->values[i]) {
-		memcpy(m->keys[i], key, sizeof(m->keys[i]));
-		m->count++;
-	}
-	m->values[i] = value + 1;
-}
-
-/* The value of key, or -1. */
-static ssize_t keymap_get(const struct keymap *m, const int64_t *key)
-{
-	size_t i;
-
-	if (!m->cap)
-		return -1;
-	i = keymap_slot(m, key);
-	return m->values[i] ? (ssize_t)(m->values[i] - 1) : -1;
-}
-
-static void keymap_release(struct keymap *m)
-{
-	free(m->keys);
-	free(m->values);
-}
 
 /* ---- passes ---- */
 
@@ -155,7 +77,7 @@ struct kernel_pass {
 	struct kernel_group *groups;
 	size_t ngroups;
 	struct value_budget values;	/* of the groups' counted durations */
-	struct keymap by_key;		/* (traceId, nameId, 0) -> group */
+	struct key_index by_key;	/* (traceId, nameId) -> group */
 	struct kernel_name *names;
 	size_t nnames;
 };
@@ -209,7 +131,7 @@ static int merge_kernel_names(struct reader *r, struct kernel_pass *kp)
 	kp->names = xcalloc(kp->ngroups ? kp->ngroups : 1, sizeof(*kp->names));
 	for (size_t i = 0; i < kp->ngroups; i++) {
 		struct kernel_group *g = &kp->groups[i];
-		int64_t key[3] = { g->trace_id, g->name_id, 0 };
+		int64_t key[KEY_INDEX_WORDS] = { g->trace_id, g->name_id };
 		struct kernel_name *n;
 
 		if (!kp->nnames || strcmp(kp->names[kp->nnames - 1].k.name, g->name)) {
@@ -226,7 +148,7 @@ static int merge_kernel_names(struct reader *r, struct kernel_pass *kp)
 		if (g->max > n->k.max_ns)
 			n->k.max_ns = g->max;
 		c->kernel_ns = sat_add64(c->kernel_ns, g->total);
-		keymap_put(&kp->by_key, key, i);
+		key_index_get(&kp->by_key, key, NULL);	/* i: the groups' keys are distinct */
 	}
 	c->kernel_names = (int64_t)kp->nnames;
 	/* the top names first; groups follow their name to its new place */
@@ -275,12 +197,12 @@ static int read_kernel_medians(struct reader *r, struct kernel_pass *kp)
 	if (ret < 0)
 		return ret;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t key[3] = { sqlite3_column_int64(st, 0), col_or(st, 1, -1), 0 };
-		ssize_t g = keymap_get(&kp->by_key, key);
+		int64_t key[KEY_INDEX_WORDS] = { sqlite3_column_int64(st, 0), col_or(st, 1, -1) };
+		size_t g = key_index_find(&kp->by_key, key);
 		struct kernel_name *n;
 		int64_t dur = sqlite3_column_int64(st, 2);
 
-		if (g < 0)
+		if (g == SIZE_MAX)
 			continue;
 		n = &kp->names[kp->groups[g].merged];
 		if (!n->top)
@@ -310,7 +232,7 @@ static void kernel_pass_release(struct kernel_pass *kp)
 	}
 	free(kp->groups);
 	free(kp->names);
-	keymap_release(&kp->by_key);
+	key_index_release(&kp->by_key);
 }
 
 static int compare_copy_total(const void *pa, const void *pb)
@@ -413,26 +335,26 @@ struct stream_lane {
 };
 
 struct op_pass {
-	struct keymap groups;		/* (traceId, nameId or -1) -> kp->groups */
+	struct key_index groups;	/* (traceId, nameId or -1) -> kp->groups */
 	struct copy_group *copies;
 	size_t ncopies;
 	struct stream_lane *lanes;	/* every stream; chosen and merged afterwards */
 	size_t nlanes;
-	struct keymap lane_index;	/* (traceId, deviceId, streamId) -> lanes */
+	struct key_index lane_index;	/* (traceId, deviceId, streamId) -> lanes */
 	struct chart_device *devices;	/* in order of first operation; sorted afterwards */
 	int64_t *dev_end;		/* the end of the union so far, per device */
 	size_t ndevices;
-	struct keymap device_index;	/* (traceId, deviceId) -> devices */
+	struct key_index device_index;	/* (traceId, deviceId) -> devices */
 	struct trace *trace;		/* for the kernels' names */
 };
 
 static struct kernel_group *group_get(struct op_pass *op, struct kernel_pass *kp, int64_t trace_id, int64_t name_id)
 {
-	int64_t key[3] = { trace_id, name_id, 0 };
-	ssize_t i = keymap_get(&op->groups, key);
+	int64_t key[KEY_INDEX_WORDS] = { trace_id, name_id };
+	size_t i = key_index_find(&op->groups, key);
 	struct kernel_group *g;
 
-	if (i >= 0)
+	if (i != SIZE_MAX)
 		return &kp->groups[i];
 	kp->groups = xrealloc(kp->groups, (kp->ngroups + 1) * sizeof(*kp->groups));
 	g = &kp->groups[kp->ngroups];
@@ -445,7 +367,7 @@ static struct kernel_group *group_get(struct op_pass *op, struct kernel_pass *kp
 		g->name = xstrdup(buf);
 	}
 	g->nccl = !strncmp(g->name, "nccl", 4);
-	keymap_put(&op->groups, key, kp->ngroups);
+	key_index_get(&op->groups, key, NULL);		/* kp->ngroups: only here are groups made */
 	return &kp->groups[kp->ngroups++];
 }
 
@@ -476,30 +398,30 @@ static void copy_add(struct op_pass *op, int memset, const struct event_row *row
 static struct stream_lane *stream_lane_get(struct op_pass *op, const struct report_charts *c, int64_t trace_id,
 					   int64_t device, int64_t stream, int64_t start)
 {
-	int64_t key[3] = { trace_id, device, stream };
-	ssize_t i = keymap_get(&op->lane_index, key);
+	int64_t key[KEY_INDEX_WORDS] = { trace_id, device, stream };
+	size_t i = key_index_find(&op->lane_index, key);
 	struct stream_lane *l;
 
-	if (i >= 0)
+	if (i != SIZE_MAX)
 		return &op->lanes[i];
 	op->lanes = xrealloc(op->lanes, (op->nlanes + 1) * sizeof(*op->lanes));
 	l = &op->lanes[op->nlanes];
 	*l = (struct stream_lane){ .lane = { .trace_id = trace_id, .device = device, .stream = stream }, .first = start };
 	for (size_t w = 0; w < c->nwindows; w++)
 		l->lane.busy[w] = xcalloc(CHART_BUCKETS, sizeof(*l->lane.busy[w]));
-	keymap_put(&op->lane_index, key, op->nlanes);
+	key_index_get(&op->lane_index, key, NULL);	/* op->nlanes */
 	return &op->lanes[op->nlanes++];
 }
 
 static size_t device_get(struct op_pass *op, const struct report_charts *c, int64_t trace_id, int64_t device,
 			 int64_t start)
 {
-	int64_t key[3] = { trace_id, device, 0 };
-	ssize_t i = keymap_get(&op->device_index, key);
+	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
+	size_t i = key_index_find(&op->device_index, key);
 	struct chart_device *d;
 
-	if (i >= 0)
-		return (size_t)i;
+	if (i != SIZE_MAX)
+		return i;
 	op->devices = xrealloc(op->devices, (op->ndevices + 1) * sizeof(*op->devices));
 	op->dev_end = xrealloc(op->dev_end, (op->ndevices + 1) * sizeof(*op->dev_end));
 	d = &op->devices[op->ndevices];
@@ -507,7 +429,7 @@ static size_t device_get(struct op_pass *op, const struct report_charts *c, int6
 	for (size_t w = 0; w < c->nwindows; w++)
 		d->idle[w] = xcalloc(CHART_BUCKETS, sizeof(*d->idle[w]));
 	op->dev_end[op->ndevices] = start;
-	keymap_put(&op->device_index, key, op->ndevices);
+	key_index_get(&op->device_index, key, NULL);	/* op->ndevices */
 	return op->ndevices++;
 }
 
@@ -696,19 +618,19 @@ static void finish_lanes(struct op_pass *op, struct report_charts *c)
 
 static void op_pass_release(struct op_pass *op, size_t nwindows)
 {
-	keymap_release(&op->groups);
+	key_index_release(&op->groups);
 	free(op->copies);
 	for (size_t i = 0; i < op->nlanes; i++)
 		for (size_t w = 0; w < nwindows; w++)
 			free(op->lanes[i].lane.busy[w]);
 	free(op->lanes);
-	keymap_release(&op->lane_index);
+	key_index_release(&op->lane_index);
 	for (size_t i = 0; i < op->ndevices; i++)
 		for (size_t w = 0; w < nwindows; w++)
 			free(op->devices[i].idle[w]);
 	free(op->devices);
 	free(op->dev_end);
-	keymap_release(&op->device_index);
+	key_index_release(&op->device_index);
 }
 
 /* The kernels, copies and memsets in time order: every sum of the charts but the medians. */
@@ -752,9 +674,9 @@ static int read_operations(struct reader *r, struct kernel_pass *kp)
 			qsort(op.devices, op.ndevices, sizeof(*op.devices), compare_devices);
 		/* sorted, the end of each device's union is found again as its last */
 		for (size_t i = 0; i < op.ndevices; i++) {
-			int64_t key[3] = { op.devices[i].trace_id, op.devices[i].device, 0 };
+			int64_t key[KEY_INDEX_WORDS] = { op.devices[i].trace_id, op.devices[i].device };
 
-			op.devices[i].last = op.dev_end[keymap_get(&op.device_index, key)];
+			op.devices[i].last = op.dev_end[key_index_find(&op.device_index, key)];
 		}
 		c->devices = op.devices;
 		c->ndevices = op.ndevices;

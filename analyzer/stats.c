@@ -22,6 +22,7 @@
 #include "analyzer/corr-map.h"
 #include "analyzer/value-counts.h"
 #include "loader/events.h"
+#include "common/key-index.h"
 #include "common/progress.h"
 #include "common/strtab.h"
 #include "common/util.h"
@@ -47,70 +48,33 @@ struct group {
 };
 
 struct group_map {
+	struct key_index index;	/* key -> groups[] */
 	struct group *groups;	/* dense, in order of first appearance */
 	size_t count, cap;
-	size_t *slots;		/* open addressing: index + 1, 0 = empty */
-	size_t nslots;
 };
-
-static uint64_t key_hash(const int64_t *k)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (int i = 0; i < 3; i++) {
-		h ^= (uint64_t)k[i];
-		h *= 1099511628211ULL;
-		h ^= h >> 29;
-	}
-	return h;
-}
-
-static void map_grow(struct group_map *m)
-{
-	size_t n = m->nslots ? m->nslots * 2 : 64;
-
-	free(m->slots);
-	m->slots = xcalloc(n, sizeof(*m->slots));
-	m->nslots = n;
-	for (size_t g = 0; g < m->count; g++) {
-		size_t s = key_hash(m->groups[g].key) & (n - 1);
-
-		while (m->slots[s])
-			s = (s + 1) & (n - 1);
-		m->slots[s] = g + 1;
-	}
-}
 
 /* The group of key, created when create is set; NULL when absent. */
 static struct group *map_get(struct group_map *m, const int64_t *key, int create)
 {
-	size_t s;
+	const int64_t k[KEY_INDEX_WORDS] = { key[0], key[1], key[2] };
+	int created;
+	size_t i;
 
-	if (m->nslots) {
-		s = key_hash(key) & (m->nslots - 1);
-		while (m->slots[s]) {
-			struct group *g = &m->groups[m->slots[s] - 1];
-
-			if (!memcmp(g->key, key, sizeof(g->key)))
-				return g;
-			s = (s + 1) & (m->nslots - 1);
+	if (!create) {
+		i = key_index_find(&m->index, k);
+		return i == SIZE_MAX ? NULL : &m->groups[i];
+	}
+	i = key_index_get(&m->index, k, &created);
+	if (created) {
+		if (m->count == m->cap) {
+			m->cap = m->cap ? m->cap * 2 : 64;
+			m->groups = xrealloc(m->groups, m->cap * sizeof(*m->groups));
 		}
+		memset(&m->groups[i], 0, sizeof(struct group));
+		memcpy(m->groups[i].key, key, sizeof(m->groups[i].key));
+		m->count++;
 	}
-	if (!create)
-		return NULL;
-	if ((m->count + 1) * 2 > m->nslots)
-		map_grow(m);
-	if (m->count == m->cap) {
-		m->cap = m->cap ? m->cap * 2 : 64;
-		m->groups = xrealloc(m->groups, m->cap * sizeof(*m->groups));
-	}
-	s = key_hash(key) & (m->nslots - 1);
-	while (m->slots[s])
-		s = (s + 1) & (m->nslots - 1);
-	m->slots[s] = m->count + 1;
-	memset(&m->groups[m->count], 0, sizeof(struct group));
-	memcpy(m->groups[m->count].key, key, sizeof(m->groups[0].key));
-	return &m->groups[m->count++];
+	return &m->groups[i];
 }
 
 static void map_release(struct group_map *m)
@@ -118,7 +82,7 @@ static void map_release(struct group_map *m)
 	for (size_t i = 0; i < m->count; i++)
 		value_counts_free(m->groups[i].values);
 	free(m->groups);
-	free(m->slots);
+	key_index_release(&m->index);
 	memset(m, 0, sizeof(*m));
 }
 

@@ -19,6 +19,7 @@
 
 #include "loader/events.h"
 
+#include "common/key-index.h"
 #include "common/progress.h"
 #include "common/util.h"
 
@@ -108,13 +109,13 @@ int api_names_load(const struct rule *rule, struct rule_context *ctx, struct api
 	if (ret < 0)
 		return ret;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t key[RULE_INDEX_KEYS] = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1) };
+		int64_t key[KEY_INDEX_WORDS] = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1) };
 		const char *name = rule_column_text(st, 2);
 		unsigned cls = api_class_of(name);
 		int created;
 		size_t i;
 
-		i = rule_index_get(&names->index, key, &created);
+		i = key_index_get(&names->index, key, &created);
 		if (!created)
 			continue;
 		names->keys = xrealloc(names->keys, (i + 1) * sizeof(*names->keys));
@@ -136,16 +137,16 @@ int api_names_load(const struct rule *rule, struct rule_context *ctx, struct api
 
 unsigned api_names_class(const struct api_names *names, int64_t trace_id, int64_t name_id)
 {
-	int64_t key[RULE_INDEX_KEYS] = { trace_id, name_id };
-	size_t i = rule_index_find(&names->index, key);
+	int64_t key[KEY_INDEX_WORDS] = { trace_id, name_id };
+	size_t i = key_index_find(&names->index, key);
 
 	return i == SIZE_MAX ? 0 : names->classes[i];
 }
 
 const char *api_names_name(const struct api_names *names, int64_t trace_id, int64_t name_id)
 {
-	int64_t key[RULE_INDEX_KEYS] = { trace_id, name_id };
-	size_t i = rule_index_find(&names->index, key);
+	int64_t key[KEY_INDEX_WORDS] = { trace_id, name_id };
+	size_t i = key_index_find(&names->index, key);
 
 	return i == SIZE_MAX ? "?" : names->names[i];
 }
@@ -175,7 +176,7 @@ void api_names_release(struct api_names *names)
 	free(names->names);
 	free(names->classes);
 	free(names->keys);
-	rule_index_release(&names->index);
+	key_index_release(&names->index);
 	memset(names, 0, sizeof(*names));
 }
 
@@ -215,7 +216,7 @@ struct pending_call {
 
 struct walker {
 	const struct api_names *names;
-	struct rule_index thread_index;		/* (traceId, globalTid) -> threads[] */
+	struct key_index thread_index;		/* (traceId, globalTid) -> threads[] */
 	struct host_thread *threads;
 	size_t nthreads;
 	struct pending_call *pending;		/* open addressing, cap a power of two */
@@ -384,15 +385,15 @@ static void pending_add(struct walker *w, const struct pending_call *call)
 
 static struct host_thread *thread_get(struct walker *w, int64_t trace_id, int64_t tid, int create)
 {
-	int64_t key[RULE_INDEX_KEYS] = { trace_id, tid };
+	int64_t key[KEY_INDEX_WORDS] = { trace_id, tid };
 	size_t i;
 	int created;
 
 	if (!create) {
-		i = rule_index_find(&w->thread_index, key);
+		i = key_index_find(&w->thread_index, key);
 		return i == SIZE_MAX ? NULL : &w->threads[i];
 	}
-	i = rule_index_get(&w->thread_index, key, &created);
+	i = key_index_get(&w->thread_index, key, &created);
 	if (created) {
 		w->threads = xrealloc(w->threads, (i + 1) * sizeof(*w->threads));
 		memset(&w->threads[i], 0, sizeof(w->threads[i]));
@@ -1006,7 +1007,7 @@ out:
 		event_stream_close(ops[k].s);
 	event_stream_close(calls.s);
 	event_stream_close(ranges.s);
-	rule_index_release(&w.thread_index);
+	key_index_release(&w.thread_index);
 	for (size_t i = 0; i < w.nthreads; i++) {
 		free(w.threads[i].calls);
 		free(w.threads[i].ranges);

@@ -26,6 +26,7 @@
 
 #include "rules/rule.h"
 #include "rules/rule-util.h"
+#include "common/key-index.h"
 
 /* What an API call is, from its name (cudaLaunchKernel_v7000, cuMemcpyHtoDAsync_v2...). */
 enum api_class {
@@ -43,7 +44,7 @@ unsigned api_class_of(const char *name);
 
 /* The classified API names of every trace (from the strings view). */
 struct api_names {
-	struct rule_index index;	/* (traceId, nameId) -> entry */
+	struct key_index index;	/* (traceId, nameId) -> entry */
 	int64_t (*keys)[2];		/* traceId, nameId */
 	unsigned *classes;
 	char **names;

@@ -10,6 +10,7 @@
 #include "rules/gaps.h"
 #include "rules/rule-util.h"
 
+#include "common/key-index.h"
 #include "common/util.h"
 #include "loader/events.h"
 
@@ -301,7 +302,7 @@ static int next_kernel(struct event_stream *s, int64_t trace_id, const struct ev
 static int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp, int64_t *last_first_end,
 			      char *err, size_t errlen)
 {
-	struct rule_index index = { 0 };
+	struct key_index index = { 0 };
 	struct token *tokens = NULL;
 	int64_t *names = NULL, pos = 0, best_cover = 0, first_start = 0, last_end = INT64_MIN;
 	size_t best = SIZE_MAX;
@@ -315,10 +316,10 @@ static int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp,
 	if (ret < 0)
 		return ret;
 	while ((rc = next_kernel(st, tp->trace_id, &row, err, errlen)) > 0) {
-		int64_t key[RULE_INDEX_KEYS] = { row->v[KERNEL_NAME] };
+		int64_t key[KEY_INDEX_WORDS] = { row->v[KERNEL_NAME] };
 		int64_t end = row->v[KERNEL_END];
 		int created;
-		size_t i = rule_index_get(&index, key, &created);
+		size_t i = key_index_get(&index, key, &created);
 		struct token *t;
 
 		if (!pos)
@@ -408,7 +409,7 @@ static int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp,
 		tp->source_name = xstrdup(rule_kernel_name(&name, ctx, tp->trace_id, names[best]));
 	}
 out:
-	rule_index_release(&index);
+	key_index_release(&index);
 	free(tokens);
 	free(names);
 	return ret;
@@ -418,7 +419,7 @@ out:
 
 /* Idle totals per (bucket, kind, detail, range), keyed by the strings' addresses during the walk. */
 struct cause_sums {
-	struct rule_index index;
+	struct key_index index;
 	struct idle_cause *items;	/* kind, detail, range point into the walk's strings */
 	int *bucket;
 	int64_t *trace;
@@ -429,7 +430,7 @@ struct walk_state {
 	struct rule_context *ctx;
 	struct cause_sums sums;
 	struct time_split (*split)[NBUCKETS];	/* per trace */
-	struct rule_index kernels;	/* (traceId, nameId) -> is_nccl[], kernel_trace[], kernel_last[] */
+	struct key_index kernels;	/* (traceId, nameId) -> is_nccl[], kernel_trace[], kernel_last[] */
 	int *is_nccl;
 	int64_t *kernel_trace;
 	long *kernel_last;		/* the last iteration that launched it, or -1 */
@@ -438,10 +439,10 @@ struct walk_state {
 
 static void add_cause(struct walk_state *s, int64_t trace_id, int bucket, const struct idle_part *p, int64_t ns)
 {
-	int64_t key[RULE_INDEX_KEYS] = { trace_id * NBUCKETS + bucket, p->kind, (int64_t)(intptr_t)p->detail,
+	int64_t key[KEY_INDEX_WORDS] = { trace_id * NBUCKETS + bucket, p->kind, (int64_t)(intptr_t)p->detail,
 					 (int64_t)(intptr_t)p->range };
 	int created;
-	size_t i = rule_index_get(&s->sums.index, key, &created);
+	size_t i = key_index_get(&s->sums.index, key, &created);
 
 	if (created) {
 		s->sums.items = xrealloc(s->sums.items, (i + 1) * sizeof(*s->sums.items));
@@ -479,8 +480,8 @@ static long iteration_of(const struct trace_phases *tp, const struct gap *g)
 /* The kernel's index in s->kernels (*is_new set on its first launch), *nccl whether NCCL's. */
 static size_t kernel_index(struct walk_state *s, const struct gap *g, int *is_new, int *nccl)
 {
-	int64_t key[RULE_INDEX_KEYS] = { g->trace_id, g->next_name_id };
-	size_t i = rule_index_get(&s->kernels, key, is_new);
+	int64_t key[KEY_INDEX_WORDS] = { g->trace_id, g->next_name_id };
+	size_t i = key_index_get(&s->kernels, key, is_new);
 
 	if (*is_new) {
 		struct rule_text name;
@@ -498,7 +499,7 @@ static size_t kernel_index(struct walk_state *s, const struct gap *g, int *is_ne
 
 static void kernels_release(struct walk_state *s)
 {
-	rule_index_release(&s->kernels);
+	key_index_release(&s->kernels);
 	free(s->is_nccl);
 	free(s->kernel_trace);
 	free(s->kernel_last);
@@ -603,7 +604,7 @@ static void walk_state_reset(struct walk_state *s, size_t n)
 		}
 		memset(&tp->phase[PHASE_STARTUP], 0, sizeof(tp->phase[PHASE_STARTUP]));
 	}
-	rule_index_release(&s->sums.index);
+	key_index_release(&s->sums.index);
 	free(s->sums.items);
 	free(s->sums.bucket);
 	free(s->sums.trace);
@@ -951,7 +952,7 @@ out:
 	gap_walk_release(&walk);
 	api_names_release(&names);
 	rule_clock_release(&clock);
-	rule_index_release(&s.sums.index);
+	key_index_release(&s.sums.index);
 	free(s.sums.items);
 	free(s.sums.bucket);
 	free(s.sums.trace);

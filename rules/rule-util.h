@@ -20,25 +20,6 @@ int rule_step_error(const struct rule *rule, struct rule_context *ctx, char *err
 const char *rule_column_text(sqlite3_stmt *stmt, int col);
 
 /*
- * Integer keys (up to RULE_INDEX_KEYS words; unused words 0) to dense indexes 0, 1, 2... in order of
- * first appearance: how rules aggregate per kernel, device or stream in one unsorted pass, so that
- * memory grows with the number of distinct keys and SQLite never sorts the events.
- */
-#define RULE_INDEX_KEYS 4
-struct rule_index_slot;
-struct rule_index {
-	struct rule_index_slot *slots;
-	size_t cap, count;
-	int64_t last_key[RULE_INDEX_KEYS];	/* the key rule_index_get() saw last, and its index (both */
-	size_t last;				/* look there first): events come in runs of one kernel, thread */
-};
-/* The key's index; a key not seen before gets the next one and sets *created (may be NULL). */
-size_t rule_index_get(struct rule_index *index, const int64_t *key, int *created);
-/* The key's index, or SIZE_MAX. */
-size_t rule_index_find(const struct rule_index *index, const int64_t *key);
-void rule_index_release(struct rule_index *index);
-
-/*
  * Durations in a log-linear histogram: exact below 256 ns, then 128 buckets per power of two
  * (0.8% wide), each keeping its count, sum, smallest and largest value. A median read from it is
  * interpolated inside the median's bucket: exact when the values there are equal, within 0.8%

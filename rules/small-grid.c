@@ -15,6 +15,7 @@
 #include "rules/gaps.h"
 #include "rules/rule-util.h"
 
+#include "common/key-index.h"
 #include "common/util.h"
 
 #include <inttypes.h>
@@ -57,10 +58,10 @@ struct small_kernel {
 struct grid_state {
 	int64_t default_sms;
 	double min_kernel_ns;
-	struct rule_index device_index;	/* (trace, device) -> devices[] */
+	struct key_index device_index;	/* (trace, device) -> devices[] */
 	struct device_grid *devices;
 	size_t ndevices;
-	struct rule_index kernel_index;	/* (trace, device, nameId) -> kernels[] */
+	struct key_index kernel_index;	/* (trace, device, nameId) -> kernels[] */
 	struct small_kernel *kernels;
 	size_t nkernels;
 };
@@ -68,9 +69,9 @@ struct grid_state {
 static struct device_grid *device_get(struct grid_state *s, int64_t trace_id, int64_t device,
 				      int64_t default_sms)
 {
-	int64_t key[RULE_INDEX_KEYS] = { trace_id, device };
+	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
 	int created;
-	size_t i = rule_index_get(&s->device_index, key, &created);
+	size_t i = key_index_get(&s->device_index, key, &created);
 
 	if (created) {
 		s->devices = xrealloc(s->devices, (i + 1) * sizeof(*s->devices));
@@ -89,7 +90,7 @@ static int on_op(const struct gap *g, void *arg)
 	struct grid_state *s = arg;
 	int64_t trace_id = g->trace_id, device = g->device, name_id = g->next_name_id, blocks = g->next_blocks;
 	int64_t start = g->next_start, end = g->next_end, ns = end - start;
-	int64_t key[RULE_INDEX_KEYS] = { trace_id, device, name_id };
+	int64_t key[KEY_INDEX_WORDS] = { trace_id, device, name_id };
 	struct device_grid *d;
 	struct small_kernel *k;
 	double waste;
@@ -105,7 +106,7 @@ static int on_op(const struct gap *g, void *arg)
 	waste = (double)ns - fmax((double)ns * (double)blocks / (double)d->sms, s->min_kernel_ns);
 	if (waste <= 0)
 		return 0;
-	i = rule_index_get(&s->kernel_index, key, &created);
+	i = key_index_get(&s->kernel_index, key, &created);
 	if (created) {
 		s->kernels = xrealloc(s->kernels, (i + 1) * sizeof(*s->kernels));
 		k = &s->kernels[i];
@@ -221,7 +222,7 @@ static int small_grid_begin(const struct rule *rule, struct rule_context *ctx, s
 out:
 	sqlite3_finalize(st);
 	if (ret < 0) {
-		rule_index_release(&s->device_index);
+		key_index_release(&s->device_index);
 		free(s->devices);
 		free(s);
 		s = NULL;
@@ -257,8 +258,8 @@ static int small_grid_finish(const struct rule *rule, struct rule_context *ctx, 
 	}
 out:
 	rule_clock_release(&clock);
-	rule_index_release(&s->device_index);
-	rule_index_release(&s->kernel_index);
+	key_index_release(&s->device_index);
+	key_index_release(&s->kernel_index);
 	free(s->devices);
 	free(s->kernels);
 	free(s);

@@ -17,6 +17,7 @@
 #include "rules/gaps.h"
 #include "rules/rule-util.h"
 
+#include "common/key-index.h"
 #include "common/util.h"
 
 #include <inttypes.h>
@@ -62,10 +63,10 @@ struct device_small {
 };
 
 struct small_state {
-	struct rule_index kernel_index;	/* (trace, device, nameId) -> kernels[] */
+	struct key_index kernel_index;	/* (trace, device, nameId) -> kernels[] */
 	struct kernel_group *kernels;
 	size_t nkernels;
-	struct rule_index device_index;	/* (trace, device) -> devices[] */
+	struct key_index device_index;	/* (trace, device) -> devices[] */
 	struct device_small *devices;
 	size_t ndevices;
 	int64_t idle_gap_min;		/* idle-gaps' min_gap_us, in ns */
@@ -75,9 +76,9 @@ extern const struct rule rule_idle_gaps;
 
 static struct device_small *device_get(struct small_state *s, int64_t trace_id, int64_t device)
 {
-	int64_t key[RULE_INDEX_KEYS] = { trace_id, device };
+	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
 	int created;
-	size_t i = rule_index_get(&s->device_index, key, &created);
+	size_t i = key_index_get(&s->device_index, key, &created);
 
 	if (created) {
 		s->devices = xrealloc(s->devices, (i + 1) * sizeof(*s->devices));
@@ -92,7 +93,7 @@ static struct device_small *device_get(struct small_state *s, int64_t trace_id, 
 static int on_launch(const struct gap *g, void *arg)
 {
 	struct small_state *s = arg;
-	int64_t key[RULE_INDEX_KEYS] = { g->trace_id, g->device, g->next_name_id };
+	int64_t key[KEY_INDEX_WORDS] = { g->trace_id, g->device, g->next_name_id };
 	struct device_small *d;
 	struct kernel_group *k;
 	int created;
@@ -101,7 +102,7 @@ static int on_launch(const struct gap *g, void *arg)
 	/* Kernels launched from a graph share one launch call: their launch cost is amortised. */
 	if (g->next_op != GPU_OP_KERNEL || g->next_graph_node)
 		return 0;
-	i = rule_index_get(&s->kernel_index, key, &created);
+	i = key_index_get(&s->kernel_index, key, &created);
 	if (created) {
 		s->kernels = xrealloc(s->kernels, (i + 1) * sizeof(*s->kernels));
 		memset(&s->kernels[i], 0, sizeof(s->kernels[i]));
@@ -277,8 +278,8 @@ out:
 		dur_hist_release(&s->devices[i].first_launches);
 	}
 	free(s->devices);
-	rule_index_release(&s->kernel_index);
-	rule_index_release(&s->device_index);
+	key_index_release(&s->kernel_index);
+	key_index_release(&s->device_index);
 	free(s);
 	return ret;
 }

@@ -16,6 +16,7 @@
 #include "rules/gaps.h"
 #include "rules/rule-util.h"
 
+#include "common/key-index.h"
 #include "common/util.h"
 
 #include <inttypes.h>
@@ -52,7 +53,7 @@ struct memcpy_state {
 	struct api_names own_names;
 	int walked;			/* enough blocking copies: the rule reads the walk */
 	int64_t min_gap;
-	struct rule_index group_index;	/* (trace, device, nameId, copyKind) -> groups[] */
+	struct key_index group_index;	/* (trace, device, nameId, copyKind) -> groups[] */
 	struct copy_group *groups;
 	size_t ngroups;
 	struct device_drains *drains;
@@ -67,9 +68,9 @@ static int on_op(const struct gap *g, void *arg)
 	/* A blocking copy (device-to-device and peer copies do not block the host). */
 	if (g->next_op == GPU_OP_COPY && (g->api_class & API_BLOCKING_COPY) && g->copy_kind != 8 &&
 	    g->copy_kind != 10 && g->copy_kind != 13) {
-		int64_t key[RULE_INDEX_KEYS] = { g->trace_id, g->device, g->api_name_id, g->copy_kind };
+		int64_t key[KEY_INDEX_WORDS] = { g->trace_id, g->device, g->api_name_id, g->copy_kind };
 		int created;
-		size_t i = rule_index_get(&s->group_index, key, &created);
+		size_t i = key_index_get(&s->group_index, key, &created);
 		struct copy_group *c;
 
 		if (created) {
@@ -170,7 +171,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 
 static void memcpy_state_free(struct memcpy_state *s)
 {
-	rule_index_release(&s->group_index);
+	key_index_release(&s->group_index);
 	free(s->groups);
 	free(s->drains);
 	api_names_release(&s->own_names);
