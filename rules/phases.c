@@ -430,9 +430,9 @@ struct walk_state {
 	struct rule_context *ctx;
 	struct cause_sums sums;
 	struct time_split (*split)[NBUCKETS];	/* per trace */
-	struct key_index kernels;	/* (traceId, nameId) -> is_nccl[], kernel_trace[], kernel_last[] */
+	struct key_index kernels;	/* (traceId, nameId) -> is_nccl[], kernel_key[], kernel_last[] */
 	int *is_nccl;
-	int64_t *kernel_trace;
+	int64_t (*kernel_key)[2];	/* traceId, nameId */
 	long *kernel_last;		/* the last iteration that launched it, or -1 */
 	int64_t *first_op, *last_first_end, *last_end;	/* per trace */
 };
@@ -487,10 +487,11 @@ static size_t kernel_index(struct walk_state *s, const struct gap *g, int *is_ne
 		struct rule_text name;
 
 		s->is_nccl = xrealloc(s->is_nccl, (i + 1) * sizeof(*s->is_nccl));
-		s->kernel_trace = xrealloc(s->kernel_trace, (i + 1) * sizeof(*s->kernel_trace));
+		s->kernel_key = xrealloc(s->kernel_key, (i + 1) * sizeof(*s->kernel_key));
 		s->kernel_last = xrealloc(s->kernel_last, (i + 1) * sizeof(*s->kernel_last));
 		s->is_nccl[i] = !strncmp(rule_kernel_name(&name, s->ctx, g->trace_id, g->next_name_id), "nccl", 4);
-		s->kernel_trace[i] = g->trace_id;
+		s->kernel_key[i][0] = g->trace_id;
+		s->kernel_key[i][1] = g->next_name_id;
 		s->kernel_last[i] = -1;
 	}
 	*nccl = s->is_nccl[i];
@@ -501,10 +502,10 @@ static void kernels_release(struct walk_state *s)
 {
 	key_index_release(&s->kernels);
 	free(s->is_nccl);
-	free(s->kernel_trace);
+	free(s->kernel_key);
 	free(s->kernel_last);
 	s->is_nccl = NULL;
-	s->kernel_trace = NULL;
+	s->kernel_key = NULL;
 	s->kernel_last = NULL;
 }
 
@@ -753,8 +754,9 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 	{
 		int64_t *d = xmalloc(n * sizeof(*d)), median;
 		size_t limit = n / 2 < WARM_MAX ? n / 2 : WARM_MAX, nsteady;
-		int64_t new_kernels = 0, slow = 0, once = 0;
-		int last_of[WARM_MAX] = { 0 };	/* by iteration: a kernel's last launch is in it */
+		int64_t new_kernels = 0, slow = 0, once = 0, once_kernels = 0;
+		size_t last_of[WARM_MAX] = { 0 };	/* by iteration: a kernel whose last launch is in it,
+							   + 1 (0: none) */
 
 		for (size_t i = 0; i < n; i++)
 			d[i] = split_total(&tp->iterations[i].split);
@@ -763,9 +765,9 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 		/* One-time work (DDP rebuilding its buckets at the second step, say): a kernel that no later
 		   iteration launches again. */
 		for (size_t k = 0; k < s->kernels.count; k++)
-			if (s->kernel_trace[k] == tp->trace_id && s->kernel_last[k] >= 0 &&
-			    (size_t)s->kernel_last[k] < limit)
-				last_of[s->kernel_last[k]] = 1;
+			if (s->kernel_key[k][0] == tp->trace_id && s->kernel_last[k] >= 0 &&
+			    (size_t)s->kernel_last[k] < limit && !last_of[s->kernel_last[k]])
+				last_of[s->kernel_last[k]] = k + 1;
 		/* Kernels launched for the first or the last time mark warm-up wherever they are among the
 		   first iterations; a slow iteration only when it follows the warm-up (or is the first): a
 		   straggler or a checkpoint every few steps is a cost of the steady state. */
@@ -778,8 +780,11 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 			tp->iterations[i].warmup = 1;
 			new_kernels += tp->iterations[i].new_kernels;
 			slow += split_total(&tp->iterations[i].split) > 2 * median;
-			once += last_of[i];
+			once += last_of[i] != 0;
 		}
+		for (size_t k = 0; k < s->kernels.count; k++)
+			once_kernels += s->kernel_key[k][0] == tp->trace_id && s->kernel_last[k] >= 0 &&
+					(size_t)s->kernel_last[k] < w;
 		tp->first_steady = w;
 		nsteady = n - w;
 		for (size_t i = 0; i < nsteady; i++)
@@ -807,7 +812,7 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 		buckets_into(p, s, tp, PHASE_STEADY, (int)w + 1, BUCKET_ITER(WARM_MAX));
 		buckets_into(p, s, tp, PHASE_TEARDOWN, BUCKET_POST, BUCKET_POST);
 		if (w) {
-			char which[32], why[256] = "";
+			char which[32], why[512] = "";
 
 			snprintf(which, sizeof(which), w > 1 ? "iterations 1-%zu" : "iteration 1", w);
 			if (new_kernels)
@@ -816,10 +821,19 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 			if (slow)
 				snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%" PRId64
 					 " took over twice the median iteration", new_kernels ? "; " : "", slow);
-			if (once)
+			if (once) {
+				/* name one: the kernel of the last iteration with one-time work */
+				size_t k = 0, i = w;
+				struct rule_text name;
+
+				while (i-- > 0 && !k)
+					k = last_of[i];
 				snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%" PRId64
-					 " launched a kernel that no later iteration launches (one-time work)",
-					 new_kernels || slow ? "; " : "", once);
+					 " launched %s that no later iteration launches (one-time work%s %s)",
+					 new_kernels || slow ? "; " : "", once, once_kernels == 1 ? "a kernel" : "kernels",
+					 once_kernels == 1 ? ":" : ", such as",
+					 rule_kernel_name(&name, s->ctx, s->kernel_key[k - 1][0], s->kernel_key[k - 1][1]));
+			}
 			phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[w].start,
 				  xasprintf("from the first GPU operation to iteration %zu: %s %s", w + 1, which, why));
 		}
