@@ -912,10 +912,7 @@ static void pipeline_stop(struct pipeline *p, int drain)
 
 		p->qhead = (p->qhead + 1) % p->qcap;
 		p->qcount--;
-		if (c->own) {
-			free(c->mem);
-			free(c);
-		}
+		chunk_encoded(p, c, 0, 0);
 	}
 	pthread_cond_broadcast(&p->cond);
 	pthread_mutex_unlock(&p->lock);

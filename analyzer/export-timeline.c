@@ -608,25 +608,8 @@ static int corr_col(int v)
 	return is_gpu_view(v) ? G_CORR : v == V_API ? A_CORR : v == V_SYNCS ? Y_CORR : -1;
 }
 
-struct extent {
-	int64_t first, last;
-	int has_first, has_last;
-};
-
-static void extent_add(struct extent *e, int64_t first, int has_first, int64_t last, int has_last)
-{
-	if (has_first && (!e->has_first || first < e->first)) {
-		e->first = first;
-		e->has_first = 1;
-	}
-	if (has_last && (!e->has_last || last > e->last)) {
-		e->last = last;
-		e->has_last = 1;
-	}
-}
-
 /* The first read: which tracks there are, the NVTX events' time range, each file's id range. */
-static int index_tracks(struct timeline *tl, int64_t *lo, int64_t *hi, uint64_t *ids, struct extent *nvtx)
+static int index_tracks(struct timeline *tl, int64_t *lo, int64_t *hi, uint64_t *ids, struct event_summary *nvtx)
 {
 	for (int v = 0; v < NVIEWS; v++) {
 		struct event_stream *s;
@@ -660,9 +643,14 @@ static int index_tracks(struct timeline *tl, int64_t *lo, int64_t *hi, uint64_t 
 					add_process(tl, r->trace_id, pid, PROC_RANGES);
 				if (type == NVTX_PUSH_POP || type == NVTX_MARK || type == NVTX_START_END) {
 					int start_null = (r->null & EVENT_START_NULL) != 0;
-					int64_t end = event_null(r, N_END) ? r->start : r->v[N_END];
+					struct event_summary m = {
+						.first = r->start,
+						.has_first = !start_null,
+						.last = event_null(r, N_END) ? r->start : r->v[N_END],
+						.has_last = !start_null || !event_null(r, N_END),
+					};
 
-					extent_add(nvtx, r->start, !start_null, end, !start_null || !event_null(r, N_END));
+					event_summary_merge(nvtx, &m);
 				}
 			}
 		}
@@ -716,10 +704,10 @@ static int index_flows(struct timeline *tl)
  * The time range of every event: the loader's summaries for the GPU and API views (counted by the
  * scans that find their storage order, no pass of their own), and the index's for NVTX.
  */
-static int load_extent(struct timeline *tl, const struct extent *nvtx)
+static int load_extent(struct timeline *tl, const struct event_summary *nvtx)
 {
 	static const char *const views[] = { "kernels", "copies", "sets", "syncs", "api_calls" };
-	struct extent e = { 0 };
+	struct event_summary e = { 0 };
 
 	for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++)
 		for (size_t t = 0; t < trace_count(tl->trace); t++) {
@@ -728,9 +716,9 @@ static int load_extent(struct timeline *tl, const struct extent *nvtx)
 
 			if (ret < 0)
 				return ret;
-			extent_add(&e, m.first, m.has_first, m.last, m.has_last);
+			event_summary_merge(&e, &m);
 		}
-	extent_add(&e, nvtx->first, nvtx->has_first, nvtx->last, nvtx->has_last);
+	event_summary_merge(&e, nvtx);
 	if (e.has_first) {
 		tl->origin = e.first;
 		tl->end = e.has_last ? e.last : 0;
@@ -745,7 +733,7 @@ static int index_pass(struct timeline *tl)
 	size_t n = trace_count(tl->trace);
 	int64_t *lo = xcalloc(n ? n : 1, sizeof(*lo)), *hi = xcalloc(n ? n : 1, sizeof(*hi));
 	uint64_t *ids = xcalloc(n ? n : 1, sizeof(*ids));
-	struct extent nvtx = { 0 };
+	struct event_summary nvtx = { 0 };
 	int ret;
 
 	for (size_t t = 0; t < n; t++) {

@@ -460,14 +460,7 @@ static int widen_by(struct pass *p, struct stats *st, const char *view)
 
 		if (ret < 0)
 			return ret;
-		if (m.has_first && (!all.has_first || m.first < all.first)) {
-			all.first = m.first;
-			all.has_first = 1;
-		}
-		if (m.has_last && (!all.has_last || m.last > all.last)) {
-			all.last = m.last;
-			all.has_last = 1;
-		}
+		event_summary_merge(&all, &m);
 	}
 	if (all.has_first && all.has_last) {
 		if (all.first < st->start)
@@ -719,10 +712,11 @@ static void stats_streams(struct stats *st, struct group_map *streams)
  * The host pass: the API table, and NVTX ranges with the GPU time of the kernels launched inside
  * them. When the trace has ranges, the operations pass has summed each correlation id's kernels
  * (count and duration) in the launches map; one pass over the API calls and the ranges in time order
- * (ranges first at the same time) then keeps the ranges open on each thread: a range opens an accumulator, each API call adds its correlation id's kernels to
- * every range open on its thread at that time, and a range that has ended folds into the row of its
- * text. Nested ranges each count their launches (inclusive time, as a profiler's call tree). Memory:
- * the threads and their open ranges; the map gives its pages back behind the pass.
+ * (ranges first at the same time) then keeps the ranges open on each thread: a range opens an
+ * accumulator, each API call adds its correlation id's kernels to every range open on its thread at
+ * that time, and a range that has ended folds into the row of its text. Nested ranges each count
+ * their launches (inclusive time, as a profiler's call tree). Memory: the threads and their open
+ * ranges; the map gives its pages back behind the pass.
  */
 struct open_range {
 	int64_t end;

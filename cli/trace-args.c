@@ -55,7 +55,7 @@ static void append_words(char *buf, size_t len, const char *fmt, ...)
 int trace_args_origin(struct trace *trace, int64_t *origin, char *err, size_t errlen)
 {
 	static const char *const views[] = { "kernels", "copies", "sets", "api_calls" };
-	int found = 0;
+	struct event_summary all = { 0 };
 
 	*origin = 0;
 	for (size_t t = 0; t < trace_count(trace); t++)
@@ -64,11 +64,10 @@ int trace_args_origin(struct trace *trace, int64_t *origin, char *err, size_t er
 
 			if (event_summary_get(trace, views[v], t, &m, err, errlen) < 0)
 				return -1;
-			if (m.has_first && (!found || m.first < *origin)) {
-				*origin = m.first;
-				found = 1;
-			}
+			event_summary_merge(&all, &m);
 		}
+	if (all.has_first)
+		*origin = all.first;
 	return 0;
 }
 

@@ -349,6 +349,19 @@ static int step_row(struct row_target *t, sqlite3_stmt *st, int packed, struct e
 	return rc == SQLITE_ROW && !t->called ? SQLITE_ERROR : rc;
 }
 
+void event_summary_merge(struct event_summary *into, const struct event_summary *m)
+{
+	into->rows += m->rows;
+	if (m->has_first && (!into->has_first || m->first < into->first)) {
+		into->first = m->first;
+		into->has_first = 1;
+	}
+	if (m->has_last && (!into->has_last || m->last > into->last)) {
+		into->last = m->last;
+		into->has_last = 1;
+	}
+}
+
 /* Count a row into a summary: its start (unless NULL) and, with has_end, v[0] as its end. */
 static void summary_add(struct event_summary *m, const struct event_row *r, int start_null, int has_end)
 {
@@ -1199,21 +1212,12 @@ static int join_parts(struct table_runs *t, struct scan_job *jobs, size_t n, cha
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct table_runs *p = &jobs[i].part;
-		const struct event_summary *m = &p->summary;
 
 		t->rows += p->rows;
 		t->filtered |= p->filtered;
 		t->unbounded |= p->unbounded;
 		t->copy_set = p->copy_set;
-		if (m->has_first && (!t->summary.has_first || m->first < t->summary.first)) {
-			t->summary.first = m->first;
-			t->summary.has_first = 1;
-		}
-		if (m->has_last && (!t->summary.has_last || m->last > t->summary.last)) {
-			t->summary.last = m->last;
-			t->summary.has_last = 1;
-		}
-		t->summary.rows += m->rows;
+		event_summary_merge(&t->summary, &p->summary);
 		for (size_t r = 0; r < p->nruns && !t->unbounded; r++)
 			add_run(t, p->runs[r].first, p->runs[r].last, p->runs[r].sorted, t->ncopies, p->runs[r].off);
 		if (copies) {
@@ -1765,6 +1769,15 @@ static void *prefetch_thread(void *arg)
 	return NULL;
 }
 
+static void prefetch_free(struct prefetch *pf)
+{
+	pthread_cond_destroy(&pf->cond);
+	pthread_mutex_destroy(&pf->lock);
+	for (size_t i = 0; i < PREFETCH_BLOCKS; i++)
+		free(pf->rows[i]);
+	free(pf);
+}
+
 /* Read s ahead on another thread when it is worth it and safe (see above). */
 static void prefetch_start(struct event_stream *s)
 {
@@ -1792,11 +1805,7 @@ static void prefetch_start(struct event_stream *s)
 	if (pthread_create(&pf->thread, NULL, prefetch_thread, s) != 0) {
 		/* read on this thread, as without */
 		s->prefetch = NULL;
-		pthread_cond_destroy(&pf->cond);
-		pthread_mutex_destroy(&pf->lock);
-		for (size_t i = 0; i < PREFETCH_BLOCKS; i++)
-			free(pf->rows[i]);
-		free(pf);
+		prefetch_free(pf);
 	}
 }
 
@@ -1811,11 +1820,7 @@ static void prefetch_stop(struct event_stream *s)
 	pthread_cond_broadcast(&pf->cond);
 	pthread_mutex_unlock(&pf->lock);
 	pthread_join(pf->thread, NULL);
-	pthread_cond_destroy(&pf->cond);
-	pthread_mutex_destroy(&pf->lock);
-	for (size_t i = 0; i < PREFETCH_BLOCKS; i++)
-		free(pf->rows[i]);
-	free(pf);
+	prefetch_free(pf);
 	s->prefetch = NULL;
 }
 

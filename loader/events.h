@@ -132,6 +132,8 @@ struct event_summary {
  */
 int event_summary_get(struct trace *trace, const char *view, size_t trace_id, struct event_summary *out,
 		      char *err, size_t errlen);
+/* Fold m into `into`: its rows added, the earlier first start and the later last end. */
+void event_summary_merge(struct event_summary *into, const struct event_summary *m);
 
 /* Compare two rows by (traceId, start, the first nkey columns with NULL first); 0 when equal. */
 int event_compare(const struct event_row *a, const struct event_row *b, size_t nkey);

@@ -997,7 +997,7 @@ int trace_span(struct trace *trace, size_t trace_id, int64_t *start, int64_t *en
 	}
 	/* span_known: 0 not yet asked, 1 no events, 2 events */
 	if (!trace->span_known[trace_id]) {
-		int has_first = 0, has_last = 0;
+		struct event_summary all = { 0 };
 
 		for (size_t v = 0; v < NCOLS(views); v++) {
 			struct event_summary m;
@@ -1005,19 +1005,12 @@ int trace_span(struct trace *trace, size_t trace_id, int64_t *start, int64_t *en
 
 			if (ret < 0)
 				return ret;
-			if (m.has_first && (!has_first || m.first < trace->spans[trace_id][0])) {
-				trace->spans[trace_id][0] = m.first;
-				has_first = 1;
-			}
-			if (m.has_last && (!has_last || m.last > trace->spans[trace_id][1])) {
-				trace->spans[trace_id][1] = m.last;
-				has_last = 1;
-			}
+			event_summary_merge(&all, &m);
 		}
 		/* as MIN(s), MAX(e) over the views: a NULL first start means no span */
-		if (!has_first)
-			trace->spans[trace_id][0] = trace->spans[trace_id][1] = 0;
-		trace->span_known[trace_id] = (unsigned char)(1 + has_first);
+		trace->spans[trace_id][0] = all.has_first ? all.first : 0;
+		trace->spans[trace_id][1] = all.has_first && all.has_last ? all.last : 0;
+		trace->span_known[trace_id] = (unsigned char)(1 + all.has_first);
 	}
 	*start = trace->spans[trace_id][0];
 	*end = trace->spans[trace_id][1];

@@ -8,7 +8,8 @@
 # system time and peak RSS from /usr/bin/time, events per second (kernels + API calls + copies +
 # syncs + NVTX ranges over wall and over user time), and wall and user time as multiples of the
 # window pass's (the loader scans and reads ahead on every CPU, so a command's wall time can be less
-# than its user time; the window pass runs on one). With -B, the same commands of a second build ("before") run first, for a before/after table.
+# than its user time; the window pass runs on one). With -B, the same commands of a second build
+# ("before") run first, for a before/after table.
 #   usage: run.sh [-n N] [-t TRACE] [-b BINDIR] [-B BEFORE_BINDIR] [-x] [-o RESULTS.md]
 # With -o, the results are appended to that file as a dated Markdown section.
 set -eu
