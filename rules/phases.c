@@ -755,8 +755,8 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 		int64_t *d = xmalloc(n * sizeof(*d)), median;
 		size_t limit = n / 2 < WARM_MAX ? n / 2 : WARM_MAX, nsteady;
 		int64_t new_kernels = 0, slow = 0, once = 0, once_kernels = 0;
-		size_t last_of[WARM_MAX] = { 0 };	/* by iteration: a kernel whose last launch is in it,
-							   + 1 (0: none) */
+		/* by iteration: how many kernels launch for the last time in it, and one of them + 1 */
+		size_t nlast[WARM_MAX] = { 0 }, last_of[WARM_MAX] = { 0 };
 
 		for (size_t i = 0; i < n; i++)
 			d[i] = split_total(&tp->iterations[i].split);
@@ -764,10 +764,14 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 		median = d[n / 2];
 		/* One-time work (DDP rebuilding its buckets at the second step, say): a kernel that no later
 		   iteration launches again. */
-		for (size_t k = 0; k < s->kernels.count; k++)
-			if (s->kernel_key[k][0] == tp->trace_id && s->kernel_last[k] >= 0 &&
-			    (size_t)s->kernel_last[k] < limit && !last_of[s->kernel_last[k]])
-				last_of[s->kernel_last[k]] = k + 1;
+		for (size_t k = 0; k < s->kernels.count; k++) {
+			long it = s->kernel_last[k];
+
+			if (s->kernel_key[k][0] != tp->trace_id || it < 0 || (size_t)it >= limit)
+				continue;
+			if (!nlast[it]++)
+				last_of[it] = k + 1;
+		}
 		/* Kernels launched for the first or the last time mark warm-up wherever they are among the
 		   first iterations; a slow iteration only when it follows the warm-up (or is the first): a
 		   straggler or a checkpoint every few steps is a cost of the steady state. */
@@ -780,11 +784,9 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 			tp->iterations[i].warmup = 1;
 			new_kernels += tp->iterations[i].new_kernels;
 			slow += split_total(&tp->iterations[i].split) > 2 * median;
-			once += last_of[i] != 0;
+			once += nlast[i] != 0;
+			once_kernels += (int64_t)nlast[i];
 		}
-		for (size_t k = 0; k < s->kernels.count; k++)
-			once_kernels += s->kernel_key[k][0] == tp->trace_id && s->kernel_last[k] >= 0 &&
-					(size_t)s->kernel_last[k] < w;
 		tp->first_steady = w;
 		nsteady = n - w;
 		for (size_t i = 0; i < nsteady; i++)
