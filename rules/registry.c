@@ -14,6 +14,8 @@ extern const struct rule rule_pageable_memcpy;
 extern const struct rule rule_excessive_sync;
 extern const struct rule rule_sync_memcpy;
 extern const struct rule rule_small_grid;
+extern const struct rule rule_precision;
+extern const struct rule rule_fusion;
 extern const struct rule rule_exposed_communication;
 extern const struct rule rule_straggler;
 
@@ -25,6 +27,8 @@ const struct rule *const rule_table[] = {
 	&rule_excessive_sync,
 	&rule_sync_memcpy,
 	&rule_small_grid,
+	&rule_precision,
+	&rule_fusion,
 	&rule_exposed_communication,
 	&rule_straggler,
 	NULL,
