@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "analyzer/stats.h"
+#include "rules/owner.h"
 #include "analyzer/corr-map.h"
 #include "analyzer/value-counts.h"
 #include "loader/events.h"
@@ -1179,7 +1180,7 @@ static void write_text(FILE *out, const struct stats *st, struct trace *trace, c
 						      : "span: %s (%" PRId64 " to %" PRId64 " ns)\n\n",
 		report_duration(span, buf, sizeof(buf)), st->start, st->end);
 
-	c.ncols = 9;
+	c.ncols = 10;
 	cells_add(&c, 0, "Time %%");
 	cells_add(&c, 1, "Total (us)");
 	cells_add(&c, 2, "Count");
@@ -1188,12 +1189,14 @@ static void write_text(FILE *out, const struct stats *st, struct trace *trace, c
 	cells_add(&c, 5, "Min (us)");
 	cells_add(&c, 6, "Max (us)");
 	cells_add(&c, 7, "StdDev (us)");
+	cells_add(&c, 8, "Owner");
 	cells_add_label(&c, "Kernel");
 	for (size_t i = 0; i < st->kernels.count; i++) {
 		const struct stats_row *r = &st->kernels.rows[i];
 
 		cells_add(&c, 0, "%.1f", 100.0 * share(r->sum.total, st->kernel_ns));
 		write_summary_cells(&c, 1, &r->sum);
+		cells_add(&c, 8, "%s", kernel_owner_id(kernel_owner(r->label)));
 		cells_add_label(&c, r->label);
 	}
 	cells_print(out, format, "GPU kernels by name", &c);
@@ -1330,7 +1333,8 @@ static void write_json(FILE *out, const struct stats *st, struct trace *trace, c
 		report_json_string(out, r->label);
 		fprintf(out, ", ");
 		json_summary(out, &r->sum);
-		fprintf(out, ", \"share\": %.6f}", share(r->sum.total, st->kernel_ns));
+		fprintf(out, ", \"share\": %.6f, \"owner\": \"%s\"}", share(r->sum.total, st->kernel_ns),
+			kernel_owner_id(kernel_owner(r->label)));
 	}
 	fprintf(out, "%s],\n  \"memory\": [", st->kernels.count ? "\n  " : "");
 	for (size_t i = 0; i < st->memops.count; i++) {

@@ -16,7 +16,7 @@ static const struct {
 	const char *name, *id;
 	enum owner_kind kind;
 } owners[NR_KERNEL_OWNERS] = {
-	[OWNER_PROGRAM] = { "program", "program", OWNER_KIND_PROGRAM },
+	[OWNER_PROGRAM] = { "own code", "program", OWNER_KIND_PROGRAM },
 	[OWNER_CUBLAS] = { "cuBLAS", "cublas", OWNER_KIND_LIBRARY },
 	[OWNER_CUDNN] = { "cuDNN", "cudnn", OWNER_KIND_LIBRARY },
 	[OWNER_CUTLASS] = { "CUTLASS", "cutlass", OWNER_KIND_LIBRARY },

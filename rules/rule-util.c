@@ -177,6 +177,61 @@ const char *rule_kernel_name(struct rule_text *t, struct rule_context *ctx, int6
 	return t->s;
 }
 
+enum kernel_owner rule_kernel_owner(struct rule_context *ctx, int64_t trace_id, int64_t name_id)
+{
+	const char *name = NULL;
+	char err[256];
+
+	if (trace_string(ctx->trace, trace_id, name_id, &name, err, sizeof(err)) < 0)
+		name = NULL;
+	return kernel_owner(name);
+}
+
+void owner_weights_add(struct owner_weights *w, enum kernel_owner owner, double weight)
+{
+	if ((unsigned)owner < NR_KERNEL_OWNERS)
+		w->weight[owner] += weight;
+}
+
+enum kernel_owner owner_weights_top(const struct owner_weights *w)
+{
+	enum kernel_owner top = OWNER_PROGRAM;
+
+	for (int i = 1; i < NR_KERNEL_OWNERS; i++)
+		if (w->weight[i] > w->weight[top])
+			top = (enum kernel_owner)i;
+	return top;
+}
+
+const char *owner_fix(const struct owner_weights *w, enum fix_topic topic, const char *own_fix)
+{
+	const char *fix = kernel_owner_fix(owner_weights_top(w), topic);
+
+	return fix ? fix : own_fix;
+}
+
+void owner_evidence(struct finding *f, const struct owner_weights *w, const char *what)
+{
+	char line[512];
+	double total = 0;
+	size_t n = 0;
+	int len;
+
+	for (int i = 0; i < NR_KERNEL_OWNERS; i++)
+		total += w->weight[i];
+	/* Only the program's own kernels: the fix already says so; nothing to add. */
+	if (total <= 0 || w->weight[OWNER_PROGRAM] >= 0.995 * total)
+		return;
+	len = snprintf(line, sizeof(line), "whose kernels (by %s):", what);
+	for (int i = 0; i < NR_KERNEL_OWNERS && len > 0 && (size_t)len < sizeof(line); i++) {
+		if (w->weight[i] < 0.005 * total)	/* under 0.5%: not worth a word */
+			continue;
+		len += snprintf(line + len, sizeof(line) - (size_t)len, "%s %s %.0f%%", n++ ? "," : "",
+				kernel_owner_name((enum kernel_owner)i), 100.0 * w->weight[i] / total);
+	}
+	finding_evidence(f, "%s", line);
+}
+
 
 struct dur_bucket {
 	int64_t id;

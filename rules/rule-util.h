@@ -5,6 +5,7 @@
 #ifndef GPT_RULES_RULE_UTIL_H
 #define GPT_RULES_RULE_UTIL_H
 
+#include "rules/owner.h"
 #include "rules/rule.h"
 
 #include <sqlite3.h>
@@ -75,6 +76,22 @@ const char *fmt_percent(struct rule_text *t, double fraction);	  /* "12.3%" */
 /* The (cut) name of kernel name_id of a trace; "?" if the trace has no such kernel. */
 const char *rule_kernel_name(struct rule_text *t, struct rule_context *ctx, int64_t trace_id,
 			     int64_t name_id);
+
+/* The owner of kernel name_id of a trace (rules/owner.h). */
+enum kernel_owner rule_kernel_owner(struct rule_context *ctx, int64_t trace_id, int64_t name_id);
+
+/*
+ * Whose kernels a finding is about, weighted by what the rule measures (time, waste): the owner
+ * with the most weight picks the fix (owner_fix: the owner's lever, or own_fix for the program's
+ * own kernels), and owner_evidence() lists the shares. Zero-initialise.
+ */
+struct owner_weights {
+	double weight[NR_KERNEL_OWNERS];
+};
+void owner_weights_add(struct owner_weights *w, enum kernel_owner owner, double weight);
+enum kernel_owner owner_weights_top(const struct owner_weights *w);
+const char *owner_fix(const struct owner_weights *w, enum fix_topic topic, const char *own_fix);
+void owner_evidence(struct finding *f, const struct owner_weights *w, const char *what);
 
 /* "HtoD", "DtoH"... for an ENUM_CUDA_MEMCPY_OPER value; "copy" for unknown ones. */
 const char *copy_kind_name(int kind);

@@ -150,15 +150,21 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	size_t names = 0, shown = 0;
 	struct finding *f;
 
+	struct owner_weights owners = { 0 };
+
 	for (size_t i = 0; i < s->nkernels; i++)
-		if (s->kernels[i].trace_id == d->trace_id && s->kernels[i].device == d->device)
+		if (s->kernels[i].trace_id == d->trace_id && s->kernels[i].device == d->device) {
 			names++;
+			owner_weights_add(&owners, rule_kernel_owner(ctx, d->trace_id, s->kernels[i].name_id),
+					  s->kernels[i].waste);
+		}
 	f = findings_add(ctx->out, rule,
 			 rule_severity((int64_t)d->waste, rule_clock_span(clock, d->trace_id)),
 			 (int64_t)d->waste,
-			 "Give these kernels at least one block per SM: split the work finer (smaller tiles, "
-			 "split-K, more blocks per row), size grid-stride loops to the SM count, or run "
-			 "independent small kernels concurrently on separate streams.",
+			 owner_fix(&owners, FIX_GRID,
+				   "Give these kernels at least one block per SM: split the work finer (smaller "
+				   "tiles, split-K, more blocks per row), size grid-stride loops to the SM count, "
+				   "or run independent small kernels concurrently on separate streams."),
 			 "%s: %" PRId64 " launch%s of %zu kernel%s use fewer blocks than its %" PRId64
 			 " SMs, leaving up to %s of SM time idle",
 			 fmt_device(&t1, ctx, d->trace_id, d->device), d->launches, plural_es(d->launches), names,
@@ -175,6 +181,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	finding_evidence(f, "idle SM time %s of %s kernel time (%s)", fmt_duration(&t1, (int64_t)d->waste),
 			 fmt_duration(&t2, d->kernel_ns),
 			 fmt_percent(&t3, d->kernel_ns ? d->waste / (double)d->kernel_ns : 0));
+	owner_evidence(f, &owners, "idle SM time");
 	for (size_t i = 0; i < s->nkernels && shown < 5; i++) {
 		const struct small_kernel *k = &s->kernels[i];
 
@@ -185,8 +192,9 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 		else
 			snprintf(t4.s, sizeof(t4.s), "%" PRId64 "-%" PRId64 " blocks", k->min_blocks,
 				 k->max_blocks);
-		finding_evidence(f, "%s: %" PRId64 " launch%s of %s, %s, idle SM time %s",
-				 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id), k->launches,
+		finding_evidence(f, "%s (%s): %" PRId64 " launch%s of %s, %s, idle SM time %s",
+				 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id),
+				 kernel_owner_name(rule_kernel_owner(ctx, k->trace_id, k->name_id)), k->launches,
 				 plural_es(k->launches), t4.s,
 				 fmt_duration(&t2, k->ns), fmt_duration(&t3, (int64_t)k->waste));
 		shown++;

@@ -141,6 +141,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	struct rule_text t1, t2, t3, t4;
 	struct kernel_group **small = xcalloc(d->names ? d->names : 1, sizeof(*small));
 	size_t n = 0;
+	struct owner_weights owners = { 0 };
 	struct finding *f;
 
 	for (size_t i = 0; i < s->nkernels; i++) {
@@ -151,12 +152,16 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	}
 	if (n > 1)
 		qsort(small, n, sizeof(*small), compare_small);
+	for (size_t i = 0; i < n; i++)
+		owner_weights_add(&owners, rule_kernel_owner(ctx, small[i]->trace_id, small[i]->name_id),
+				  (double)small[i]->durations.count);
 	f = findings_add(ctx->out, rule,
 			 rule_severity((int64_t)d->recoverable, rule_clock_span(clock, d->trace_id)),
 			 (int64_t)d->recoverable,
-			 "Fuse the small kernels (torch.compile, nvFuser or a hand-written fused kernel), "
-			 "capture the launch sequence in a CUDA graph, or give each launch more work "
-			 "(larger batches).",
+			 owner_fix(&owners, FIX_LAUNCHES,
+				   "Fuse the small kernels (torch.compile, nvFuser or a hand-written fused "
+				   "kernel), capture the launch sequence in a CUDA graph, or give each launch "
+				   "more work (larger batches)."),
 			 "%s: %" PRId64 " launch%s of %zu kernel%s run shorter than the %s it takes to "
 			 "launch them",
 			 fmt_device(&t1, ctx, d->trace_id, d->device), d->small, plural_es(d->small), d->names,
@@ -176,13 +181,15 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 fmt_duration(&t2, d->kernel_ns),
 			 fmt_percent(&t3, d->kernel_ns ? (double)d->small_ns / (double)d->kernel_ns : 0));
 	for (size_t i = 0; i < n && i < 5; i++)
-		finding_evidence(f, "%s: %" PRId64 " launch%s, median %s, total %s",
+		finding_evidence(f, "%s (%s): %" PRId64 " launch%s, median %s, total %s",
 				 rule_kernel_name(&t1, ctx, small[i]->trace_id, small[i]->name_id),
+				 kernel_owner_name(rule_kernel_owner(ctx, small[i]->trace_id, small[i]->name_id)),
 				 small[i]->durations.count, plural_es(small[i]->durations.count),
 				 fmt_duration(&t2, (int64_t)dur_hist_median(&small[i]->durations)),
 				 fmt_duration(&t3, (int64_t)small[i]->durations.sum));
 	if (n > 5)
 		finding_evidence(f, "... and %zu more small kernel%s", n - 5, plural((int64_t)(n - 5)));
+	owner_evidence(f, &owners, "small launches");
 	finding_evidence(f, "GPU idle before small kernels, up to one launch cost each: %s",
 			 fmt_duration(&t4, (int64_t)d->recoverable));
 	free(small);

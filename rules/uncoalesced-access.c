@@ -167,8 +167,7 @@ static void add_source_lines(struct rule_context *ctx, struct finding *f, const 
 }
 
 static void report_kernel(const struct rule *rule, struct rule_context *ctx,
-			  const struct kernel_access *k, const struct rule_clock *clock,
-			  double min_excess_pct)
+			  const struct kernel_access *k, int64_t gpu_ns, double min_excess_pct)
 {
 	const struct access *ld = &k->dir[LOADS], *st = &k->dir[STORES];
 	struct rule_text t1, t2, t3;
@@ -178,14 +177,17 @@ static void report_kernel(const struct rule *rule, struct rule_context *ctx,
 
 	if (ld->flagged && st->flagged && st->sectors * ld->ideal > ld->sectors * st->ideal)
 		worst = st;
+	enum kernel_owner owner = rule_kernel_owner(ctx, k->key[0], k->key[2]);
+	const char *fix = kernel_owner_fix(owner, FIX_ACCESS);
+
 	f = findings_add(ctx->out, rule,
-			 rule_severity((int64_t)k->recoverable, rule_clock_span(clock, k->key[0])),
+			 rule_severity((int64_t)k->recoverable, gpu_ns),
 			 (int64_t)k->recoverable,
-			 "Make each warp touch contiguous addresses: put threadIdx.x on the fastest-moving "
-			 "index, use structures of arrays instead of arrays of structures, or stage strided "
-			 "accesses through shared memory (tiling, as in a transpose).",
-			 "%s: uncoalesced global %s, %.1f sectors per request where %.1f would do",
-			 rule_kernel_name(&t1, ctx, k->key[0], k->key[2]), which,
+			 fix ? fix : "Make each warp touch contiguous addresses: put threadIdx.x on the "
+			 "fastest-moving index, use structures of arrays instead of arrays of structures, or "
+			 "stage strided accesses through shared memory (tiling, as in a transpose).",
+			 "%s (%s): uncoalesced global %s, %.1f sectors per request where %.1f would do",
+			 rule_kernel_name(&t1, ctx, k->key[0], k->key[2]), kernel_owner_name(owner), which,
 			 worst->requests > 0 ? worst->sectors / worst->requests : 0.0,
 			 worst->requests > 0 ? worst->ideal / worst->requests : 0.0);
 	f->device = (int32_t)k->key[1];
@@ -194,6 +196,8 @@ static void report_kernel(const struct rule *rule, struct rule_context *ctx,
 	finding_evidence(f, "%s, %" PRId64 " launch%s (%s in total); counters from %" PRId64 " of them",
 			 fmt_device(&t2, ctx, k->key[0], k->key[1]), k->launches, plural_es(k->launches),
 			 fmt_duration(&t3, k->ns), k->measured);
+	finding_evidence(f, "severity against the trace's kernel time, %s (kernel replay stretches the "
+			 "wall clock, so the span would understate it)", fmt_duration(&t2, gpu_ns));
 	add_source_lines(ctx, f, k);
 }
 
@@ -205,7 +209,8 @@ static int uncoalesced_access_run(const struct rule *rule, struct rule_context *
 	size_t max_kernels = (size_t)rule_param(ctx, rule, "max_kernels");
 	struct kernel_access *kernels = NULL;
 	size_t n = 0, cap = 0, reported = 0;
-	struct rule_clock clock = { 0 };
+	size_t ntraces = trace_count(ctx->trace);
+	int64_t *gpu_ns = xcalloc(ntraces + 1, sizeof(*gpu_ns));	/* kernel time by traceId */
 	sqlite3 *db = trace_db(ctx->trace);
 	sqlite3_stmt *st = NULL;
 	int ret = 0, rc;
@@ -265,6 +270,8 @@ static int uncoalesced_access_run(const struct rule *rule, struct rule_context *
 				   sqlite3_column_int64(st, 2) };
 		struct kernel_access *k = bsearch(key, kernels, n, sizeof(*kernels), compare_key);
 
+		if (key[0] >= 0 && (size_t)key[0] < ntraces)
+			gpu_ns[key[0]] += sqlite3_column_int64(st, 3);
 		if (!k)
 			continue;
 		k->launches++;
@@ -282,18 +289,16 @@ static int uncoalesced_access_run(const struct rule *rule, struct rule_context *
 			k->recoverable = (double)k->ns * (k->dir[LOADS].excess + k->dir[STORES].excess) / total;
 	}
 	qsort(kernels, n, sizeof(*kernels), compare_recoverable);
-	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-	if (ret < 0)
-		goto out;
 	for (size_t i = 0; i < n && reported < max_kernels; i++) {
 		if (!kernels[i].dir[LOADS].flagged && !kernels[i].dir[STORES].flagged)
 			continue;
-		report_kernel(rule, ctx, &kernels[i], &clock, min_excess_pct);
+		report_kernel(rule, ctx, &kernels[i],
+			      (size_t)kernels[i].key[0] < ntraces ? gpu_ns[kernels[i].key[0]] : 0, min_excess_pct);
 		reported++;
 	}
 out:
 	sqlite3_finalize(st);
-	rule_clock_release(&clock);
+	free(gpu_ns);
 	free(kernels);
 	return ret;
 }

@@ -15,9 +15,9 @@ expect "stats text" "trace: TRACE (gpt-trace)
 span: 11.100 us (900 to 12000 ns)
 
 GPU kernels by name
-Time %  Total (us)  Count  Avg (us)  Med (us)  Min (us)  Max (us)  StdDev (us)  Kernel
-  75.0       3.000      3     1.000     1.000     0.500     1.500        0.500  kB(int)
-  25.0       1.000      4     0.250     0.250     0.100     0.400        0.129  kA(float*)
+Time %  Total (us)  Count  Avg (us)  Med (us)  Min (us)  Max (us)  StdDev (us)    Owner  Kernel
+  75.0       3.000      3     1.000     1.000     0.500     1.500        0.500  program  kB(int)
+  25.0       1.000      4     0.250     0.250     0.100     0.400        0.129  program  kA(float*)
 
 Memory operations by kind
 Count  Total (us)  Avg (us)  Med (us)  Min (us)  Max (us)  Bytes  Avg bytes    GB/s  Operation
@@ -72,7 +72,7 @@ assert a["cudaLaunchKernel"]["count"] == 7 and a["cudaLaunchKernel"]["median_ns"
 print("ok")')"
 
 # An even count takes the mean of the two middle values; an odd count the middle one.
-expect "stats markdown" "| 25.0 | 1.000 | 4 | 0.250 | 0.250 | 0.100 | 0.400 | 0.129 | kA(float*) |" \
+expect "stats markdown" "| 25.0 | 1.000 | 4 | 0.250 | 0.250 | 0.100 | 0.400 | 0.129 | program | kA(float*) |" \
 	"$("$GPT" stats --format markdown "$B" | grep 'kA(float')"
 
 # Two per-process traces: kernels merge by name across traces; devices stay per trace.
@@ -93,10 +93,10 @@ print("ok")')"
 
 # Scope: the NVTX range "tail" holds kernels 5-7 (kA 300, kA 400, kB 1000).
 expect "stats scoped to nvtx range" "scope: NVTX range 'tail'
-  58.8       1.000      1     1.000     1.000     1.000     1.000        0.000  kB(int)
-  41.2       0.700      2     0.350     0.350     0.300     0.400        0.071  kA(float*)" \
+  58.8       1.000      1     1.000     1.000     1.000     1.000        0.000  program  kB(int)
+  41.2       0.700      2     0.350     0.350     0.300     0.400        0.071  program  kA(float*)" \
 	"$("$GPT" stats --nvtx tail "$B" | sed -n '2p;/^ *[0-9.]* .*k[AB](/p')"
-expect "stats scoped to kernel glob and window" " 100.0       1.000      4     0.250     0.250     0.100     0.400        0.129  kA(float*)" \
+expect "stats scoped to kernel glob and window" " 100.0       1.000      4     0.250     0.250     0.100     0.400        0.129  program  kA(float*)" \
 	"$("$GPT" stats --kernel 'kA*' --window 0: "$B" | grep 'kA(float')"
 expect "stats window in ms from the first event" "1" "$("$GPT" stats --format json --window 0.0041:0.0051 "$B" |
 	python3 -c 'import json, sys; print(len(json.load(sys.stdin)["kernels"]))')"
