@@ -61,8 +61,8 @@ pair fusion fusion "element-wise,torch.compile"
 # PyTorch DataLoader: pageable batches with .cuda() vs pin_memory=True and non_blocking. The
 # pageable copy blocks the host until the previous step is done, so the step's Python launch
 # overhead is exposed too: the top finding is that exposed host time (idle-gaps), then
-# pageable-memcpy; both are gone with the fix. The conv net's small grids (small-grid, a warning)
-# are the model's, in both variants.
+# pageable-memcpy; both are gone with the fix. The conv net's small grids (small-grid, a warning in
+# the H200 recording, below the warning line in the H100 one) are the model's.
 expect "pair dataloader_pinned" "ok" "$(python3 - "$TMP" "$P/pairs.tsv" <<'PY' 2>&1 | tail -1
 import json, sys
 tmp, tsv = sys.argv[1:3]
@@ -75,7 +75,7 @@ bad = json.load(open(tmp + "/dataloader_pinned-bad.json"))
 fixed = json.load(open(tmp + "/dataloader_pinned-fixed.json"))
 loud = lambda d: {f["rule"] for f in d["findings"] if f["severity"] != "info"}
 assert loud(bad) >= {"idle-gaps", "pageable-memcpy"}, loud(bad)
-assert loud(fixed) == {"small-grid"}, loud(fixed)
+assert loud(fixed) <= {"small-grid"}, loud(fixed)
 estimate = bad["recoverable_ns"] / bad["steady_iterations"]
 measured = mean["bad"] - mean["fixed"]
 assert 0.5 <= estimate / measured <= 2.0, (estimate, measured)
