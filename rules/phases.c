@@ -142,6 +142,61 @@ static int candidate_text(const char *text)
 	return strncmp(text, "Xla", 3) != 0 || !strstr(text, ":#");
 }
 
+/*
+ * NVTX domains that libraries create for their own ranges: CCCL's ("cub::DeviceRadixSort" once per
+ * step of a PyTorch model whose embedding backward sorts), NCCL's, cuDNN's, cuBLAS'... Their ranges
+ * describe the library's work, not the program's loop, so they are no iteration candidates unless
+ * --step names them (docs/phases.md lists them). A range in a library domain nested in a user range
+ * stays what it is: time in that call.
+ */
+static const char *const library_domains[] = {
+	"CCCL", "CUB", "Thrust", "NCCL", "cuDNN", "cuBLAS", "cuBLASLt", "cuFFT", "cuSPARSE", "cuSOLVER",
+	"cuRAND", "NVSHMEM", "TensorRT", "Triton", "NPP", "nvJPEG",
+};
+
+static int library_domain(const char *name)
+{
+	for (size_t i = 0; i < sizeof(library_domains) / sizeof(library_domains[0]); i++)
+		if (!strcasecmp(name, library_domains[i]))
+			return 1;
+	return 0;
+}
+
+/* The domainIds of one trace that belong to libraries, from its domain-creation rows. */
+static int find_library_domains(struct rule_context *ctx, const struct trace_phases *tp, int64_t **ids,
+				size_t *nids, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	*ids = NULL;
+	*nids = 0;
+	ret = rule_prepare(&phases_rule, ctx,
+			   "SELECT DISTINCT domainId, text FROM nvtx WHERE traceId = ?1 AND eventType = 75"
+			   " AND text IS NOT NULL", &st, err, errlen);
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, tp->trace_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!library_domain(rule_column_text(st, 1)))
+			continue;
+		*ids = xrealloc(*ids, (*nids + 1) * sizeof(**ids));
+		(*ids)[(*nids)++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE)
+		ret = rule_step_error(&phases_rule, ctx, err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int in_ids(const int64_t *ids, size_t n, int64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return 1;
+	return 0;
+}
+
 /* One more iteration, of host time [host_start, host_end), its GPU work not yet walked. */
 static void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t host_end)
 {
@@ -160,13 +215,13 @@ static void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t h
 	it->end = INT64_MIN;
 }
 
-/* The NVTX ranges of one trace, in start order: columns start, end, text. */
+/* The NVTX ranges of one trace, in start order: columns start, end, text, domainId. */
 static int prepare_ranges(struct rule_context *ctx, const struct trace_phases *tp, sqlite3_stmt **st, char *err,
 			  size_t errlen)
 {
 	int ret = rule_prepare(&phases_rule, ctx,
-			       "SELECT start, end, text FROM nvtx WHERE traceId = ?1 AND end > start AND text IS NOT NULL"
-			       " ORDER BY start", st, err, errlen);
+			       "SELECT start, end, text, domainId FROM nvtx WHERE traceId = ?1 AND end > start"
+			       " AND text IS NOT NULL ORDER BY start", st, err, errlen);
 
 	if (!ret)
 		sqlite3_bind_int64(*st, 1, tp->trace_id);
@@ -218,20 +273,26 @@ static int collect_ranges(struct rule_context *ctx, struct trace_phases *tp, con
 static int find_nvtx_step(struct rule_context *ctx, struct trace_phases *tp, char *err, size_t errlen)
 {
 	struct range_group *groups = NULL, *best = NULL;
-	size_t ngroups = 0;
+	size_t ngroups = 0, nlibrary;
+	int64_t *library;
 	sqlite3_stmt *st;
 	int ret, rc;
 
-	ret = prepare_ranges(ctx, tp, &st, err, errlen);
+	ret = find_library_domains(ctx, tp, &library, &nlibrary, err, errlen);
 	if (ret < 0)
 		return ret;
+	ret = prepare_ranges(ctx, tp, &st, err, errlen);
+	if (ret < 0) {
+		free(library);
+		return ret;
+	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
 		const char *text = rule_column_text(st, 2);
 		struct range_group *g = NULL;
 		char name[128];
 
-		if (!candidate_text(text))
+		if (!candidate_text(text) || in_ids(library, nlibrary, sqlite3_column_int64(st, 3)))
 			continue;
 		normalize(text, name, sizeof(name));
 		for (size_t i = 0; i < ngroups && !g; i++)
@@ -256,6 +317,7 @@ static int find_nvtx_step(struct rule_context *ctx, struct trace_phases *tp, cha
 	if (rc != SQLITE_DONE)
 		ret = rule_step_error(&phases_rule, ctx, err, errlen);
 	sqlite3_finalize(st);
+	free(library);
 	for (size_t i = 0; !ret && i < ngroups; i++)
 		if (groups[i].count >= 3 && (!best || groups[i].total > best->total))
 			best = &groups[i];

@@ -141,4 +141,16 @@ expect_exit "--step bad pattern" 2 "invalid --step" "$GPT" report --step '(' "$G
 # --whole-trace judges everything, as before phases existed.
 "$GPT" report --format json --whole-trace -o "$TMP/whole.json" "$GPU/train_small.sqlite"
 expect "--whole-trace" "False" "$(python3 -c "import json; print(json.load(open('$TMP/whole.json'))['steady_only'])")"
+# Ranges in a library's NVTX domain are no iteration candidates (issue 31): the precision pair's
+# 'step' ranges moved into a domain created as "CCCL" and renamed as CUB names them. Without --step
+# the iterations come from the kernel sequence; --step still picks them when asked.
+cp "$GPU/pairs/precision-bad.sqlite" "$TMP/cccl.sqlite"
+sqlite3 "$TMP/cccl.sqlite" "UPDATE NVTX_EVENTS SET domainId = 7, text = 'cub::DeviceRadixSort', textId = NULL
+	WHERE COALESCE(text, (SELECT value FROM StringIds WHERE id = textId)) = 'step';
+	INSERT INTO NVTX_EVENTS(start, eventType, text, globalTid, domainId)
+	SELECT MIN(start) - 1, 75, 'CCCL', globalTid, 7 FROM NVTX_EVENTS WHERE domainId = 7"
+expect "library domain is no step" "kernel-sequence" "$("$GPT" report -q --format json "$TMP/cccl.sqlite" |
+	python3 -c "import json,sys; print(json.load(sys.stdin)['phases'][0]['iterations']['source'])")"
+expect "library domain by --step" "step" "$("$GPT" report -q --format json --step 'cub::' "$TMP/cccl.sqlite" |
+	python3 -c "import json,sys; print(json.load(sys.stdin)['phases'][0]['iterations']['source'])")"
 finish
