@@ -222,10 +222,12 @@ static int uncoalesced_access_run(const struct rule *rule, struct rule_context *
 				   "the trace has a GPT_KERNEL_METRICS table, but no kernel_metrics view "
 				   "reads it (this gpt-trace build does not load metrics)" :
 				   "the trace has no kernel_metrics view: it was recorded without --metrics");
+			free(gpu_ns);
 			return 0;
 		}
 		snprintf(err, errlen, "rule %s: cannot query the trace: %s", rule->id, sqlite3_errmsg(db));
 		sqlite3_finalize(st);
+		free(gpu_ns);
 		return -EIO;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
