@@ -5,8 +5,8 @@
  * the steady state), and their findings become instant events on a findings track, so the report's
  * evidence shows on the timeline.
  */
-#include "analyzer/export.h"
-#include "analyzer/report.h"
+#include "export/export.h"
+#include "report/report.h"
 #include "loader/trace.h"
 #include "cli/commands.h"
 #include "cli/report-ranks.h"

@@ -2,7 +2,7 @@
  * gpt-trace stats: summary tables of one or more traces (ours or nsys exports), in the spirit of
  * `nsys stats`: kernels, memory operations, API calls, device and stream busy time, NVTX ranges.
  */
-#include "analyzer/stats.h"
+#include "stats/stats.h"
 #include "cli/commands.h"
 #include "cli/trace-args.h"
 #include "common/progress.h"

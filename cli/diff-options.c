@@ -2,7 +2,7 @@
  * Shared command-line handling of diff, check and baseline (see diff-options.h).
  */
 #include "cli/diff-options.h"
-#include "analyzer/baseline.h"
+#include "diff/baseline.h"
 #include "loader/trace.h"
 #include "common/progress.h"
 #include "common/util.h"

@@ -6,7 +6,7 @@
 #ifndef GPT_CLI_DIFF_OPTIONS_H
 #define GPT_CLI_DIFF_OPTIONS_H
 
-#include "analyzer/diff.h"
+#include "diff/diff.h"
 
 /* Which options a command takes. */
 enum {

@@ -4,8 +4,8 @@
  */
 #include "cli/report-ranks.h"
 
-#include "analyzer/export-ranks.h"
-#include "analyzer/report-ranks.h"
+#include "export/ranks.h"
+#include "report/ranks.h"
 #include "common/util.h"
 #include "ranks/job.h"
 #include "ranks/summary.h"

@@ -14,11 +14,11 @@
  */
 #include "fuzz/analyze.h"
 
-#include "analyzer/baseline.h"
-#include "analyzer/diff.h"
-#include "analyzer/export.h"
-#include "analyzer/report.h"
-#include "analyzer/stats.h"
+#include "diff/baseline.h"
+#include "diff/diff.h"
+#include "export/export.h"
+#include "report/report.h"
+#include "stats/stats.h"
 #include "loader/trace.h"
 #include "rules/phases.h"
 #include "rules/rule.h"

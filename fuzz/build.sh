@@ -8,15 +8,18 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/fuzz/build}
 CC=${CC:-clang}
 mkdir -p "$out/obj/perfetto"
-protoc-c --c_out="$out/obj/perfetto" -I"$root/analyzer/perfetto" "$root/analyzer/perfetto/perfetto_trace.proto"
+protoc-c --c_out="$out/obj/perfetto" -I"$root/export/proto" "$root/export/proto/perfetto_trace.proto"
 
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
 cflags=(-std=gnu11 -g -O1 "${san[@]}" -fsanitize=fuzzer-no-link -I"$root" -I"$out/obj"
 	-DGPT_TRACE_VERSION='"fuzz"' -DGPT_FUZZ_SCHEMA="\"$root/collector/schema.sql\"")
 objs=()
-for src in "$root"/common/*.c "$root"/loader/*.c "$root"/rules/*.c "$root"/ranks/*.c "$root"/analyzer/*.c \
+for src in "$root"/common/*.c "$root"/loader/*.c "$root"/rules/*.c "$root"/ranks/*.c "$root"/stats/*.c \
+	"$root"/report/*.c "$root"/report/html/*.c "$root"/export/*.c "$root"/diff/*.c \
 	"$out/obj/perfetto/perfetto_trace.pb-c.c" "$root/fuzz/analyze.c"; do
-	obj=$out/obj/$(basename "${src%.c}").o
+	rel=${src#"$root"/}
+	obj=$out/obj/${rel//\//-}
+	obj=${obj%.c}.o
 	if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ]; then
 		echo "cc $src"
 		"$CC" "${cflags[@]}" -w -c "$src" -o "$obj" &

@@ -62,8 +62,8 @@
  *       to kernels on (traceId, correlationId, globalPid). These two views exist only when at least
  *       one file holds GPT_KERNEL_METRICS, so a consumer can tell "not measured" from "no rows".
  */
-#ifndef GPT_ANALYZER_TRACE_H
-#define GPT_ANALYZER_TRACE_H
+#ifndef GPT_LOADER_TRACE_H
+#define GPT_LOADER_TRACE_H
 
 #include <sqlite3.h>
 #include <stddef.h>

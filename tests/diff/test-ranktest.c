@@ -15,9 +15,9 @@
  * A slowdown multiplies every NEW launch by the shift (the model the rank statistics assume).
  * Everything is seeded: the rates printed are the same on every run.
  */
-#include "analyzer/diff.h"
-#include "analyzer/durations.h"
-#include "analyzer/ranktest.h"
+#include "diff/diff.h"
+#include "diff/durations.h"
+#include "diff/ranktest.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -1,0 +1,106 @@
+/*
+ * The HTML report's own data and its renderers (private to the files of report/html/ and report/report.c).
+ *
+ * The page renders the same struct report_header and struct findings as the text, Markdown and JSON
+ * reports; what those do not hold (per-stream busy time at pixel scale, top kernels, copies by kind,
+ * idle gaps by length) is struct report_charts, read from the canonical views in a few aggregating
+ * passes whose memory grows with the number of streams, kernel names and pixels, never with the
+ * number of events (data.c). timeline.c draws the overview timeline,
+ * page.c the rest of the page.
+ */
+#ifndef GPT_REPORT_HTML_HTML_H
+#define GPT_REPORT_HTML_HTML_H
+
+#include "report/report.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define CHART_BUCKETS 1000	/* pixels across a timeline: busy time is merged at this scale */
+#define CHART_WINDOWS 2		/* the whole span, and the steady state zoomed */
+#define CHART_TOP_KERNELS 20
+#define CHART_LANES_MAX 128	/* streams drawn apart; more are merged into one lane per device */
+#define CHART_GAP_BINS 23	/* idle gaps by length: < 1 us, 1-2-5 steps up to 10 s, >= 10 s */
+
+enum chart_work {
+	CHART_COMPUTE = 0,	/* kernels other than NCCL's */
+	CHART_COMM,		/* NCCL kernels */
+	CHART_COPY,		/* copies and memsets */
+};
+#define CHART_WORKS 3
+
+/* A time window cut into CHART_BUCKETS equal buckets. */
+struct chart_window {
+	int64_t start, end;	/* end - start == width * CHART_BUCKETS, end covers the window asked */
+	int64_t width;		/* ns per bucket, at least 1 */
+};
+
+/* One stream (or the merged rest of a device's streams, stream == -1). */
+struct chart_lane {
+	int64_t trace_id, device, stream;
+	int64_t ops, busy_ns;			/* its operations and the sum of their times */
+	int64_t (*busy[CHART_WINDOWS])[CHART_WORKS];	/* per bucket, ns of each kind of work */
+};
+
+/* One device of one trace: the union of its streams' work, and the gaps in it. */
+struct chart_device {
+	int64_t trace_id, device;
+	int64_t first, last;		/* first operation's start, last one's end */
+	int64_t busy_ns, idle_ns;	/* busy: union of operations; idle: last - first - busy */
+	int64_t gaps;
+	int64_t *idle[CHART_WINDOWS];	/* per bucket, idle ns between first and last */
+};
+
+struct chart_kernel {
+	char *name;
+	int64_t count, total_ns, min_ns, max_ns;
+	double median_ns;		/* as gpt-trace stats: the mean of the two middle values */
+};
+
+/* Copies by (copyKind, srcKind, dstKind); memsets with copy_kind -1 and their memKind as src_kind. */
+struct chart_copy {
+	int64_t copy_kind, src_kind, dst_kind;	/* -1: NULL */
+	int64_t count, bytes, total_ns;
+};
+
+struct chart_gap_bin {
+	int64_t lo_ns, hi_ns;		/* [lo, hi); hi 0 for the last bin */
+	int64_t count, ns;
+};
+
+struct report_charts {
+	struct chart_window windows[CHART_WINDOWS];
+	size_t nwindows;		/* 0 without GPU work; 2 when the steady state is worth zooming */
+	struct chart_lane *lanes;	/* by trace, device, stream */
+	size_t nlanes;
+	struct chart_device *devices;	/* by trace, device */
+	size_t ndevices;
+	struct chart_kernel *kernels;	/* the CHART_TOP_KERNELS with most total time, most first */
+	size_t nkernels;
+	int64_t kernel_names, kernel_ns;	/* every kernel name, every kernel's time */
+	struct chart_copy *copies;	/* most total time first */
+	size_t ncopies;
+	struct chart_gap_bin gap_bins[CHART_GAP_BINS];
+};
+
+/* report_charts_read() is in report.h; report_header_release() frees with this (NULL is fine). */
+void report_charts_free(struct report_charts *charts);
+
+/* The page; charts may be NULL (then only what the header and findings hold is drawn). */
+void report_write_html(FILE *out, const struct report_header *hdr, const struct findings *findings,
+		       const struct report_options *opt);
+
+/* ---- shared by the renderers ---- */
+
+void html_text(FILE *out, const char *s);			/* s escaped for text and attributes */
+const char *html_at(const struct report_header *hdr, int64_t t, char *buf, size_t len); /* "+1.234 ms" */
+const char *html_short(int64_t ns, char *buf, size_t len);	/* 3 digits at most: "500 us", "1.23 ms" */
+const char *html_work_color(int work);
+const char *html_idle_color(int kind);
+const char *html_idle_words(int kind);				/* "blocked in a sync", ... */
+const char *html_copy_label(const struct chart_copy *c, char *buf, size_t len);
+int html_copy_pageable(const struct chart_copy *c);
+
+void html_write_timeline(FILE *out, const struct report_header *hdr, const struct findings *findings);
+
+#endif

@@ -1,0 +1,454 @@
+/*
+ * The cross-rank report (see report-ranks.h). Text and Markdown show every rank up to
+ * RANKS_SHOWN and then the ones that held the job up; JSON and HTML list every rank and iteration.
+ * The HTML page is self-contained (no script): the same tables, and the iterations as an SVG bar
+ * chart with the straggler's delay marked.
+ */
+#include "report/ranks.h"
+#include "report/html/html.h"
+#include "rules/rule-util.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define RANKS_SHOWN 16
+
+static const char *dur(char *buf, size_t len, int64_t ns)
+{
+	return report_duration(ns, buf, len);
+}
+
+static const char *signed_dur(char *buf, size_t len, int64_t ns)
+{
+	char tmp[48];
+
+	snprintf(buf, len, "%s%s", ns < 0 ? "-" : "+", report_duration(ns < 0 ? -ns : ns, tmp, sizeof(tmp)));
+	return buf;
+}
+
+/* Whether a rank's row is shown in text and Markdown: all of a small job, the late ones of a large one. */
+static int shown(const struct job_report *job, const struct job_rank *r)
+{
+	return job->nranks <= RANKS_SHOWN || r->last_at > 0 || !r->complete;
+}
+
+static const char *severity_name(enum finding_severity s)
+{
+	return s == SEVERITY_CRITICAL ? "critical" : s == SEVERITY_WARNING ? "warning" : "info";
+}
+
+static void write_text(FILE *out, const struct job_report *job, int md)
+{
+	char b1[48], b2[48], b3[48], b4[48], b5[48];
+	size_t hidden = 0;
+	int64_t steady = 0, with = 0;
+
+	if (md)
+		fprintf(out, "## gpt-trace report: %zu rank%s\n\n", job->nranks, plural((int64_t)job->nranks));
+	else
+		fprintf(out, "gpt-trace report: %zu rank%s", job->nranks, plural((int64_t)job->nranks));
+	if (!md) {
+		if (*job->job)
+			fprintf(out, " of job %s", job->job);
+		if (job->world_size > 0)
+			fprintf(out, " (world size %" PRId64 ")", job->world_size);
+		fprintf(out, " on %zu host%s\n", job->nhosts, job->nhosts == 1 ? "" : "s");
+	} else {
+		fprintf(out, "job `%s`, world size %" PRId64 ", %zu host%s\n\n", *job->job ? job->job : "-",
+			job->world_size, job->nhosts, job->nhosts == 1 ? "" : "s");
+	}
+	for (size_t i = 0; i < job->nnotes; i++) {
+		if (md) {
+			fputs("> note: ", out);
+			report_md_cell(out, job->notes[i]);
+			fputs("\n", out);
+		} else {
+			fprintf(out, "  note  %s\n", job->notes[i]);
+		}
+	}
+	if (md)
+		fputs("\n| rank | host | pid | iterations | median iteration | collectives | arrived last | delay caused "
+		      "| communication | exposed | clock |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+		      out);
+	else
+		fprintf(out, "\n  %-5s %-12s %8s %6s %12s %6s %5s %12s %12s %12s %12s\n", "rank", "host", "pid", "iters",
+			"median iter", "colls", "last", "delay", "comm", "exposed", "clock");
+	for (size_t i = 0; i < job->nranks; i++) {
+		const struct job_rank *r = &job->ranks[i];
+
+		if (!shown(job, r)) {
+			hidden++;
+			continue;
+		}
+		fprintf(out,
+			md ? "| %" PRId64 " | %s | %" PRId64 " | %zu | %s | %" PRId64 " | %" PRId64 " | %s | %s | %s | %s |\n"
+			   : "  %-5" PRId64 " %-12s %8" PRId64 " %6zu %12s %6" PRId64 " %5" PRId64 " %12s %12s %12s %12s\n",
+			r->rank, *r->host ? r->host : "-", r->pid, r->iterations, dur(b1, sizeof(b1), r->median_iteration_ns),
+			r->collectives, r->last_at, dur(b2, sizeof(b2), r->delay_ns), dur(b3, sizeof(b3), r->comm_ns),
+			dur(b4, sizeof(b4), r->exposed_ns),
+			signed_dur(b5, sizeof(b5), r->clock_anchor_ns + r->clock_refine_ns));
+	}
+	if (hidden)
+		fprintf(out, md ? "\n%zu more ranks arrived last at no collective (JSON lists them)\n"
+				: "  ... %zu more ranks arrived last at no collective (--format json lists them)\n",
+			hidden);
+
+	for (size_t i = 0; i < job->niterations; i++) {
+		steady += job->iterations[i].steady;
+		with += job->iterations[i].straggler_rank >= 0;
+	}
+	fprintf(out, md ? "\n### Iterations\n\n%" PRId64 " steady of %zu, median %s (the slowest rank's); slowest rank "
+			  "overall: %s; %" PRId64 " with a straggler\n\n"
+			: "\niterations  %" PRId64 " steady of %zu, median %s (the slowest rank's); slowest rank overall: %s; "
+			  "%" PRId64 " with a straggler\n",
+		steady, job->niterations, dur(b1, sizeof(b1), job->median_iteration_ns),
+		job->slowest_rank >= 0 ? (snprintf(b2, sizeof(b2), "rank %" PRId64, job->slowest_rank), b2)
+				       : "none (every rank's median within 1%)",
+		with);
+	if (with && md)
+		fputs("| iteration | time | slowest rank | straggler | others waited | collectives | what it did |\n"
+		      "|---:|---:|---:|---:|---:|---:|---|\n", out);
+	for (size_t i = 0; i < job->niterations; i++) {
+		const struct job_iteration *it = &job->iterations[i];
+
+		if (it->straggler_rank < 0)
+			continue;
+		if (md) {
+			fprintf(out, "| %" PRId64 "%s | %s | %" PRId64 " | %" PRId64 " | %s | %" PRId64 " | ", it->index,
+				it->steady ? "" : " (warm-up)", dur(b1, sizeof(b1), it->time_ns), it->slowest_rank, it->straggler_rank,
+				dur(b2, sizeof(b2), it->delay_ns), it->collectives);
+			report_md_cell(out, it->cause);
+			fputs(" |\n", out);
+		} else {
+			fprintf(out, "  #%-4" PRId64 " %10s  %sstraggler rank %" PRId64 ": the others waited %s at %" PRId64
+				" collective%s; %s\n", it->index, dur(b1, sizeof(b1), it->time_ns),
+				it->steady ? "" : "warm-up, ", it->straggler_rank,
+				dur(b2, sizeof(b2), it->delay_ns), it->collectives, it->collectives == 1 ? "" : "s",
+				it->cause ? it->cause : "");
+		}
+	}
+
+	fputs(md ? "\n### Communication (steady state, per rank)\n\n| collective | calls | time | exposed | transfers "
+		   "exposed | waiting for late ranks |\n|---|---:|---:|---:|---:|---:|\n"
+		 : "\ncommunication (steady state, per rank)\n", out);
+	for (int t = 0; t < COLLECTIVE_TYPES; t++) {
+		const struct job_comm *c = &job->comm[t];
+		int64_t waiting = c->exposed_ns - c->transfer_ns;
+
+		if (!c->count && !c->ns)
+			continue;
+		if (waiting < 0)
+			waiting = 0;
+		fprintf(out, md ? "| %s | %" PRId64 " | %s | %s | %s | %s |\n"
+				: "  %-14s %6" PRId64 " calls %12s, exposed %12s: transfers %s, waiting for late ranks %s\n",
+			collective_type_name(t), c->count, dur(b1, sizeof(b1), c->ns), dur(b2, sizeof(b2), c->exposed_ns),
+			dur(b3, sizeof(b3), c->transfer_ns), dur(b4, sizeof(b4), waiting));
+	}
+	fprintf(out, md ? "\n%" PRId64 " collectives matched across ranks, %" PRId64 " not matched (point to point, or "
+			  "run by one rank only)\n"
+			: "  %" PRId64 " collectives matched across ranks, %" PRId64 " not matched (point to point, or "
+			  "run by one rank only)\n",
+		job->matched, job->unmatched);
+	if (job->nhosts > 1) {
+		fputs(md ? "\n### Clocks\n\n" : "\nclocks     ", out);
+		fprintf(out, "rank %" PRId64 "'s clock is the reference; other hosts aligned by the wall-clock anchor, "
+			"then by the collectives' common ends\n", job->nranks ? job->ranks[0].rank : 0);
+		for (size_t i = 0; i < job->nranks; i++) {
+			const struct job_rank *r = &job->ranks[i];
+
+			if (!r->clock_refine_ns && i)
+				continue;
+			fprintf(out, md ? "- rank %" PRId64 " (%s): anchor %s, refined by %s\n"
+					: "  rank %" PRId64 " (%s): anchor %s, refined by %s\n",
+				r->rank, *r->host ? r->host : "-", signed_dur(b1, sizeof(b1), r->clock_anchor_ns),
+				signed_dur(b2, sizeof(b2), r->clock_refine_ns));
+		}
+	}
+
+	fprintf(out, md ? "\n### Findings\n\n%zu finding%s from the cross-rank rules\n\n"
+			: "\n%zu finding%s from the cross-rank rules, ranked by recoverable time\n",
+		job->findings.count, job->findings.count == 1 ? "" : "s");
+	for (size_t i = 0; i < job->findings.count; i++) {
+		const struct finding *f = &job->findings.items[i];
+
+		if (md) {
+			fprintf(out, "%zu. **%s** `%s` ", i + 1, severity_name(f->severity), f->rule_id);
+			report_md_cell(out, f->message);
+			fprintf(out, "  \n   recoverable: %s  \n", dur(b1, sizeof(b1), f->recoverable_ns));
+			for (size_t e = 0; e < f->nevidence; e++) {
+				fputs("   - ", out);
+				report_md_cell(out, f->evidence[e]);
+				fputs("\n", out);
+			}
+			fprintf(out, "   fix: %s\n", f->fix ? f->fix : "");
+		} else {
+			fprintf(out, "\n %zu. %-8s %s  %s\n    recoverable: %s\n", i + 1, severity_name(f->severity),
+				f->rule_id, f->message, dur(b1, sizeof(b1), f->recoverable_ns));
+			for (size_t e = 0; e < f->nevidence; e++)
+				fprintf(out, "    - %s\n", f->evidence[e]);
+			fprintf(out, "    fix: %s\n", f->fix ? f->fix : "");
+		}
+	}
+}
+
+static void json_field(FILE *out, const char *name, const char *value, int comma)
+{
+	fprintf(out, "\"%s\": ", name);
+	report_json_string(out, value);
+	if (comma)
+		fputs(", ", out);
+}
+
+static void write_json(FILE *out, const struct job_report *job)
+{
+	fprintf(out, "{\n  \"schema\": \"%s\",\n  ", JOB_REPORT_JSON_SCHEMA);
+	json_field(out, "job", job->job, 1);
+	fprintf(out, "\"world_size\": %" PRId64 ", \"hosts\": %zu, \"ranks_from_processes\": %s,\n  \"notes\": [",
+		job->world_size, job->nhosts, job->ranks_from_processes ? "true" : "false");
+	for (size_t i = 0; i < job->nnotes; i++) {
+		fputs(i ? ", " : "", out);
+		report_json_string(out, job->notes[i]);
+	}
+	fputs("],\n  \"ranks\": [", out);
+	for (size_t i = 0; i < job->nranks; i++) {
+		const struct job_rank *r = &job->ranks[i];
+
+		fprintf(out, "%s\n    {\"rank\": %" PRId64 ", ", i ? "," : "", r->rank);
+		json_field(out, "trace", r->trace, 1);
+		json_field(out, "host", r->host, 1);
+		fprintf(out,
+			"\"pid\": %" PRId64 ", \"complete\": %s, \"iterations\": %zu, \"first_steady\": %zu, "
+			"\"median_iteration_ns\": %" PRId64 ", \"collectives\": %" PRId64 ", \"arrived_last\": %" PRId64
+			", \"delay_caused_ns\": %" PRId64 ", \"comm_ns\": %" PRId64 ", \"exposed_ns\": %" PRId64
+			", \"clock_anchor_ns\": %" PRId64 ", \"clock_refine_ns\": %" PRId64 "}",
+			r->pid, r->complete ? "true" : "false", r->iterations, r->first_steady, r->median_iteration_ns,
+			r->collectives, r->last_at, r->delay_ns, r->comm_ns, r->exposed_ns, r->clock_anchor_ns,
+			r->clock_refine_ns);
+	}
+	fprintf(out, "\n  ],\n  \"median_iteration_ns\": %" PRId64 ", \"slowest_rank\": %" PRId64 ",\n  \"iterations\": [",
+		job->median_iteration_ns, job->slowest_rank);
+	for (size_t i = 0; i < job->niterations; i++) {
+		const struct job_iteration *it = &job->iterations[i];
+
+		fprintf(out,
+			"%s\n    {\"index\": %" PRId64 ", \"steady\": %s, \"time_ns\": %" PRId64 ", \"mean_ns\": %" PRId64
+			", \"ranks\": %" PRId64 ", \"slowest_rank\": %" PRId64 ", \"straggler_rank\": %" PRId64
+			", \"delay_ns\": %" PRId64 ", \"collectives\": %" PRId64 ", ",
+			i ? "," : "", it->index, it->steady ? "true" : "false", it->time_ns, it->mean_ns, it->ranks,
+			it->slowest_rank, it->straggler_rank, it->delay_ns, it->collectives);
+		json_field(out, "cause", it->cause, 0);
+		fputs("}", out);
+	}
+	fputs("\n  ],\n  \"communication\": [", out);
+	for (int t = 0, first = 1; t < COLLECTIVE_TYPES; t++) {
+		const struct job_comm *c = &job->comm[t];
+
+		if (!c->count && !c->ns)
+			continue;
+		fprintf(out, "%s\n    {\"collective\": \"%s\", \"calls\": %" PRId64 ", \"ns\": %" PRId64
+			", \"exposed_ns\": %" PRId64 ", \"exposed_transfer_ns\": %" PRId64 "}",
+			first ? "" : ",", collective_type_name(t), c->count, c->ns, c->exposed_ns, c->transfer_ns);
+		first = 0;
+	}
+	fprintf(out, "\n  ],\n  \"matched_collectives\": %" PRId64 ", \"unmatched_collectives\": %" PRId64
+		",\n  \"findings\": [", job->matched, job->unmatched);
+	for (size_t i = 0; i < job->findings.count; i++) {
+		const struct finding *f = &job->findings.items[i];
+
+		fprintf(out, "%s\n    {", i ? "," : "");
+		json_field(out, "rule", f->rule_id, 1);
+		json_field(out, "severity", severity_name(f->severity), 1);
+		json_field(out, "message", f->message, 1);
+		fprintf(out, "\"recoverable_ns\": %" PRId64 ", \"evidence\": [", f->recoverable_ns);
+		for (size_t e = 0; e < f->nevidence; e++) {
+			fputs(e ? ", " : "", out);
+			report_json_string(out, f->evidence[e]);
+		}
+		fputs("], ", out);
+		json_field(out, "fix", f->fix, 0);
+		fputs("}", out);
+	}
+	fputs("\n  ]\n}\n", out);
+}
+
+static void html_row(FILE *out, const char *const *cells, size_t n, int head)
+{
+	fputs("<tr>", out);
+	for (size_t i = 0; i < n; i++) {
+		fputs(head ? "<th>" : "<td>", out);
+		html_text(out, cells[i]);
+		fputs(head ? "</th>" : "</td>", out);
+	}
+	fputs("</tr>\n", out);
+}
+
+/* Iterations as bars: the slowest rank's time, the straggler's delay in red on top of the rest. */
+static void html_chart(FILE *out, const struct job_report *job)
+{
+	const int width = 960, height = 160, left = 60;
+	int64_t max = 1;
+	double bar;
+	char b1[48];
+
+	if (!job->niterations)
+		return;
+	for (size_t i = 0; i < job->niterations; i++)
+		if (job->iterations[i].time_ns > max)
+			max = job->iterations[i].time_ns;
+	bar = (double)(width - left) / (double)job->niterations;
+	fprintf(out, "<svg width=\"%d\" height=\"%d\" role=\"img\"><text x=\"0\" y=\"12\" class=\"axis\">%s</text>"
+		"<text x=\"0\" y=\"%d\" class=\"axis\">0</text>\n", width, height + 20, dur(b1, sizeof(b1), max),
+		height);
+	for (size_t i = 0; i < job->niterations; i++) {
+		const struct job_iteration *it = &job->iterations[i];
+		double h = (double)height * (double)it->time_ns / (double)max;
+		double d = it->straggler_rank >= 0 ? (double)height * (double)it->delay_ns / (double)max : 0;
+		double x = left + bar * (double)i;
+
+		if (d > h)
+			d = h;
+		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"%s\"><title>iteration %"
+			PRId64 ": %s", x, height - (h - d), bar * 0.8, h - d, it->steady ? "steady" : "warmup", it->index,
+			dur(b1, sizeof(b1), it->time_ns));
+		fputs("</title></rect>", out);
+		if (d > 0) {	/* the wait on top of the rest of the iteration */
+			fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"late\"><title>"
+				"iteration %" PRId64 ": the others waited %s for rank %" PRId64 "</title></rect>", x,
+				height - h, bar * 0.8, d, it->index, dur(b1, sizeof(b1), it->delay_ns), it->straggler_rank);
+		}
+		fputs("\n", out);
+	}
+	fputs("</svg>\n<p class=\"axis\">iterations: the slowest rank's time; red: how long the others waited for "
+	      "the straggler</p>\n", out);
+}
+
+static void write_html(FILE *out, const struct job_report *job)
+{
+	char c[12][160];
+	const char *cells[12];
+	char b[6][48];
+
+	for (int i = 0; i < 12; i++)
+		cells[i] = c[i];
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpt-trace: cross-rank report</title>\n"
+	      "<style>body{font:14px sans-serif;margin:24px}table{border-collapse:collapse;margin:8px 0 20px}"
+	      "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;white-space:nowrap}"
+	      "td:last-child{text-align:left;white-space:normal;max-width:640px;overflow-wrap:anywhere}"
+	      ".note{color:#a60}.steady{fill:#4a7ab0}.warmup{fill:#aab}.late{fill:#d33}.axis{fill:#666;color:#666;"
+	      "font-size:12px}</style></head><body>\n", out);
+	fprintf(out, "<h1>%zu rank%s", job->nranks, plural((int64_t)job->nranks));
+	if (*job->job) {
+		fputs(" of job ", out);
+		html_text(out, job->job);
+	}
+	fprintf(out, "</h1>\n<p>world size %" PRId64 ", %zu host%s</p>\n", job->world_size, job->nhosts,
+		job->nhosts == 1 ? "" : "s");
+	for (size_t i = 0; i < job->nnotes; i++) {
+		fputs("<p class=\"note\">note: ", out);
+		html_text(out, job->notes[i]);
+		fputs("</p>\n", out);
+	}
+	fputs("<h2>Findings</h2>\n", out);
+	for (size_t i = 0; i < job->findings.count; i++) {
+		const struct finding *f = &job->findings.items[i];
+
+		fprintf(out, "<h3>%s %s: ", severity_name(f->severity), f->rule_id);
+		html_text(out, f->message);
+		fprintf(out, "</h3>\n<p>recoverable: %s</p><ul>\n", dur(b[0], sizeof(b[0]), f->recoverable_ns));
+		for (size_t e = 0; e < f->nevidence; e++) {
+			fputs("<li>", out);
+			html_text(out, f->evidence[e]);
+			fputs("</li>\n", out);
+		}
+		fputs("</ul><p>fix: ", out);
+		html_text(out, f->fix);
+		fputs("</p>\n", out);
+	}
+	if (!job->findings.count)
+		fputs("<p>none</p>\n", out);
+	fputs("<h2>Iterations</h2>\n", out);
+	html_chart(out, job);
+	fputs("<table>\n", out);
+	{
+		static const char *const head[] = { "iteration", "time", "slowest rank", "straggler", "others waited",
+						    "collectives", "what it did" };
+
+		html_row(out, head, 7, 1);
+	}
+	for (size_t i = 0; i < job->niterations; i++) {
+		const struct job_iteration *it = &job->iterations[i];
+
+		snprintf(c[0], sizeof(c[0]), "%" PRId64 "%s", it->index, it->steady ? "" : " (warm-up)");
+		snprintf(c[1], sizeof(c[1]), "%s", dur(b[0], sizeof(b[0]), it->time_ns));
+		snprintf(c[2], sizeof(c[2]), "%" PRId64, it->slowest_rank);
+		if (it->straggler_rank >= 0) {
+			snprintf(c[3], sizeof(c[3]), "%" PRId64, it->straggler_rank);
+			snprintf(c[4], sizeof(c[4]), "%s", dur(b[1], sizeof(b[1]), it->delay_ns));
+			snprintf(c[5], sizeof(c[5]), "%" PRId64, it->collectives);
+		} else {
+			c[3][0] = c[4][0] = c[5][0] = '\0';
+		}
+		cells[6] = it->cause ? it->cause : "";
+		html_row(out, cells, 7, 0);
+		cells[6] = c[6];
+	}
+	fputs("</table>\n<h2>Ranks</h2>\n<table>\n", out);
+	{
+		static const char *const head[] = { "rank", "host", "pid", "iterations", "median iteration", "collectives",
+						    "arrived last", "delay caused", "communication", "exposed",
+						    "clock correction", "trace" };
+
+		html_row(out, head, 12, 1);
+	}
+	for (size_t i = 0; i < job->nranks; i++) {
+		const struct job_rank *r = &job->ranks[i];
+
+		snprintf(c[0], sizeof(c[0]), "%" PRId64, r->rank);
+		snprintf(c[1], sizeof(c[1]), "%s", *r->host ? r->host : "-");
+		snprintf(c[2], sizeof(c[2]), "%" PRId64, r->pid);
+		snprintf(c[3], sizeof(c[3]), "%zu", r->iterations);
+		snprintf(c[4], sizeof(c[4]), "%s", dur(b[0], sizeof(b[0]), r->median_iteration_ns));
+		snprintf(c[5], sizeof(c[5]), "%" PRId64, r->collectives);
+		snprintf(c[6], sizeof(c[6]), "%" PRId64, r->last_at);
+		snprintf(c[7], sizeof(c[7]), "%s", dur(b[1], sizeof(b[1]), r->delay_ns));
+		snprintf(c[8], sizeof(c[8]), "%s", dur(b[2], sizeof(b[2]), r->comm_ns));
+		snprintf(c[9], sizeof(c[9]), "%s", dur(b[3], sizeof(b[3]), r->exposed_ns));
+		snprintf(c[10], sizeof(c[10]), "%s", signed_dur(b[4], sizeof(b[4]), r->clock_anchor_ns + r->clock_refine_ns));
+		cells[11] = r->trace;
+		html_row(out, cells, 12, 0);
+		cells[11] = c[11];
+	}
+	fputs("</table>\n<h2>Communication (steady state, per rank)</h2>\n<table>\n", out);
+	{
+		static const char *const head[] = { "collective", "calls", "time", "exposed", "transfers exposed",
+						    "waiting for late ranks" };
+
+		html_row(out, head, 6, 1);
+	}
+	for (int t = 0; t < COLLECTIVE_TYPES; t++) {
+		const struct job_comm *cm = &job->comm[t];
+		int64_t waiting = cm->exposed_ns - cm->transfer_ns;
+
+		if (!cm->count && !cm->ns)
+			continue;
+		snprintf(c[0], sizeof(c[0]), "%s", collective_type_name(t));
+		snprintf(c[1], sizeof(c[1]), "%" PRId64, cm->count);
+		snprintf(c[2], sizeof(c[2]), "%s", dur(b[0], sizeof(b[0]), cm->ns));
+		snprintf(c[3], sizeof(c[3]), "%s", dur(b[1], sizeof(b[1]), cm->exposed_ns));
+		snprintf(c[4], sizeof(c[4]), "%s", dur(b[2], sizeof(b[2]), cm->transfer_ns));
+		snprintf(c[5], sizeof(c[5]), "%s", dur(b[3], sizeof(b[3]), waiting > 0 ? waiting : 0));
+		html_row(out, cells, 6, 0);
+	}
+	fprintf(out, "</table>\n<p>%" PRId64 " collectives matched across ranks, %" PRId64 " not matched</p>\n"
+		"</body></html>\n", job->matched, job->unmatched);
+}
+
+void report_ranks_write(FILE *out, const struct job_report *job, enum report_format format)
+{
+	if (format == REPORT_FORMAT_HTML)
+		write_html(out, job);
+	else if (format == REPORT_FORMAT_JSON)
+		write_json(out, job);
+	else
+		write_text(out, job, format == REPORT_FORMAT_MARKDOWN);
+}

@@ -1,0 +1,19 @@
+/*
+ * The cross-rank report of a multi-rank job (ranks/job.h) as text, Markdown, JSON (schema
+ * "gpt-trace-job-report/1", docs/multi-rank.md) or one self-contained HTML page: the ranks, the notes on traces left out, the
+ * iterations with their slowest rank and straggler, communication per collective type (overlapped
+ * or exposed), the clock corrections, and the cross-rank rules' findings.
+ */
+#ifndef GPT_REPORT_RANKS_H
+#define GPT_REPORT_RANKS_H
+
+#include "report/report.h"
+#include "ranks/job.h"
+
+#include <stdio.h>
+
+#define JOB_REPORT_JSON_SCHEMA "gpt-trace-job-report/1"
+
+void report_ranks_write(FILE *out, const struct job_report *job, enum report_format format);
+
+#endif
