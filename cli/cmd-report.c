@@ -135,7 +135,7 @@ static int judge_steady_state(struct trace *trace, struct report_header *hdr, in
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_options opt = { .format = REPORT_FORMAT_TEXT };
+	struct report_options opt = { .format = OUTPUT_FORMAT_TEXT };
 	struct report_header hdr = { 0 };
 	struct findings findings = { 0 };
 	struct rule_config *config = rule_config_new();
@@ -154,8 +154,8 @@ int cmd_report(int argc, char **argv)
 		switch (c) {
 		case 'f':
 			if (!strcmp(optarg, "html")) {
-				opt.format = REPORT_FORMAT_HTML;
-			} else if (report_format_parse(optarg, &opt.format) < 0) {
+				opt.format = OUTPUT_FORMAT_HTML;
+			} else if (output_format_parse(optarg, &opt.format) < 0) {
 				pr_err("unknown format '%s': want text, markdown, json or html", optarg);
 				goto out;
 			}
@@ -256,14 +256,14 @@ int cmd_report(int argc, char **argv)
 			       "report one rank's trace for those");
 			goto out;
 		}
-		if (opt.format == REPORT_FORMAT_HTML && !output) {
+		if (opt.format == OUTPUT_FORMAT_HTML && !output) {
 			pr_err("--format html needs an output file: -o report.html");
 			goto out;
 		}
 		ret = report_ranks(argv + optind, (size_t)(argc - optind), &ro);
 		goto out;
 	}
-	if (opt.format == REPORT_FORMAT_HTML && !output) {
+	if (opt.format == OUTPUT_FORMAT_HTML && !output) {
 		pr_err("--format html needs an output file: -o report.html");
 		goto out;
 	}
@@ -277,7 +277,7 @@ int cmd_report(int argc, char **argv)
 	}
 	hdr.origin = origin;
 	/* the page's charts show the whole scope, so they are read before it narrows to the steady state */
-	if (opt.format == REPORT_FORMAT_HTML && report_charts_read(trace, &hdr, err, sizeof(err)) < 0) {
+	if (opt.format == OUTPUT_FORMAT_HTML && report_charts_read(trace, &hdr, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}
@@ -295,7 +295,7 @@ int cmd_report(int argc, char **argv)
 		out = stdout;
 		goto out;
 	}
-	opt.color = opt.format == REPORT_FORMAT_TEXT && use_color(color, output);
+	opt.color = opt.format == OUTPUT_FORMAT_TEXT && use_color(color, output);
 	report_write(out, &hdr, &findings, &opt);
 	if (fflush(out) != 0 || ferror(out)) {
 		pr_err("cannot write '%s': %m", output ? output : "stdout");

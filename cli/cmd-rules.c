@@ -44,9 +44,9 @@ static void write_text(const struct rule *r)
 static void write_markdown(const struct rule *r)
 {
 	printf("### `%s`: ", r->id);
-	report_md_cell(stdout, r->title);
+	output_md_cell(stdout, r->title);
 	printf("\n\n");
-	report_md_cell(stdout, r->measures);
+	output_md_cell(stdout, r->measures);
 	printf("\n\n");
 	if (!r->nparams) {
 		printf("No parameters.\n\n");
@@ -57,9 +57,9 @@ static void write_markdown(const struct rule *r)
 		const struct rule_param *p = &r->params[i];
 
 		printf("| `%s.%s` | %g | ", r->id, p->name, p->default_value);
-		report_md_cell(stdout, p->unit);
+		output_md_cell(stdout, p->unit);
 		printf(" | ");
-		report_md_cell(stdout, p->help);
+		output_md_cell(stdout, p->help);
 		printf(" |\n");
 	}
 	printf("\n");
@@ -68,31 +68,31 @@ static void write_markdown(const struct rule *r)
 static void write_json(const struct rule *r, int first)
 {
 	printf("%s\n    {\"id\": ", first ? "" : ",");
-	report_json_string(stdout, r->id);
+	output_json_string(stdout, r->id);
 	printf(", \"title\": ");
-	report_json_string(stdout, r->title);
+	output_json_string(stdout, r->title);
 	printf(", \"measures\": ");
-	report_json_string(stdout, r->measures);
+	output_json_string(stdout, r->measures);
 	printf(", \"params\": [");
 	for (size_t i = 0; i < r->nparams; i++) {
 		const struct rule_param *p = &r->params[i];
 
 		printf("%s{\"name\": ", i ? ", " : "");
-		report_json_string(stdout, p->name);
+		output_json_string(stdout, p->name);
 		printf(", \"default\": %.17g, \"unit\": ", p->default_value);
-		report_json_string(stdout, p->unit);
+		output_json_string(stdout, p->unit);
 		printf(", \"help\": ");
-		report_json_string(stdout, p->help);
+		output_json_string(stdout, p->help);
 		printf("}");
 	}
 	printf("]}");
 }
 
-static void write_rule(const struct rule *r, enum report_format format, int first)
+static void write_rule(const struct rule *r, enum output_format format, int first)
 {
-	if (format == REPORT_FORMAT_JSON) {
+	if (format == OUTPUT_FORMAT_JSON) {
 		write_json(r, first);
-	} else if (format == REPORT_FORMAT_MARKDOWN) {
+	} else if (format == OUTPUT_FORMAT_MARKDOWN) {
 		write_markdown(r);
 	} else {
 		if (!first)
@@ -103,14 +103,14 @@ static void write_rule(const struct rule *r, enum report_format format, int firs
 
 int cmd_rules(int argc, char **argv)
 {
-	enum report_format format = REPORT_FORMAT_TEXT;
+	enum output_format format = OUTPUT_FORMAT_TEXT;
 	int c, first = 1;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (report_format_parse(optarg, &format) < 0) {
+			if (output_format_parse(optarg, &format) < 0) {
 				pr_err("unknown format '%s': want text, markdown or json", optarg);
 				return GPT_EXIT_USAGE;
 			}
@@ -132,7 +132,7 @@ int cmd_rules(int argc, char **argv)
 			return GPT_EXIT_USAGE;
 		}
 	}
-	if (format == REPORT_FORMAT_JSON)
+	if (format == OUTPUT_FORMAT_JSON)
 		printf("{\n  \"schema\": \"gpt-trace-rules/1\",\n  \"rules\": [");
 	if (optind < argc) {
 		for (int i = optind; i < argc; i++, first = 0)
@@ -141,7 +141,7 @@ int cmd_rules(int argc, char **argv)
 		for (size_t i = 0; rule_table[i]; i++, first = 0)
 			write_rule(rule_table[i], format, first);
 	}
-	if (format == REPORT_FORMAT_JSON)
+	if (format == OUTPUT_FORMAT_JSON)
 		printf("\n  ]\n}\n");
 	if (fflush(stdout) != 0) {
 		pr_err("cannot write the rule list: %m");

@@ -42,7 +42,7 @@ static const struct option long_options[] = {
 
 int cmd_stats(int argc, char **argv)
 {
-	enum report_format format = REPORT_FORMAT_TEXT;
+	enum output_format format = OUTPUT_FORMAT_TEXT;
 	struct trace_args args = { .keep = stats_keep };
 	const char *output = NULL;
 	struct stats *stats = NULL;
@@ -56,7 +56,7 @@ int cmd_stats(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":f:o:w:n:k:qh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (report_format_parse(optarg, &format) < 0) {
+			if (output_format_parse(optarg, &format) < 0) {
 				pr_err("unknown format '%s': want text, markdown or json", optarg);
 				return GPT_EXIT_USAGE;
 			}

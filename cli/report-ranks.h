@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 struct report_ranks_options {
-	enum report_format format;
+	enum output_format format;
 	const char *output;		/* NULL: stdout */
 	const struct rule_config *config;
 	const char *step;		/* --step, or NULL */

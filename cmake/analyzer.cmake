@@ -8,6 +8,7 @@ file(GLOB GPT_ANALYZER_SOURCES CONFIGURE_DEPENDS
 	${CMAKE_SOURCE_DIR}/loader/*.c
 	${CMAKE_SOURCE_DIR}/rules/*.c
 	${CMAKE_SOURCE_DIR}/ranks/*.c
+	${CMAKE_SOURCE_DIR}/output/*.c
 	${CMAKE_SOURCE_DIR}/stats/*.c
 	${CMAKE_SOURCE_DIR}/report/*.c
 	${CMAKE_SOURCE_DIR}/report/html/*.c

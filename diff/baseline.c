@@ -4,7 +4,7 @@
  * links already and which validate the text more thoroughly than a parser of our own would.
  */
 #include "diff/baseline.h"
-#include "report/report.h"
+#include "output/format.h"
 #include "common/util.h"
 
 #include <ctype.h>
@@ -34,10 +34,10 @@ int baseline_write(const struct kernel_set *set, size_t max_points, FILE *out)
 	double *points = xmalloc((max_points ? max_points : 1) * sizeof(*points));
 
 	fprintf(out, "{\n  \"gpt_trace_baseline\": %d,\n  \"source\": ", BASELINE_FORMAT_VERSION);
-	report_json_string(out, set->source);
+	output_json_string(out, set->source);
 	fputs(",\n  \"nvtx\": ", out);
 	if (set->nvtx)
-		report_json_string(out, set->nvtx);
+		output_json_string(out, set->nvtx);
 	else
 		fputs("null", out);
 	fprintf(out, ",\n  \"skip_first\": %zu,\n  \"points\": %zu,\n", set->skip_first,
@@ -52,7 +52,7 @@ int baseline_write(const struct kernel_set *set, size_t max_points, FILE *out)
 		size_t npoints = duration_points(k->sample, k->nsample, points, max_points);
 
 		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
-		report_json_string(out, k->name);
+		output_json_string(out, k->name);
 		fprintf(out,
 			", \"grid\": [%" PRId64 ", %" PRId64 ", %" PRId64 "], \"block\": [%" PRId64
 			", %" PRId64 ", %" PRId64 "],\n     \"count\": %zu",

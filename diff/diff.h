@@ -209,7 +209,7 @@ int diff_format_parse(const char *s, enum diff_format *out);
 /* Write the comparison; returns 0 or -EIO when the stream failed. */
 int diff_write(const struct diff_result *result, enum diff_format format, FILE *out);
 
-/* A JSON number, or null if not finite (shared with baseline.c; strings: report_json_string). */
+/* A JSON number, or null if not finite (shared with baseline.c; strings: output_json_string). */
 void diff_json_number(FILE *out, double v);
 /* The GPU totals of one side as a JSON object (shared with baseline.c). */
 void diff_json_totals(FILE *out, const struct gpu_totals *totals);

@@ -5,7 +5,7 @@
  * order (diff_result's report order).
  */
 #include "diff/diff.h"
-#include "report/report.h"
+#include "output/format.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -426,10 +426,10 @@ void diff_json_totals(FILE *out, const struct gpu_totals *t)
 static void json_source(FILE *out, const struct kernel_set *set)
 {
 	fputs("{\"source\": ", out);
-	report_json_string(out, set->source);
+	output_json_string(out, set->source);
 	fputs(", \"nvtx\": ", out);
 	if (set->nvtx)
-		report_json_string(out, set->nvtx);
+		output_json_string(out, set->nvtx);
 	else
 		fputs("null", out);
 	fprintf(out, ", \"skip_first\": %zu, \"baseline\": %s, \"totals\": ", set->skip_first,
@@ -457,7 +457,7 @@ static void write_json(const struct diff_result *r, FILE *out)
 		const struct kernel_diff *d = &r->kernels[i];
 
 		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", out);
-		report_json_string(out, either(d)->name);
+		output_json_string(out, either(d)->name);
 		fprintf(out, ", \"verdict\": \"%s\", \"config_changed\": %s, \"ratio\": ",
 			diff_verdict_name(d->verdict), d->config_changed ? "true" : "false");
 		if (d->tested) {

@@ -1,5 +1,5 @@
 /*
- * The exporter's entry point and its output file. An export never leaves a half-written file under
+ * The exporter's output file (file.h). An export never leaves a half-written file under
  * the name the user asked for: bytes go to "<path>.tmp.XXXXXX" in the same directory (so the final
  * rename stays within one file system and is atomic), which is flushed, fsync'ed and renamed over
  * the destination only after the writer finished without error; any failure removes it. A symbolic
@@ -7,8 +7,7 @@
  * regular file (a pipe, /dev/stdout, a terminal, /dev/null) is written in place: renaming over it
  * would replace the device or pipe with a file, and for root under /dev that breaks the system.
  */
-#include "export/export.h"
-#include "export/timeline.h"
+#include "export/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -251,71 +250,4 @@ void export_file_abort(struct export_file *file)
 	free(file->tmp_path);
 	free(file->path);
 	free(file);
-}
-
-int export_write(struct trace *trace, const struct export_options *opts, const char *path, char *err,
-		 size_t errlen)
-{
-	struct export_file *file;
-	struct timeline_sink *sink;
-	int ret;
-
-	err[0] = '\0';
-	ret = export_file_open(&file, path, opts->gzip, err, errlen);
-	if (ret < 0)
-		return ret;
-	if (opts->format == EXPORT_CHROME)
-		sink = chrome_sink_new(file);
-	else
-		sink = perfetto_sink_new(file);
-	if (!sink) {
-		ret = -ENOMEM;
-		goto out_abort;
-	}
-	ret = timeline_walk(trace, opts->findings, sink, err, errlen);
-	sink->ops->free(sink);
-	if (ret < 0)
-		goto out_abort;
-	return export_file_commit(file, err, errlen);
-
-out_abort:
-	/* The walker leaves err empty when the failure was the writer's (a full disk, say). */
-	if (!err[0])
-		snprintf(err, errlen, "cannot write '%s': %s", path, strerror(-ret));
-	export_file_abort(file);
-	return ret;
-}
-
-char *export_default_path(const char *trace_path, const struct export_options *opts)
-{
-	static const char *const strip[] = { ".sqlite", ".sqlite3", ".db", ".nsys-rep" };
-	const char *ext = opts->format == EXPORT_CHROME ? ".json" : ".perfetto-trace";
-	size_t base = strlen(trace_path);
-	char *out;
-
-	for (size_t i = 0; i < sizeof(strip) / sizeof(strip[0]); i++) {
-		size_t n = strlen(strip[i]);
-
-		if (base > n && !strcmp(trace_path + base - n, strip[i])) {
-			base -= n;
-			break;
-		}
-	}
-	out = malloc(base + strlen(ext) + sizeof(".gz"));
-	if (!out)
-		return NULL;
-	memcpy(out, trace_path, base);
-	strcpy(out + base, ext);
-	if (opts->gzip)
-		strcat(out, ".gz");
-	return out;
-}
-
-enum export_format export_format_parse(const char *name)
-{
-	if (!strcmp(name, "perfetto"))
-		return EXPORT_PERFETTO;
-	if (!strcmp(name, "chrome") || !strcmp(name, "json"))
-		return EXPORT_CHROME;
-	return 0;
 }

@@ -1,6 +1,6 @@
 /*
  * Private to the exporter: the timeline model that timeline.c produces from a trace and that
- * each format's writer (a struct timeline_sink) turns into bytes, and the output file they write to.
+ * each format's writer (a struct timeline_sink) turns into bytes, written to an export_file (file.h).
  *
  * The walker guarantees what both formats need, so writers stay simple: every track is announced
  * (sink->track) before its first event; on one track, slices arrive in start order and nest
@@ -13,21 +13,12 @@
 #define GPT_EXPORT_TIMELINE_H
 
 #include "common/corr-map.h"
+#include "export/file.h"
 #include "loader/trace.h"
 #include "rules/rule.h"
 
 #include <stddef.h>
 #include <stdint.h>
-
-/* The output file: buffered, optionally gzipped, renamed into place by export_file_commit(). */
-struct export_file;
-
-int export_file_open(struct export_file **out, const char *path, int gzip, char *err, size_t errlen);
-/* Returns 0 or a negative errno; the first error sticks and is reported again by commit. */
-int export_file_write(struct export_file *file, const void *buf, size_t len);
-int export_file_commit(struct export_file *file, char *err, size_t errlen);
-/* Removes the temporary file and frees; accepts NULL. */
-void export_file_abort(struct export_file *file);
 
 /* UTF-8 (utf8.c): length of the valid sequence at s (1-4) or 0; whole-string check; a copy
  * with each invalid byte replaced by U+FFFD (NULL when out of memory). */

@@ -49,9 +49,9 @@ static void run_report(struct trace *trace, const char *scope_words, int keep_sc
 	char err[1024];
 	int n;
 
-	if (report_header_read(trace, scope_words, &hdr, err, sizeof(err)) < 0)
-		goto out;
 	if (phases_compute(trace, NULL, &hdr.phases, err, sizeof(err)) < 0)
+		goto out;
+	if (report_header_read(trace, scope_words, &hdr, err, sizeof(err)) < 0)
 		goto out;
 	if (report_charts_read(trace, &hdr, err, sizeof(err)) < 0)
 		goto out;
@@ -75,9 +75,9 @@ static void run_report(struct trace *trace, const char *scope_words, int keep_sc
 		goto out;
 	report_discount_replayed(&hdr, &findings);
 	opt.nrules = (size_t)n;
-	for (int f = REPORT_FORMAT_TEXT; f <= REPORT_FORMAT_HTML; f++) {
-		opt.format = (enum report_format)f;
-		opt.color = f == REPORT_FORMAT_TEXT;
+	for (int f = OUTPUT_FORMAT_TEXT; f <= OUTPUT_FORMAT_HTML; f++) {
+		opt.format = (enum output_format)f;
+		opt.color = f == OUTPUT_FORMAT_TEXT;
 		report_write(sink(), &hdr, &findings, &opt);
 	}
 out:
@@ -92,9 +92,9 @@ static void run_stats(struct trace *trace, const char *scope_words)
 	char err[1024];
 
 	if (stats_compute(trace, &stats, err, sizeof(err)) == 0) {
-		stats_write(sink(), stats, trace, scope_words, REPORT_FORMAT_TEXT);
-		stats_write(sink(), stats, trace, scope_words, REPORT_FORMAT_MARKDOWN);
-		stats_write(sink(), stats, trace, scope_words, REPORT_FORMAT_JSON);
+		stats_write(sink(), stats, trace, scope_words, OUTPUT_FORMAT_TEXT);
+		stats_write(sink(), stats, trace, scope_words, OUTPUT_FORMAT_MARKDOWN);
+		stats_write(sink(), stats, trace, scope_words, OUTPUT_FORMAT_JSON);
 	}
 	stats_free(stats);
 	stats = NULL;

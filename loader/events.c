@@ -362,6 +362,28 @@ void event_summary_merge(struct event_summary *into, const struct event_summary 
 	}
 }
 
+int event_span_widen(struct trace *trace, const char *view, int64_t *start, int64_t *end, char *err,
+		     size_t errlen)
+{
+	struct event_summary all = { 0 };
+
+	for (size_t t = 0; t < trace_count(trace); t++) {
+		struct event_summary m;
+		int ret = event_summary_get(trace, view, t, &m, err, errlen);
+
+		if (ret < 0)
+			return ret;
+		event_summary_merge(&all, &m);
+	}
+	if (all.has_first && all.has_last) {
+		if (all.first < *start)
+			*start = all.first;
+		if (all.last > *end)
+			*end = all.last;
+	}
+	return 0;
+}
+
 /* Count a row into a summary: its start (unless NULL) and, with has_end, v[0] as its end. */
 static void summary_add(struct event_summary *m, const struct event_row *r, int start_null, int has_end)
 {

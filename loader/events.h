@@ -134,6 +134,10 @@ int event_summary_get(struct trace *trace, const char *view, size_t trace_id, st
 		      char *err, size_t errlen);
 /* Fold m into `into`: its rows added, the earlier first start and the later last end. */
 void event_summary_merge(struct event_summary *into, const struct event_summary *m);
+/* Widen [*start, *end] to the first start and last end of view's rows in every file, from the
+ * summaries (free after a stream has read the view, else one scan). Returns 0 or a negative error. */
+int event_span_widen(struct trace *trace, const char *view, int64_t *start, int64_t *end, char *err,
+		     size_t errlen);
 
 /* Compare two rows by (traceId, start, the first nkey columns with NULL first); 0 when equal. */
 int event_compare(const struct event_row *a, const struct event_row *b, size_t nkey);

@@ -2,13 +2,14 @@
  * trace_string(): the StringIds texts of a trace, each (file, id) read once with one prepared
  * statement and kept until the trace is closed. Kernel names, API function names and NVTX texts are
  * ids into a file's StringIds; a pass over a million events asks for a few hundred of them again
- * and again. Memory: the distinct strings asked for.
+ * and again. Memory: the distinct strings asked for. Also a device's label, from the gpus view.
  */
 #include "loader/trace-private.h"
 #include "common/key-index.h"
 #include "common/util.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,4 +86,38 @@ void trace_strings_free(struct trace_strings *s)
 	key_index_release(&s->index);
 	sqlite3_finalize(s->lookup);
 	free(s);
+}
+
+static char *gpu_name(struct trace *trace, int64_t trace_id, int64_t device)
+{
+	sqlite3_stmt *q;
+	char *s = NULL;
+
+	if (sqlite3_prepare_v2(trace_db(trace), "SELECT name FROM gpus WHERE traceId = ?1 AND id = ?2",
+			       -1, &q, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(q, 1, trace_id);
+	sqlite3_bind_int64(q, 2, device);
+	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
+		s = xstrdup((const char *)sqlite3_column_text(q, 0));
+	sqlite3_finalize(q);
+	return s;
+}
+
+char *trace_device_label(struct trace *trace, int64_t trace_id, int64_t device)
+{
+	char *name = device == INT64_MIN ? NULL : gpu_name(trace, trace_id, device);
+	char dev[32], *s;
+
+	if (device == INT64_MIN)
+		snprintf(dev, sizeof(dev), "GPU ?");
+	else
+		snprintf(dev, sizeof(dev), "GPU %" PRId64, device);
+	if (trace_count(trace) > 1)
+		s = name ? xasprintf("trace %" PRId64 " %s (%s)", trace_id, dev, name)
+			 : xasprintf("trace %" PRId64 " %s", trace_id, dev);
+	else
+		s = name ? xasprintf("%s (%s)", dev, name) : xstrdup(dev);
+	free(name);
+	return s;
 }

@@ -128,6 +128,11 @@ int trace_span(struct trace *trace, size_t trace_id, int64_t *start, int64_t *en
  */
 int trace_string(struct trace *trace, int64_t trace_id, int64_t id, const char **out, char *err, size_t errlen);
 
+/* A device in words: "GPU 0 (NVIDIA H200)" (its name from the gpus view, when there is one), with
+ * "trace 1 " first when several files are open; device INT64_MIN (NULL) is "GPU ?". The caller
+ * frees it. */
+char *trace_device_label(struct trace *trace, int64_t trace_id, int64_t device);
+
 size_t trace_count(const struct trace *trace);
 const char *trace_path(const struct trace *trace, size_t traceId);
 enum trace_format trace_format(const struct trace *trace, size_t traceId);

@@ -15,14 +15,14 @@
 
 static const char *dur(char *buf, size_t len, int64_t ns)
 {
-	return report_duration(ns, buf, len);
+	return output_duration(ns, buf, len);
 }
 
 static const char *signed_dur(char *buf, size_t len, int64_t ns)
 {
 	char tmp[48];
 
-	snprintf(buf, len, "%s%s", ns < 0 ? "-" : "+", report_duration(ns < 0 ? -ns : ns, tmp, sizeof(tmp)));
+	snprintf(buf, len, "%s%s", ns < 0 ? "-" : "+", output_duration(ns < 0 ? -ns : ns, tmp, sizeof(tmp)));
 	return buf;
 }
 
@@ -60,7 +60,7 @@ static void write_text(FILE *out, const struct job_report *job, int md)
 	for (size_t i = 0; i < job->nnotes; i++) {
 		if (md) {
 			fputs("> note: ", out);
-			report_md_cell(out, job->notes[i]);
+			output_md_cell(out, job->notes[i]);
 			fputs("\n", out);
 		} else {
 			fprintf(out, "  note  %s\n", job->notes[i]);
@@ -117,7 +117,7 @@ static void write_text(FILE *out, const struct job_report *job, int md)
 			fprintf(out, "| %" PRId64 "%s | %s | %" PRId64 " | %" PRId64 " | %s | %" PRId64 " | ", it->index,
 				it->steady ? "" : " (warm-up)", dur(b1, sizeof(b1), it->time_ns), it->slowest_rank, it->straggler_rank,
 				dur(b2, sizeof(b2), it->delay_ns), it->collectives);
-			report_md_cell(out, it->cause);
+			output_md_cell(out, it->cause);
 			fputs(" |\n", out);
 		} else {
 			fprintf(out, "  #%-4" PRId64 " %10s  %sstraggler rank %" PRId64 ": the others waited %s at %" PRId64
@@ -173,11 +173,11 @@ static void write_text(FILE *out, const struct job_report *job, int md)
 
 		if (md) {
 			fprintf(out, "%zu. **%s** `%s` ", i + 1, severity_name(f->severity), f->rule_id);
-			report_md_cell(out, f->message);
+			output_md_cell(out, f->message);
 			fprintf(out, "  \n   recoverable: %s  \n", dur(b1, sizeof(b1), f->recoverable_ns));
 			for (size_t e = 0; e < f->nevidence; e++) {
 				fputs("   - ", out);
-				report_md_cell(out, f->evidence[e]);
+				output_md_cell(out, f->evidence[e]);
 				fputs("\n", out);
 			}
 			fprintf(out, "   fix: %s\n", f->fix ? f->fix : "");
@@ -194,7 +194,7 @@ static void write_text(FILE *out, const struct job_report *job, int md)
 static void json_field(FILE *out, const char *name, const char *value, int comma)
 {
 	fprintf(out, "\"%s\": ", name);
-	report_json_string(out, value);
+	output_json_string(out, value);
 	if (comma)
 		fputs(", ", out);
 }
@@ -207,7 +207,7 @@ static void write_json(FILE *out, const struct job_report *job)
 		job->world_size, job->nhosts, job->ranks_from_processes ? "true" : "false");
 	for (size_t i = 0; i < job->nnotes; i++) {
 		fputs(i ? ", " : "", out);
-		report_json_string(out, job->notes[i]);
+		output_json_string(out, job->notes[i]);
 	}
 	fputs("],\n  \"ranks\": [", out);
 	for (size_t i = 0; i < job->nranks; i++) {
@@ -262,7 +262,7 @@ static void write_json(FILE *out, const struct job_report *job)
 		fprintf(out, "\"recoverable_ns\": %" PRId64 ", \"evidence\": [", f->recoverable_ns);
 		for (size_t e = 0; e < f->nevidence; e++) {
 			fputs(e ? ", " : "", out);
-			report_json_string(out, f->evidence[e]);
+			output_json_string(out, f->evidence[e]);
 		}
 		fputs("], ", out);
 		json_field(out, "fix", f->fix, 0);
@@ -443,12 +443,12 @@ static void write_html(FILE *out, const struct job_report *job)
 		"</body></html>\n", job->matched, job->unmatched);
 }
 
-void report_ranks_write(FILE *out, const struct job_report *job, enum report_format format)
+void report_ranks_write(FILE *out, const struct job_report *job, enum output_format format)
 {
-	if (format == REPORT_FORMAT_HTML)
+	if (format == OUTPUT_FORMAT_HTML)
 		write_html(out, job);
-	else if (format == REPORT_FORMAT_JSON)
+	else if (format == OUTPUT_FORMAT_JSON)
 		write_json(out, job);
 	else
-		write_text(out, job, format == REPORT_FORMAT_MARKDOWN);
+		write_text(out, job, format == OUTPUT_FORMAT_MARKDOWN);
 }

@@ -14,6 +14,6 @@
 
 #define JOB_REPORT_JSON_SCHEMA "gpt-trace-job-report/1"
 
-void report_ranks_write(FILE *out, const struct job_report *job, enum report_format format);
+void report_ranks_write(FILE *out, const struct job_report *job, enum output_format format);
 
 #endif

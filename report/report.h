@@ -4,37 +4,19 @@
  * as text for a terminal (colour optional), Markdown for a PR comment or CI summary, JSON whose
  * schema "gpt-trace-report/2" is documented in docs/report-json.md, or one self-contained HTML page
  * with charts (docs/html-report.md).
- *
- * Also the output helpers that stats shares: format names, JSON strings, Markdown table cells.
  */
 #ifndef GPT_REPORT_REPORT_H
 #define GPT_REPORT_REPORT_H
 
 #include "loader/trace.h"
+#include "output/format.h"
 #include "rules/phases.h"
 #include "rules/rule.h"
 
 #include <stdint.h>
 #include <stdio.h>
 
-enum report_format {
-	REPORT_FORMAT_TEXT,
-	REPORT_FORMAT_MARKDOWN,
-	REPORT_FORMAT_JSON,
-	REPORT_FORMAT_HTML,
-};
-
 #define REPORT_JSON_SCHEMA "gpt-trace-report/2"
-
-/* "text", "markdown" (or "md"), "json"; returns -1 for anything else. Only report takes "html". */
-int report_format_parse(const char *name, enum report_format *out);
-
-/* s as a JSON string literal, quotes included; NULL as null. */
-void report_json_string(FILE *out, const char *s);
-/* s as one Markdown table cell: '|' escaped, newlines as spaces. */
-void report_md_cell(FILE *out, const char *s);
-/* ns as milliseconds or microseconds with a unit, e.g. "12.345 ms", "850.000 us". */
-const char *report_duration(int64_t ns, char *buf, size_t len);
 
 /* One GPU that ran work in the scope. */
 struct report_device {
@@ -73,8 +55,8 @@ int64_t report_busy_total(const struct report_header *hdr);
 /* What severity and shares are judged against: the steady state when the rules saw only it. */
 int64_t report_judged_span(const struct report_header *hdr);
 
-/* Fill hdr (zero-initialised by the caller, or with hdr->phases already computed, whose walk then
- * gives the devices' busy time); scope may be NULL. Free with report_header_release(). */
+/* Fill hdr (zero-initialised by the caller but for hdr->phases, computed first: its walk gives the
+ * devices' busy time); scope may be NULL. Free with report_header_release(). */
 int report_header_read(struct trace *trace, const char *scope, struct report_header *hdr, char *err,
 		       size_t errlen);
 void report_header_release(struct report_header *hdr);
@@ -110,7 +92,7 @@ int report_scope_steady(struct trace *trace, const struct phases *phases, int64_
 void report_discount_replayed(const struct report_header *hdr, struct findings *findings);
 
 struct report_options {
-	enum report_format format;
+	enum output_format format;
 	int color;		/* text only: ANSI colours */
 	size_t nrules;		/* how many rules ran, for the summary line */
 };

@@ -16,9 +16,9 @@
 # usage: scripts/check-layers.sh [TREE]   (default: this checkout)
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
-declare -A level=([common]=0 [perfetto]=0 [loader]=1 [collector]=1 [rules]=2 [inject]=2 [ranks]=3 [stats]=4 [report]=4 [export]=4 [diff]=4 [cli]=5)
+declare -A level=([common]=0 [perfetto]=0 [loader]=1 [collector]=1 [rules]=2 [inject]=2 [ranks]=3 [output]=4 [stats]=5 [report]=5 [export]=5 [diff]=5 [cli]=6)
 bad=0
-for dir in common loader collector rules inject ranks stats report export diff cli; do
+for dir in common loader collector rules inject ranks output stats report export diff cli; do
 	for file in "$dir"/*.c "$dir"/*.h "$dir"/*/*.c "$dir"/*/*.h; do
 		[ -e "$file" ] || continue
 		while IFS=: read -r line inc; do

@@ -449,62 +449,10 @@ static int api_table(struct pass *p, struct stats *st, struct group_map *map, co
 			    &st->api);
 }
 
-/* Widen the span to the first start and last end of every file's rows of view, from the loader's
- * summaries (free after a stream has read the view, else one scan). */
+/* Widen the span to the first start and last end of every file's rows of view. */
 static int widen_by(struct pass *p, struct stats *st, const char *view)
 {
-	struct event_summary all = { 0 };
-
-	for (size_t t = 0; t < trace_count(p->trace); t++) {
-		struct event_summary m;
-		int ret = event_summary_get(p->trace, view, t, &m, p->err, p->errlen);
-
-		if (ret < 0)
-			return ret;
-		event_summary_merge(&all, &m);
-	}
-	if (all.has_first && all.has_last) {
-		if (all.first < st->start)
-			st->start = all.first;
-		if (all.last > st->end)
-			st->end = all.last;
-	}
-	return 0;
-}
-
-static char *gpu_name(struct pass *p, int64_t trace_id, int64_t device)
-{
-	sqlite3_stmt *q;
-	char *s = NULL;
-
-	if (sqlite3_prepare_v2(trace_db(p->trace), "SELECT name FROM gpus WHERE traceId = ?1 AND id = ?2",
-			       -1, &q, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_int64(q, 1, trace_id);
-	sqlite3_bind_int64(q, 2, device);
-	if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0))
-		s = xstrdup((const char *)sqlite3_column_text(q, 0));
-	sqlite3_finalize(q);
-	return s;
-}
-
-/* "GPU 0 (NVIDIA H200)", with the trace index when several traces are open */
-static char *device_label(struct pass *p, size_t ntraces, int64_t trace_id, int64_t device)
-{
-	char *name = device == KEY_NULL ? NULL : gpu_name(p, trace_id, device);
-	char dev[32], *s;
-
-	if (device == KEY_NULL)
-		snprintf(dev, sizeof(dev), "GPU ?");
-	else
-		snprintf(dev, sizeof(dev), "GPU %" PRId64, device);
-	if (ntraces > 1)
-		s = name ? xasprintf("trace %" PRId64 " %s (%s)", trace_id, dev, name)
-			 : xasprintf("trace %" PRId64 " %s", trace_id, dev);
-	else
-		s = name ? xasprintf("%s (%s)", dev, name) : xstrdup(dev);
-	free(name);
-	return s;
+	return event_span_widen(p->trace, view, &st->start, &st->end, p->err, p->errlen);
 }
 
 /* end - start of a busy interval (end >= start), held at INT64_MAX for a corrupt trace's times */
@@ -666,7 +614,7 @@ static int operations_pass(struct pass *p, struct stats *st, struct op_tables *t
 
 		r.busy_ns = sat_add64(g->sum.total, busy_span(g->sum.min, g->sum.max));
 		r.sum.count = g->sum.count;
-		r.label = device_label(p, st->ntraces, g->key[0], g->key[1]);
+		r.label = trace_device_label(p->trace, g->key[0], g->key[1]);
 		table_push(&st->devices, &cap, &r);
 	}
 	map_release(&map);
@@ -1024,33 +972,6 @@ int stats_compute_devices(struct trace *trace, struct stats **out, char *err, si
 	return widen_span(&p, st, out);
 }
 
-int stats_compute_devices_from(struct trace *trace, const struct stats_device_busy *devices, size_t ndevices,
-			       struct stats **out, char *err, size_t errlen)
-{
-	struct pass p = { .trace = trace, .err = err, .errlen = errlen };
-	struct stats *st = xcalloc(1, sizeof(*st));
-	size_t cap = 0;
-
-	*out = NULL;
-	st->ntraces = trace_count(trace);
-	st->start = INT64_MAX;
-	st->end = INT64_MIN;
-	for (size_t i = 0; i < ndevices; i++) {
-		const struct stats_device_busy *d = &devices[i];
-		struct stats_row r = { .key = { d->trace_id, d->device, -1 } };
-
-		r.busy_ns = d->busy_ns;
-		r.sum.count = d->operations;
-		r.label = device_label(&p, st->ntraces, d->trace_id, d->device);
-		table_push(&st->devices, &cap, &r);
-		if (d->first < st->start)
-			st->start = d->first;
-		if (d->last > st->end)
-			st->end = d->last;
-	}
-	return widen_span(&p, st, out);
-}
-
 void stats_free(struct stats *st)
 {
 	if (!st)
@@ -1098,7 +1019,7 @@ static void cells_add_label(struct cells *c, const char *label)
 	c->cell[(c->nrows - 1) * c->ncols + c->ncols - 1] = xstrdup(label ? label : "");
 }
 
-static void cells_print(FILE *out, enum report_format format, const char *title, struct cells *c)
+static void cells_print(FILE *out, enum output_format format, const char *title, struct cells *c)
 {
 	size_t *width = xcalloc(c->ncols, sizeof(*width));
 
@@ -1111,13 +1032,13 @@ static void cells_print(FILE *out, enum report_format format, const char *title,
 		}
 	if (c->nrows == 1) {
 		/* a header alone says nothing; say "none" instead */
-		fprintf(out, format == REPORT_FORMAT_MARKDOWN ? "### %s\n\nNone.\n\n" : "%s\n  (none)\n\n", title);
-	} else if (format == REPORT_FORMAT_MARKDOWN) {
+		fprintf(out, format == OUTPUT_FORMAT_MARKDOWN ? "### %s\n\nNone.\n\n" : "%s\n  (none)\n\n", title);
+	} else if (format == OUTPUT_FORMAT_MARKDOWN) {
 		fprintf(out, "### %s\n\n", title);
 		for (size_t r = 0; r < c->nrows; r++) {
 			for (size_t k = 0; k < c->ncols; k++) {
 				fprintf(out, "| ");
-				report_md_cell(out, c->cell[r * c->ncols + k]);
+				output_md_cell(out, c->cell[r * c->ncols + k]);
 				fprintf(out, " ");
 			}
 			fprintf(out, "|\n");
@@ -1165,20 +1086,20 @@ static void write_summary_cells(struct cells *c, size_t col, const struct stats_
 }
 
 static void write_text(FILE *out, const struct stats *st, struct trace *trace, const char *scope,
-		       enum report_format format)
+		       enum output_format format)
 {
 	int64_t span = st->end - st->start, api_total = 0;
 	struct cells c = { 0 };
 	char buf[64];
 
 	for (size_t t = 0; t < trace_count(trace); t++)
-		fprintf(out, format == REPORT_FORMAT_MARKDOWN ? "- trace `%s` (%s)\n" : "trace: %s (%s)\n",
+		fprintf(out, format == OUTPUT_FORMAT_MARKDOWN ? "- trace `%s` (%s)\n" : "trace: %s (%s)\n",
 			trace_path(trace, t), trace_format(trace, t) == TRACE_FORMAT_GPT ? "gpt-trace" : "nsys");
 	if (scope)
-		fprintf(out, format == REPORT_FORMAT_MARKDOWN ? "- scope: %s\n" : "scope: %s\n", scope);
-	fprintf(out, format == REPORT_FORMAT_MARKDOWN ? "- span: %s (%" PRId64 " to %" PRId64 " ns)\n\n"
+		fprintf(out, format == OUTPUT_FORMAT_MARKDOWN ? "- scope: %s\n" : "scope: %s\n", scope);
+	fprintf(out, format == OUTPUT_FORMAT_MARKDOWN ? "- span: %s (%" PRId64 " to %" PRId64 " ns)\n\n"
 						      : "span: %s (%" PRId64 " to %" PRId64 " ns)\n\n",
-		report_duration(span, buf, sizeof(buf)), st->start, st->end);
+		output_duration(span, buf, sizeof(buf)), st->start, st->end);
 
 	c.ncols = 10;
 	cells_add(&c, 0, "Time %%");
@@ -1317,11 +1238,11 @@ static void write_json(FILE *out, const struct stats *st, struct trace *trace, c
 	fprintf(out, "{\n  \"schema\": \"gpt-trace-stats/1\",\n  \"traces\": [");
 	for (size_t t = 0; t < trace_count(trace); t++) {
 		fprintf(out, "%s{\"path\": ", t ? ", " : "");
-		report_json_string(out, trace_path(trace, t));
+		output_json_string(out, trace_path(trace, t));
 		fprintf(out, ", \"format\": \"%s\"}", trace_format(trace, t) == TRACE_FORMAT_GPT ? "gpt-trace" : "nsys");
 	}
 	fprintf(out, "],\n  \"scope\": ");
-	report_json_string(out, scope);
+	output_json_string(out, scope);
 	fprintf(out, ",\n  \"span\": {\"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64 ", \"duration_ns\": %" PRId64
 		"},\n", st->start, st->end, span);
 
@@ -1330,7 +1251,7 @@ static void write_json(FILE *out, const struct stats *st, struct trace *trace, c
 		const struct stats_row *r = &st->kernels.rows[i];
 
 		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-		report_json_string(out, r->label);
+		output_json_string(out, r->label);
 		fprintf(out, ", ");
 		json_summary(out, &r->sum);
 		fprintf(out, ", \"share\": %.6f, \"owner\": \"%s\"}", share(r->sum.total, st->kernel_ns),
@@ -1341,7 +1262,7 @@ static void write_json(FILE *out, const struct stats *st, struct trace *trace, c
 		const struct stats_row *r = &st->memops.rows[i];
 
 		fprintf(out, "%s\n    {\"operation\": ", i ? "," : "");
-		report_json_string(out, r->label);
+		output_json_string(out, r->label);
 		if (r->key[0] == -1) {
 			fprintf(out, ", \"copy_kind\": null, \"src_kind\": null, \"dst_kind\": null, \"mem_kind\": ");
 			json_key(out, r->key[1]);
@@ -1366,7 +1287,7 @@ static void write_json(FILE *out, const struct stats *st, struct trace *trace, c
 		const struct stats_row *r = &st->api.rows[i];
 
 		fprintf(out, "%s\n    {\"name\": ", i ? "," : "");
-		report_json_string(out, r->label);
+		output_json_string(out, r->label);
 		fprintf(out, ", ");
 		json_summary(out, &r->sum);
 		fprintf(out, ", \"share\": %.6f}", share(r->sum.total, api_total));
@@ -1378,7 +1299,7 @@ static void write_json(FILE *out, const struct stats *st, struct trace *trace, c
 		fprintf(out, "%s\n    {\"trace\": %" PRId64 ", \"device\": ", i ? "," : "", r->key[0]);
 		json_key(out, r->key[1]);
 		fprintf(out, ", \"label\": ");
-		report_json_string(out, r->label);
+		output_json_string(out, r->label);
 		fprintf(out, ", \"operations\": %" PRId64 ", \"busy_ns\": %" PRId64 ", \"busy_share\": %.6f}",
 			r->sum.count, r->busy_ns, share(r->busy_ns, span));
 	}
@@ -1398,7 +1319,7 @@ static void write_json(FILE *out, const struct stats *st, struct trace *trace, c
 		const struct stats_row *r = &st->nvtx.rows[i];
 
 		fprintf(out, "%s\n    {\"text\": ", i ? "," : "");
-		report_json_string(out, r->label);
+		output_json_string(out, r->label);
 		fprintf(out, ", \"count\": %" PRId64 ", \"total_ns\": %" PRId64 ", \"avg_ns\": %.3f, "
 			"\"kernels\": %" PRId64 ", \"kernel_ns\": %" PRId64 "}",
 			r->sum.count, r->sum.total, stats_mean(&r->sum), r->launched, r->launched_ns);
@@ -1407,9 +1328,9 @@ static void write_json(FILE *out, const struct stats *st, struct trace *trace, c
 }
 
 void stats_write(FILE *out, const struct stats *stats, struct trace *trace, const char *scope,
-		 enum report_format format)
+		 enum output_format format)
 {
-	if (format == REPORT_FORMAT_JSON)
+	if (format == OUTPUT_FORMAT_JSON)
 		write_json(out, stats, trace, scope);
 	else
 		write_text(out, stats, trace, scope, format);

@@ -9,7 +9,7 @@
 #ifndef GPT_STATS_STATS_H
 #define GPT_STATS_STATS_H
 
-#include "report/report.h"
+#include "output/format.h"
 #include "loader/trace.h"
 
 #include <stdint.h>
@@ -73,19 +73,8 @@ void stats_free(struct stats *stats);
  */
 int stats_compute_devices(struct trace *trace, struct stats **out, char *err, size_t errlen);
 
-/* A device's busy time measured elsewhere (the report's walk over the same operations). */
-struct stats_device_busy {
-	int64_t trace_id, device;
-	int64_t first, last;	/* its first operation's start, the last end */
-	int64_t busy_ns, operations;
-};
-
-/* stats_compute_devices() with the devices' busy times already known: no pass over the operations. */
-int stats_compute_devices_from(struct trace *trace, const struct stats_device_busy *devices, size_t ndevices,
-			       struct stats **out, char *err, size_t errlen);
-
 /* scope: the scope in words (as in the report header), NULL for the whole trace. */
 void stats_write(FILE *out, const struct stats *stats, struct trace *trace, const char *scope,
-		 enum report_format format);
+		 enum output_format format);
 
 #endif

@@ -19,125 +19,7 @@
 #define ITERATION_BARS_MAX 300
 #define HIST_BINS_MAX 30
 
-/* ---- shared helpers ---- */
-
-void html_text(FILE *out, const char *s)
-{
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", out);
-			break;
-		case '<':
-			fputs("&lt;", out);
-			break;
-		case '>':
-			fputs("&gt;", out);
-			break;
-		case '"':
-			fputs("&quot;", out);
-			break;
-		case '\'':
-			fputs("&#39;", out);
-			break;
-		default:
-			fputc(*s, out);
-		}
-	}
-}
-
-const char *html_short(int64_t ns, char *buf, size_t len)
-{
-	static const struct { int64_t scale; const char *unit; } units[] = {
-		{ 1000000000, "s" }, { 1000000, "ms" }, { 1000, "us" }, { 1, "ns" },
-	};
-	int64_t a = ns < 0 ? -ns : ns;
-	size_t u = 0;
-	char *dot;
-
-	while (u + 1 < sizeof(units) / sizeof(units[0]) && a < units[u].scale)
-		u++;
-	snprintf(buf, len, "%.3g", (double)ns / (double)units[u].scale);
-	/* %.3g may choose an exponent for values >= 1000 of the unit (only "s" has those) */
-	if (strchr(buf, 'e'))
-		snprintf(buf, len, "%.0f", (double)ns / (double)units[u].scale);
-	dot = buf + strlen(buf);
-	snprintf(dot, len - (size_t)(dot - buf), " %s", units[u].unit);
-	return buf;
-}
-
-const char *html_at(const struct report_header *hdr, int64_t t, char *buf, size_t len)
-{
-	char d[32];
-
-	snprintf(buf, len, "+%s", report_duration(t - hdr->origin, d, sizeof(d)));
-	return buf;
-}
-
-/* Okabe-Ito: blue, reddish purple, bluish green for work. */
-const char *html_work_color(int work)
-{
-	static const char *const colors[CHART_WORKS] = { "#0072B2", "#CC79A7", "#009E73" };
-
-	return work >= 0 && work < CHART_WORKS ? colors[work] : "#999999";
-}
-
 static const char *const work_names[CHART_WORKS] = { "compute", "communication (NCCL)", "copies and memsets" };
-
-/* Idle kinds in the order of phases.h: sync, cuda-call, nvtx-range, host, launch, queued, unknown. */
-const char *html_idle_color(int kind)
-{
-	static const char *const colors[PHASE_IDLE_KINDS] = { "#D55E00", "#E69F00", "#F0E442", "#56B4E9",
-							      "#8C8C8C", "#BDBDBD", "#E3E3E3" };
-
-	return kind >= 0 && kind < PHASE_IDLE_KINDS ? colors[kind] : "#E3E3E3";
-}
-
-const char *html_idle_words(int kind)
-{
-	static const char *const words[PHASE_IDLE_KINDS] = {
-		"blocked in a sync", "in another CUDA call", "host code in an NVTX range",
-		"host code outside NVTX ranges", "launch call and latency", "issued early, started late",
-		"no API record",
-	};
-
-	return kind >= 0 && kind < PHASE_IDLE_KINDS ? words[kind] : "?";
-}
-
-static const char *copy_kind_word(int64_t k)
-{
-	static const char *const names[] = { "unknown copy", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD",
-					     "DtoA", "DtoD", "HtoH", "PtoP", "unified HtoD", "unified DtoH",
-					     "unified DtoD" };
-
-	return k >= 0 && k < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[k] : "copy";
-}
-
-static const char *mem_kind_word(int64_t k)
-{
-	static const char *const names[] = { "pageable", "pinned", "device", "array", "managed",
-					     "device static", "managed static", "unknown" };
-
-	return k >= 0 && k < (int64_t)(sizeof(names) / sizeof(names[0])) ? names[k] : "unknown";
-}
-
-const char *html_copy_label(const struct chart_copy *c, char *buf, size_t len)
-{
-	if (c->copy_kind == -1)
-		snprintf(buf, len, "memset (%s)", mem_kind_word(c->src_kind));
-	else if (c->src_kind == -1 && c->dst_kind == -1)
-		snprintf(buf, len, "%s", copy_kind_word(c->copy_kind));
-	else
-		snprintf(buf, len, "%s (%s to %s)", copy_kind_word(c->copy_kind), mem_kind_word(c->src_kind),
-			 mem_kind_word(c->dst_kind));
-	return buf;
-}
-
-/* A copy to or from pageable host memory (ENUM_CUDA_MEM_KIND 0). */
-int html_copy_pageable(const struct chart_copy *c)
-{
-	return c->copy_kind != -1 && (c->src_kind == 0 || c->dst_kind == 0);
-}
 
 static int64_t split_total(const struct time_split *s)
 {
@@ -271,11 +153,11 @@ static void write_summary(FILE *out, const struct report_header *hdr, const stru
 		html_text(out, d->label);
 		fprintf(out, ": busy %.1f%% (%s), %" PRId64 " operations</dd>\n",
 			span > 0 ? 100.0 * (double)d->busy_ns / (double)span : 0.0,
-			report_duration(d->busy_ns, a, sizeof(a)), d->operations);
+			output_duration(d->busy_ns, a, sizeof(a)), d->operations);
 	}
 	if (!hdr->ndevices)
 		fputs("<dt>GPUs</dt><dd>no GPU work in the trace</dd>\n", out);
-	fprintf(out, "<dt>Span</dt><dd>%s, from %s</dd>\n", report_duration(span, a, sizeof(a)),
+	fprintf(out, "<dt>Span</dt><dd>%s, from %s</dd>\n", output_duration(span, a, sizeof(a)),
 		html_at(hdr, hdr->start, b, sizeof(b)));
 	fprintf(out, "<dt>GPU busy</dt><dd>%.1f%%</dd>\n",
 		span > 0 && hdr->ndevices ? 100.0 * (double)busy / ((double)span * (double)hdr->ndevices) : 0.0);
@@ -289,7 +171,7 @@ static void write_summary(FILE *out, const struct report_header *hdr, const stru
 	}
 	if (hdr->steady_only && report_judged_span(hdr) > 0)
 		fprintf(out, "<dt>Judged</dt><dd>the steady state only (%s); one-time costs are in the phases</dd>\n",
-			report_duration(report_judged_span(hdr), a, sizeof(a)));
+			output_duration(report_judged_span(hdr), a, sizeof(a)));
 	else if (hdr->steady_only)
 		fputs("<dt>Judged</dt><dd>the steady state only, and there is none: nothing repeats (see the phases)</dd>\n", out);
 	fputs("</dl>\n", out);
@@ -317,7 +199,7 @@ static void write_cause_list(FILE *out, const struct phase *ph, size_t n)
 	for (size_t c = 0; c < ph->ncauses && c < n; c++) {
 		fputs(c ? "; " : "", out);
 		html_text(out, idle_cause_label(&ph->causes[c], label, sizeof(label)));
-		fprintf(out, " %s", report_duration(ph->causes[c].ns, a, sizeof(a)));
+		fprintf(out, " %s", output_duration(ph->causes[c].ns, a, sizeof(a)));
 	}
 }
 
@@ -373,7 +255,7 @@ static void write_phases(FILE *out, const struct report_header *hdr)
 			fprintf(out, "<div class=\"phase-seg %s\" style=\"width:%.2f%%\" data-trace=\"%zu\" data-phase=\"%s\" "
 				"data-start-ns=\"%" PRId64 "\" data-end-ns=\"%" PRId64 "\" title=\"%s %s: ", phase_class(i),
 				100.0 * shown[i], t, phase_name((enum phase_id)i), ph->start,
-				ph->end, phase_name((enum phase_id)i), report_duration(ph->end - ph->start, a, sizeof(a)));
+				ph->end, phase_name((enum phase_id)i), output_duration(ph->end - ph->start, a, sizeof(a)));
 			html_text(out, ph->reason);
 			fprintf(out, "\">%s %s</div>", phase_name((enum phase_id)i), html_short(ph->end - ph->start, a, sizeof(a)));
 		}
@@ -388,7 +270,7 @@ static void write_phases(FILE *out, const struct report_header *hdr)
 				"\"><td class=\"nowrap\"><i class=\"sw %s\"></i> %s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td>",
 				t, phase_name((enum phase_id)i), ph->end - ph->start, phase_class(i),
 				phase_name((enum phase_id)i), html_at(hdr, ph->start, a, sizeof(a)),
-				report_duration(ph->end - ph->start, b, sizeof(b)));
+				output_duration(ph->end - ph->start, b, sizeof(b)));
 			html_text(out, ph->reason);
 			fputs("</td><td>", out);
 			write_cause_list(out, ph, 3);
@@ -415,7 +297,7 @@ static void write_phases(FILE *out, const struct report_header *hdr)
 		}
 		if (nsteady)
 			fprintf(out, "; %zu steady of %zu, median %s, p90 %s", nsteady, tp->niterations,
-				report_duration(tp->median_ns, a, sizeof(a)), report_duration(tp->p90_ns, b, sizeof(b)));
+				output_duration(tp->median_ns, a, sizeof(a)), output_duration(tp->p90_ns, b, sizeof(b)));
 		fputs(".</p>\n", out);
 	}
 	fputs("</section>\n", out);
@@ -526,12 +408,12 @@ static void write_iteration_bars(FILE *out, const struct report_header *hdr, siz
 		fputs("><title>", out);
 		if (n == 1)
 			fprintf(out, "iteration #%zu at %s: %s", first + 1, html_at(hdr, tp->iterations[first].start, a, sizeof(a)),
-				report_duration(sum, b, sizeof(b)));
+				output_duration(sum, b, sizeof(b)));
 		else
-			fprintf(out, "iterations #%zu-#%zu, mean %s", first + 1, last + 1, report_duration(sum, b, sizeof(b)));
+			fprintf(out, "iterations #%zu-#%zu, mean %s", first + 1, last + 1, output_duration(sum, b, sizeof(b)));
 		for (int k = 0; k < SPLIT_PARTS; k++)
 			if (parts[k])
-				fprintf(out, "\n%s %s", part_words(k), report_duration(parts[k], a, sizeof(a)));
+				fprintf(out, "\n%s %s", part_words(k), output_duration(parts[k], a, sizeof(a)));
 		fputs("</title>", out);
 		for (int k = 0; k < SPLIT_PARTS; k++) {
 			double h = plot_h * (double)parts[k] / (double)ymax;
@@ -586,8 +468,8 @@ static void write_iteration_histogram(FILE *out, const struct report_header *hdr
 		fprintf(out, "<rect class=\"hist-bin\" data-count=\"%zu\" data-lo-ns=\"%" PRId64 "\" x=\"%.2f\" y=\"%.2f\" "
 			"width=\"%.2f\" height=\"%.2f\" fill=\"#0072B2\"><title>%zu iteration%s from %s to %s</title></rect>\n",
 			count[i], lo + (int64_t)i * width, x + 0.5, IT_TOP + plot_h - h, w - 1, h, count[i],
-			count[i] == 1 ? "" : "s", report_duration(lo + (int64_t)i * width, a, sizeof(a)),
-			report_duration(lo + (int64_t)(i + 1) * width, b, sizeof(b)));
+			count[i] == 1 ? "" : "s", output_duration(lo + (int64_t)i * width, a, sizeof(a)),
+			output_duration(lo + (int64_t)(i + 1) * width, b, sizeof(b)));
 	}
 	/* the median and p90 of phases.c, where they fall; labels on two lines, inside the plot */
 	for (int m = 0; m < 2; m++) {
@@ -598,7 +480,7 @@ static void write_iteration_histogram(FILE *out, const struct report_header *hdr
 		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.1f\" stroke=\"#1a1a1a\" stroke-dasharray=\"%s\"/>"
 			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s %s</text>\n", x, x, IT_TOP, IT_TOP + plot_h,
 			m ? "2 3" : "6 3", right ? x - 4 : x + 4, IT_TOP + 12 + 14 * m, right ? "end" : "start",
-			m ? "p90" : "median", report_duration(v, a, sizeof(a)));
+			m ? "p90" : "median", output_duration(v, a, sizeof(a)));
 	}
 	fprintf(out, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", IT_LEFT, IT_W - 10,
 		IT_TOP + plot_h, IT_TOP + plot_h);
@@ -675,7 +557,7 @@ static void write_kernels(FILE *out, const struct report_header *hdr)
 		return;
 	}
 	fprintf(out, "<p class=\"small muted\">%zu of %" PRId64 " kernel names, over the whole %s (all kernels: %s).</p>\n",
-		c->nkernels, c->kernel_names, hdr->scope ? "scope" : "trace", report_duration(c->kernel_ns, a, sizeof(a)));
+		c->nkernels, c->kernel_names, hdr->scope ? "scope" : "trace", output_duration(c->kernel_ns, a, sizeof(a)));
 	fputs("<table class=\"kernels\"><tr><th>Kernel</th><th class=\"barcell\">Total time</th><th class=\"num\">Total</th>"
 	      "<th class=\"num\">Share</th><th class=\"num\">Count</th><th class=\"num\">Median</th></tr>\n", out);
 	for (size_t i = 0; i < c->nkernels; i++) {
@@ -691,9 +573,9 @@ static void write_kernels(FILE *out, const struct report_header *hdr)
 		fprintf(out, "</td><td class=\"barcell\"><div class=\"bar\" style=\"width:%.2f%%\"></div></td>"
 			"<td class=\"num\">%s</td><td class=\"num\">%.1f%%</td><td class=\"num\">%" PRId64 "</td>"
 			"<td class=\"num\">%s</td></tr>\n", 100.0 * (double)k->total_ns / (double)(c->kernels[0].total_ns ? c->kernels[0].total_ns : 1),
-			report_duration(k->total_ns, a, sizeof(a)),
+			output_duration(k->total_ns, a, sizeof(a)),
 			c->kernel_ns ? 100.0 * (double)k->total_ns / (double)c->kernel_ns : 0.0, k->count,
-			report_duration((int64_t)llround(k->median_ns), b, sizeof(b)));
+			output_duration((int64_t)llround(k->median_ns), b, sizeof(b)));
 	}
 	fputs("</table>\n</section>\n", out);
 }
@@ -741,7 +623,7 @@ static void write_copies(FILE *out, const struct report_header *hdr)
 		fprintf(out, "</td><td class=\"barcell\"><div class=\"bar%s\" style=\"width:%.2f%%\"></div></td>"
 			"<td class=\"num\">%s</td><td class=\"num\">%" PRId64 "</td><td class=\"num\">",
 			pageable ? " pageable" : "", 100.0 * (double)cp->total_ns / (double)most,
-			report_duration(cp->total_ns, a, sizeof(a)), cp->count);
+			output_duration(cp->total_ns, a, sizeof(a)), cp->count);
 		write_bytes(out, (double)cp->bytes);
 		fputs("</td><td class=\"num\">", out);
 		if (cp->total_ns > 0 && cp->bytes > 0) {
@@ -786,9 +668,9 @@ static void write_idle_causes(FILE *out, const struct report_header *hdr)
 				if (ph->split.idle_kind_ns[k] > 0)
 					fprintf(out, "<i style=\"width:%.3f%%;background:%s\" title=\"%s %s\"></i>",
 						100.0 * (double)ph->split.idle_kind_ns[k] / (double)idle, html_idle_color(k),
-						html_idle_words(k), report_duration(ph->split.idle_kind_ns[k], a, sizeof(a)));
+						html_idle_words(k), output_duration(ph->split.idle_kind_ns[k], a, sizeof(a)));
 			fprintf(out, "</div></td><td class=\"num\"><b>%s</b></td><td></td></tr>\n",
-				report_duration(ph->split.idle_ns, a, sizeof(a)));
+				output_duration(ph->split.idle_ns, a, sizeof(a)));
 			for (size_t k = 0; k < ph->ncauses; k++) {
 				const struct idle_cause *ic = &ph->causes[k];
 
@@ -804,12 +686,12 @@ static void write_idle_causes(FILE *out, const struct report_header *hdr)
 				fprintf(out, "</td><td class=\"barcell\"><div class=\"bar\" style=\"width:%.2f%%;background:%s\">"
 					"</div></td><td class=\"num\">%s</td><td class=\"num\">%" PRId64 "</td></tr>\n",
 					100.0 * (double)ic->ns / (double)idle, html_idle_color(ic->kind),
-					report_duration(ic->ns, a, sizeof(a)), ic->count);
+					output_duration(ic->ns, a, sizeof(a)), ic->count);
 			}
 			if (nrest)
 				fprintf(out, "<tr><td></td><td class=\"muted\">%" PRId64 " more cause%s</td><td></td>"
 					"<td class=\"num muted\">%s</td><td></td></tr>\n", nrest, nrest == 1 ? "" : "s",
-					report_duration(rest, a, sizeof(a)));
+					output_duration(rest, a, sizeof(a)));
 		}
 		fputs("</table>\n", out);
 	}
@@ -848,13 +730,13 @@ static void write_gap_histogram(FILE *out, const struct report_header *hdr)
 		double hc = plot_h * (double)g->count / (double)cmax, hn = plot_h * (double)g->ns / (double)nsmax;
 
 		if (g->hi_ns)
-			snprintf(b, sizeof(b), "%s", report_duration(g->hi_ns, a, sizeof(a)));
+			snprintf(b, sizeof(b), "%s", output_duration(g->hi_ns, a, sizeof(a)));
 		else
 			snprintf(b, sizeof(b), "longer");
 		fprintf(out, "<g class=\"gap-bin\" data-lo-ns=\"%" PRId64 "\" data-hi-ns=\"%" PRId64 "\" data-count=\"%" PRId64
 			"\" data-ns=\"%" PRId64 "\"><title>gaps from %s to %s: %" PRId64 ", %s of idle time</title>", g->lo_ns,
-			g->hi_ns, g->count, g->ns, report_duration(g->lo_ns, a, sizeof(a)), b, g->count,
-			report_duration(g->ns, a, sizeof(a)));
+			g->hi_ns, g->count, g->ns, output_duration(g->lo_ns, a, sizeof(a)), b, g->count,
+			output_duration(g->ns, a, sizeof(a)));
 		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#4D4D4D\"/>"
 			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#B0B0B0\"/>", x + w * 0.1,
 			20 + plot_h - hc, w * 0.38, hc, x + w * 0.5, 20 + plot_h - hn, w * 0.38, hn);
@@ -869,7 +751,7 @@ static void write_gap_histogram(FILE *out, const struct report_header *hdr)
 	swatch(out, "#B0B0B0", "idle time in them");
 	fprintf(out, "</div><figcaption class=\"small muted\">Every gap between the GPU operations of a device over the "
 		     "whole %s (tallest bars: %" PRId64 " gaps, %s).</figcaption></figure>\n", hdr->scope ? "scope" : "trace",
-		cmax, report_duration(nsmax, a, sizeof(a)));
+		cmax, output_duration(nsmax, a, sizeof(a)));
 }
 
 static void write_idle(FILE *out, const struct report_header *hdr)
@@ -912,7 +794,7 @@ static void write_findings_table(FILE *out, const struct report_header *hdr, con
 	}
 	fprintf(out, "<p id=\"findings-total\" data-recoverable-ns=\"%" PRId64 "\">%zu finding%s from %zu rules%s, ranked by "
 		"recoverable time: up to %s in all", total, findings->count, findings->count == 1 ? "" : "s", opt->nrules,
-		hdr->steady_only ? " on the steady state" : "", report_duration(total, a, sizeof(a)));
+		hdr->steady_only ? " on the steady state" : "", output_duration(total, a, sizeof(a)));
 	if (report_judged_span(hdr) > 0)
 		fprintf(out, " (%.1f%% of the %s)", 100.0 * (double)total / (double)report_judged_span(hdr),
 			hdr->steady_only ? "steady state" : "span");
@@ -927,9 +809,9 @@ static void write_findings_table(FILE *out, const struct report_header *hdr, con
 			severity_word(f->severity), f->rule_id);
 		html_text(out, f->message);
 		fprintf(out, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n",
-			f->recoverable_ns > 0 ? report_duration(f->recoverable_ns, a, sizeof(a)) : "unknown",
+			f->recoverable_ns > 0 ? output_duration(f->recoverable_ns, a, sizeof(a)) : "unknown",
 			f->recoverable_ns > 0 && hdr->steady_iterations > 0
-				? report_duration(f->recoverable_ns / hdr->steady_iterations, b, sizeof(b)) : "");
+				? output_duration(f->recoverable_ns / hdr->steady_iterations, b, sizeof(b)) : "");
 	}
 	fputs("</table>\n<p class=\"small muted\">Each one's evidence and fix: <a href=\"#findings\">Findings</a>."
 	      "</p>\n</div>\n", out);
@@ -957,10 +839,10 @@ static void write_findings(FILE *out, const struct report_header *hdr, const str
 		html_text(out, f->message);
 		fputs("</h3>\n<p>", out);
 		if (f->recoverable_ns > 0) {
-			fprintf(out, "<b>Recoverable:</b> %s", report_duration(f->recoverable_ns, a, sizeof(a)));
+			fprintf(out, "<b>Recoverable:</b> %s", output_duration(f->recoverable_ns, a, sizeof(a)));
 			if (hdr->steady_iterations > 0)
 				fprintf(out, " (%s per iteration)",
-					report_duration(f->recoverable_ns / hdr->steady_iterations, a, sizeof(a)));
+					output_duration(f->recoverable_ns / hdr->steady_iterations, a, sizeof(a)));
 		} else {
 			fputs("<b>Recoverable:</b> unknown", out);
 		}

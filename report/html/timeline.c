@@ -118,7 +118,7 @@ static void write_phases_row(struct timeline *tl, const struct trace_phases *tp)
 			continue;
 		fprintf(tl->out, "<g class=\"tl-phase\" data-phase=\"%s\"><title>%s from %s, %s: ", phase_name((enum phase_id)i),
 			phase_name((enum phase_id)i), html_at(tl->hdr, ph->start, a, sizeof(a)),
-			report_duration(ph->end - ph->start, b, sizeof(b)));
+			output_duration(ph->end - ph->start, b, sizeof(b)));
 		html_text(tl->out, ph->reason);
 		fprintf(tl->out, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>", x0, tl->y + 1,
 			x1 - x0 < 1 ? 1 : x1 - x0, ROW_PHASE - 2, phase_fill[i]);
@@ -162,7 +162,7 @@ static void write_steps_row(struct timeline *tl, const struct trace_phases *tp)
 		if (i == j)
 			fprintf(tl->out, "%s #%zu%s from %s: %s", tp->source == ITERATIONS_KERNELS ? "iteration" : "step", i + 1,
 				warm ? " (warm-up)" : "", html_at(tl->hdr, tp->iterations[i].start, a, sizeof(a)),
-				report_duration(tp->iterations[i].end - tp->iterations[i].start, b, sizeof(b)));
+				output_duration(tp->iterations[i].end - tp->iterations[i].start, b, sizeof(b)));
 		else
 			fprintf(tl->out, "iterations #%zu-#%zu%s from %s to %s", i + 1, j + 1, warm ? " (some warm-up)" : "",
 				html_at(tl->hdr, tp->iterations[i].start, a, sizeof(a)),
@@ -268,7 +268,7 @@ static void write_device_row(struct timeline *tl, const struct chart_device *d, 
 				"%s to %s: GPU %" PRId64 " idle %s (%.0f%%); ", (double)TL_LEFT + (double)b0, tl->y + 1 + (ROW_DEVICE - 2) - h,
 				b1 - b0 + 1, h, html_idle_color(kind), html_at(tl->hdr, bs, a, sizeof(a)),
 				html_at(tl->hdr, w->start + (b1 + 1) * w->width, b, sizeof(b)), d->device,
-				report_duration(idle, c, sizeof(c)), 100.0 * (double)idle / (double)((b1 - b0 + 1) * w->width));
+				output_duration(idle, c, sizeof(c)), 100.0 * (double)idle / (double)((b1 - b0 + 1) * w->width));
 			html_text(tl->out, why);
 			fputs("</title></rect>", tl->out);
 		}
@@ -333,11 +333,11 @@ static void write_lane(struct timeline *tl, const struct chart_lane *l, size_t w
 				"%s busy %s", TL_LEFT + (int)b0, tl->y + 1 + (ROW_LANE - 2) - h, b1 - b0 + 1, h,
 				html_work_color(work), html_at(tl->hdr, w->start + b0 * w->width, a, sizeof(a)),
 				html_at(tl->hdr, w->start + (b1 + 1) * w->width, b, sizeof(b)), text,
-				report_duration(total, c, sizeof(c)));
+				output_duration(total, c, sizeof(c)));
 			for (int k = 0; k < CHART_WORKS; k++)
 				if (sum[k] && sum[k] != total)
 					fprintf(tl->out, ", %s %s", k == CHART_COMPUTE ? "compute" : k == CHART_COMM ? "NCCL" : "copies",
-						report_duration(sum[k], c, sizeof(c)));
+						output_duration(sum[k], c, sizeof(c)));
 			fputs("</title></rect>", tl->out);
 		}
 		b0 = b1 + 1;
@@ -372,7 +372,7 @@ static void write_findings_rows(struct timeline *tl, const struct findings *find
 		fprintf(tl->out, "\nevidence from %s to %s", html_at(tl->hdr, f->start, a, sizeof(a)),
 			html_at(tl->hdr, f->end, b, sizeof(b)));
 		if (f->recoverable_ns > 0)
-			fprintf(tl->out, "; recoverable %s", report_duration(f->recoverable_ns, c, sizeof(c)));
+			fprintf(tl->out, "; recoverable %s", output_duration(f->recoverable_ns, c, sizeof(c)));
 		fputs("</title></rect></g>\n", tl->out);
 		tl->y += ROW_FINDING;
 	}

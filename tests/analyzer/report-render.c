@@ -29,7 +29,7 @@ int main(int argc, char **argv)
 	struct findings list = { 0 };
 	struct finding *f;
 
-	if (argc < 2 || report_format_parse(argv[1], &opt.format) < 0)
+	if (argc < 2 || output_format_parse(argv[1], &opt.format) < 0)
 		return 2;
 	opt.color = argc > 3 && !strcmp(argv[3], "color");
 	f = findings_add(&list, &fake_metrics, SEVERITY_INFO, 0, "Record with `--metrics`.",

@@ -1,0 +1,30 @@
+/*
+ * Output helpers shared by the command families (stats/, report/, diff/), one layer below them so
+ * that none borrows from another: the output formats' names, JSON string literals, Markdown table
+ * cells, and durations in milliseconds or microseconds with a unit.
+ */
+#ifndef GPT_OUTPUT_FORMAT_H
+#define GPT_OUTPUT_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum output_format {
+	OUTPUT_FORMAT_TEXT,
+	OUTPUT_FORMAT_MARKDOWN,
+	OUTPUT_FORMAT_JSON,
+	OUTPUT_FORMAT_HTML,
+};
+
+/* "text", "markdown" (or "md"), "json"; returns -1 for anything else. Only report takes "html". */
+int output_format_parse(const char *name, enum output_format *out);
+
+/* s as a JSON string literal, quotes included; NULL as null. */
+void output_json_string(FILE *out, const char *s);
+/* s as one Markdown table cell: '|' escaped, newlines as spaces. */
+void output_md_cell(FILE *out, const char *s);
+/* ns as milliseconds or microseconds with a unit, e.g. "12.345 ms", "850.000 us". */
+const char *output_duration(int64_t ns, char *buf, size_t len);
+
+#endif
