@@ -31,6 +31,10 @@ static inline uint64_t gpt_clock_read(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* clock.c: the two sources the configuration picks from */
+uint64_t gpt_clock_realtime(void);
+uint64_t gpt_clock_monotonic(void);
+
 static inline uint64_t gpt_clock_now(void)
 {
 	return gpt_clock_source() + (uint64_t)gpt_clock_offset;

@@ -1048,8 +1048,24 @@ int cupti_trace_yielded(void)
 	return atomic_load(&yielded);
 }
 
+/* What the program's taking CUPTI does (inject.c hands it in: step aside, say so, note it). */
+static _Atomic(cupti_wanted_fn) wanted_hook;
+
+void cupti_trace_on_wanted(cupti_wanted_fn hook)
+{
+	atomic_store(&wanted_hook, hook);
+}
+
 #ifndef GPT_INJECT_NO_INTERPOSE
 /* The program's CUPTI function: ours when loaded, else the next definition after us. */
+static void cupti_wanted(const char *name, const void *caller)
+{
+	cupti_wanted_fn hook = atomic_load(&wanted_hook);
+
+	if (hook)
+		hook(name, caller);
+}
+
 static void *cupti_real(void *loaded, const char *name)
 {
 	return loaded ? loaded : dlsym(RTLD_NEXT, name);
@@ -1061,7 +1077,7 @@ __attribute__((visibility("default"))) CUptiResult cuptiSubscribe(CUpti_Subscrib
 {
 	__typeof__(&cuptiSubscribe) real = cupti_real((void *)cupti.Subscribe, "cuptiSubscribe");
 
-	inject_cupti_wanted("cuptiSubscribe", __builtin_return_address(0));
+	cupti_wanted("cuptiSubscribe", __builtin_return_address(0));
 	return real ? real(handle, callback, userdata) : CUPTI_ERROR_NOT_INITIALIZED;
 }
 
@@ -1073,7 +1089,7 @@ __attribute__((visibility("default"))) CUptiResult cuptiSubscribe_v2(CUpti_Subsc
 	__typeof__(&cuptiSubscribe_v2) real =
 		cupti_real((void *)cupti.Subscribe_v2, "cuptiSubscribe_v2");
 
-	inject_cupti_wanted("cuptiSubscribe_v2", __builtin_return_address(0));
+	cupti_wanted("cuptiSubscribe_v2", __builtin_return_address(0));
 	return real ? real(handle, callback, userdata, params) : CUPTI_ERROR_NOT_INITIALIZED;
 }
 
@@ -1084,7 +1100,7 @@ cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc requested,
 	__typeof__(&cuptiActivityRegisterCallbacks) real = cupti_real(
 		(void *)cupti.ActivityRegisterCallbacks, "cuptiActivityRegisterCallbacks");
 
-	inject_cupti_wanted("cuptiActivityRegisterCallbacks", __builtin_return_address(0));
+	cupti_wanted("cuptiActivityRegisterCallbacks", __builtin_return_address(0));
 	return real ? real(requested, completed) : CUPTI_ERROR_NOT_INITIALIZED;
 }
 #endif

@@ -11,7 +11,7 @@
  *     (SIG_DFL), so the re-raised signal comes back to our handler, which now finds no program
  *     handler and ends the trace;
  *   - it may _exit() (interposed below) or abort() (SIGABRT comes back to us).
- * Then, with no program handler left: hand the trace to the flush thread (inject_finalize_now:
+ * Then, with no program handler left: hand the trace to the flush thread (the finisher inject.c set:
  * CUPTI's last flush, the writer's last commit, GPT_META exit_reason "signal N"), wait for it with
  * a bound, put the default action back, unblock the signal and raise it: the process dies of the
  * same signal with the same core dump as untraced, and the launcher sees the same status.
@@ -69,6 +69,15 @@ static struct program_action {
 static atomic_int hooked;		/* our handler is installed: sigaction() keeps theirs aside */
 static atomic_flag actions_lock = ATOMIC_FLAG_INIT;
 static _Atomic pid_t fatal_tid;		/* the thread inside our own part of the handler */
+
+typedef void (*finisher_fn)(int);
+static _Atomic(finisher_fn) finisher_now, finisher_exit;	/* inject.c's (exits_set_finishers) */
+
+void exits_set_finishers(void (*now)(int why), void (*exit_now)(int status))
+{
+	atomic_store(&finisher_now, now);
+	atomic_store(&finisher_exit, exit_now);
+}
 
 static int fatal_index(int sig)
 {
@@ -171,6 +180,7 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *ucontext)
 	int saved_errno = errno, i = fatal_index(sig);
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	struct sigaction theirs;
+	finisher_fn finisher;
 
 	/* A fault in our own part below (or a signal raised there): no second try. */
 	if (i < 0 || atomic_load(&fatal_tid) == tid) {
@@ -185,7 +195,9 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *ucontext)
 	}
 	/* SIG_IGN never reaches us (passed to the kernel); SIG_DFL: the signal kills, trace first. */
 	atomic_store(&fatal_tid, tid);
-	inject_finalize_now(sig);
+	finisher = atomic_load(&finisher_now);
+	if (finisher)
+		finisher(sig);
 	die_default(sig);
 	/* Only if raise failed. */
 	atomic_store(&fatal_tid, 0);
@@ -276,7 +288,10 @@ __attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t
 
 __attribute__((visibility("default"), noreturn)) void _exit(int status)
 {
-	inject_finalize_exit(status);
+	finisher_fn finisher = atomic_load(&finisher_exit);
+
+	if (finisher)
+		finisher(status);
 	for (;;)
 		syscall(SYS_exit_group, status);
 }

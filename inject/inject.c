@@ -52,27 +52,12 @@
 #include "inject/clock.h"
 #include "inject/metrics.h"
 
-#define GPT_PREFIX "gpt-trace: "
 #define SIGNAL_FINALIZE_MS 10000	/* longest a SIGINT/SIGTERM waits for the trace to be written */
 #define SIGNAL_FLUSH_MS 1000		/* ... of which for CUPTI's final flush (ms when it can) */
 #define FLUSH_QUIT 0			/* control byte: flush thread, stop; others are signal numbers */
 #define FLUSH_EXIT 255			/* control byte: _exit()/_Exit() called (exit_status) */
 #define METRICS_STOP_MS 30000		/* longest the exit waits for a launch being replayed */
 #define SIGNAL_METRICS_STOP_MS 1000	/* ... on a signal (the launch may be the interrupted one) */
-
-static uint64_t clock_realtime(void)
-{
-	return gpt_clock_read(CLOCK_REALTIME);
-}
-
-static uint64_t clock_monotonic(void)
-{
-	return gpt_clock_read(CLOCK_MONOTONIC);
-}
-
-/* Until the configuration is read: the default, monotonic. */
-uint64_t (*gpt_clock_source)(void) = clock_monotonic;
-int64_t gpt_clock_offset;
 
 enum inject_state {
 	STATE_NONE,
@@ -100,27 +85,6 @@ static atomic_int exit_status;		/* of an _exit()/_Exit() that finalizes (FLUSH_E
 static atomic_int error_reported;
 static char api_setting[32];
 static struct metrics_session *metrics;	/* NULL: hardware metrics off */
-
-void inject_say(const char *fmt, ...)
-{
-	char line[1024];
-	va_list ap;
-	int n;
-
-	memcpy(line, GPT_PREFIX, sizeof(GPT_PREFIX) - 1);
-	va_start(ap, fmt);
-	n = vsnprintf(line + sizeof(GPT_PREFIX) - 1, sizeof(line) - sizeof(GPT_PREFIX), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	n += sizeof(GPT_PREFIX) - 1;
-	if (n > (int)sizeof(line) - 2)
-		n = sizeof(line) - 2;
-	line[n++] = '\n';
-	/* One write, so that lines of several processes do not interleave. */
-	if (write(STDERR_FILENO, line, (size_t)n) < 0)
-		return;
-}
 
 static int env_is(const char *name, const char *value)
 {
@@ -348,22 +312,28 @@ static void inject_exit_check(void)
 	report_failure(reason);
 }
 
+static void inject_finalize_now(int why);
+static void inject_finalize_exit(int status);
+static void inject_cupti_wanted(const char *name, const void *caller);
+
 static void early_init_once(void)
 {
 	struct timespec utc;
 
 	owner_pid = getpid();
 	read_config();
-	gpt_clock_source = config.monotonic_clock ? clock_monotonic : clock_realtime;
+	gpt_clock_source = config.monotonic_clock ? gpt_clock_monotonic : gpt_clock_realtime;
 	time_origin = gpt_clock_now();
 	clock_gettime(CLOCK_REALTIME, &utc);
 	time_origin_utc_ns = (uint64_t)utc.tv_sec * 1000000000ull + (uint64_t)utc.tv_nsec;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 	atexit(inject_exit_check);
+	cupti_trace_on_wanted(inject_cupti_wanted);
+	exits_set_finishers(inject_finalize_now, inject_finalize_exit);
 	atomic_store(&state, STATE_LOADED);
 }
 
-void inject_early_init(void)
+static void inject_early_init(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -638,7 +608,7 @@ static void *flush_main(void *arg)
  * lock that CUPTI or malloc needs) costs a bounded delay, and the trace then holds what was
  * committed. Returns without waiting when this process has no trace to finish.
  */
-void inject_finalize_now(int why)
+static void inject_finalize_now(int why)
 {
 	int current = atomic_load(&state);
 	struct pollfd p = { .fd = done_pipe[0], .events = POLLIN };
@@ -652,13 +622,13 @@ void inject_finalize_now(int why)
 			;
 }
 
-void inject_finalize_exit(int status)
+static void inject_finalize_exit(int status)
 {
 	atomic_store(&exit_status, status);
 	inject_finalize_now(FLUSH_EXIT);
 }
 
-void inject_cupti_wanted(const char *name, const void *caller)
+static void inject_cupti_wanted(const char *name, const void *caller)
 {
 	const char *who = "the program", *base;
 	char value[PATH_MAX + 64];
@@ -823,6 +793,14 @@ int InitializeInjection(void)
 	inject_early_init();
 	inject_start();
 	return 1;
+}
+
+/* NVTX's entry point (NVTX_INJECTION64_PATH, or the preloaded library), once per NVTX instance; it
+ * may come before CUDA starts and before our constructor ran. nvtx.c does the work. */
+int InitializeInjectionNvtx2(const void *(*get)(uint32_t table_id))
+{
+	inject_early_init();
+	return nvtx_install(get);
 }
 
 static int in_ld_preload(void)

@@ -1,8 +1,9 @@
 /*
  * Internals shared by the modules of libgpt_inject.so: the configuration read from the environment
  * (docs/launcher-env.md) and the interfaces of the CUPTI and NVTX modules. inject.c owns the process
- * lifecycle (entry points, exit, signals, fork); cupti.c owns everything that talks to CUPTI; nvtx.c
- * implements the NVTX injection interface.
+ * lifecycle (entry points, exit, signals, fork) and calls down into the others, handing them what
+ * they must call back (cupti_trace_on_wanted, exits_set_finishers); cupti.c owns everything that
+ * talks to CUPTI; nvtx.c implements the NVTX injection interface; say.c and clock.c are below all.
  */
 #ifndef GPT_INJECT_INJECT_H
 #define GPT_INJECT_INJECT_H
@@ -63,10 +64,12 @@ uint64_t cupti_trace_stop(void);
 int cupti_trace_yield(void);
 int cupti_trace_yielded(void);
 /*
- * inject.c: the program called a CUPTI function (name) that needs the subscriber slot or the
- * activity buffers, from code at caller: step aside, say so once, note it in the trace.
+ * What to do when the program calls a CUPTI function (name) that needs the subscriber slot or the
+ * activity buffers, from code at caller (inject.c's: step aside, say so once, note it in the
+ * trace); handed in from above before tracing starts. NULL: nothing.
  */
-void inject_cupti_wanted(const char *name, const void *caller);
+typedef void (*cupti_wanted_fn)(const char *name, const void *caller);
+void cupti_trace_on_wanted(cupti_wanted_fn hook);
 /* The collector's record iterator: cuptiActivityGetNextRecord through our table. */
 CUptiResult cupti_next_record(uint8_t *buffer, size_t valid, CUpti_Activity **record);
 /* Name of a runtime (event_class 0) or driver (1) API call, from CUPTI. */
@@ -90,24 +93,26 @@ void nvtx_fork_child(int inert);
 /* Add delta ns to the timestamps of events recorded so far (clock fallback, see clock.h). */
 void nvtx_shift_pending(int64_t delta);
 
-/* The entry point the CUDA driver calls from cuInit (exported; returns 1). */
-__attribute__((visibility("default"))) int InitializeInjection(void);
-
-/* inject.c: shared early initialisation (idempotent), for the NVTX entry point too. */
-void inject_early_init(void);
 /*
- * Finish the trace now, from any thread and any context (a signal handler included: the work is
- * handed to the library's flush thread, the wait for it is bounded); why is a signal number, the
- * trace's exit_reason becomes "signal N". A no-op in a process with no trace being written.
+ * The NVTX injection's work for InitializeInjectionNvtx2 (exported by inject.c, which runs its early
+ * initialisation first): fill this NVTX instance's callback tables from get (NVTX's
+ * NvtxGetExportTableFunc_t). Returns 1 when installed, 0 when NVTX is to make every call a no-op.
  */
-void inject_finalize_now(int why);
-/* The same for _exit(status)/_Exit(status): exit_reason "_exit(STATUS)". */
-void inject_finalize_exit(int status);
+int nvtx_install(const void *(*get)(uint32_t table_id));
+
+/* The entry points the CUDA driver (from cuInit) and NVTX call (exported; see inject.c). */
+__attribute__((visibility("default"))) int InitializeInjection(void);
+__attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void *(*get)(uint32_t table_id));
 
 /*
  * exits.c: fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) and exits that skip atexit.
- * Install our handlers, chaining to the program's (called once tracing is active).
+ * The finishers come from above (inject.c), set at its early initialisation, before any trace:
+ * now(why) finishes the trace from any thread and any context (a signal handler included), why a
+ * signal number (exit_reason "signal N"); exit_now(status) the same for _exit()/_Exit()
+ * (exit_reason "_exit(STATUS)"). Both are no-ops in a process with no trace being written.
  */
+void exits_set_finishers(void (*now)(int why), void (*exit_now)(int status));
+/* Install our handlers, chaining to the program's (called once tracing is active). */
 void exits_install_fatal(void);
 
 #endif

@@ -644,16 +644,14 @@ static int install(const NvtxExportTableCallbacks *callbacks, NvtxCallbackModule
 }
 
 /*
- * Called once per NVTX instance: every library that includes the nvtx3 headers has its own, so a
- * PyTorch process may call this several times; each call fills that instance's tables.
+ * Called once per NVTX instance (through InitializeInjectionNvtx2, inject.c): every library that
+ * includes the nvtx3 headers has its own, so a PyTorch process may call this several times; each
+ * call fills that instance's tables.
  */
-__attribute__((visibility("default"))) int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get);
-
-int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get)
+int nvtx_install(const void *(*get)(uint32_t table_id))
 {
 	const NvtxExportTableCallbacks *callbacks;
 
-	inject_early_init();
 	if (atomic_load(&mode) == NVTX_OFF || !get)
 		return 0;	/* NVTX then makes every call a no-op */
 	callbacks = get(NVTX_ETID_CALLBACKS);

@@ -7,6 +7,7 @@
  */
 #include "inject/metrics.c"
 #include "inject/metrics-cupti.c"
+#include "inject/metrics-session.c"
 
 static int failures;
 static char last_report[1024];
