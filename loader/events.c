@@ -445,15 +445,26 @@ static int register_row_function(sqlite3 *db, struct row_target *target)
 				       NULL, NULL) == SQLITE_OK;
 }
 
+static void event_cache_free(void *data);
+
+/* The trace's event cache, NULL until cache_of() made it. */
+static struct event_cache *cache_peek(struct trace *trace)
+{
+	return trace_cache(trace, TRACE_CACHE_EVENTS)->data;
+}
+
 static struct event_cache *cache_of(struct trace *trace)
 {
-	struct event_cache **cache = trace_event_cache(trace);
+	struct trace_cache *slot = trace_cache(trace, TRACE_CACHE_EVENTS);
 
-	if (!*cache) {
-		*cache = xcalloc(1, sizeof(**cache));
-		(*cache)->packed = register_row_function(trace_db(trace), &(*cache)->target);
+	if (!slot->data) {
+		struct event_cache *cache = xcalloc(1, sizeof(*cache));
+
+		cache->packed = register_row_function(trace_db(trace), &cache->target);
+		slot->data = cache;
+		slot->free = event_cache_free;
 	}
-	return *cache;
+	return slot->data;
 }
 
 /* The index of column name in c, or c->ncols. */
@@ -737,7 +748,7 @@ static int copy_next(struct copy_reader *rd, struct event_row *r)
 /* A reader of the copy of t for stream s, or NULL when s has a column the copy does not. */
 static struct copy_reader *copy_reader_new(const struct event_stream *s, const struct table_runs *t)
 {
-	const struct event_columns *set = &(*trace_event_cache(s->trace))->keep[t->copy_set];
+	const struct event_columns *set = &cache_peek(s->trace)->keep[t->copy_set];
 	struct copy_reader *rd = xcalloc(1, sizeof(*rd));
 
 	rd->set = set;
@@ -762,8 +773,10 @@ static struct copy_reader *copy_reader_new(const struct event_stream *s, const s
 
 static void table_copies_free(struct table_runs *t);
 
-void event_cache_free(struct event_cache *cache)
+static void event_cache_free(void *data)
 {
+	struct event_cache *cache = data;
+
 	if (!cache)
 		return;
 	for (size_t i = 0; i < cache->n; i++) {
@@ -1037,7 +1050,7 @@ static int find_runs(struct scanner *sc, struct scan_batch *b, struct trace *tra
 static void scan_job_run(struct scan_batch *b, struct scanner *sc, struct scan_job *job)
 {
 	static const char *const keys[] = { "end", "deviceId", "streamId" };
-	struct event_cache *cache = *trace_event_cache(b->trace);
+	struct event_cache *cache = cache_peek(b->trace);
 	struct table_runs *t = &job->part;
 	const char *const *cols = keys;
 	size_t ncols = t->nkey ? t->nkey : 1;
@@ -1473,7 +1486,7 @@ static int run_fill(struct event_stream *s, struct run *r, char *err, size_t err
 		struct event_row *row = r->spare[--r->nspare];
 		int odd, rc = r->copy	  ? copy_next(r->copy, row)
 			      : r->by_view ? sqlite3_step(r->st)
-					   : step_row(&(*trace_event_cache(s->trace))->target, r->st, r->packed, row, s->ncols,
+					   : step_row(&cache_peek(s->trace)->target, r->st, r->packed, row, s->ncols,
 						      s->text_col, &odd);
 
 		if (r->copy ? rc <= 0 : rc != SQLITE_ROW) {
@@ -1901,7 +1914,7 @@ int event_stream_next(struct event_stream *s, const struct event_row **row, char
 /* A stream read to its end: what it gave is the view's summary in this scope. */
 static void remember(struct event_stream *s)
 {
-	struct event_cache *cache = *trace_event_cache(s->trace);
+	struct event_cache *cache = cache_peek(s->trace);
 
 	for (size_t f = 0; cache && f < trace_count(s->trace); f++) {
 		struct scoped_summary *m;
@@ -1931,7 +1944,7 @@ int event_summary_get(struct trace *trace, const char *view, size_t trace_id, st
 	if (trace_id >= trace_count(trace))
 		return 0;
 	if (!trace_scope_window(trace, view, &start, &end)) {
-		cache = *trace_event_cache(trace);
+		cache = cache_peek(trace);
 		for (size_t i = 0; cache && i < cache->nscoped; i++) {
 			const struct scoped_summary *m = &cache->scoped[i];
 
@@ -1995,4 +2008,37 @@ void event_stream_close(struct event_stream *s)
 	free(s->cols);
 	free(s->view);
 	free(s);
+}
+
+/* ---- spans ---- */
+
+int trace_span(struct trace *trace, size_t trace_id, int64_t *start, int64_t *end, char *err, size_t errlen)
+{
+	static const char *const views[] = { "kernels", "copies", "sets", "api_calls" };
+	int64_t *span;
+	unsigned char *known = trace_span_slot(trace, trace_id, &span);
+
+	*start = *end = 0;
+	if (!known)
+		return 0;
+	/* known: 0 not yet asked, 1 no events, 2 events */
+	if (!*known) {
+		struct event_summary all = { 0 };
+
+		for (size_t v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
+			struct event_summary m;
+			int ret = event_summary_get(trace, views[v], trace_id, &m, err, errlen);
+
+			if (ret < 0)
+				return ret;
+			event_summary_merge(&all, &m);
+		}
+		/* as MIN(s), MAX(e) over the views: a NULL first start means no span */
+		span[0] = all.has_first ? all.first : 0;
+		span[1] = all.has_first && all.has_last ? all.last : 0;
+		*known = (unsigned char)(1 + all.has_first);
+	}
+	*start = span[0];
+	*end = span[1];
+	return *known == 2;
 }

@@ -139,6 +139,14 @@ void event_summary_merge(struct event_summary *into, const struct event_summary 
 int event_span_widen(struct trace *trace, const char *view, int64_t *start, int64_t *end, char *err,
 		     size_t errlen);
 
+/*
+ * The first start and the last end of the GPU operations and API calls of trace traceId within the
+ * current scope: 1, or 0 with both 0 when there are none, or a negative error with one line in err.
+ * Remembered until the scope changes, so every rule may ask (each answer is a scan of the trace,
+ * or the summaries a stream left).
+ */
+int trace_span(struct trace *trace, size_t trace_id, int64_t *start, int64_t *end, char *err, size_t errlen);
+
 /* Compare two rows by (traceId, start, the first nkey columns with NULL first); 0 when equal. */
 int event_compare(const struct event_row *a, const struct event_row *b, size_t nkey);
 

@@ -25,9 +25,12 @@ struct trace_strings {
 	int has_last;
 };
 
+static void trace_strings_free(void *data);
+
 int trace_string(struct trace *trace, int64_t trace_id, int64_t id, const char **out, char *err, size_t errlen)
 {
-	struct trace_strings **sp = trace_strings_cache(trace), *s = *sp;
+	struct trace_cache *slot = trace_cache(trace, TRACE_CACHE_STRINGS);
+	struct trace_strings *s = slot->data;
 	const int64_t key[KEY_INDEX_WORDS] = { trace_id, id };
 	const unsigned char *text;
 	size_t i;
@@ -42,7 +45,8 @@ int trace_string(struct trace *trace, int64_t trace_id, int64_t id, const char *
 		s = calloc(1, sizeof(*s));
 		if (!s)
 			return -ENOMEM;
-		*sp = s;
+		slot->data = s;
+		slot->free = trace_strings_free;
 	}
 	i = key_index_find(&s->index, key);
 	if (i != SIZE_MAX)
@@ -76,8 +80,10 @@ found:
 	return 0;
 }
 
-void trace_strings_free(struct trace_strings *s)
+static void trace_strings_free(void *data)
 {
+	struct trace_strings *s = data;
+
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->index.count; i++)

@@ -1,14 +1,13 @@
 /*
  * What the loader's modules share and nobody above them sees: the SQL that reads one file's raw
  * table with the canonical view's column expressions (so a stream of events reads exactly what the
- * view would), the scope in force, and the per-trace cache of the event reader (events.c).
+ * view would), the scope in force, and the per-trace caches of the modules above (events.c,
+ * strings.c).
  */
 #ifndef GPT_LOADER_TRACE_PRIVATE_H
 #define GPT_LOADER_TRACE_PRIVATE_H
 
 #include "loader/trace.h"
-
-struct event_cache;
 
 enum trace_event_sql {
 	TRACE_SQL_SCAN,		/* storage (rowid) order */
@@ -51,13 +50,29 @@ sqlite3 *trace_db_reader(const struct trace *trace);
  */
 int trace_scope_window(const struct trace *trace, const char *view, int64_t *start, int64_t *end);
 
-/* The event reader's cache of each table's storage order; owned by the trace. */
-struct event_cache **trace_event_cache(struct trace *trace);
-void event_cache_free(struct event_cache *cache);
+/*
+ * What a module above keeps per trace (events.c's cache of each table's storage order, strings.c's
+ * strings): the trace owns the slot and, when it closes (before its connection), calls the free
+ * function the module put beside its data, in this enum's order. trace.c knows neither module.
+ */
+enum trace_cache_kind {
+	TRACE_CACHE_EVENTS,
+	TRACE_CACHE_STRINGS,
+	TRACE_CACHES
+};
 
-/* trace_string()'s strings (strings.c); owned by the trace, freed before its connection closes. */
-struct trace_strings;
-struct trace_strings **trace_strings_cache(struct trace *trace);
-void trace_strings_free(struct trace_strings *strings);
+struct trace_cache {
+	void *data;
+	void (*free)(void *data);
+};
+
+struct trace_cache *trace_cache(struct trace *trace, enum trace_cache_kind kind);
+
+/*
+ * trace_span()'s memory (events.c computes the span from the event summaries): file trace_id's
+ * start and end in *span, and its state, which trace_set_scope() resets: 0 not yet asked, 1 no
+ * events, 2 events. NULL for a file out of range.
+ */
+unsigned char *trace_span_slot(struct trace *trace, size_t trace_id, int64_t **span);
 
 #endif

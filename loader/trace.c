@@ -12,7 +12,6 @@
  */
 #include "loader/trace.h"
 #include "loader/trace-private.h"
-#include "loader/events.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -92,8 +91,7 @@ struct trace {
 	/* the scope in force: its window, and whether an NVTX range or a kernel glob narrows it */
 	int64_t scope_start, scope_end;
 	int scope_ranges, scope_glob;
-	struct event_cache *events;	/* events.c's, freed here */
-	struct trace_strings *strings;	/* strings.c's, freed here */
+	struct trace_cache caches[TRACE_CACHES];	/* the modules' above, freed here */
 	/* trace_span()'s answers for the scope in force: per file, start and end, and whether known */
 	int64_t (*spans)[2];
 	unsigned char *span_known;
@@ -984,37 +982,16 @@ int trace_set_scope(struct trace *trace, const struct trace_scope *scope, char *
 
 /* ---- spans ---- */
 
-int trace_span(struct trace *trace, size_t trace_id, int64_t *start, int64_t *end, char *err, size_t errlen)
+unsigned char *trace_span_slot(struct trace *trace, size_t trace_id, int64_t **span)
 {
-	static const char *const views[] = { "kernels", "copies", "sets", "api_calls" };
-
-	*start = *end = 0;
 	if (trace_id >= trace->nfiles)
-		return 0;
+		return NULL;
 	if (!trace->span_known) {
 		trace->spans = xcalloc(trace->nfiles, sizeof(*trace->spans));
 		trace->span_known = xcalloc(trace->nfiles, 1);
 	}
-	/* span_known: 0 not yet asked, 1 no events, 2 events */
-	if (!trace->span_known[trace_id]) {
-		struct event_summary all = { 0 };
-
-		for (size_t v = 0; v < NCOLS(views); v++) {
-			struct event_summary m;
-			int ret = event_summary_get(trace, views[v], trace_id, &m, err, errlen);
-
-			if (ret < 0)
-				return ret;
-			event_summary_merge(&all, &m);
-		}
-		/* as MIN(s), MAX(e) over the views: a NULL first start means no span */
-		trace->spans[trace_id][0] = all.has_first ? all.first : 0;
-		trace->spans[trace_id][1] = all.has_first && all.has_last ? all.last : 0;
-		trace->span_known[trace_id] = (unsigned char)(1 + all.has_first);
-	}
-	*start = trace->spans[trace_id][0];
-	*end = trace->spans[trace_id][1];
-	return trace->span_known[trace_id] == 2;
+	*span = trace->spans[trace_id];
+	return &trace->span_known[trace_id];
 }
 
 /* ---- for the event reader (events.c) ---- */
@@ -1120,14 +1097,9 @@ int trace_scope_window(const struct trace *trace, const char *view, int64_t *sta
 	return trace->scope_ranges || (trace->scope_glob && !strcmp(view, "kernels"));
 }
 
-struct event_cache **trace_event_cache(struct trace *trace)
+struct trace_cache *trace_cache(struct trace *trace, enum trace_cache_kind kind)
 {
-	return &trace->events;
-}
-
-struct trace_strings **trace_strings_cache(struct trace *trace)
-{
-	return &trace->strings;
+	return &trace->caches[kind];
 }
 
 /* GPT_TRACE_SQL_PROFILE=1: each statement's text and run time on stderr, for finding the dear ones. */
@@ -1431,8 +1403,10 @@ void trace_close(struct trace *trace)
 {
 	if (!trace)
 		return;
-	event_cache_free(trace->events);
-	trace_strings_free(trace->strings);
+	for (int k = 0; k < TRACE_CACHES; k++) {
+		if (trace->caches[k].data && trace->caches[k].free)
+			trace->caches[k].free(trace->caches[k].data);
+	}
 	free(trace->spans);
 	free(trace->span_known);
 	sqlite3_close(trace->db);

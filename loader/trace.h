@@ -114,12 +114,6 @@ struct trace_scope {
 };
 int trace_set_scope(struct trace *trace, const struct trace_scope *scope, char *err, size_t errlen);
 
-/*
- * The first start and the last end of the GPU operations and API calls of trace traceId within the
- * current scope: 1, or 0 with both 0 when there are none, or a negative error with one line in err.
- * Remembered until the scope changes, so every rule may ask (each answer is a scan of the trace).
- */
-int trace_span(struct trace *trace, size_t trace_id, int64_t *start, int64_t *end, char *err, size_t errlen);
 
 /*
  * The text of StringIds id `id` of file trace_id (the strings view's value; NULL when there is

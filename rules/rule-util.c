@@ -2,6 +2,7 @@
  * Helpers shared by the rule files (see rule-util.h).
  */
 #include "rules/rule-util.h"
+#include "loader/events.h"
 
 #include "common/util.h"
 
