@@ -798,226 +798,320 @@ static void pass_call(const struct gap_walk *walk, const struct event_row *row, 
 			walk->visitors[i].on_call(&call, walk->visitors[i].arg);
 }
 
-int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
-	     size_t errlen)
-{
-	struct walker w = { .trace_id = -1, .walk = walk, .class_of = { -1, 0 } };
-	struct api_names own_names = { 0 };
-	struct op_input ops[3] = { { 0 } };
-	struct input calls = { 0 }, ranges = { 0 };
-	int ret, attributing = 0, startup = 0;
-	unsigned api = 0, call_classes = 0;
-	struct gap g, first;
-	struct progress progress = { 0 };
-	char why[256] = "";
+/* One run of gap_walk(): the walker, its inputs, and what its visitors need. */
+struct walk_run {
+	const struct rule *rule;
+	struct gap_walk *walk;
+	struct walker w;
+	struct api_names own_names;	/* when the caller gave no names */
+	struct op_input ops[3];		/* by enum gpu_op */
+	struct input calls, ranges;
+	int attributing, startup;	/* some visitor wants the gaps split by cause, the start-up */
+	unsigned api;			/* the classes of calls the walker keeps */
+	unsigned call_classes;		/* the classes of calls some visitor counts */
+	struct progress progress;
+	char why[256];
+};
 
-	walk->devices = NULL;
-	walk->ndevices = 0;
-	walk->texts = NULL;
-	walk->ntexts = walk->texts_cap = 0;
-	w.names = walk->names;
-	if (!w.names) {
-		ret = api_names_load(rule, ctx, &own_names, err, errlen);
-		if (ret < 0)
-			return ret;
-		w.names = &own_names;
-	}
+/* What the visitors need: attribution, the start-up, which calls kept and which passed on. */
+static void walk_needs(struct walk_run *r)
+{
+	const struct gap_walk *walk = r->walk;
+
 	for (size_t i = 0; i < walk->nvisitors; i++) {
 		const struct gap_visitor *v = &walk->visitors[i];
 
 		if (!v->fn)
 			continue;
-		attributing |= v->attribute;
-		startup |= v->startup;
-		api |= v->api ? v->api : API_ISSUES | API_BLOCKS;
+		r->attributing |= v->attribute;
+		r->startup |= v->startup;
+		r->api |= v->api ? v->api : API_ISSUES | API_BLOCKS;
 	}
 	for (size_t i = 0; i < walk->nvisitors; i++)
 		if (walk->visitors[i].on_call)
-			call_classes |= walk->visitors[i].calls;
+			r->call_classes |= walk->visitors[i].calls;
 	/* What the host did in a gap needs every call, not only those that issue or block. */
-	if (attributing)
-		api = ~0u;
-	ret = 0;
+	if (r->attributing)
+		r->api = ~0u;
+}
+
+/* Open the operations' streams, the calls' and (when attributing) the ranges', each at its first row. */
+static int walk_open(struct walk_run *r, struct rule_context *ctx)
+{
+	int ret = 0;
+
 	for (int k = 0; k < 3 && !ret; k++)
-		ret = op_open(ctx, &ops[k], (enum gpu_op)k, why, sizeof(why));
+		ret = op_open(ctx, &r->ops[k], (enum gpu_op)k, r->why, sizeof(r->why));
 	if (!ret)
-		ret = walk_stream_open(ctx, WALK_CALLS, &calls.s, why, sizeof(why));
-	if (!ret && attributing)
-		ret = walk_stream_open(ctx, WALK_RANGES, &ranges.s, why, sizeof(why));
+		ret = walk_stream_open(ctx, WALK_CALLS, &r->calls.s, r->why, sizeof(r->why));
+	if (!ret && r->attributing)
+		ret = walk_stream_open(ctx, WALK_RANGES, &r->ranges.s, r->why, sizeof(r->why));
 	if (!ret)
-		ret = input_next(&calls, why, sizeof(why));
+		ret = input_next(&r->calls, r->why, sizeof(r->why));
 	if (!ret)
-		ret = input_next(&ranges, why, sizeof(why));
+		ret = input_next(&r->ranges, r->why, sizeof(r->why));
 	if (ret < 0)
-		goto out;
-	if (walk->progress)
-		progress_begin(&progress, walk->progress, "GPU operations",
-			       event_stream_total(ops[0].s) + event_stream_total(ops[1].s) +
-			       event_stream_total(ops[2].s));
+		return ret;
+	if (r->walk->progress)
+		progress_begin(&r->progress, r->walk->progress, "GPU operations",
+			       event_stream_total(r->ops[0].s) + event_stream_total(r->ops[1].s) +
+			       event_stream_total(r->ops[2].s));
+	return 0;
+}
+
+/* The next GPU operation of the three streams (ties: kernels, then copies, then memsets). */
+static const struct event_row *next_op(const struct walk_run *r, int *kind)
+{
+	const struct event_row *op = NULL;
+
+	for (int k = 0; k < 3; k++)
+		if (r->ops[k].row && (!op || event_compare(r->ops[k].row, op, OP_NKEY) < 0)) {
+			op = r->ops[k].row;
+			*kind = k;
+		}
+	return op;
+}
+
+/* One API call: kept by the walker when wanted, passed to the visitors that count its class. */
+static void walk_call(struct walk_run *r, const struct event_row *row)
+{
+	unsigned cls = call_class(&r->w, row, CALL_NAME);
+
+	if (r->attributing || (cls & r->api))
+		take_call(&r->w, row, cls);
+	if (cls & r->call_classes)
+		pass_call(r->walk, row, cls);
+}
+
+/* The NVTX ranges and API calls up to an operation's start; ranges first: a range opened at the
+ * instant of a call is around it. */
+static int walk_host_until(struct walk_run *r, int64_t trace_id, int64_t start)
+{
+	struct input *ranges = &r->ranges, *calls = &r->calls;
+	int ret;
+
 	for (;;) {
-		const struct event_row *op = NULL;
-		struct pending_call *call = NULL;
-		const struct host_thread *t = NULL;
-		struct gap_device *d;
-		int64_t trace_id, start, end;
-		int first_op, kind = -1;
+		int before_r = input_before(ranges, trace_id, start), before_c = input_before(calls, trace_id, start);
 
-		for (int k = 0; k < 3; k++)
-			if (ops[k].row && (!op || event_compare(ops[k].row, op, OP_NKEY) < 0)) {
-				op = ops[k].row;
-				kind = k;
-			}
-		if (!op)
-			break;
-		trace_id = op->trace_id;
-		start = op->start;
-		end = op->v[OP_END];
-
-		/* Ranges first: a range opened at the instant of a call is around it. */
-		for (;;) {
-			int r = input_before(&ranges, trace_id, start), c = input_before(&calls, trace_id, start);
-
-			if (r && (!c || ranges.row->trace_id < calls.row->trace_id ||
-				  (ranges.row->trace_id == calls.row->trace_id &&
-				   ranges.row->start <= calls.row->start))) {
-				/* Only ranges that have a thread and last: marks and unclosed ranges do not. */
-				if (!event_null(ranges.row, RANGE_TID) && !event_null(ranges.row, RANGE_END) &&
-				    ranges.row->v[RANGE_END] > ranges.row->start)
-					take_range(&w, ranges.row);
-				ret = input_next(&ranges, why, sizeof(why));
-			} else if (c) {
-				unsigned cls = call_class(&w, calls.row, CALL_NAME);
-
-				if (attributing || (cls & api))
-					take_call(&w, calls.row, cls);
-				if (cls & call_classes)
-					pass_call(walk, calls.row, cls);
-				ret = input_next(&calls, why, sizeof(why));
-			} else {
-				break;
-			}
-			if (ret < 0)
-				goto out;
-		}
-		if (trace_id != w.trace_id)
-			trace_begin(&w, trace_id);
-
-		memset(&g, 0, sizeof(g));
-		g.trace_id = trace_id;
-		g.device = op->v[OP_DEVICE];
-		g.stream = op->v[OP_STREAM];
-		g.next_op = (enum gpu_op)kind;
-		g.next_name_id = kind == GPU_OP_KERNEL ? event_int(op, OP_COL6, -1) : -1;
-		g.next_start = start;
-		g.next_end = end < start ? start : end;
-		g.next_graph_node = event_int(op, OP_GRAPH_NODE, 0);
-		g.bytes = kind != GPU_OP_KERNEL ? event_int(op, OP_COL6, -1) : -1;
-		g.copy_kind = kind == GPU_OP_COPY ? (int)event_int(op, OP_COL7, -1) : -1;
-		g.src_kind = kind == GPU_OP_COPY ? (int)event_int(op, OP_COL8, -1) : -1;
-		g.dst_kind = kind == GPU_OP_COPY ? (int)event_int(op, OP_COL9, -1) : -1;
-		g.next_blocks = kind == GPU_OP_KERNEL ? blocks_of(op) : -1;
-		g.api_start = g.api_end = g.api_name_id = -1;
-		if (w.cap && !event_null(op, OP_CORRELATION)) {
-			call = pending_slot(&w, trace_id, op->v[OP_PID], op->v[OP_CORRELATION]);
-			if (!call->used)
-				call = NULL;
-		}
-		if (call) {
-			g.api_start = call->start;
-			g.api_end = call->end;
-			g.api_name_id = call->name_id;
-			g.api_class = call->cls;
-			if (call->tid >= 0)
-				t = thread_get(&w, trace_id, call->tid, 0);
-			/* A graph launch issues many operations; keep it for the others. */
-			if (!(call->cls & API_GRAPH))
-				pending_delete(&w, call);
-		}
-
-		d = device_find(walk, &w, trace_id, g.device);
-		if (end < start)
-			end = start;
-		first_op = !w.trace_has_op;
-		w.trace_has_op = 1;
-		if (!d->ops++) {
-			/* Idle time before a device's first operation is not a gap. */
-			d->first = start;
-			d->last = start;
-		}
-		g.start = d->last;
-		g.end = start > d->last ? start : d->last;
-		g.next_busy = end > d->last ? end - (start > d->last ? start : d->last) : 0;
-		d->busy += g.next_busy;
-		if (end > d->last)
-			d->last = end;
-		if (g.end - g.start > 0) {
-			classify(&g, t);
-			if (attributing)
-				attribute(&w, 0, &g, t);
+		if (before_r && (!before_c || ranges->row->trace_id < calls->row->trace_id ||
+				 (ranges->row->trace_id == calls->row->trace_id &&
+				  ranges->row->start <= calls->row->start))) {
+			/* Only ranges that have a thread and last: marks and unclosed ranges do not. */
+			if (!event_null(ranges->row, RANGE_TID) && !event_null(ranges->row, RANGE_END) &&
+			    ranges->row->v[RANGE_END] > ranges->row->start)
+				take_range(&r->w, ranges->row);
+			ret = input_next(ranges, r->why, sizeof(r->why));
+		} else if (before_c) {
+			walk_call(r, calls->row);
+			ret = input_next(calls, r->why, sizeof(r->why));
 		} else {
-			g.cause = GAP_OTHER;
+			return 0;
 		}
-		/* The trace's start-up, for the visitors that want it: from its first event to its first
-		 * operation (the others see that operation with no gap before it, as every device's first). */
-		if (first_op && startup && w.trace_first < start) {
-			first = g;
-			first.startup = 1;
-			first.start = w.trace_first;
-			first.end = start;
-			first.cause = GAP_OTHER;
-			if (attributing)
-				attribute(&w, 1, &first, t);
-		}
-		for (size_t i = 0; i < walk->nvisitors; i++) {
-			const struct gap_visitor *v = &walk->visitors[i];
-			const struct gap *seen = &g;
-
-			if (!v->fn)
-				continue;
-			if (first_op && v->startup && w.trace_first < start)
-				seen = &first;
-			else if (g.end - g.start < v->min_gap)
-				continue;
-			ret = v->fn(seen, v->arg);
-			if (ret < 0) {
-				snprintf(err, errlen, "rule %s: cannot process an idle gap", rule->id);
-				goto out;
-			}
-		}
-		update_horizon(walk, &w);
-		progress_tick(&progress);
-		ret = event_stream_next(ops[kind].s, &ops[kind].row, why, sizeof(why));
 		if (ret < 0)
-			goto out;
-		ret = 0;
+			return ret;
+	}
+}
+
+/* The gap's operation: what it is, and the API call that issued it (its thread in *t, or NULL). */
+static void gap_of_op(struct walk_run *r, const struct event_row *op, int kind, struct gap *g,
+		      const struct host_thread **t)
+{
+	struct walker *w = &r->w;
+	struct pending_call *call = NULL;
+	int64_t start = op->start, end = op->v[OP_END];
+
+	memset(g, 0, sizeof(*g));
+	g->trace_id = op->trace_id;
+	g->device = op->v[OP_DEVICE];
+	g->stream = op->v[OP_STREAM];
+	g->next_op = (enum gpu_op)kind;
+	g->next_name_id = kind == GPU_OP_KERNEL ? event_int(op, OP_COL6, -1) : -1;
+	g->next_start = start;
+	g->next_end = end < start ? start : end;
+	g->next_graph_node = event_int(op, OP_GRAPH_NODE, 0);
+	g->bytes = kind != GPU_OP_KERNEL ? event_int(op, OP_COL6, -1) : -1;
+	g->copy_kind = kind == GPU_OP_COPY ? (int)event_int(op, OP_COL7, -1) : -1;
+	g->src_kind = kind == GPU_OP_COPY ? (int)event_int(op, OP_COL8, -1) : -1;
+	g->dst_kind = kind == GPU_OP_COPY ? (int)event_int(op, OP_COL9, -1) : -1;
+	g->next_blocks = kind == GPU_OP_KERNEL ? blocks_of(op) : -1;
+	g->api_start = g->api_end = g->api_name_id = -1;
+	*t = NULL;
+	if (w->cap && !event_null(op, OP_CORRELATION)) {
+		call = pending_slot(w, op->trace_id, op->v[OP_PID], op->v[OP_CORRELATION]);
+		if (!call->used)
+			call = NULL;
+	}
+	if (!call)
+		return;
+	g->api_start = call->start;
+	g->api_end = call->end;
+	g->api_name_id = call->name_id;
+	g->api_class = call->cls;
+	if (call->tid >= 0)
+		*t = thread_get(w, op->trace_id, call->tid, 0);
+	/* A graph launch issues many operations; keep it for the others. */
+	if (!(call->cls & API_GRAPH))
+		pending_delete(w, call);
+}
+
+/*
+ * The gap on the operation's device: from the device's last busy instant to the operation's start
+ * (none before a device's first operation), and the busy time the operation adds. Returns whether
+ * it is the trace's first operation.
+ */
+static int gap_on_device(struct walk_run *r, const struct event_row *op, struct gap *g)
+{
+	struct gap_device *d = device_find(r->walk, &r->w, op->trace_id, g->device);
+	int64_t start = op->start, end = op->v[OP_END];
+	int first_op;
+
+	if (end < start)
+		end = start;
+	first_op = !r->w.trace_has_op;
+	r->w.trace_has_op = 1;
+	if (!d->ops++) {
+		/* Idle time before a device's first operation is not a gap. */
+		d->first = start;
+		d->last = start;
+	}
+	g->start = d->last;
+	g->end = start > d->last ? start : d->last;
+	g->next_busy = end > d->last ? end - (start > d->last ? start : d->last) : 0;
+	d->busy += g->next_busy;
+	if (end > d->last)
+		d->last = end;
+	return first_op;
+}
+
+/* Hand the gap (or, for a visitor that wants it, the trace's start-up) to every visitor. */
+static int visit_gap(struct walk_run *r, const struct gap *g, const struct gap *first, int with_startup,
+		     char *err, size_t errlen)
+{
+	const struct gap_walk *walk = r->walk;
+	int ret;
+
+	for (size_t i = 0; i < walk->nvisitors; i++) {
+		const struct gap_visitor *v = &walk->visitors[i];
+		const struct gap *seen = g;
+
+		if (!v->fn)
+			continue;
+		if (with_startup && v->startup)
+			seen = first;
+		else if (g->end - g->start < v->min_gap)
+			continue;
+		ret = v->fn(seen, v->arg);
+		if (ret < 0) {
+			snprintf(err, errlen, "rule %s: cannot process an idle gap", r->rule->id);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* One GPU operation: the host events before it, its gap classified (and split by cause), the
+ * trace's start-up before its first operation, then the visitors. */
+static int walk_op(struct walk_run *r, const struct event_row *op, int kind, char *err, size_t errlen)
+{
+	const struct host_thread *t;
+	struct gap g, first;
+	int first_op, with_startup, ret;
+
+	ret = walk_host_until(r, op->trace_id, op->start);
+	if (ret < 0)
+		return ret;
+	if (op->trace_id != r->w.trace_id)
+		trace_begin(&r->w, op->trace_id);
+	gap_of_op(r, op, kind, &g, &t);
+	first_op = gap_on_device(r, op, &g);
+	if (g.end - g.start > 0) {
+		classify(&g, t);
+		if (r->attributing)
+			attribute(&r->w, 0, &g, t);
+	} else {
+		g.cause = GAP_OTHER;
+	}
+	/* The trace's start-up, for the visitors that want it: from its first event to its first
+	 * operation (the others see that operation with no gap before it, as every device's first). */
+	with_startup = first_op && r->w.trace_first < op->start;
+	if (with_startup && r->startup) {
+		first = g;
+		first.startup = 1;
+		first.start = r->w.trace_first;
+		first.end = op->start;
+		first.cause = GAP_OTHER;
+		if (r->attributing)
+			attribute(&r->w, 1, &first, t);
+	}
+	return visit_gap(r, &g, &first, with_startup, err, errlen);
+}
+
+static void walk_release(struct walk_run *r)
+{
+	struct walker *w = &r->w;
+
+	progress_end(&r->progress);
+	for (int k = 0; k < 3; k++)
+		event_stream_close(r->ops[k].s);
+	event_stream_close(r->calls.s);
+	event_stream_close(r->ranges.s);
+	key_index_release(&w->thread_index);
+	for (size_t i = 0; i < w->nthreads; i++) {
+		free(w->threads[i].calls);
+		free(w->threads[i].ranges);
+	}
+	free(w->threads);
+	free(w->pending);
+	free(w->order);
+	free(w->parts[0]);
+	free(w->parts[1]);
+	api_names_release(&r->own_names);
+}
+
+int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
+	     size_t errlen)
+{
+	struct walk_run run = { .rule = rule, .walk = walk,
+				.w = { .trace_id = -1, .walk = walk, .class_of = { -1, 0 } } };
+	struct walk_run *r = &run;
+	const struct event_row *op;
+	int ret, kind = -1;
+
+	walk->devices = NULL;
+	walk->ndevices = 0;
+	walk->texts = NULL;
+	walk->ntexts = walk->texts_cap = 0;
+	r->w.names = walk->names;
+	if (!r->w.names) {
+		ret = api_names_load(rule, ctx, &r->own_names, err, errlen);
+		if (ret < 0)
+			return ret;
+		r->w.names = &r->own_names;
+	}
+	walk_needs(r);
+	ret = walk_open(r, ctx);
+	while (!ret && (op = next_op(r, &kind))) {
+		ret = walk_op(r, op, kind, err, errlen);
+		if (!ret)
+			update_horizon(walk, &r->w);
+		if (!ret)
+			progress_tick(&r->progress);
+		if (!ret)
+			ret = event_stream_next(r->ops[kind].s, &r->ops[kind].row, r->why, sizeof(r->why));
+		if (ret > 0)
+			ret = 0;
 	}
 	/* The calls after the last operation, for the visitors that count calls. */
-	while (call_classes && calls.row && ret == 0) {
-		unsigned cls = call_class(&w, calls.row, CALL_NAME);
+	while (r->call_classes && r->calls.row && ret == 0) {
+		unsigned cls = call_class(&r->w, r->calls.row, CALL_NAME);
 
-		if (cls & call_classes)
-			pass_call(walk, calls.row, cls);
-		ret = input_next(&calls, why, sizeof(why));
+		if (cls & r->call_classes)
+			pass_call(walk, r->calls.row, cls);
+		ret = input_next(&r->calls, r->why, sizeof(r->why));
 	}
-out:
-	if (ret < 0 && why[0])
-		snprintf(err, errlen, "rule %s: %s", rule->id, why);
-	progress_end(&progress);
-	for (int k = 0; k < 3; k++)
-		event_stream_close(ops[k].s);
-	event_stream_close(calls.s);
-	event_stream_close(ranges.s);
-	key_index_release(&w.thread_index);
-	for (size_t i = 0; i < w.nthreads; i++) {
-		free(w.threads[i].calls);
-		free(w.threads[i].ranges);
-	}
-	free(w.threads);
-	free(w.pending);
-	free(w.order);
-	free(w.parts[0]);
-	free(w.parts[1]);
-	api_names_release(&own_names);
+	if (ret < 0 && r->why[0])
+		snprintf(err, errlen, "rule %s: %s", rule->id, r->why);
+	walk_release(r);
 	if (ret < 0)
 		gap_walk_release(walk);
 	return ret;
