@@ -133,187 +133,251 @@ static int judge_steady_state(struct trace *trace, struct report_header *hdr, in
 	return 0;
 }
 
-int cmd_report(int argc, char **argv)
+/* What the command line asked for. */
+struct report_command {
+	struct report_options opt;
+	struct rule_config *config;
+	struct trace_args args;
+	const char **ids, *output, *color, *step;
+	size_t nids;
+	enum finding_severity fail_on;
+	int gate, timings, whole, ranks, jobs;
+};
+
+/* One option into cmd: 0, or a usage error said (-1), or --help printed (1). */
+static int report_option(struct report_command *cmd, int c, char **argv)
 {
-	struct report_options opt = { .format = OUTPUT_FORMAT_TEXT };
-	struct report_header hdr = { 0 };
-	struct findings findings = { 0 };
-	struct rule_config *config = rule_config_new();
-	struct trace_args args = { .keep = phases_keep_walk };
-	const char **ids = NULL, *output = NULL, *color = "auto", *step = NULL;
-	enum finding_severity fail_on = SEVERITY_INFO;
-	struct trace *trace = NULL;
-	char err[1024], *scope = NULL;
-	size_t nids = 0;
-	int64_t origin;
-	int c, ret = GPT_EXIT_USAGE, gate = 0, timings = 0, whole = 0, n, ranks = -1, jobs = 0;
-	FILE *out = stdout;
+	char err[1024];
+
+	switch (c) {
+	case 'f':
+		if (!strcmp(optarg, "html")) {
+			cmd->opt.format = OUTPUT_FORMAT_HTML;
+		} else if (output_format_parse(optarg, &cmd->opt.format) < 0) {
+			pr_err("unknown format '%s': want text, markdown, json or html", optarg);
+			return -1;
+		}
+		return 0;
+	case 'o':
+		cmd->output = optarg;
+		return 0;
+	case 'c':
+		if (rule_config_load(cmd->config, optarg, err, sizeof(err)) < 0) {
+			pr_err("%s", err);
+			return -1;
+		}
+		return 0;
+	case 's':
+		if (rule_config_set(cmd->config, optarg, err, sizeof(err)) < 0) {
+			pr_err("%s", err);
+			return -1;
+		}
+		return 0;
+	case 'r':
+		if (!rule_find(optarg)) {
+			pr_err("unknown rule '%s'; 'gpt-trace rules' lists them", optarg);
+			return -1;
+		}
+		cmd->ids = xrealloc(cmd->ids, (cmd->nids + 1) * sizeof(*cmd->ids));
+		cmd->ids[cmd->nids++] = optarg;
+		return 0;
+	case OPT_COLOR:
+		if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never")) {
+			pr_err("invalid --color '%s': want auto, always or never", optarg);
+			return -1;
+		}
+		cmd->color = optarg;
+		return 0;
+	case OPT_FAIL_ON:
+		if (parse_severity(optarg, &cmd->fail_on) < 0) {
+			pr_err("invalid --fail-on '%s': want info, warning or critical", optarg);
+			return -1;
+		}
+		cmd->gate = 1;
+		return 0;
+	case 'q':
+		progress_enabled = 0;
+		return 0;
+	case OPT_TIMINGS:
+		cmd->timings = 1;
+		return 0;
+	case OPT_STEP:
+		cmd->step = optarg;
+		return 0;
+	case OPT_WHOLE:
+		cmd->whole = 1;
+		return 0;
+	case OPT_RANKS:
+		cmd->ranks = 1;
+		return 0;
+	case OPT_NO_RANKS:
+		cmd->ranks = 0;
+		return 0;
+	case 'j':
+		cmd->jobs = atoi(optarg);
+		if (cmd->jobs < 1) {
+			pr_err("invalid --jobs '%s': want a positive number", optarg);
+			return -1;
+		}
+		return 0;
+	case 'w':
+		cmd->args.window = optarg;
+		return 0;
+	case 'n':
+		cmd->args.nvtx = optarg;
+		return 0;
+	case 'k':
+		cmd->args.kernel = optarg;
+		return 0;
+	case 'h':
+		fputs(usage_text, stdout);
+		return 1;
+	case ':':
+		pr_err("option '%s' needs a value; see 'gpt-trace report --help'", argv[optind - 1]);
+		return -1;
+	default:
+		pr_err("unknown option '%s'; see 'gpt-trace report --help'", argv[optind - 1]);
+		return -1;
+	}
+}
+
+/* The options, then at least one trace: 0, or -1 (said), or 1 (--help printed). */
+static int report_parse(struct report_command *cmd, int argc, char **argv)
+{
+	int c, ret;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:c:s:r:w:n:k:j:qh", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!strcmp(optarg, "html")) {
-				opt.format = OUTPUT_FORMAT_HTML;
-			} else if (output_format_parse(optarg, &opt.format) < 0) {
-				pr_err("unknown format '%s': want text, markdown, json or html", optarg);
-				goto out;
-			}
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'c':
-			if (rule_config_load(config, optarg, err, sizeof(err)) < 0) {
-				pr_err("%s", err);
-				goto out;
-			}
-			break;
-		case 's':
-			if (rule_config_set(config, optarg, err, sizeof(err)) < 0) {
-				pr_err("%s", err);
-				goto out;
-			}
-			break;
-		case 'r':
-			if (!rule_find(optarg)) {
-				pr_err("unknown rule '%s'; 'gpt-trace rules' lists them", optarg);
-				goto out;
-			}
-			ids = xrealloc(ids, (nids + 1) * sizeof(*ids));
-			ids[nids++] = optarg;
-			break;
-		case OPT_COLOR:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never")) {
-				pr_err("invalid --color '%s': want auto, always or never", optarg);
-				goto out;
-			}
-			color = optarg;
-			break;
-		case OPT_FAIL_ON:
-			if (parse_severity(optarg, &fail_on) < 0) {
-				pr_err("invalid --fail-on '%s': want info, warning or critical", optarg);
-				goto out;
-			}
-			gate = 1;
-			break;
-		case 'q':
-			progress_enabled = 0;
-			break;
-		case OPT_TIMINGS:
-			timings = 1;
-			break;
-		case OPT_STEP:
-			step = optarg;
-			break;
-		case OPT_WHOLE:
-			whole = 1;
-			break;
-		case OPT_RANKS:
-			ranks = 1;
-			break;
-		case OPT_NO_RANKS:
-			ranks = 0;
-			break;
-		case 'j':
-			jobs = atoi(optarg);
-			if (jobs < 1) {
-				pr_err("invalid --jobs '%s': want a positive number", optarg);
-				goto out;
-			}
-			break;
-		case 'w':
-			args.window = optarg;
-			break;
-		case 'n':
-			args.nvtx = optarg;
-			break;
-		case 'k':
-			args.kernel = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			ret = GPT_EXIT_OK;
-			goto out;
-		case ':':
-			pr_err("option '%s' needs a value; see 'gpt-trace report --help'", argv[optind - 1]);
-			goto out;
-		default:
-			pr_err("unknown option '%s'; see 'gpt-trace report --help'", argv[optind - 1]);
-			goto out;
-		}
+		ret = report_option(cmd, c, argv);
+		if (ret)
+			return ret;
 	}
 	if (optind >= argc) {
 		pr_err("no trace given; usage: gpt-trace report [options] TRACE...");
-		goto out;
+		return -1;
 	}
-	if (report_ranks_wanted(argv + optind, (size_t)(argc - optind), ranks)) {
-		struct report_ranks_options ro = { .format = opt.format, .output = output, .config = config,
-						   .step = step, .jobs = jobs, .gate = gate, .fail_on = fail_on };
+	return 0;
+}
 
-		if (args.window || args.nvtx || args.kernel || ids) {
-			pr_err("the cross-rank report of several ranks takes no --window, --nvtx, --kernel or --rule; "
-			       "report one rank's trace for those");
-			goto out;
-		}
-		if (opt.format == OUTPUT_FORMAT_HTML && !output) {
-			pr_err("--format html needs an output file: -o report.html");
-			goto out;
-		}
-		ret = report_ranks(argv + optind, (size_t)(argc - optind), &ro);
+/* The cross-rank report of several ranks' traces (cli/report-ranks.c); an exit status. */
+static int report_job(struct report_command *cmd, char **traces, size_t ntraces)
+{
+	struct report_ranks_options ro = { .format = cmd->opt.format, .output = cmd->output, .config = cmd->config,
+					   .step = cmd->step, .jobs = cmd->jobs, .gate = cmd->gate,
+					   .fail_on = cmd->fail_on };
+
+	if (cmd->args.window || cmd->args.nvtx || cmd->args.kernel || cmd->ids) {
+		pr_err("the cross-rank report of several ranks takes no --window, --nvtx, --kernel or --rule; "
+		       "report one rank's trace for those");
+		return GPT_EXIT_USAGE;
+	}
+	if (cmd->opt.format == OUTPUT_FORMAT_HTML && !cmd->output) {
+		pr_err("--format html needs an output file: -o report.html");
+		return GPT_EXIT_USAGE;
+	}
+	return report_ranks(traces, ntraces, &ro);
+}
+
+/* The header and phases over the scope (the page's charts too), then the scope narrowed to the
+ * steady state where the rules judge: 0 or -1 (said). */
+static int report_load(struct report_command *cmd, struct trace *trace, const char *scope, int64_t origin,
+		       struct report_header *hdr)
+{
+	char err[1024];
+
+	if (phases_compute(trace, cmd->step, &hdr->phases, err, sizeof(err)) < 0 ||
+	    report_header_read(trace, scope, hdr, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		return -1;
+	}
+	hdr->origin = origin;
+	/* the page's charts show the whole scope, so they are read before it narrows to the steady state */
+	if (cmd->opt.format == OUTPUT_FORMAT_HTML && report_charts_read(trace, hdr, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		return -1;
+	}
+	return judge_steady_state(trace, hdr, scope != NULL || cmd->whole);
+}
+
+/* The rules over the scope, their findings ranked (and discounted on a replayed trace): 0 or -1. */
+static int report_compute(struct report_command *cmd, struct trace *trace, struct report_header *hdr,
+			  struct findings *findings)
+{
+	char err[1024];
+	int n = report_run_rules(trace, cmd->config, cmd->ids, cmd->nids, hdr->origin, findings,
+				 cmd->timings ? stderr : NULL, err, sizeof(err));
+
+	if (n < 0) {
+		pr_err("%s", err);
+		return -1;
+	}
+	report_discount_replayed(hdr, findings);
+	cmd->opt.nrules = (size_t)n;
+	return 0;
+}
+
+/* The report to -o's file or stdout: 0 or -1 (said). */
+static int report_output(struct report_command *cmd, const struct report_header *hdr,
+			 const struct findings *findings)
+{
+	FILE *out = stdout;
+	int ret = 0;
+
+	if (cmd->output && !(out = fopen(cmd->output, "w"))) {
+		pr_err("cannot write '%s': %m", cmd->output);
+		return -1;
+	}
+	cmd->opt.color = cmd->opt.format == OUTPUT_FORMAT_TEXT && use_color(cmd->color, cmd->output);
+	report_write(out, hdr, findings, &cmd->opt);
+	if (fflush(out) != 0 || ferror(out)) {
+		pr_err("cannot write '%s': %m", cmd->output ? cmd->output : "stdout");
+		ret = -1;
+	}
+	if (out != stdout)
+		fclose(out);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_command cmd = { .opt = { .format = OUTPUT_FORMAT_TEXT }, .config = rule_config_new(),
+				      .args = { .keep = phases_keep_walk }, .color = "auto",
+				      .fail_on = SEVERITY_INFO, .ranks = -1 };
+	struct report_header hdr = { 0 };
+	struct findings findings = { 0 };
+	struct trace *trace = NULL;
+	char *scope = NULL;
+	int64_t origin;
+	int ret = GPT_EXIT_USAGE, parsed;
+
+	parsed = report_parse(&cmd, argc, argv);
+	if (parsed) {
+		ret = parsed > 0 ? GPT_EXIT_OK : GPT_EXIT_USAGE;
 		goto out;
 	}
-	if (opt.format == OUTPUT_FORMAT_HTML && !output) {
+	if (report_ranks_wanted(argv + optind, (size_t)(argc - optind), cmd.ranks)) {
+		ret = report_job(&cmd, argv + optind, (size_t)(argc - optind));
+		goto out;
+	}
+	if (cmd.opt.format == OUTPUT_FORMAT_HTML && !cmd.output) {
 		pr_err("--format html needs an output file: -o report.html");
 		goto out;
 	}
-	trace = trace_args_open(argv + optind, argc - optind, &args, &origin, &scope);
-	if (!trace)
+	trace = trace_args_open(argv + optind, argc - optind, &cmd.args, &origin, &scope);
+	if (!trace || report_load(&cmd, trace, scope, origin, &hdr) < 0 ||
+	    report_compute(&cmd, trace, &hdr, &findings) < 0 || report_output(&cmd, &hdr, &findings) < 0)
 		goto out;
-	if (phases_compute(trace, step, &hdr.phases, err, sizeof(err)) < 0 ||
-	    report_header_read(trace, scope, &hdr, err, sizeof(err)) < 0) {
-		pr_err("%s", err);
-		goto out;
-	}
-	hdr.origin = origin;
-	/* the page's charts show the whole scope, so they are read before it narrows to the steady state */
-	if (opt.format == OUTPUT_FORMAT_HTML && report_charts_read(trace, &hdr, err, sizeof(err)) < 0) {
-		pr_err("%s", err);
-		goto out;
-	}
-	if (judge_steady_state(trace, &hdr, scope != NULL || whole) < 0)
-		goto out;
-	n = report_run_rules(trace, config, ids, nids, origin, &findings, timings ? stderr : NULL, err, sizeof(err));
-	if (n < 0) {
-		pr_err("%s", err);
-		goto out;
-	}
-	report_discount_replayed(&hdr, &findings);
-	opt.nrules = (size_t)n;
-	if (output && !(out = fopen(output, "w"))) {
-		pr_err("cannot write '%s': %m", output);
-		out = stdout;
-		goto out;
-	}
-	opt.color = opt.format == OUTPUT_FORMAT_TEXT && use_color(color, output);
-	report_write(out, &hdr, &findings, &opt);
-	if (fflush(out) != 0 || ferror(out)) {
-		pr_err("cannot write '%s': %m", output ? output : "stdout");
-		goto out;
-	}
 	ret = GPT_EXIT_OK;
-	for (size_t i = 0; gate && i < findings.count; i++) {
-		if (findings.items[i].severity >= fail_on)
+	for (size_t i = 0; cmd.gate && i < findings.count; i++) {
+		if (findings.items[i].severity >= cmd.fail_on)
 			ret = GPT_EXIT_REGRESSION;
 	}
 out:
-	if (out != stdout)
-		fclose(out);
 	findings_release(&findings);
 	report_header_release(&hdr);
-	rule_config_free(config);
+	rule_config_free(cmd.config);
 	trace_close(trace);
 	free(scope);
-	free(ids);
+	free(cmd.ids);
 	return ret;
 }

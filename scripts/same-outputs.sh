@@ -13,6 +13,7 @@
 #   baseline: save on every fixture; check each fixture against its own and its pair's baseline
 #   ranks:    the cross-rank report (text, json, html) and export of tests/fixtures/gpu/ddp's four jobs
 #             and of the generated job
+#   usage:    usage and input errors and help texts of every command (exit status and message)
 #
 # usage: scripts/same-outputs.sh BASE_BIN NEW_BIN [WORK]   (WORK: a scratch folder, default a temporary one)
 # Build the base from the starting commit first, e.g.
@@ -128,6 +129,29 @@ all() {
 	run ranks "gen.no-ranks" "$gpt" report -q -f json --no-ranks in/gen/*.sqlite
 	# the collected summaries, read back
 	run ranks "gen.summaries" "$gpt" report -q -f json in/gen/*.summary
+	# usage and input errors, and help texts: each command's option parsing
+	local i=0 line
+	local t=in/fixtures/gpu/streams.sqlite b=in/fixtures/gpu/slow_kernel_base.sqlite
+	local usages=(
+		"" "--help" "bogus" "stats" "stats -h" "stats --bogus $t" "stats -f xml $t" "stats -w x $t"
+		"stats -o /nonexistent/x $t" "stats in/missing.sqlite"
+		"report" "report -h" "report --bogus $t" "report -f xml $t" "report -j 0 $t" "report --color x $t"
+		"report -f html $t" "report -o /nonexistent/x $t" "report -r nosuchrule $t" "report -s x $t"
+		"report --fail-on x $t" "report --fail-on warning in/fixtures/gpu/idle_gaps.sqlite"
+		"report --step ( $t" "report --ranks -w 1:2 $t $b" "report -c /nonexistent $t"
+		"export" "export -h" "export -f xml $t" "export --bogus $t" "export -o /nonexistent/x $t"
+		"diff" "diff -h" "diff $t" "diff -t x $t $b" "diff -a 2 $t $b" "diff -m 0 $t $b" "diff --skip-first x $t $b"
+		"diff -f xml $t $b" "diff -c /nonexistent $t $b" "diff --bogus $t $b" "diff $t $b $t"
+		"diff -o /nonexistent/x $t $b" "diff --junit /nonexistent/x $t $b"
+		"baseline" "baseline -h" "baseline save" "baseline save -h" "baseline save --points 1 $t"
+		"baseline load $t" "baseline save $t $b"
+		"check" "check -h" "check $t" "check -b /nonexistent $t" "check -b $t $t" "check -b x -t y $t"
+		"rules" "rules -h" "rules --bogus")
+	for line in "${usages[@]}"; do
+		# shellcheck disable=SC2086 # split on purpose
+		run usage "$i" "$gpt" $line
+		i=$((i + 1))
+	done
 }
 
 setup
