@@ -55,179 +55,245 @@ static int bad_option(const char *usage, const char *fmt, ...)
 	return -1;
 }
 
+/* One parse: the options being filled, and the command-line values that are applied over the config
+ * file once it is read. */
+struct diff_parse {
+	struct diff_options *o;
+	const char *usage;
+	double threshold, alpha;
+	size_t min_samples, skip_first;
+	const char *nvtx, *config;
+	int has_threshold, has_alpha, has_min, has_skip;
+};
+
+static int opt_threshold(struct diff_parse *p, const char *arg)
+{
+	if (diff_parse_fraction(arg, &p->threshold) < 0)
+		return bad_option(p->usage,
+				  "bad %s '%s': give a percentage such as 3%% or a fraction below 1 such as 0.03",
+				  "--threshold", arg);
+	p->has_threshold = 1;
+	return 0;
+}
+
+static int opt_alpha(struct diff_parse *p, const char *arg)
+{
+	if (diff_parse_fraction(arg, &p->alpha) < 0 || p->alpha <= 0 || p->alpha > 0.5)
+		return bad_option(p->usage, "bad %s '%s': give a significance level in (0, 0.5] such as 0.01",
+				  "--alpha", arg);
+	p->has_alpha = 1;
+	return 0;
+}
+
+static int opt_min_samples(struct diff_parse *p, const char *arg)
+{
+	if (parse_count(arg, &p->min_samples) < 0 || !p->min_samples)
+		return bad_option(p->usage, "bad %s '%s': give a count >= 1", "--min-samples", arg);
+	p->has_min = 1;
+	return 0;
+}
+
+static int opt_skip_first(struct diff_parse *p, const char *arg)
+{
+	if (parse_count(arg, &p->skip_first) < 0)
+		return bad_option(p->usage, "bad %s '%s': give a count >= 0", "--skip-first", arg);
+	p->has_skip = 1;
+	return 0;
+}
+
+static int opt_nvtx(struct diff_parse *p, const char *arg)
+{
+	if (!*arg)
+		return bad_option(p->usage, "bad %s '%s': give the text of an NVTX range", "--nvtx", arg);
+	p->nvtx = arg;
+	return 0;
+}
+
+static int opt_ignore(struct diff_parse *p, const char *arg)
+{
+	diff_config_add_ignore(&p->o->cfg, arg);
+	return 0;
+}
+
+static int opt_config(struct diff_parse *p, const char *arg)
+{
+	p->config = arg;
+	return 0;
+}
+
+static int opt_format(struct diff_parse *p, const char *arg)
+{
+	if (diff_format_parse(arg, &p->o->format) < 0)
+		return bad_option(p->usage, "bad %s '%s': give text, markdown, json or junit", "--format", arg);
+	return 0;
+}
+
+static int opt_output(struct diff_parse *p, const char *arg)
+{
+	p->o->output = arg;
+	return 0;
+}
+
+static int opt_junit(struct diff_parse *p, const char *arg)
+{
+	p->o->extra[DIFF_FORMAT_JUNIT] = arg;
+	return 0;
+}
+
+static int opt_json(struct diff_parse *p, const char *arg)
+{
+	p->o->extra[DIFF_FORMAT_JSON] = arg;
+	return 0;
+}
+
+static int opt_markdown(struct diff_parse *p, const char *arg)
+{
+	p->o->extra[DIFF_FORMAT_MARKDOWN] = arg;
+	return 0;
+}
+
+static int opt_baseline(struct diff_parse *p, const char *arg)
+{
+	p->o->baseline = arg;
+	return 0;
+}
+
+static int opt_points(struct diff_parse *p, const char *arg)
+{
+	if (parse_count(arg, &p->o->points) < 0 || p->o->points < 2 || p->o->points > BASELINE_MAX_POINTS)
+		return bad_option(p->usage, "bad %s '%s': give a count from 2 to 4096", "--points", arg);
+	return 0;
+}
+
+static int opt_quiet(struct diff_parse *p, const char *arg)
+{
+	(void)p;
+	(void)arg;
+	progress_enabled = 0;
+	return 0;
+}
+
+/* --help: the usage text on stdout, and 1 (the command exits 0). */
+static int opt_help(struct diff_parse *p, const char *arg)
+{
+	(void)arg;
+	fputs(p->usage, stdout);
+	return 1;
+}
+
+/* The options of diff, check and baseline save: each with the group a command must allow
+ * (0: every command) and its parser. */
+static const struct diff_option {
+	const char *name;
+	int has_arg;
+	int val;
+	unsigned need;
+	int (*parse)(struct diff_parse *p, const char *arg);
+} diff_option_table[] = {
+	{ "threshold", required_argument, 't', DIFF_OPT_LIMITS, opt_threshold },
+	{ "alpha", required_argument, 'a', DIFF_OPT_LIMITS, opt_alpha },
+	{ "min-samples", required_argument, 'm', DIFF_OPT_LIMITS, opt_min_samples },
+	{ "skip-first", required_argument, OPT_SKIP_FIRST, 0, opt_skip_first },
+	{ "nvtx", required_argument, OPT_NVTX, 0, opt_nvtx },
+	{ "ignore", required_argument, OPT_IGNORE, 0, opt_ignore },
+	{ "config", required_argument, 'c', 0, opt_config },
+	{ "format", required_argument, 'f', DIFF_OPT_REPORT, opt_format },
+	{ "output", required_argument, 'o', 0, opt_output },
+	{ "junit", required_argument, OPT_JUNIT, DIFF_OPT_REPORT, opt_junit },
+	{ "json", required_argument, OPT_JSON, DIFF_OPT_REPORT, opt_json },
+	{ "markdown", required_argument, OPT_MARKDOWN, DIFF_OPT_REPORT, opt_markdown },
+	{ "baseline", required_argument, 'b', DIFF_OPT_BASELINE, opt_baseline },
+	{ "points", required_argument, OPT_POINTS, DIFF_OPT_POINTS, opt_points },
+	{ "quiet", no_argument, 'q', 0, opt_quiet },
+	{ "help", no_argument, 'h', 0, opt_help },
+};
+#define NOPTIONS (sizeof(diff_option_table) / sizeof(diff_option_table[0]))
+
+/* The option as the user wrote it: argv holds it only for errors, not after a value. */
+static void option_words(char *opt, size_t len, int c, int longindex, char **argv)
+{
+	if (c == '?' && optopt)
+		snprintf(opt, len, "-%c", optopt);
+	else if (c == '?' || c == ':')
+		snprintf(opt, len, "%.*s", (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+	else if (longindex >= 0)
+		snprintf(opt, len, "--%s", diff_option_table[longindex].name);
+	else
+		snprintf(opt, len, "-%c", c);
+}
+
+/* One option getopt_long returned: 0, -1 (said) or 1 (--help). */
+static int diff_option(struct diff_parse *p, int c, int longindex, char **argv, unsigned allowed)
+{
+	char opt[64];
+
+	option_words(opt, sizeof(opt), c, longindex, argv);
+	for (size_t i = 0; i < NOPTIONS; i++) {
+		const struct diff_option *d = &diff_option_table[i];
+
+		if (d->val != c)
+			continue;
+		if (d->need && !(allowed & d->need))
+			return bad_option(p->usage, "'%s' is not an option of this command", opt);
+		return d->parse(p, optarg);
+	}
+	if (c == ':')
+		return bad_option(p->usage, "option '%s' needs a value", opt);
+	return bad_option(p->usage, "unknown option '%s'", opt);
+}
+
+/* The config file, then the command line's values over it. */
+static int diff_apply(struct diff_parse *p)
+{
+	struct diff_options *o = p->o;
+	char err[1024];
+
+	if (p->config && diff_config_read(&o->cfg, p->config, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		return -1;
+	}
+	if (p->has_threshold)
+		o->cfg.defaults.threshold = p->threshold;
+	if (p->has_alpha)
+		o->cfg.defaults.alpha = p->alpha;
+	if (p->has_min)
+		o->cfg.defaults.min_samples = p->min_samples;
+	if (p->has_skip) {
+		o->cfg.skip_first = p->skip_first;
+		o->cfg.has_skip_first = 1;
+	}
+	if (p->nvtx) {
+		free(o->cfg.nvtx);
+		o->cfg.nvtx = xstrdup(p->nvtx);
+		o->cfg.has_nvtx = 1;
+	}
+	return 0;
+}
+
 int diff_options_parse(struct diff_options *o, int argc, char **argv, unsigned allowed,
 		       const char *usage)
 {
-	static const struct option all[] = {
-		{ "threshold", required_argument, NULL, 't' },
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "min-samples", required_argument, NULL, 'm' },
-		{ "skip-first", required_argument, NULL, OPT_SKIP_FIRST },
-		{ "nvtx", required_argument, NULL, OPT_NVTX },
-		{ "ignore", required_argument, NULL, OPT_IGNORE },
-		{ "config", required_argument, NULL, 'c' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "junit", required_argument, NULL, OPT_JUNIT },
-		{ "json", required_argument, NULL, OPT_JSON },
-		{ "markdown", required_argument, NULL, OPT_MARKDOWN },
-		{ "baseline", required_argument, NULL, 'b' },
-		{ "points", required_argument, NULL, OPT_POINTS },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	/* Command-line values, applied over the config file once it is read. */
-	double threshold = 0, alpha = 0;
-	size_t min_samples = 0, skip_first = 0;
-	const char *nvtx = NULL, *config = NULL;
-	int has_threshold = 0, has_alpha = 0, has_min = 0, has_skip = 0;
-	char err[1024];
-	int c, longindex;
+	struct option all[NOPTIONS + 1];
+	struct diff_parse p = { .o = o, .usage = usage };
+	int c, longindex, ret;
 
+	for (size_t i = 0; i < NOPTIONS; i++)
+		all[i] = (struct option){ diff_option_table[i].name, diff_option_table[i].has_arg, NULL,
+					  diff_option_table[i].val };
+	all[NOPTIONS] = (struct option){ NULL, 0, NULL, 0 };
 	memset(o, 0, sizeof(*o));
 	diff_config_init(&o->cfg);
 	o->format = DIFF_FORMAT_TEXT;
 	o->points = BASELINE_DEFAULT_POINTS;
 	opterr = 0;
 	optind = 1;
-	while ((longindex = -1, c = getopt_long(argc, argv, ":t:a:m:c:f:o:b:qh", all,
-					      &longindex)) != -1) {
-		char opt[64];
-		unsigned need = 0;
-
-		/* The option as the user wrote it: argv holds it only for errors, not after a value. */
-		if (c == '?' && optopt)
-			snprintf(opt, sizeof(opt), "-%c", optopt);
-		else if (c == '?' || c == ':')
-			snprintf(opt, sizeof(opt), "%.*s", (int)strcspn(argv[optind - 1], "="),
-				 argv[optind - 1]);
-		else if (longindex >= 0)
-			snprintf(opt, sizeof(opt), "--%s", all[longindex].name);
-		else
-			snprintf(opt, sizeof(opt), "-%c", c);
-
-		switch (c) {
-		case 't':
-		case 'a':
-		case 'm':
-			need = DIFF_OPT_LIMITS;
-			break;
-		case 'f':
-		case OPT_JUNIT:
-		case OPT_JSON:
-		case OPT_MARKDOWN:
-			need = DIFF_OPT_REPORT;
-			break;
-		case 'b':
-			need = DIFF_OPT_BASELINE;
-			break;
-		case OPT_POINTS:
-			need = DIFF_OPT_POINTS;
-			break;
-		}
-		if (need && !(allowed & need))
-			return bad_option(usage, "'%s' is not an option of this command", opt);
-
-		switch (c) {
-		case 't':
-			if (diff_parse_fraction(optarg, &threshold) < 0)
-				return bad_option(usage,
-						  "bad %s '%s': give a percentage such as 3%% or a "
-						  "fraction below 1 such as 0.03",
-						  "--threshold", optarg);
-			has_threshold = 1;
-			break;
-		case 'a':
-			if (diff_parse_fraction(optarg, &alpha) < 0 || alpha <= 0 || alpha > 0.5)
-				return bad_option(usage,
-						  "bad %s '%s': give a significance level in (0, 0.5] "
-						  "such as 0.01",
-						  "--alpha", optarg);
-			has_alpha = 1;
-			break;
-		case 'm':
-			if (parse_count(optarg, &min_samples) < 0 || !min_samples)
-				return bad_option(usage, "bad %s '%s': give a count >= 1",
-						  "--min-samples", optarg);
-			has_min = 1;
-			break;
-		case OPT_SKIP_FIRST:
-			if (parse_count(optarg, &skip_first) < 0)
-				return bad_option(usage, "bad %s '%s': give a count >= 0",
-						  "--skip-first", optarg);
-			has_skip = 1;
-			break;
-		case OPT_NVTX:
-			if (!*optarg)
-				return bad_option(usage, "bad %s '%s': give the text of an NVTX range",
-						  "--nvtx", optarg);
-			nvtx = optarg;
-			break;
-		case OPT_IGNORE:
-			diff_config_add_ignore(&o->cfg, optarg);
-			break;
-		case 'c':
-			config = optarg;
-			break;
-		case 'f':
-			if (diff_format_parse(optarg, &o->format) < 0)
-				return bad_option(usage,
-						  "bad %s '%s': give text, markdown, json or junit",
-						  "--format", optarg);
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case OPT_JUNIT:
-			o->extra[DIFF_FORMAT_JUNIT] = optarg;
-			break;
-		case OPT_JSON:
-			o->extra[DIFF_FORMAT_JSON] = optarg;
-			break;
-		case OPT_MARKDOWN:
-			o->extra[DIFF_FORMAT_MARKDOWN] = optarg;
-			break;
-		case 'b':
-			o->baseline = optarg;
-			break;
-		case OPT_POINTS:
-			if (parse_count(optarg, &o->points) < 0 || o->points < 2 ||
-			    o->points > BASELINE_MAX_POINTS)
-				return bad_option(usage, "bad %s '%s': give a count from 2 to 4096",
-						  "--points", optarg);
-			break;
-		case 'q':
-			progress_enabled = 0;
-			break;
-		case 'h':
-			fputs(usage, stdout);
-			return 1;
-		case ':':
-			return bad_option(usage, "option '%s' needs a value", opt);
-		default:
-			return bad_option(usage, "unknown option '%s'", opt);
-		}
+	while ((longindex = -1, c = getopt_long(argc, argv, ":t:a:m:c:f:o:b:qh", all, &longindex)) != -1) {
+		ret = diff_option(&p, c, longindex, argv, allowed);
+		if (ret)
+			return ret;
 	}
-	if (config && diff_config_read(&o->cfg, config, err, sizeof(err)) < 0) {
-		pr_err("%s", err);
+	if (diff_apply(&p) < 0)
 		return -1;
-	}
-	if (has_threshold)
-		o->cfg.defaults.threshold = threshold;
-	if (has_alpha)
-		o->cfg.defaults.alpha = alpha;
-	if (has_min)
-		o->cfg.defaults.min_samples = min_samples;
-	if (has_skip) {
-		o->cfg.skip_first = skip_first;
-		o->cfg.has_skip_first = 1;
-	}
-	if (nvtx) {
-		free(o->cfg.nvtx);
-		o->cfg.nvtx = xstrdup(nvtx);
-		o->cfg.has_nvtx = 1;
-	}
 	o->args = argv + optind;
 	o->nargs = argc - optind;
 	return 0;
