@@ -16,6 +16,9 @@
 #include <stdio.h>
 
 /* Count, sum, extremes, mean and variance (Welford) and the exact median of a set of durations. */
+/* A key column that was NULL (copy kinds an old export lacks). */
+#define STATS_KEY_NULL INT64_MIN
+
 struct stats_summary {
 	int64_t count, total, min, max;
 	double mean, m2;	/* running mean and sum of squared deviations */
