@@ -755,16 +755,108 @@ out:
 static const char *const api_cols[] = { "end", "nameId", "globalTid", "correlationId" };
 static const char *const range_cols[] = { "end", "globalTid", "eventType", "text" };
 
+/* The host pass's state: the API table's groups, and the NVTX ranges open on each thread. */
+struct host_pass {
+	struct pass *p;
+	struct stats *st;
+	struct corr_map *launches;		/* NULL: no NVTX table (no launches to credit) */
+	struct group_map api;			/* (traceId, nameId): the API table's groups */
+	struct value_budget api_values;
+	struct strtab texts;			/* the rows' labels */
+	struct group_map thread_index;		/* (traceId, globalTid); merged: threads */
+	struct thread_ranges *threads;
+	size_t nthreads, cap;
+};
+
+/* The API table: every call with a start and an end, by name; each widens the span. */
+static void host_api_call(struct host_pass *h, const struct event_row *r)
+{
+	int64_t akey[3] = { r->trace_id, event_int(r, 1, KEY_NULL), 0 };
+	struct group *g = map_get(&h->api, akey, 1);
+
+	summary_add(&g->sum, r->v[0] - r->start, 0);
+	value_counts_add(&g->values, &h->api_values, r->v[0] - r->start);
+	if (r->start < h->st->start)
+		h->st->start = r->start;
+	if (r->v[0] > h->st->end)
+		h->st->end = r->v[0];
+}
+
+/* Rows the NVTX table ignores: a range without a proper span or of another kind (k 0), a call
+ * without a correlation id (k 1). */
+static int host_ignored(int k, const struct event_row *r)
+{
+	if (k == 1)
+		return event_null(r, 3);
+	return event_null(r, 0) || (r->null & EVENT_START_NULL) || r->v[0] < r->start ||
+	       (!event_null(r, 2) && r->v[2] != 59 && r->v[2] != 60);
+}
+
+/* A call that launched kernels credits their count and time to the ranges open on its thread. */
+static void host_launch(struct host_pass *h, const struct event_row *r, const int64_t *key)
+{
+	uint64_t *w = corr_map_at(h->launches, (size_t)r->trace_id, r->v[3]);
+	struct thread_ranges *th;
+	struct group *g;
+
+	/* an API call that launched no kernel, on a thread with no range: nothing to add */
+	if (!w || !*w || !(g = map_get(&h->thread_index, key, 0)))
+		return;
+	th = &h->threads[g->merged];
+	close_ended(&h->st->nvtx, th, r->start);
+	for (size_t i = 0; i < th->n; i++) {
+		th->open[i].launched += (int64_t)(*w >> LAUNCH_DUR_BITS);
+		th->open[i].launched_ns += (int64_t)(*w & LAUNCH_DUR_MAX);
+	}
+}
+
+/* A range opens on its thread (those that ended before it close) and counts in its text's row. */
+static void host_range(struct host_pass *h, const struct event_row *r, const int64_t *key)
+{
+	struct group *g = map_get(&h->thread_index, key, 1);
+	struct thread_ranges *th;
+	size_t at;
+
+	if (!g->seen) {
+		g->seen = 1;
+		g->merged = h->nthreads;
+		h->threads = xrealloc(h->threads, (h->nthreads + 1) * sizeof(*h->threads));
+		h->threads[h->nthreads++] = (struct thread_ranges){ 0 };
+	}
+	th = &h->threads[g->merged];
+	close_ended(&h->st->nvtx, th, r->start);
+	at = row_for_label(&h->texts, &h->st->nvtx, &h->cap, r->text ? r->text : "(unnamed)");
+	summary_add(&h->st->nvtx.rows[at].sum, r->v[0] - r->start, 0);
+	if (th->n == th->cap) {
+		th->cap = th->cap ? th->cap * 2 : 16;
+		th->open = xrealloc(th->open, th->cap * sizeof(*th->open));
+	}
+	th->open[th->n++] = (struct open_range){ .end = r->v[0], .row = at };
+}
+
+/* One host row: k 0 an NVTX range, k 1 an API call. */
+static void host_row(struct host_pass *h, int k, const struct event_row *r)
+{
+	int64_t key[3];
+
+	if (k == 1 && !event_null(r, 0) && !(r->null & EVENT_START_NULL))
+		host_api_call(h, r);
+	if (!h->launches || host_ignored(k, r))
+		return;
+	key[0] = r->trace_id;
+	key[1] = event_int(r, k == 0 ? 1 : 2, KEY_NULL);
+	key[2] = 0;
+	if (k == 1)
+		host_launch(h, r, key);
+	else
+		host_range(h, r, key);
+}
+
 static int stats_host(struct pass *p, struct stats *st, struct corr_map *launches)
 {
-	struct group_map api = { 0 };		/* (traceId, nameId): the API table's groups */
-	struct value_budget api_values = { 0 };
-	struct strtab texts = { 0 };		/* the rows' labels */
-	struct group_map thread_index = { 0 };	/* (traceId, globalTid); merged: threads */
-	struct thread_ranges *threads = NULL;
+	struct host_pass h = { .p = p, .st = st, .launches = launches };
 	struct event_stream *in[2] = { NULL };
 	const struct event_row *row[2] = { NULL };
-	size_t nthreads = 0, cap = 0;
 	int ret;
 
 	ret = launches ? event_stream_open(p->trace, "nvtx", range_cols, 4, 0, 3, &in[0], p->err, p->errlen) : 0;
@@ -775,88 +867,29 @@ static int stats_host(struct pass *p, struct stats *st, struct corr_map *launche
 	while (!ret) {
 		/* a range before an API call at the same time */
 		int k = row[0] && (!row[1] || event_compare(row[0], row[1], 0) <= 0) ? 0 : row[1] ? 1 : -1;
-		const struct event_row *r;
-		int64_t key[3];
-		struct group *g;
-		struct thread_ranges *th;
 
 		if (k < 0)
 			break;
-		r = row[k];
 		progress_tick(&p->progress);
-		if (k == 1 && !event_null(r, 0) && !(r->null & EVENT_START_NULL)) {
-			/* the API table: every call with a start and an end, by name */
-			int64_t akey[3] = { r->trace_id, event_int(r, 1, KEY_NULL), 0 };
-
-			g = map_get(&api, akey, 1);
-			summary_add(&g->sum, r->v[0] - r->start, 0);
-			value_counts_add(&g->values, &api_values, r->v[0] - r->start);
-			if (r->start < st->start)
-				st->start = r->start;
-			if (r->v[0] > st->end)
-				st->end = r->v[0];
-		}
-		if (!launches)
-			goto next;
-		if (k == 0 ? event_null(r, 0) || (r->null & EVENT_START_NULL) || r->v[0] < r->start ||
-				     (!event_null(r, 2) && r->v[2] != 59 && r->v[2] != 60)
-			   : event_null(r, 3))
-			goto next;
-		key[0] = r->trace_id;
-		key[1] = event_int(r, k == 0 ? 1 : 2, KEY_NULL);
-		key[2] = 0;
-		if (k == 1) {
-			uint64_t *w = corr_map_at(launches, (size_t)r->trace_id, r->v[3]);
-
-			/* an API call that launched no kernel, on a thread with no range: nothing to add */
-			if (!w || !*w || !(g = map_get(&thread_index, key, 0)))
-				goto next;
-			th = &threads[g->merged];
-			close_ended(&st->nvtx, th, r->start);
-			for (size_t i = 0; i < th->n; i++) {
-				th->open[i].launched += (int64_t)(*w >> LAUNCH_DUR_BITS);
-				th->open[i].launched_ns += (int64_t)(*w & LAUNCH_DUR_MAX);
-			}
-			goto next;
-		}
-		g = map_get(&thread_index, key, 1);
-		if (!g->seen) {
-			g->seen = 1;
-			g->merged = nthreads;
-			threads = xrealloc(threads, (nthreads + 1) * sizeof(*threads));
-			threads[nthreads++] = (struct thread_ranges){ 0 };
-		}
-		th = &threads[g->merged];
-		close_ended(&st->nvtx, th, r->start);
-		{
-			size_t at = row_for_label(&texts, &st->nvtx, &cap, r->text ? r->text : "(unnamed)");
-
-			summary_add(&st->nvtx.rows[at].sum, r->v[0] - r->start, 0);
-			if (th->n == th->cap) {
-				th->cap = th->cap ? th->cap * 2 : 16;
-				th->open = xrealloc(th->open, th->cap * sizeof(*th->open));
-			}
-			th->open[th->n++] = (struct open_range){ .end = r->v[0], .row = at };
-		}
-next:
+		host_row(&h, k, row[k]);
 		if (event_stream_next(in[k], &row[k], p->err, p->errlen) < 0)
 			ret = -EIO;
 	}
-	for (size_t t = 0; t < nthreads; t++) {
-		for (size_t i = 0; i < threads[t].n; i++)
-			close_range(&st->nvtx, &threads[t].open[i]);
-		free(threads[t].open);
+	for (size_t t = 0; t < h.nthreads; t++) {
+		for (size_t i = 0; i < h.threads[t].n; i++)
+			close_range(&st->nvtx, &h.threads[t].open[i]);
+		free(h.threads[t].open);
 	}
-	free(threads);
+	free(h.threads);
 	for (int k = 0; k < 2; k++)
 		event_stream_close(in[k]);
-	strtab_release(&texts);
-	map_release(&thread_index);
+	strtab_release(&h.texts);
+	map_release(&h.thread_index);
 	if (ret >= 0) {
 		sort_rows(&st->nvtx, NULL);
-		ret = api_table(p, st, &api, &api_values);
+		ret = api_table(p, st, &h.api, &h.api_values);
 	}
-	map_release(&api);
+	map_release(&h.api);
 	return ret;
 }
 
