@@ -37,12 +37,9 @@ static const char *severity_name(enum finding_severity s)
 	return s == SEVERITY_CRITICAL ? "critical" : s == SEVERITY_WARNING ? "warning" : "info";
 }
 
-static void write_text(FILE *out, const struct job_report *job, int md)
+/* The title: ranks, job, world size, hosts; the notes. */
+static void text_title(FILE *out, const struct job_report *job, int md)
 {
-	char b1[48], b2[48], b3[48], b4[48], b5[48];
-	size_t hidden = 0;
-	int64_t steady = 0, with = 0;
-
 	if (md)
 		fprintf(out, "## gpt-trace report: %zu rank%s\n\n", job->nranks, plural((int64_t)job->nranks));
 	else
@@ -66,6 +63,14 @@ static void write_text(FILE *out, const struct job_report *job, int md)
 			fprintf(out, "  note  %s\n", job->notes[i]);
 		}
 	}
+}
+
+/* The ranks' table; those that arrived last at no collective are counted, not shown. */
+static void text_ranks(FILE *out, const struct job_report *job, int md)
+{
+	char b1[48], b2[48], b3[48], b4[48], b5[48];
+	size_t hidden = 0;
+
 	if (md)
 		fputs("\n| rank | host | pid | iterations | median iteration | collectives | arrived last | delay caused "
 		      "| communication | exposed | clock |\n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
@@ -92,6 +97,13 @@ static void write_text(FILE *out, const struct job_report *job, int md)
 		fprintf(out, md ? "\n%zu more ranks arrived last at no collective (JSON lists them)\n"
 				: "  ... %zu more ranks arrived last at no collective (--format json lists them)\n",
 			hidden);
+}
+
+/* The iterations: steady ones, the median, the slowest rank, each with a straggler. */
+static void text_iterations(FILE *out, const struct job_report *job, int md)
+{
+	char b1[48], b2[48];
+	int64_t steady = 0, with = 0;
 
 	for (size_t i = 0; i < job->niterations; i++) {
 		steady += job->iterations[i].steady;
@@ -127,6 +139,12 @@ static void write_text(FILE *out, const struct job_report *job, int md)
 				it->cause ? it->cause : "");
 		}
 	}
+}
+
+/* Communication per collective type, matched collectives, and the clocks' alignment. */
+static void text_comm(FILE *out, const struct job_report *job, int md)
+{
+	char b1[48], b2[48], b3[48], b4[48];
 
 	fputs(md ? "\n### Communication (steady state, per rank)\n\n| collective | calls | time | exposed | transfers "
 		   "exposed | waiting for late ranks |\n|---|---:|---:|---:|---:|---:|\n"
@@ -164,6 +182,12 @@ static void write_text(FILE *out, const struct job_report *job, int md)
 				signed_dur(b2, sizeof(b2), r->clock_refine_ns));
 		}
 	}
+}
+
+/* The cross-rank findings, ranked. */
+static void text_findings(FILE *out, const struct job_report *job, int md)
+{
+	char b1[48];
 
 	fprintf(out, md ? "\n### Findings\n\n%zu finding%s from the cross-rank rules\n\n"
 			: "\n%zu finding%s from the cross-rank rules, ranked by recoverable time\n",
@@ -189,6 +213,15 @@ static void write_text(FILE *out, const struct job_report *job, int md)
 			fprintf(out, "    fix: %s\n", f->fix ? f->fix : "");
 		}
 	}
+}
+
+static void write_text(FILE *out, const struct job_report *job, int md)
+{
+	text_title(out, job, md);
+	text_ranks(out, job, md);
+	text_iterations(out, job, md);
+	text_comm(out, job, md);
+	text_findings(out, job, md);
 }
 
 static void json_field(FILE *out, const char *name, const char *value, int comma)
@@ -322,14 +355,9 @@ static void html_chart(FILE *out, const struct job_report *job)
 	      "the straggler</p>\n", out);
 }
 
-static void write_html(FILE *out, const struct job_report *job)
+/* The page's head and style, the title, the notes. */
+static void html_head(FILE *out, const struct job_report *job)
 {
-	char c[12][160];
-	const char *cells[12];
-	char b[6][48];
-
-	for (int i = 0; i < 12; i++)
-		cells[i] = c[i];
 	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpt-trace: cross-rank report</title>\n"
 	      "<style>body{font:14px sans-serif;margin:24px}table{border-collapse:collapse;margin:8px 0 20px}"
 	      "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;white-space:nowrap}"
@@ -348,6 +376,13 @@ static void write_html(FILE *out, const struct job_report *job)
 		html_text(out, job->notes[i]);
 		fputs("</p>\n", out);
 	}
+}
+
+/* The cross-rank findings, ranked. */
+static void html_findings(FILE *out, const struct job_report *job)
+{
+	char b[1][48];
+
 	fputs("<h2>Findings</h2>\n", out);
 	for (size_t i = 0; i < job->findings.count; i++) {
 		const struct finding *f = &job->findings.items[i];
@@ -366,6 +401,17 @@ static void write_html(FILE *out, const struct job_report *job)
 	}
 	if (!job->findings.count)
 		fputs("<p>none</p>\n", out);
+}
+
+/* The iterations: the chart, then one row each. */
+static void html_iterations(FILE *out, const struct job_report *job)
+{
+	char c[12][160];
+	const char *cells[12];
+	char b[6][48];
+
+	for (int i = 0; i < 12; i++)
+		cells[i] = c[i];
 	fputs("<h2>Iterations</h2>\n", out);
 	html_chart(out, job);
 	fputs("<table>\n", out);
@@ -392,6 +438,17 @@ static void write_html(FILE *out, const struct job_report *job)
 		html_row(out, cells, 7, 0);
 		cells[6] = c[6];
 	}
+}
+
+/* The ranks' table. */
+static void html_ranks(FILE *out, const struct job_report *job)
+{
+	char c[12][160];
+	const char *cells[12];
+	char b[6][48];
+
+	for (int i = 0; i < 12; i++)
+		cells[i] = c[i];
 	fputs("</table>\n<h2>Ranks</h2>\n<table>\n", out);
 	{
 		static const char *const head[] = { "rank", "host", "pid", "iterations", "median iteration", "collectives",
@@ -418,6 +475,17 @@ static void write_html(FILE *out, const struct job_report *job)
 		html_row(out, cells, 12, 0);
 		cells[11] = c[11];
 	}
+}
+
+/* Communication per collective type, and the page's end. */
+static void html_comm(FILE *out, const struct job_report *job)
+{
+	char c[12][160];
+	const char *cells[12];
+	char b[6][48];
+
+	for (int i = 0; i < 12; i++)
+		cells[i] = c[i];
 	fputs("</table>\n<h2>Communication (steady state, per rank)</h2>\n<table>\n", out);
 	{
 		static const char *const head[] = { "collective", "calls", "time", "exposed", "transfers exposed",
@@ -441,6 +509,15 @@ static void write_html(FILE *out, const struct job_report *job)
 	}
 	fprintf(out, "</table>\n<p>%" PRId64 " collectives matched across ranks, %" PRId64 " not matched</p>\n"
 		"</body></html>\n", job->matched, job->unmatched);
+}
+
+static void write_html(FILE *out, const struct job_report *job)
+{
+	html_head(out, job);
+	html_findings(out, job);
+	html_iterations(out, job);
+	html_ranks(out, job);
+	html_comm(out, job);
 }
 
 void report_ranks_write(FILE *out, const struct job_report *job, enum output_format format)
