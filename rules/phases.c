@@ -761,16 +761,184 @@ static void buckets_into(struct phases *p, struct walk_state *s, struct trace_ph
 }
 
 /* Warm-up iterations, the steady statistics, the phases' bounds and reasons of one trace. */
+/* A trace with no GPU work: all of it start-up. */
+static void assemble_no_gpu(struct trace_phases *tp, int64_t trace_end)
+{
+	struct phase *startup = &tp->phase[PHASE_STARTUP];
+
+	phase_set(startup, startup->start, trace_end, xstrdup("the trace has no GPU work"));
+	for (int i = PHASE_WARMUP; i < PHASE_COUNT; i++)
+		phase_set(&tp->phase[i], trace_end, trace_end, xstrdup("no GPU work"));
+}
+
+/* No iterations: warm-up to the end of the last first launch of a kernel, the rest steady. */
+static void assemble_no_iterations(struct phases *p, struct walk_state *s, struct trace_phases *tp,
+				   int64_t first_op, int64_t trace_end)
+{
+	int64_t until = tp->warmup_until > first_op ? tp->warmup_until : first_op;
+
+	if (until > trace_end)
+		until = trace_end;
+
+	buckets_into(p, s, tp, PHASE_WARMUP, BUCKET_PRE, BUCKET_PRE);
+	buckets_into(p, s, tp, PHASE_STEADY, BUCKET_ITER(WARM_MAX), BUCKET_ITER(WARM_MAX));
+	phase_set(&tp->phase[PHASE_WARMUP], first_op, until,
+		  xstrdup(tp->warmup_until == INT64_MAX
+				  ? "no iterations found, and most kernel launches are first launches: nothing "
+				    "repeats, so there is no steady state to judge"
+				  : until > first_op ? "no iterations found: from the first GPU operation to the end of "
+						       "the last first launch of a kernel"
+						     : "no iterations found, and kernels are first launched throughout: "
+						       "no warm-up is set apart"));
+	phase_set(&tp->phase[PHASE_STEADY], until, trace_end,
+		  xstrdup("no iterations found (no repeating NVTX range, no repeating kernel sequence): the "
+			  "rest of the trace"));
+	phase_set(&tp->phase[PHASE_TEARDOWN], trace_end, trace_end, xstrdup("no iterations found"));
+	tp->first_steady = 0;
+}
+
+/* The warm-up iterations, and why each counts as warm-up. */
+struct warmup {
+	size_t w;				/* iterations 0 .. w - 1 are warm-up */
+	int64_t new_kernels, slow, once, once_kernels;
+	/* by iteration: how many kernels launch for the last time in it, and one of them + 1 */
+	size_t nlast[WARM_MAX], last_of[WARM_MAX];
+};
+
+/* Mark the warm-up iterations among the first: those that launch a kernel for the first or the last
+ * time, then the slow ones that follow them. */
+static void find_warmup(struct walk_state *s, struct trace_phases *tp, struct warmup *wu)
+{
+	size_t n = tp->niterations, limit = n / 2 < WARM_MAX ? n / 2 : WARM_MAX, w = 0;
+	int64_t *d = xmalloc(n * sizeof(*d)), median;
+
+	for (size_t i = 0; i < n; i++)
+		d[i] = split_total(&tp->iterations[i].split);
+	qsort(d, n, sizeof(*d), compare_ns);
+	median = d[n / 2];
+	free(d);
+	/* One-time work (DDP rebuilding its buckets at the second step, say): a kernel that no later
+	   iteration launches again. */
+	for (size_t k = 0; k < s->kernels.count; k++) {
+		long it = s->kernel_last[k];
+
+		if (s->kernel_key[k][0] != tp->trace_id || it < 0 || (size_t)it >= limit)
+			continue;
+		if (!wu->nlast[it]++)
+			wu->last_of[it] = k + 1;
+	}
+	/* Kernels launched for the first or the last time mark warm-up wherever they are among the
+	   first iterations; a slow iteration only when it follows the warm-up (or is the first): a
+	   straggler or a checkpoint every few steps is a cost of the steady state. */
+	for (size_t i = 0; i < limit; i++)
+		if (tp->iterations[i].new_kernels > 0 || wu->last_of[i])
+			w = i + 1;
+	while (w < limit && split_total(&tp->iterations[w].split) > 2 * median)
+		w++;
+	for (size_t i = 0; i < w; i++) {
+		tp->iterations[i].warmup = 1;
+		wu->new_kernels += tp->iterations[i].new_kernels;
+		wu->slow += split_total(&tp->iterations[i].split) > 2 * median;
+		wu->once += wu->nlast[i] != 0;
+		wu->once_kernels += (int64_t)wu->nlast[i];
+	}
+	wu->w = w;
+	tp->first_steady = w;
+}
+
+/* The steady iterations' median and p90, and the five slowest, slowest first (earlier first among
+ * equals). */
+static void steady_iterations(struct trace_phases *tp, size_t w)
+{
+	size_t n = tp->niterations, nsteady = n - w;
+	int64_t *d = xmalloc(n * sizeof(*d));
+
+	for (size_t i = 0; i < nsteady; i++)
+		d[i] = split_total(&tp->iterations[w + i].split);
+	qsort(d, nsteady, sizeof(*d), compare_ns);
+	tp->median_ns = d[nsteady / 2];
+	tp->p90_ns = d[(nsteady * 9) / 10 < nsteady ? (nsteady * 9) / 10 : nsteady - 1];
+	for (size_t i = w; i < n; i++) {
+		int64_t di = split_total(&tp->iterations[i].split);
+		size_t pos = tp->nslowest;
+
+		while (pos > 0 && split_total(&tp->iterations[tp->slowest[pos - 1]].split) < di)
+			pos--;
+		if (pos >= 5)
+			continue;
+		if (tp->nslowest < 5)
+			tp->nslowest++;
+		memmove(&tp->slowest[pos + 1], &tp->slowest[pos], (tp->nslowest - 1 - pos) * sizeof(size_t));
+		tp->slowest[pos] = i;
+	}
+	free(d);
+}
+
+/* The warm-up phase, with the reasons its iterations are warm-up. */
+static void warmup_phase(struct walk_state *s, struct trace_phases *tp, int64_t first_op, const struct warmup *wu)
+{
+	size_t w = wu->w;
+	char which[32], why[512] = "";
+
+	if (!w) {
+		phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[0].start,
+			  xstrdup("from the first GPU operation to the first iteration (no iteration launched "
+				  "new or one-time kernels, or ran slow)"));
+		return;
+	}
+	snprintf(which, sizeof(which), w > 1 ? "iterations 1-%zu" : "iteration 1", w);
+	if (wu->new_kernels)
+		snprintf(why, sizeof(why), "launched %" PRId64 " kernel%s for the first time", wu->new_kernels,
+			 wu->new_kernels == 1 ? "" : "s");
+	if (wu->slow)
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%" PRId64
+			 " took over twice the median iteration", wu->new_kernels ? "; " : "", wu->slow);
+	if (wu->once) {
+		/* name one: the kernel of the last iteration with one-time work */
+		size_t k = 0, i = w;
+		struct rule_text name;
+
+		while (i-- > 0 && !k)
+			k = wu->last_of[i];
+		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%" PRId64
+			 " launched %s that no later iteration launches (one-time work%s %s)",
+			 wu->new_kernels || wu->slow ? "; " : "", wu->once,
+			 wu->once_kernels == 1 ? "a kernel" : "kernels", wu->once_kernels == 1 ? ":" : ", such as",
+			 rule_kernel_name(&name, s->ctx, s->kernel_key[k - 1][0], s->kernel_key[k - 1][1]));
+	}
+	phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[w].start,
+		  xasprintf("from the first GPU operation to iteration %zu: %s %s", w + 1, which, why));
+}
+
+/* The steady state (from the first steady iteration to the end of the last) and the tear-down. */
+static void steady_phases(struct trace_phases *tp, size_t w, int64_t trace_end)
+{
+	size_t n = tp->niterations;
+
+	if (tp->source == ITERATIONS_KERNELS)
+		phase_set(&tp->phase[PHASE_STEADY], tp->iterations[w].start, tp->iterations[n - 1].end,
+			  xasprintf("iterations %zu-%zu of %zu: the kernel sequence repeats every %" PRId64
+				    " kernels, each iteration beginning with %s", w + 1, n, n, tp->period_ops,
+				    tp->source_name));
+	else
+		phase_set(&tp->phase[PHASE_STEADY], tp->iterations[w].start, tp->iterations[n - 1].end,
+			  xasprintf("iterations %zu-%zu of %zu: NVTX range '%s'%s", w + 1, n, n, tp->source_name,
+				    tp->source == ITERATIONS_STEP ? " (--step)" : ", the repeating range covering "
+										   "the most time"));
+	phase_set(&tp->phase[PHASE_TEARDOWN], tp->phase[PHASE_STEADY].end, trace_end,
+		  xstrdup("after the last iteration"));
+}
+
+/* A trace's phases from its walk: start-up, then warm-up, steady state and tear-down by its
+ * iterations (or without them). */
 static void assemble(struct phases *p, struct walk_state *s, struct trace_phases *tp, int64_t trace_end)
 {
 	int64_t first_op = s->first_op[tp->trace_id];
 	struct phase *startup = &tp->phase[PHASE_STARTUP];
-	size_t n = tp->niterations, w = 0;
+	struct warmup wu = { 0 };
 
 	if (first_op == INT64_MIN) {
-		phase_set(startup, startup->start, trace_end, xstrdup("the trace has no GPU work"));
-		for (int i = PHASE_WARMUP; i < PHASE_COUNT; i++)
-			phase_set(&tp->phase[i], trace_end, trace_end, xstrdup("no GPU work"));
+		assemble_no_gpu(tp, trace_end);
 		return;
 	}
 	tp->gpu_work = 1;
@@ -782,142 +950,24 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 	if (s->last_end[tp->trace_id] > trace_end)
 		trace_end = s->last_end[tp->trace_id];
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < tp->niterations; i++) {
 		struct iteration *it = &tp->iterations[i];
 
 		if (!it->operations)
 			it->start = it->end = it->host_start;
 		it->top_detail = keep(p, it->top_detail);
 	}
-	if (!n) {
-		int64_t until = tp->warmup_until > first_op ? tp->warmup_until : first_op;
-
-		if (until > trace_end)
-			until = trace_end;
-
-		buckets_into(p, s, tp, PHASE_WARMUP, BUCKET_PRE, BUCKET_PRE);
-		buckets_into(p, s, tp, PHASE_STEADY, BUCKET_ITER(WARM_MAX), BUCKET_ITER(WARM_MAX));
-		phase_set(&tp->phase[PHASE_WARMUP], first_op, until,
-			  xstrdup(tp->warmup_until == INT64_MAX
-					  ? "no iterations found, and most kernel launches are first launches: nothing "
-					    "repeats, so there is no steady state to judge"
-					  : until > first_op ? "no iterations found: from the first GPU operation to the end of "
-							       "the last first launch of a kernel"
-							     : "no iterations found, and kernels are first launched throughout: "
-							       "no warm-up is set apart"));
-		phase_set(&tp->phase[PHASE_STEADY], until, trace_end,
-			  xstrdup("no iterations found (no repeating NVTX range, no repeating kernel sequence): the "
-				  "rest of the trace"));
-		phase_set(&tp->phase[PHASE_TEARDOWN], trace_end, trace_end, xstrdup("no iterations found"));
-		tp->first_steady = 0;
+	if (!tp->niterations) {
+		assemble_no_iterations(p, s, tp, first_op, trace_end);
 		return;
 	}
-
-	{
-		int64_t *d = xmalloc(n * sizeof(*d)), median;
-		size_t limit = n / 2 < WARM_MAX ? n / 2 : WARM_MAX, nsteady;
-		int64_t new_kernels = 0, slow = 0, once = 0, once_kernels = 0;
-		/* by iteration: how many kernels launch for the last time in it, and one of them + 1 */
-		size_t nlast[WARM_MAX] = { 0 }, last_of[WARM_MAX] = { 0 };
-
-		for (size_t i = 0; i < n; i++)
-			d[i] = split_total(&tp->iterations[i].split);
-		qsort(d, n, sizeof(*d), compare_ns);
-		median = d[n / 2];
-		/* One-time work (DDP rebuilding its buckets at the second step, say): a kernel that no later
-		   iteration launches again. */
-		for (size_t k = 0; k < s->kernels.count; k++) {
-			long it = s->kernel_last[k];
-
-			if (s->kernel_key[k][0] != tp->trace_id || it < 0 || (size_t)it >= limit)
-				continue;
-			if (!nlast[it]++)
-				last_of[it] = k + 1;
-		}
-		/* Kernels launched for the first or the last time mark warm-up wherever they are among the
-		   first iterations; a slow iteration only when it follows the warm-up (or is the first): a
-		   straggler or a checkpoint every few steps is a cost of the steady state. */
-		for (size_t i = 0; i < limit; i++)
-			if (tp->iterations[i].new_kernels > 0 || last_of[i])
-				w = i + 1;
-		while (w < limit && split_total(&tp->iterations[w].split) > 2 * median)
-			w++;
-		for (size_t i = 0; i < w; i++) {
-			tp->iterations[i].warmup = 1;
-			new_kernels += tp->iterations[i].new_kernels;
-			slow += split_total(&tp->iterations[i].split) > 2 * median;
-			once += nlast[i] != 0;
-			once_kernels += (int64_t)nlast[i];
-		}
-		tp->first_steady = w;
-		nsteady = n - w;
-		for (size_t i = 0; i < nsteady; i++)
-			d[i] = split_total(&tp->iterations[w + i].split);
-		qsort(d, nsteady, sizeof(*d), compare_ns);
-		tp->median_ns = d[nsteady / 2];
-		tp->p90_ns = d[(nsteady * 9) / 10 < nsteady ? (nsteady * 9) / 10 : nsteady - 1];
-		/* The five slowest, slowest first (earlier first among equals). */
-		for (size_t i = w; i < n; i++) {
-			int64_t di = split_total(&tp->iterations[i].split);
-			size_t pos = tp->nslowest;
-
-			while (pos > 0 && split_total(&tp->iterations[tp->slowest[pos - 1]].split) < di)
-				pos--;
-			if (pos >= 5)
-				continue;
-			if (tp->nslowest < 5)
-				tp->nslowest++;
-			memmove(&tp->slowest[pos + 1], &tp->slowest[pos], (tp->nslowest - 1 - pos) * sizeof(size_t));
-			tp->slowest[pos] = i;
-		}
-		free(d);
-
-		buckets_into(p, s, tp, PHASE_WARMUP, BUCKET_PRE, (int)w);
-		buckets_into(p, s, tp, PHASE_STEADY, (int)w + 1, BUCKET_ITER(WARM_MAX));
-		buckets_into(p, s, tp, PHASE_TEARDOWN, BUCKET_POST, BUCKET_POST);
-		if (w) {
-			char which[32], why[512] = "";
-
-			snprintf(which, sizeof(which), w > 1 ? "iterations 1-%zu" : "iteration 1", w);
-			if (new_kernels)
-				snprintf(why, sizeof(why), "launched %" PRId64 " kernel%s for the first time", new_kernels,
-					 new_kernels == 1 ? "" : "s");
-			if (slow)
-				snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%" PRId64
-					 " took over twice the median iteration", new_kernels ? "; " : "", slow);
-			if (once) {
-				/* name one: the kernel of the last iteration with one-time work */
-				size_t k = 0, i = w;
-				struct rule_text name;
-
-				while (i-- > 0 && !k)
-					k = last_of[i];
-				snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%" PRId64
-					 " launched %s that no later iteration launches (one-time work%s %s)",
-					 new_kernels || slow ? "; " : "", once, once_kernels == 1 ? "a kernel" : "kernels",
-					 once_kernels == 1 ? ":" : ", such as",
-					 rule_kernel_name(&name, s->ctx, s->kernel_key[k - 1][0], s->kernel_key[k - 1][1]));
-			}
-			phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[w].start,
-				  xasprintf("from the first GPU operation to iteration %zu: %s %s", w + 1, which, why));
-		}
-		else
-			phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[0].start,
-				  xstrdup("from the first GPU operation to the first iteration (no iteration launched "
-					  "new or one-time kernels, or ran slow)"));
-		if (tp->source == ITERATIONS_KERNELS)
-			phase_set(&tp->phase[PHASE_STEADY], tp->iterations[w].start, tp->iterations[n - 1].end,
-				  xasprintf("iterations %zu-%zu of %zu: the kernel sequence repeats every %" PRId64
-					 " kernels, each iteration beginning with %s", w + 1, n, n, tp->period_ops,
-					 tp->source_name));
-		else
-			phase_set(&tp->phase[PHASE_STEADY], tp->iterations[w].start, tp->iterations[n - 1].end,
-				  xasprintf("iterations %zu-%zu of %zu: NVTX range '%s'%s", w + 1, n, n, tp->source_name,
-					 tp->source == ITERATIONS_STEP ? " (--step)" : ", the repeating range covering "
-										      "the most time"));
-		phase_set(&tp->phase[PHASE_TEARDOWN], tp->phase[PHASE_STEADY].end, trace_end,
-			  xstrdup("after the last iteration"));
-	}
+	find_warmup(s, tp, &wu);
+	steady_iterations(tp, wu.w);
+	buckets_into(p, s, tp, PHASE_WARMUP, BUCKET_PRE, (int)wu.w);
+	buckets_into(p, s, tp, PHASE_STEADY, (int)wu.w + 1, BUCKET_ITER(WARM_MAX));
+	buckets_into(p, s, tp, PHASE_TEARDOWN, BUCKET_POST, BUCKET_POST);
+	warmup_phase(s, tp, first_op, &wu);
+	steady_phases(tp, wu.w, trace_end);
 }
 
 int phases_compute(struct trace *trace, const char *step, struct phases **out, char *err, size_t errlen)
