@@ -970,6 +970,132 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 	steady_phases(tp, wu.w, trace_end);
 }
 
+/* Each trace's iterations: the ranges --step names, else a repeating NVTX range, else the period of
+ * the kernel sequence. Returns 0 or a negative error with one line in err. */
+static int find_iterations(struct rule_context *ctx, struct phases *p, const char *step, char *err,
+			   size_t errlen)
+{
+	size_t found = 0;
+	regex_t re;
+	int ret = 0;
+
+	if (step) {
+		int rc = regcomp(&re, step, REG_EXTENDED | REG_NOSUB);
+
+		if (rc) {
+			char msg[128];
+
+			regerror(rc, &re, msg, sizeof(msg));
+			snprintf(err, errlen, "invalid --step '%s': %s", step, msg);
+			return -EINVAL;
+		}
+	}
+	for (size_t t = 0; t < p->ntraces && !ret; t++) {
+		struct trace_phases *tp = &p->traces[t];
+		int64_t last_first_end;
+
+		tp->trace_id = (int64_t)t;
+		if (step) {
+			ret = collect_ranges(ctx, tp, &re, NULL, err, errlen);
+			if (!ret && tp->niterations) {
+				tp->source = ITERATIONS_STEP;
+				tp->source_name = xstrdup(step);
+			}
+		} else {
+			ret = find_nvtx_step(ctx, tp, err, errlen);
+		}
+		if (!ret && !tp->niterations)
+			ret = find_kernel_period(ctx, tp, &last_first_end, err, errlen);
+		if (step && tp->source == ITERATIONS_STEP)
+			found++;
+	}
+	if (step)
+		regfree(&re);
+	if (!ret && step && !found) {
+		snprintf(err, errlen, "--step '%s' matches no NVTX range of the trace", step);
+		ret = -ENOENT;
+	}
+	return ret;
+}
+
+/* A repeating NVTX range that holds no GPU work (a CPU-side pass) is not the step: the kernel
+ * sequence instead. Returns 1 when a trace changed (walk again), 0, or a negative error. */
+static int drop_empty_ranges(struct rule_context *ctx, struct phases *p, char *err, size_t errlen)
+{
+	int again = 0, ret = 0;
+
+	for (size_t t = 0; !ret && t < p->ntraces; t++) {
+		struct trace_phases *tp = &p->traces[t];
+		size_t with_work = 0;
+		int64_t last_first_end;
+
+		if (tp->source != ITERATIONS_NVTX)
+			continue;
+		for (size_t i = 0; i < tp->niterations; i++)
+			with_work += tp->iterations[i].operations > 0;
+		if (with_work >= 3)
+			continue;
+		free(tp->iterations);
+		free(tp->source_name);
+		tp->iterations = NULL;
+		tp->source_name = NULL;
+		tp->niterations = 0;
+		tp->source = ITERATIONS_NONE;
+		ret = find_kernel_period(ctx, tp, &last_first_end, err, errlen);
+		again = 1;
+	}
+	return ret < 0 ? ret : again;
+}
+
+/* The walk over the iterations; once more when an NVTX step turned out empty. */
+static int walk_iterations(struct rule_context *ctx, struct phases *p, struct walk_state *s,
+			   struct gap_walk *walk, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	for (int attempt = 0; !ret && attempt < 2; attempt++) {
+		int again = 0;
+
+		walk_state_reset(s, p->ntraces);
+		gap_walk_release(walk);
+		ret = gap_walk(&phases_rule, ctx, walk, err, errlen);
+		if (!ret && !attempt) {
+			again = drop_empty_ranges(ctx, p, err, errlen);
+			if (again < 0)
+				ret = again;
+		}
+		if (!again)
+			break;
+	}
+	return ret;
+}
+
+/* Every device that ran anything, as the walk measured it. */
+static void copy_devices(struct phases *p, const struct gap_walk *walk)
+{
+	p->devices = xcalloc(walk->ndevices ? walk->ndevices : 1, sizeof(*p->devices));
+	p->ndevices = walk->ndevices;
+	for (size_t i = 0; i < walk->ndevices; i++)
+		p->devices[i] = (struct phase_device){
+			.trace_id = walk->devices[i].trace_id, .device = walk->devices[i].device,
+			.first = walk->devices[i].first, .last = walk->devices[i].last,
+			.busy_ns = walk->devices[i].busy, .operations = walk->devices[i].ops,
+		};
+}
+
+static void walk_state_release(struct walk_state *s)
+{
+	key_index_release(&s->sums.index);
+	free(s->sums.items);
+	free(s->sums.bucket);
+	free(s->sums.trace);
+	kernels_release(s);
+	free(s->split);
+	free(s->first_op);
+	free(s->last_first_end);
+	free(s->last_end);
+}
+
 int phases_compute(struct trace *trace, const char *step, struct phases **out, char *err, size_t errlen)
 {
 	struct rule_context ctx = { .trace = trace };
@@ -979,116 +1105,32 @@ int phases_compute(struct trace *trace, const char *step, struct phases **out, c
 	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1, .progress = "phases" };
 	struct rule_clock clock = { 0 };
 	struct api_names names = { 0 };
-	size_t n = trace_count(trace), found = 0;
-	regex_t re;
-	int ret = 0, have_re = 0;
+	size_t n = trace_count(trace);
+	int ret;
 
 	*out = NULL;
 	p->strings = xcalloc(1, sizeof(struct strings));
 	p->ntraces = n;
 	p->traces = xcalloc(n ? n : 1, sizeof(*p->traces));
-	if (step) {
-		int rc = regcomp(&re, step, REG_EXTENDED | REG_NOSUB);
-
-		if (rc) {
-			char msg[128];
-
-			regerror(rc, &re, msg, sizeof(msg));
-			snprintf(err, errlen, "invalid --step '%s': %s", step, msg);
-			ret = -EINVAL;
-			goto out;
-		}
-		have_re = 1;
-	}
-	for (size_t t = 0; t < n && !ret; t++) {
-		struct trace_phases *tp = &p->traces[t];
-		int64_t last_first_end;
-
-		tp->trace_id = (int64_t)t;
-		if (have_re) {
-			ret = collect_ranges(&ctx, tp, &re, NULL, err, errlen);
-			if (!ret && tp->niterations) {
-				tp->source = ITERATIONS_STEP;
-				tp->source_name = xstrdup(step);
-			}
-		} else {
-			ret = find_nvtx_step(&ctx, tp, err, errlen);
-		}
-		if (!ret && !tp->niterations)
-			ret = find_kernel_period(&ctx, tp, &last_first_end, err, errlen);
-		if (have_re && tp->source == ITERATIONS_STEP)
-			found++;
-	}
-	if (!ret && have_re && !found) {
-		snprintf(err, errlen, "--step '%s' matches no NVTX range of the trace", step);
-		ret = -ENOENT;
-	}
+	ret = find_iterations(&ctx, p, step, err, errlen);
 	if (ret < 0)
 		goto out;
-
 	/* The causes point to call names: the names must outlive the walk, until assemble() copies them. */
 	ret = api_names_load(&phases_rule, &ctx, &names, err, errlen);
 	walk.names = &names;
-	for (int attempt = 0; !ret && attempt < 2; attempt++) {
-		int again = 0;
-
-		walk_state_reset(&s, n);
-		gap_walk_release(&walk);
-		ret = gap_walk(&phases_rule, &ctx, &walk, err, errlen);
-		/* A repeating NVTX range that holds no GPU work (a CPU-side pass) is not the step: try
-		 * the kernel sequence instead, and walk again. */
-		for (size_t t = 0; !ret && !attempt && t < n; t++) {
-			struct trace_phases *tp = &p->traces[t];
-			size_t with_work = 0;
-			int64_t last_first_end;
-
-			if (tp->source != ITERATIONS_NVTX)
-				continue;
-			for (size_t i = 0; i < tp->niterations; i++)
-				with_work += tp->iterations[i].operations > 0;
-			if (with_work >= 3)
-				continue;
-			free(tp->iterations);
-			free(tp->source_name);
-			tp->iterations = NULL;
-			tp->source_name = NULL;
-			tp->niterations = 0;
-			tp->source = ITERATIONS_NONE;
-			ret = find_kernel_period(&ctx, tp, &last_first_end, err, errlen);
-			again = 1;
-		}
-		if (!again)
-			break;
-	}
+	if (!ret)
+		ret = walk_iterations(&ctx, p, &s, &walk, err, errlen);
 	if (!ret)
 		ret = rule_clock_init(&clock, &phases_rule, &ctx, err, errlen);
-	if (!ret) {
-		p->devices = xcalloc(walk.ndevices ? walk.ndevices : 1, sizeof(*p->devices));
-		p->ndevices = walk.ndevices;
-		for (size_t i = 0; i < walk.ndevices; i++)
-			p->devices[i] = (struct phase_device){
-				.trace_id = walk.devices[i].trace_id, .device = walk.devices[i].device,
-				.first = walk.devices[i].first, .last = walk.devices[i].last,
-				.busy_ns = walk.devices[i].busy, .operations = walk.devices[i].ops,
-			};
-	}
+	if (!ret)
+		copy_devices(p, &walk);
 	for (size_t t = 0; !ret && t < n; t++)
 		assemble(p, &s, &p->traces[t], clock.span_end[t]);
 out:
-	if (have_re)
-		regfree(&re);
 	gap_walk_release(&walk);
 	api_names_release(&names);
 	rule_clock_release(&clock);
-	key_index_release(&s.sums.index);
-	free(s.sums.items);
-	free(s.sums.bucket);
-	free(s.sums.trace);
-	kernels_release(&s);
-	free(s.split);
-	free(s.first_op);
-	free(s.last_first_end);
-	free(s.last_end);
+	walk_state_release(&s);
 	if (ret < 0) {
 		phases_free(p);
 		return ret;
