@@ -11,6 +11,7 @@
  * problems are only reported.
  */
 #include "cli/commands.h"
+#include "cli/inject-lib.h"
 #include "cli/run-child.h"
 #include "cli/run-session.h"
 #include "cli/run-summary.h"
@@ -27,7 +28,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define INJECT_LIB_NAME "libgpt_inject.so"
 #define DEFAULT_OUTPUT "gpt-trace-%h-%p.sqlite"
 #define MAX_COMMIT_MS 3600000UL
 
@@ -169,68 +169,6 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
 		return usage_error("no program given: "
 				   "gpt-trace run [options] -- PROGRAM [ARGS...]");
 	return 0;
-}
-
-/* 0 if path is a readable regular file, else -errno. */
-static int check_file(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0)
-		return -errno;
-	if (S_ISDIR(st.st_mode))
-		return -EISDIR;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	if (access(path, R_OK) < 0)
-		return -errno;
-	return 0;
-}
-
-/*
- * The absolute path of libgpt_inject.so: $GPT_TRACE_INJECT_LIB, else beside our executable (the
- * build tree), else ../lib/gpt-trace/ from it (an installation). NULL after printing why.
- */
-static char *find_inject_lib(void)
-{
-	const char *override = getenv("GPT_TRACE_INJECT_LIB");
-	char exe[PATH_MAX], beside[PATH_MAX + 32], installed[PATH_MAX + 64];
-	char *slash, *lib;
-	ssize_t n;
-	int ret;
-
-	if (override && *override) {
-		ret = check_file(override);
-		lib = ret < 0 ? NULL : realpath(override, NULL);
-		if (!lib)
-			pr_err("cannot use GPT_TRACE_INJECT_LIB '%s': %s", override,
-			       strerror(ret < 0 ? -ret : errno));
-		return lib;
-	}
-
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n < 0) {
-		pr_err("cannot find %s: cannot read /proc/self/exe: %s", INJECT_LIB_NAME,
-		       strerror(errno));
-		return NULL;
-	}
-	exe[n] = '\0';
-	slash = strrchr(exe, '/');
-	if (slash)
-		*slash = '\0';
-	snprintf(beside, sizeof(beside), "%s/" INJECT_LIB_NAME, exe);
-	snprintf(installed, sizeof(installed), "%s/../lib/gpt-trace/" INJECT_LIB_NAME, exe);
-
-	if (!check_file(beside))
-		lib = realpath(beside, NULL);
-	else if (!check_file(installed))
-		lib = realpath(installed, NULL);
-	else
-		lib = NULL;
-	if (!lib)
-		pr_err("cannot find %s: neither '%s' nor '%s' exists; build the gpt_inject target "
-		       "or set GPT_TRACE_INJECT_LIB", INJECT_LIB_NAME, beside, installed);
-	return lib;
 }
 
 /* Check the '%' escapes of a pattern: %p, %r, %h and %% only. Returns 0 or GPT_EXIT_USAGE. */
@@ -437,7 +375,7 @@ int cmd_run(int argc, char **argv)
 	struct run_options opts = { .api = "default", .commit_ms = 1000 };
 	struct run_session session = { NULL };
 	struct run_child child;
-	char *lib = NULL, *output = NULL;
+	char *lib = NULL, *output = NULL, problem[PATH_MAX * 2 + 160];
 	char **program, **lines = NULL;
 	size_t nlines = 0;
 	int exec_failed, ret;
@@ -452,9 +390,11 @@ int cmd_run(int argc, char **argv)
 	program = argv + optind;
 
 	ret = GPT_EXIT_USAGE;
-	lib = find_inject_lib();
-	if (!lib)
+	lib = inject_lib_find(NULL, problem, sizeof(problem));
+	if (!lib) {
+		pr_err("%s", problem);
 		goto out;
+	}
 	output = resolve_output(opts.output ? opts.output : DEFAULT_OUTPUT);
 	if (!output)
 		goto out;

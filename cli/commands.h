@@ -15,5 +15,6 @@ int cmd_export(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 #endif

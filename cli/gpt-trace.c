@@ -3,6 +3,7 @@
  * below; the usage text is made from the same table. argv[0] of a command is its own name.
  */
 #include "cli/commands.h"
+#include "cli/version.h"
 #include "common/progress.h"
 #include "common/util.h"
 
@@ -25,6 +26,7 @@ static const struct command commands[] = {
 	{ "diff", cmd_diff, "compare kernel timings of two traces" },
 	{ "baseline", cmd_baseline, "save per-kernel timing summaries as a baseline file" },
 	{ "check", cmd_check, "compare a trace with a baseline; exit 1 on a regression" },
+	{ "doctor", cmd_doctor, "check that tracing will work here, and say how to fix what will not" },
 };
 
 static void usage(FILE *out)
@@ -47,7 +49,7 @@ int main(int argc, char **argv)
 		return GPT_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
-		printf("gpt-trace %s\n", GPT_TRACE_VERSION);
+		printf("gpt-trace %s\n", gpt_trace_version());
 		return GPT_EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

@@ -38,6 +38,7 @@
 #include "collector/hash.h"
 #include "collector/names.h"
 #include "collector/schema_sql.h"
+#include "collector/schema_version.h"
 #include "collector/threads.h"
 #include "collector/trace_path.h"
 
@@ -46,12 +47,6 @@
 #endif
 
 #define WRITER_BUSY_TIMEOUT_MS 30000	/* how long a commit waits for readers of a live trace */
-#define GPT_SCHEMA_VERSION "2"
-
-/* The nsys export schema whose DDL collector/schema.sql copies, for META_DATA_EXPORT. */
-#define NSYS_SCHEMA_MAJOR "3"
-#define NSYS_SCHEMA_MINOR "16"
-#define NSYS_SCHEMA_MICRO "1"
 
 enum stmt_id {
 	ST_KERNEL,

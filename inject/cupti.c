@@ -34,11 +34,8 @@
 #include <cupti.h>
 
 #include "inject/clock.h"
+#include "inject/cupti-search.h"
 #include "inject/metrics.h"
-
-#ifndef GPT_CUPTI_BUILD_DIR
-#define GPT_CUPTI_BUILD_DIR "/usr/local/cuda/lib64"
-#endif
 
 #define CUPTI_FN(name) __typeof__(&cupti##name) name
 static struct {
@@ -214,18 +211,16 @@ static void *cupti_open(char *err, size_t errlen)
 		return lib;
 	if (env && *env && (lib = cupti_try(env, RTLD_NOW | RTLD_LOCAL)))
 		return lib;
-	if ((lib = cupti_try("libcupti.so.13", RTLD_NOW | RTLD_LOCAL)))
-		return lib;
-	/* pip wheels keep libcupti beside libcudart. */
-	if (dl_iterate_phdr(dl_find_cudart_dir, dir)) {
-		snprintf(path, sizeof(path), "%s/libcupti.so.13", dir);
-		if ((lib = cupti_try(path, RTLD_NOW | RTLD_LOCAL)))
-			return lib;
+	for (size_t i = 0; i < sizeof(cupti_places) / sizeof(cupti_places[0]); i++) {
+		if (cupti_places[i].path) {
+			if ((lib = cupti_try(cupti_places[i].path, RTLD_NOW | RTLD_LOCAL)))
+				return lib;
+		} else if (dl_iterate_phdr(dl_find_cudart_dir, dir)) {
+			snprintf(path, sizeof(path), "%s/" GPT_CUPTI_SONAME, dir);
+			if ((lib = cupti_try(path, RTLD_NOW | RTLD_LOCAL)))
+				return lib;
+		}
 	}
-	if ((lib = cupti_try(GPT_CUPTI_BUILD_DIR "/libcupti.so.13", RTLD_NOW | RTLD_LOCAL)) ||
-	    (lib = cupti_try("/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13", RTLD_NOW | RTLD_LOCAL)) ||
-	    (lib = cupti_try("libcupti.so", RTLD_NOW | RTLD_LOCAL)))
-		return lib;
 	snprintf(err, errlen, "cannot load CUPTI (libcupti.so.13: %s): running untraced", dlerror());
 	return NULL;
 }
