@@ -4,8 +4,9 @@
 set -euo pipefail
 # chromium: tests/analyzer/html.sh opens the HTML report in it, headless
 # openmpi-bin, libopenmpi-dev: tests/ranks/mpi.sh runs 'gpt-trace summarize' under mpirun
+# dpkg-dev: dpkg-shlibdeps, with which 'cpack -G DEB' writes the package's Depends (docs/install.md)
 pkgs=(cmake make gcc g++ pkg-config sqlite3 libsqlite3-dev zlib1g-dev libprotobuf-c-dev
-      protobuf-c-compiler python3 nodejs npm chromium openmpi-bin libopenmpi-dev)
+      protobuf-c-compiler python3 nodejs npm chromium openmpi-bin libopenmpi-dev dpkg-dev)
 missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
