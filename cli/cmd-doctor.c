@@ -209,22 +209,25 @@ static void check_cupti(struct doctor *d)
 	    " or /usr/local/cuda/extras/CUPTI/lib64");
 }
 
-/* The kernel module's version from the driver's version file ("... Kernel Module  580.95.05 ..."). */
+/* The kernel module's version: the first word like 580.95.05 on the NVRM line of the driver's
+ * version file ("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.95.05  Release ..."). */
 static void driver_module_version(const struct doctor *d, char *out, size_t len)
 {
-	char path[PATH_MAX], line[512], word[64], *p;
+	char path[PATH_MAX], line[512], *word, *save = NULL;
+	unsigned major, minor;
 	FILE *f;
 
-	snprintf(out, len, "(version unknown)");
+	snprintf(out, len, "version unknown");
 	snprintf(path, sizeof(path), "%s/version", d->proc);
 	f = fopen(path, "r");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		p = strstr(line, "Kernel Module");
-		if (p && sscanf(p + strlen("Kernel Module"), " %63s", word) == 1) {
-			snprintf(out, len, "%s", word);
-			break;
+	if (fgets(line, sizeof(line), f) && !strncmp(line, "NVRM", 4)) {
+		for (word = strtok_r(line, " \t\n", &save); word; word = strtok_r(NULL, " \t\n", &save)) {
+			if (sscanf(word, "%u.%u", &major, &minor) == 2) {
+				snprintf(out, len, "%s", word);
+				break;
+			}
 		}
 	}
 	fclose(f);
