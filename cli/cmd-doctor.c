@@ -452,7 +452,7 @@ static int parse_options(int argc, char **argv, struct doctor *d)
 
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			d->output = optarg;
@@ -462,6 +462,10 @@ static int parse_options(int argc, char **argv, struct doctor *d)
 			break;
 		case 'h':
 			return 1;
+		case ':':
+			pr_err("doctor: option '%s' needs a value; see 'gpt-trace doctor --help'",
+			       argv[optind - 1]);
+			return GPT_EXIT_USAGE;
 		default:
 			pr_err("doctor: unknown option '%s'; see 'gpt-trace doctor --help'",
 			       argv[optind - 1]);

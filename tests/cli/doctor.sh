@@ -76,7 +76,9 @@ usage)
 		expect_eq "stderr lines of 'doctor $args'" 1 "$(wc -l <err)"
 		[ -s out ] && fail "'doctor $args' wrote to stdout"
 	done
-	grep -q "^gpt-trace: doctor: " err || fail "message not prefixed: $(cat err)"
+	expect_eq "message for '-o'" "gpt-trace: doctor: option '-o' needs a value; see 'gpt-trace doctor --help'" "$(cat err)"
+	doctor --bogus
+	expect_eq "message for --bogus" "gpt-trace: doctor: unknown option '--bogus'; see 'gpt-trace doctor --help'" "$(cat err)"
 	;;
 
 no-driver)
