@@ -181,7 +181,7 @@ static void say_cupti(struct doctor *d, void *lib, const char *real, const char 
 static void check_cupti(struct doctor *d)
 {
 	const char *env = getenv("GPT_TRACE_CUPTI_LIB");
-	char real[PATH_MAX + 256];
+	char real[PATH_MAX + 256], searched[1024] = "";
 	void *lib = NULL;
 
 	if (env && *env) {
@@ -201,12 +201,13 @@ static void check_cupti(struct doctor *d)
 			say_cupti(d, lib, real, cupti_places[i].why);
 			return;
 		}
+		snprintf(searched + strlen(searched), sizeof(searched) - strlen(searched), "%s%s",
+			 *searched ? ", " : "", cupti_places[i].path);
 	}
 	say(d, V_FAIL, "CUPTI", "install the CUDA 13 toolkit's CUPTI (cuda-cupti-13-0), or pip's "
 	    "nvidia-cuda-cupti and set GPT_TRACE_CUPTI_LIB to its libcupti.so.13; a program that "
 	    "loads its own CUPTI (PyTorch) is traced with that one anyway",
-	    "no CUPTI found: not on the dynamic linker's path, nor in " GPT_CUPTI_BUILD_DIR
-	    " or /usr/local/cuda/extras/CUPTI/lib64");
+	    "no CUPTI found (tried %s)", searched);
 }
 
 /* The kernel module's version: the first word like 580.95.05 on the NVRM line of the driver's

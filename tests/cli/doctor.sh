@@ -185,7 +185,30 @@ cupti)
 	expect_line '^                fix: unset GPT_TRACE_CUPTI_LIB, or point it at a libcupti.so.13$'
 	# Then the library's own search: a CUPTI of the toolkit here, or none.
 	grep -q '^ok    CUPTI     .*, API version [0-9]*, from the' out ||
-		expect_line '^FAIL  CUPTI     no CUPTI found: not on the dynamic linker'"'"'s path'
+		expect_line '^FAIL  CUPTI     no CUPTI found (tried libcupti.so.13, '
+	# No CUPTI anywhere: in a mount namespace (root only), the linker's cache and each folder
+	# doctor finds a CUPTI in are hidden until it finds none.
+	unshare --mount true 2>/dev/null || skip "no mount namespace here (unshare --mount needs root)"
+	mkdir empty
+	unshare --mount sh -c '
+		empty=$1
+		shift
+		mount --bind /dev/null /etc/ld.so.cache || exit 3
+		for i in 1 2 3 4 5; do
+			"$@" >out 2>err
+			lib=$(sed -n "s/^ok    CUPTI     \(.*\), API version.*/\1/p" out)
+			[ -n "$lib" ] || exit 0
+			case $lib in /lib/* | /usr/lib/* | /lib64/*) exit 4 ;; esac
+			mount --bind "$empty" "$(dirname "$lib")" || exit 3
+		done
+		exit 5' sh "$WORK/empty" env -u LD_LIBRARY_PATH "$GPT_TRACE" doctor
+	case $? in
+	0) ;;
+	4) skip "a CUPTI in a system library folder cannot be hidden" ;;
+	*) fail "cannot hide the CUPTI libraries (status $?)" ;;
+	esac
+	expect_line '^FAIL  CUPTI     no CUPTI found (tried libcupti.so.13, .*, libcupti.so)$'
+	expect_line "^                fix: install the CUDA 13 toolkit's CUPTI (cuda-cupti-13-0)"
 	;;
 
 output)
