@@ -63,6 +63,9 @@ if [ "$mode" = deb ]; then
 	cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/pkg" >cpack.log 2>&1
 	deb=$(ls "$work"/pkg/gpt-trace_*.deb 2>/dev/null)
 	check "cpack -G DEB made a package" "$([ -f "$deb" ]; echo $?)" "see $work/cpack.log"
+	[ -f "$deb" ] || { echo "info no package: using a prefix instead"; mode=prefix; }
+fi
+if [ "$mode" = deb ]; then
 	echo "info package: $(basename "$deb")"
 	dpkg-deb -I "$deb" | sed -n 's/^ \(Package\|Version\|Architecture\|Depends\|Installed-Size\):/    \1:/p'
 	dpkg-deb -c "$deb" | awk '{ print "    " $6 }' | grep -v '/docs/.'
