@@ -11,9 +11,10 @@
 # Prints the package's control fields and contents, every doctor output, PASS/FAIL per check and
 # "N passed, M failed"; exits non-zero when a check failed.
 #
-# usage: tests/gpu/doctor.sh [-b BUILD] [-w WORKDIR] [-m deb|prefix] [-p PYTHON]
+# usage: tests/gpu/doctor.sh [-b BUILD | -d DEB] [-w WORKDIR] [-m deb|prefix] [-p PYTHON]
 #   -b BUILD    a configured and built build folder (default: $BUILD, else build)
 #   -w WORKDIR  install root, traces and logs (default: a new folder under ${TMPDIR:-/tmp})
+#   -d DEB      a package made elsewhere (cpack -G DEB on the build machine): no build folder needed
 #   -m MODE     deb (default when cpack and dpkg are there) or prefix
 #   -p PYTHON   the Python with torch (default: python3)
 set -u -o pipefail
@@ -22,8 +23,10 @@ build=${BUILD:-build}
 work=
 mode=
 python=python3
-while getopts "b:w:m:p:h" opt; do
+deb_given=
+while getopts "b:d:w:m:p:h" opt; do
 	case $opt in
+	d) deb_given=$(realpath "$OPTARG") ;;
 	b) build=$OPTARG ;;
 	w) work=$OPTARG ;;
 	m) mode=$OPTARG ;;
@@ -31,9 +34,15 @@ while getopts "b:w:m:p:h" opt; do
 	*) sed -n '/^# usage:/,/^[^#]/{/^#/s/^# \{0,1\}//p}' "$0"; exit 2 ;;
 	esac
 done
-build=$(cd "$build" 2>/dev/null && pwd) || { echo "doctor.sh: no build folder '$build'" >&2; exit 2; }
-[ -x "$build/bin/gpt-trace" ] && [ -e "$build/bin/libgpt_inject.so" ] ||
-	{ echo "doctor.sh: build gpt-trace with CUPTI in '$build' first" >&2; exit 2; }
+if [ -n "$deb_given" ]; then
+	[ -f "$deb_given" ] || { echo "doctor.sh: no package '$deb_given'" >&2; exit 2; }
+	mode=deb
+	build=
+else
+	build=$(cd "$build" 2>/dev/null && pwd) || { echo "doctor.sh: no build folder '$build'" >&2; exit 2; }
+	[ -x "$build/bin/gpt-trace" ] && [ -e "$build/bin/libgpt_inject.so" ] ||
+		{ echo "doctor.sh: build gpt-trace with CUPTI in '$build' first" >&2; exit 2; }
+fi
 if [ -z "$mode" ]; then
 	mode=prefix
 	command -v cpack >/dev/null && command -v dpkg-deb >/dev/null && mode=deb
@@ -59,7 +68,9 @@ show() {	# show FILE: a file's lines, indented
 }
 
 # Install.
-if [ "$mode" = deb ]; then
+if [ -n "$deb_given" ]; then
+	deb=$deb_given
+elif [ "$mode" = deb ]; then
 	cpack -G DEB --config "$build/CPackConfig.cmake" -B "$work/pkg" >cpack.log 2>&1
 	deb=$(ls "$work"/pkg/gpt-trace_*.deb 2>/dev/null)
 	check "cpack -G DEB made a package" "$([ -f "$deb" ]; echo $?)" "see $work/cpack.log"
@@ -87,9 +98,11 @@ gpt=$root/bin/gpt-trace
 check "installed gpt-trace at $gpt" "$([ -x "$gpt" ]; echo $?)" "not there"
 
 # The build tree's bin/ out of reach until the end.
-mv "$build/bin" "$build/bin.away-doctor" || { echo "doctor.sh: cannot move $build/bin away" >&2; exit 2; }
-trap 'mv "$build/bin.away-doctor" "$build/bin"' EXIT
-PATH=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v "^$build" | paste -sd: -)
+if [ -n "$build" ]; then
+	mv "$build/bin" "$build/bin.away-doctor" || { echo "doctor.sh: cannot move $build/bin away" >&2; exit 2; }
+	trap 'mv "$build/bin.away-doctor" "$build/bin"' EXIT
+	PATH=$(printf '%s' "$PATH" | tr ':' '\n' | grep -v "^$build" | paste -sd: -)
+fi
 unset GPT_TRACE_INJECT_LIB GPT_TRACE_CUPTI_LIB
 echo "info $("$gpt" --version)"
 
