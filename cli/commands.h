@@ -7,6 +7,7 @@
 #define GPT_CLI_COMMANDS_H
 
 int cmd_run(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_summarize(int argc, char **argv);

@@ -19,7 +19,7 @@ if(GPT_ANALYZER_SOURCES)
 	target_include_directories(gpt_analyzer PUBLIC ${CMAKE_SOURCE_DIR} ${CMAKE_BINARY_DIR}
 		${PROTOBUF_C_INCLUDE})
 	find_package(Threads REQUIRED)
-	target_link_libraries(gpt_analyzer PUBLIC gpt_common SQLite::SQLite3 ZLIB::ZLIB Threads::Threads
+	target_link_libraries(gpt_analyzer PUBLIC gpt_import gpt_common SQLite::SQLite3 ZLIB::ZLIB Threads::Threads
 		${PROTOBUF_C_STATIC} m)
 	target_compile_options(gpt_analyzer PRIVATE ${GPT_TRACE_SANITIZE_FLAGS})
 	# The Perfetto exporter's generated protobuf-c sources (owned by the export work).

@@ -11,17 +11,11 @@
 #ifndef GPT_COLLECTOR_NAMES_H
 #define GPT_COLLECTOR_NAMES_H
 
+#include "common/kernel-name.h"
+
 #include <stddef.h>
 
 /* The demangled name (malloc'ed, caller frees), or NULL if name is not a mangled C++ name. */
 char *name_demangle(const char *name);
-
-/*
- * The short name inside a demangled (or plain) name: the function's own identifier without return
- * type, scope, template arguments and parameters, e.g. "vectorized_elementwise_kernel" for
- * "void at::native::vectorized_elementwise_kernel<(int)4, ...>(int, T2, T3)". Returns a pointer into
- * name and its length in *len.
- */
-const char *name_short(const char *name, size_t *len);
 
 #endif

@@ -2,7 +2,8 @@
 # The layers of gpt-trace, lowest first, and a check that every #include "folder/header.h" in a
 # library folder points to the same folder or to a lower layer, never upward or sideways:
 #
-#   analyzer stack:  common < loader < rules < ranks < output < stats, report, export, diff < cli
+#   analyzer stack:  common < import < loader < rules < ranks < output < stats, report, export, diff < cli
+#                    import:   other profilers' traces (PyTorch's Kineto JSON) into our schema
 #                    loader:   the trace loader (ours and nsys exports as canonical SQL views;
 #                              events.c reads them in time order at scan speed)
 #                    rules:    the time-ordered walk (gaps.c), phases and iterations, the rules
@@ -23,9 +24,9 @@
 # usage: scripts/check-layers.sh [TREE]   (default: this checkout)
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
-declare -A level=([common]=0 [perfetto]=0 [loader]=1 [collector]=1 [rules]=2 [inject]=2 [ranks]=3 [output]=4 [stats]=5 [report]=5 [export]=5 [diff]=5 [cli]=6)
+declare -A level=([common]=0 [perfetto]=0 [import]=1 [loader]=2 [collector]=1 [rules]=3 [inject]=2 [ranks]=4 [output]=5 [stats]=6 [report]=6 [export]=6 [diff]=6 [cli]=7)
 bad=0
-dirs=(common loader collector rules inject ranks output stats report export diff cli)
+dirs=(common import loader collector rules inject ranks output stats report export diff cli)
 for dir in "${dirs[@]}"; do
 	for file in "$dir"/*.c "$dir"/*.h "$dir"/*/*.c "$dir"/*/*.h; do
 		[ -e "$file" ] || continue

@@ -4,8 +4,9 @@
 set -euo pipefail
 # chromium: tests/analyzer/html.sh opens the HTML report in it, headless
 # openmpi-bin, libopenmpi-dev: tests/ranks/mpi.sh runs 'gpt-trace summarize' under mpirun
+# libyajl-dev: gpt-trace import parses the PyTorch profiler's JSON with yajl (docs/import.md says why)
 # dpkg-dev: dpkg-shlibdeps, with which 'cpack -G DEB' writes the package's Depends (docs/install.md)
-pkgs=(cmake make gcc g++ pkg-config sqlite3 libsqlite3-dev zlib1g-dev libprotobuf-c-dev
+pkgs=(cmake make gcc g++ pkg-config sqlite3 libsqlite3-dev zlib1g-dev libyajl-dev libprotobuf-c-dev
       protobuf-c-compiler python3 nodejs npm chromium openmpi-bin libopenmpi-dev dpkg-dev)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,0 +1,222 @@
+/*
+ * gpt-trace import: the PyTorch profiler's traces (Kineto's Chrome-trace JSON, plain or gzipped)
+ * converted into gpt-trace trace files, one per input, which every other command reads. The
+ * commands also accept the JSON directly (converted into a cache beside it); import is for naming
+ * the output, converting once ahead of time, and seeing what the conversion found (docs/import.md).
+ */
+#include "cli/commands.h"
+#include "common/util.h"
+#include "import/kineto.h"
+
+#include <dirent.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static const char usage_text[] =
+	"usage: gpt-trace import [options] TRACE.json[.gz]|FOLDER...\n"
+	"\n"
+	"Convert PyTorch profiler traces (torch.profiler's export_chrome_trace or\n"
+	"tensorboard_trace_handler: Kineto's Chrome-trace JSON, plain or gzipped) into gpt-trace trace\n"
+	"files: kernels, copies, memsets and syncs linked to their launch calls, CPU ops and\n"
+	"record_function annotations as NVTX ranges (ProfilerStep#N become the report's iterations),\n"
+	"the rank from distributedInfo, the devices. A FOLDER stands for its *.json and *.json.gz files\n"
+	"(the ranks of one job). Every command also reads such files directly (docs/import.md).\n"
+	"\n"
+	"options:\n"
+	"  -o, --output PATH   the trace to write for one input; with several inputs, a folder to\n"
+	"                      write them into (default: beside each input, TRACE.sqlite for\n"
+	"                      TRACE.json[.gz])\n"
+	"  -q, --quiet         no summary lines\n"
+	"  -h, --help          print this help\n"
+	"\n"
+	"exit status: 0 every input converted, 2 usage error or an input that cannot be converted\n"
+	"(nothing is written for it)\n";
+
+static const struct option long_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct inputs {
+	char **paths;
+	size_t n;
+};
+
+static void inputs_add(struct inputs *in, const char *path)
+{
+	in->paths = xrealloc(in->paths, (in->n + 1) * sizeof(*in->paths));
+	in->paths[in->n++] = xstrdup(path);
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n > m && !strcmp(s + n - m, suffix);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A folder's *.json and *.json.gz files, in name order. */
+static int inputs_add_folder(struct inputs *in, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t first = in->n;
+
+	if (!d) {
+		pr_err("cannot read folder '%s': %m", dir);
+		return -1;
+	}
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && (has_suffix(e->d_name, ".json") || has_suffix(e->d_name, ".json.gz"))) {
+			char *path = xasprintf("%s/%s", dir, e->d_name);
+
+			inputs_add(in, path);
+			free(path);
+		}
+	closedir(d);
+	if (in->n == first) {
+		pr_err("folder '%s' holds no .json or .json.gz file", dir);
+		return -1;
+	}
+	qsort(in->paths + first, in->n - first, sizeof(*in->paths), by_name);
+	return 0;
+}
+
+/* TRACE.json[.gz] -> TRACE.sqlite, in folder dir when given. */
+static char *output_name(const char *input, const char *dir)
+{
+	const char *base = strrchr(input, '/');
+	char *stem = xstrdup(dir && base ? base + 1 : input), *out;
+	size_t n = strlen(stem);
+
+	if (has_suffix(stem, ".gz"))
+		stem[n -= 3] = '\0';
+	if (has_suffix(stem, ".json"))
+		stem[n -= 5] = '\0';
+	out = dir ? xasprintf("%s/%s.sqlite", dir, stem) : xasprintf("%s.sqlite", stem);
+	free(stem);
+	return out;
+}
+
+static double seconds_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The notes the import wrote into the trace, indented under its summary line. */
+static void print_notes(const char *path)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT value FROM GPT_META WHERE name LIKE 'import_note_%' "
+			       "ORDER BY CAST(substr(name, 13) AS INTEGER)", -1, &st, NULL) == SQLITE_OK)
+		while (sqlite3_step(st) == SQLITE_ROW)
+			printf("  note: %s\n", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+static int import_one(const char *input, const char *output, int quiet)
+{
+	struct kineto_import_counts c;
+	char err[1024];
+	double t0 = seconds_now();
+
+	if (kineto_import(input, output, &c, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		return -1;
+	}
+	if (quiet)
+		return 0;
+	printf("%s -> %s: %.1f MB of JSON, %" PRId64 " events in %.2f s: %" PRId64 " kernels, %" PRId64
+	       " copies, %" PRId64 " memsets, %" PRId64 " syncs, %" PRId64 " API calls, %" PRId64 " ranges (%" PRId64
+	       " ProfilerSteps)\n", input, output, (double)c.bytes / 1e6, c.events, seconds_now() - t0, c.kernels,
+	       c.copies, c.sets, c.syncs, c.api_calls, c.ranges, c.steps);
+	print_notes(output);
+	return 0;
+}
+
+static int parse_options(int argc, char **argv, const char **output, int *quiet)
+{
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:qh", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			*output = optarg;
+			break;
+		case 'q':
+			*quiet = 1;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 1;
+		case ':':
+			pr_err("option '%s' needs a value; see 'gpt-trace import --help'", argv[optind - 1]);
+			return -1;
+		default:
+			pr_err("unknown option '%s'; see 'gpt-trace import --help'", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		pr_err("no trace given; usage: gpt-trace import [options] TRACE.json[.gz]|FOLDER...");
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_import(int argc, char **argv)
+{
+	const char *output = NULL;
+	struct inputs in = { 0 };
+	struct stat st;
+	int quiet = 0, ret, failed = 0;
+
+	ret = parse_options(argc, argv, &output, &quiet);
+	if (ret)
+		return ret > 0 ? GPT_EXIT_OK : GPT_EXIT_USAGE;
+	for (int i = optind; i < argc; i++) {
+		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (inputs_add_folder(&in, argv[i]) < 0)
+				failed = 1;
+		} else {
+			inputs_add(&in, argv[i]);
+		}
+	}
+	if (!failed && output && in.n > 1 && (stat(output, &st) < 0 || !S_ISDIR(st.st_mode))) {
+		pr_err("-o '%s' must be an existing folder when several traces are imported", output);
+		failed = 1;
+	}
+	for (size_t i = 0; !failed && i < in.n; i++) {
+		int to_dir = output && stat(output, &st) == 0 && S_ISDIR(st.st_mode);
+		char *out = output && !to_dir ? xstrdup(output) : output_name(in.paths[i], to_dir ? output : NULL);
+
+		if (import_one(in.paths[i], out, quiet) < 0)
+			ret = -1;
+		free(out);
+	}
+	for (size_t i = 0; i < in.n; i++)
+		free(in.paths[i]);
+	free(in.paths);
+	return failed || ret < 0 ? GPT_EXIT_USAGE : GPT_EXIT_OK;
+}
