@@ -127,7 +127,7 @@ static void print_notes(const char *path)
 
 	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
 	    sqlite3_prepare_v2(db, "SELECT value FROM GPT_META WHERE name LIKE 'import_note_%' "
-			       "ORDER BY CAST(substr(name, 13) AS INTEGER)", -1, &st, NULL) == SQLITE_OK)
+			       "ORDER BY name", -1, &st, NULL) == SQLITE_OK)
 		while (sqlite3_step(st) == SQLITE_ROW)
 			printf("  note: %s\n", (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);

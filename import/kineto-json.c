@@ -435,8 +435,10 @@ static void put_string(struct reader *r, const unsigned char *s, size_t len)
 			ev->cat = text_set(&r->cat, s, len);
 		else if (key == K_NAME)
 			ev->name = text_set(&r->name, s, len);
-		else if (key == K_PID)
+		else if (key == K_PID) {
 			ev->pid_text = text_set(&r->pid, s, len);
+			ev->has_pid = len && json_int((const char *)s, len, &ev->pid) == 0;
+		}
 		else if (key == K_TID)
 			ev->tid_text = text_set(&r->tid, s, len);
 		else if (key == K_TS)	/* a number written as a string */

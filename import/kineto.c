@@ -230,16 +230,37 @@ static int64_t arg_or(const struct kineto_event *ev, enum kineto_arg a, int64_t 
 	return ev->args & (1u << a) ? ev->arg[a] : def;
 }
 
-/* The stream of a GPU event: args "stream", else the tid (legacy traces: "stream 7"). */
+/* A number written as text: legacy traces give tids as "25738" (host) and "stream 7" (GPU). */
+static int text_number(const char *text, const char *prefix, int64_t *out)
+{
+	size_t n = strlen(prefix);
+	char *end;
+
+	if (!text || strncmp(text, prefix, n) || !text[n])
+		return 0;
+	*out = strtoll(text + n, &end, 10);
+	return !*end;
+}
+
+static int64_t tid_of(const struct kineto_event *ev)
+{
+	int64_t tid;
+
+	if (ev->has_tid)
+		return ev->tid;
+	return text_number(ev->tid_text, "", &tid) ? tid : 0;
+}
+
+/* The stream of a GPU event: args "stream", else the tid. */
 static int64_t stream_of(const struct kineto_event *ev)
 {
+	int64_t stream;
+
 	if (ev->args & (1u << KA_STREAM))
 		return ev->arg[KA_STREAM];
 	if (ev->has_tid)
 		return ev->tid;
-	if (ev->tid_text && !strncmp(ev->tid_text, "stream ", 7))
-		return strtoll(ev->tid_text + 7, NULL, 10);
-	return 0;
+	return text_number(ev->tid_text, "stream ", &stream) ? stream : 0;
 }
 
 static int64_t device_of(const struct kineto_event *ev)
@@ -381,7 +402,7 @@ static int put_api(struct import *im, const struct kineto_event *ev, int driver)
 	v[API_START] = rel(im, ev->ts);
 	v[API_END] = v[API_START] + (ev->has_dur && ev->dur > 0 ? ev->dur : 0);
 	v[API_CLASS] = driver;
-	v[API_GLOBAL_TID] = global_tid(im, ev->pid, ev->has_tid ? ev->tid : 0);
+	v[API_GLOBAL_TID] = global_tid(im, ev->pid, tid_of(ev));
 	v[API_CORRELATION] = arg_or(ev, KA_CORRELATION, --im->next_fake_corr);
 	v[API_NAME] = trace_out_string(&im->out, ev->name);
 	v[API_RETURN] = 0;	/* not recorded by Kineto; NOT NULL (docs/import.md) */
@@ -405,7 +426,7 @@ static int put_range(struct import *im, const struct kineto_event *ev)
 	v[NVTX_START] = rel(im, ev->ts);
 	v[NVTX_END] = v[NVTX_START] + (ev->has_dur && ev->dur > 0 ? ev->dur : 0);
 	v[NVTX_TYPE] = 59;	/* NvtxPushPopRange */
-	v[NVTX_GLOBAL_TID] = global_tid(im, ev->pid, ev->has_tid ? ev->tid : 0);
+	v[NVTX_GLOBAL_TID] = global_tid(im, ev->pid, tid_of(ev));
 	v[NVTX_TEXT_ID] = trace_out_string(&im->out, ev->name);
 	v[NVTX_DOMAIN] = 0;
 	if (v[NVTX_TEXT_ID] < 0)
@@ -782,7 +803,7 @@ static int write_meta(struct import *im, const struct kineto_header *hdr)
 	for (int i = 0; i < im->nnotes; i++) {
 		char name[32];
 
-		snprintf(name, sizeof(name), "import_note_%d", i + 1);
+		snprintf(name, sizeof(name), "import_note_%02d", i + 1);
 		ret |= trace_out_meta(o, name, im->notes[i]);
 	}
 	ret |= trace_out_meta(o, "trace_complete", "1");

@@ -14,7 +14,7 @@
  *   process_name, thread_name                   PROCESSES, ThreadNames
  *
  * and GPT_META rows saying where the trace came from (import_source, import_format...) and what it
- * lacks (import_note_1...), never a made-up value. Everything else (flows, python_function,
+ * lacks (import_note_01...), never a made-up value. Everything else (flows, python_function,
  * gpu_user_annotation, [memory] events) is counted by category in import_skipped.
  */
 #ifndef GPT_IMPORT_KINETO_H

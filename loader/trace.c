@@ -1,6 +1,6 @@
 /*
- * The trace loader (see trace.h): checks each file before SQLite sees it, opens the first read-only
- * and ATTACHes the others, tells our traces from nsys exports, and builds the canonical TEMP views by
+ * The trace loader (see trace.h): checks each file before SQLite sees it (a PyTorch profiler JSON
+ * trace is imported first, into a cache), opens the first read-only and ATTACHes the others, tells our traces from nsys exports, and builds the canonical TEMP views by
  * introspection. Nothing here knows nsys versions: each view column is described once, with the
  * source columns it needs; a column whose source is missing in a file reads NULL there, and a table
  * missing from a file contributes a typed, empty SELECT. That is how lazily created nsys tables, old
@@ -13,6 +13,7 @@
 #include "loader/trace.h"
 #include "loader/trace-private.h"
 #include "common/util.h"
+#include "import/kineto.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1325,15 +1326,34 @@ static void remove_copy(struct trace_file *f)
 	f->copy_dir = NULL;
 }
 
+/*
+ * A PyTorch profiler (Kineto) JSON trace is read through the trace file imported from it, cached
+ * beside it (import/kineto.h); a cache made in a temporary folder goes with the trace's close.
+ */
+static int open_imported(struct trace_file *f, char *err, size_t errlen)
+{
+	char *cache, *tmp_dir;
+	int ret = kineto_cached(f->path, &cache, &tmp_dir, err, errlen);
+
+	if (ret < 0)
+		return ret;
+	f->open_path = cache;
+	f->copy_dir = tmp_dir;
+	return check_file(cache, err, errlen);
+}
+
 static int open_file(struct trace *trace, size_t i, char *err, size_t errlen)
 {
 	struct trace_file *f = &trace->files[i];
 	int ret, rc;
 
-	ret = check_file(f->path, err, errlen);
+	if (kineto_sniff(f->path))
+		ret = open_imported(f, err, errlen);
+	else
+		ret = check_file(f->path, err, errlen);
 	if (ret < 0)
 		return ret;
-	if (needs_recovery(f->path)) {
+	if (!f->open_path && needs_recovery(f->path)) {
 		ret = recover_copy(f, err, errlen);
 		if (ret < 0)
 			return ret;

@@ -1,6 +1,7 @@
 /*
- * Opening traces for analysis: ours (written by gpt-trace run) and Nsight Systems SQLite exports,
- * through one loader.
+ * Opening traces for analysis: ours (written by gpt-trace run or gpt-trace import) and Nsight Systems
+ * SQLite exports, through one loader. A PyTorch profiler (Kineto) JSON trace, plain or gzipped, is
+ * accepted too: it is imported into a trace file cached beside it (import/kineto.h), which is read.
  *
  * trace_open() opens one or more trace files (several per-process traces of one job may be given
  * together; the extra ones are ATTACHed) and creates, in the connection's TEMP schema, one canonical

@@ -87,7 +87,8 @@ static int read_notes(struct trace *trace, struct report_header *hdr, char *err,
 		if (trace_format(trace, t) != TRACE_FORMAT_GPT)
 			continue;
 		if (sqlite3_prepare_v2(trace_db(trace), "SELECT name, value FROM meta WHERE traceId = ?1 AND "
-				       "name IN ('trace_complete', 'cupti_dropped_records', 'replayed_kernel_rows_timed')",
+				       "(name IN ('trace_complete', 'cupti_dropped_records', 'replayed_kernel_rows_timed') OR "
+				       "name LIKE 'import\\_note\\_%' ESCAPE '\\') ORDER BY name",
 				       -1, &st, NULL) != SQLITE_OK)
 			return sql_failed(trace, "meta", err, errlen);
 		sqlite3_bind_int64(st, 1, (int64_t)t);
@@ -96,6 +97,9 @@ static int read_notes(struct trace *trace, struct report_header *hdr, char *err,
 
 			if (!strcmp(name, "trace_complete"))
 				complete = sqlite3_column_int(st, 1) == 1;
+			else if (!strncmp(name, "import_note_", 12))	/* what an imported trace lacks */
+				push(&hdr->notes, &hdr->nnotes, xasprintf("%s: %s", trace_path(trace, t),
+									    (const char *)sqlite3_column_text(st, 1)));
 			else if (!strcmp(name, "replayed_kernel_rows_timed"))
 				replayed = sqlite3_column_int64(st, 1);
 			else
