@@ -631,13 +631,19 @@ static int read_chunks(struct reader *r, yajl_handle h, gzFile gz, const char *p
 		r->hdr->bytes += n;
 	}
 	free(buf);
-	if (st == yajl_status_ok && n < 0) {
+	if (st == yajl_status_ok)
+		gzerror(gz, &zerr);	/* a gzip stream cut short ends like a file, with Z_BUF_ERROR */
+	if (st == yajl_status_ok && (n < 0 || zerr == Z_BUF_ERROR)) {
 		const char *msg = gzerror(gz, &zerr);
 
 		set_err(err, errlen, "cannot import '%s': %s", path,
 			zerr == Z_BUF_ERROR ? "truncated gzip file (it ends mid-stream)" :
 			zerr == Z_ERRNO ? strerror(errno) : msg);
 		return -EIO;
+	}
+	if (st == yajl_status_ok && !r->hdr->bytes) {
+		set_err(err, errlen, "cannot import '%s': empty file", path);
+		return -EINVAL;
 	}
 	if (st == yajl_status_ok) {
 		st = yajl_complete_parse(h);
@@ -671,10 +677,6 @@ int kineto_read(const char *path, kineto_event_fn fn, void *arg, struct kineto_h
 	h = yajl_alloc(&callbacks, NULL, &r);
 	yajl_config(h, yajl_allow_comments, 0);
 	ret = read_chunks(&r, h, gz, path, err, errlen);
-	if (!ret && !hdr->object) {
-		set_err(err, errlen, "cannot import '%s': empty file", path);
-		ret = -EINVAL;
-	}
 	yajl_free(h);
 	gzclose(gz);
 	free(r.cat.s);

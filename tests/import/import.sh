@@ -1,0 +1,181 @@
+#!/bin/sh
+# Tests of `gpt-trace import` and of Kineto JSON accepted by every command, on the real traces of
+# tests/fixtures/kineto/ and on small hand-made ones (bad input, names, number forms). One case per
+# run: import.sh CASE, with GPT (the gpt-trace binary), SRC (the source tree) and WORK (a scratch
+# folder, emptied first) from ctest. Exit 0 pass, 1 fail.
+set -u
+case_name=$1
+FIX=$SRC/tests/fixtures/kineto
+rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK" || exit 1
+fail() { echo "FAIL $case_name: $*"; exit 1; }
+ok() { echo "ok   $case_name: $*"; }
+
+# refused NAME FILE PATTERN: import exits 2 with one line matching PATTERN, and leaves no file
+refused() {
+	rm -f out.sqlite out.sqlite.tmp-*
+	"$GPT" import "$2" -o out.sqlite > out.txt 2> err.txt
+	rc=$?
+	[ "$rc" = 2 ] || fail "$1: exit $rc, want 2"
+	grep -q -- "$3" err.txt || fail "$1: stderr '$(cat err.txt)' does not match '$3'"
+	[ "$(wc -l < err.txt)" = 1 ] || fail "$1: more than one line on stderr: $(cat err.txt)"
+	ls out.sqlite* > /dev/null 2>&1 && fail "$1: left $(ls out.sqlite*)"
+	echo "ok   $1: $(cat err.txt)"
+}
+
+# sql DB QUERY: one value
+sql() { sqlite3 "$1" "$2"; }
+
+case "$case_name" in
+counts)
+	# every fixture's rows and their ns times against its JSON (check_import.py)
+	python3 "$SRC/tests/import/check_import.py" "$GPT" "$WORK" "$FIX"/*.json.gz || exit 1
+	;;
+bad-input)
+	zcat "$FIX/hta-alexnet.json.gz" > full.json
+	head -c $(($(wc -c < full.json) * 6 / 10)) full.json > truncated.json
+	refused truncated-json truncated.json "truncated JSON: the text ends after"
+	head -c $(($(wc -c < "$FIX/hta-alexnet.json.gz") / 2)) "$FIX/hta-alexnet.json.gz" > truncated.json.gz
+	refused truncated-gzip truncated.json.gz "truncated gzip file"
+	printf '{"traceEvents": []}' > empty.json
+	refused empty-events empty.json "traceEvents is empty"
+	printf '{"schemaVersion": 1, "deviceProperties": []}' > no-events.json
+	refused no-trace-events no-events.json "no traceEvents"
+	printf '{"traceEvents": [{"ph": "X", "cat": "gpu", "name": "draw", "ts": 1, "dur": 2, "pid": 1, "tid": 1}]}' > chrome.json
+	refused foreign-chrome chrome.json "not the PyTorch profiler's"
+	printf '[{"ph": "X", "cat": "kernel", "name": "k", "ts": 1, "dur": 2, "pid": 0, "tid": 7}]' > array.json
+	refused array-form array.json "array at the top level"
+	printf '{"traceEvents": [{"ph": "X", "cat": "kernel",, }]}' > malformed.json
+	refused malformed malformed.json "malformed JSON near byte"
+	: > zero.json
+	refused empty-file zero.json "empty file"
+	refused missing missing.json "no such file"
+	# gpt-trace's own Chrome export is a Chrome trace, not Kineto's
+	"$GPT" export -q -f chrome -o ours.json "$SRC/tests/fixtures/gpu/copies.sqlite" > /dev/null 2>&1 ||
+		fail "export of copies.sqlite"
+	refused our-export ours.json "not the PyTorch profiler's"
+	# the other commands say the same, naming the file
+	"$GPT" report truncated.json > /dev/null 2> err.txt && fail "report accepted a truncated trace"
+	grep -q "truncated JSON" err.txt || fail "report: $(cat err.txt)"
+	ls truncated.json.sqlite* > /dev/null 2>&1 && fail "report left a cache of a truncated trace"
+	ok "report refuses it too: $(cat err.txt)"
+	;;
+names-and-numbers)
+	# quotes, backslashes, control characters and non-ASCII in names; ts forms: relative to a base
+	# with 3 decimals, more decimals (rounded half up), an exponent, an integer
+	cat > odd.json <<'JSON'
+{"schemaVersion": 1, "baseTimeNanoseconds": 1790000000000000000, "traceEvents": [
+ {"ph": "X", "cat": "cpu_op", "name": "aten::\"quoted\" \\back\\slash\ttab\u0001ctl \u00e9\u4e2d", "pid": 7, "tid": 8, "ts": 4884494739707.581, "dur": 10.0004},
+ {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 7, "tid": 8, "ts": 4884494739708.0005, "dur": 2, "args": {"correlation": 5, "cbid": 211}},
+ {"ph": "X", "cat": "kernel", "name": "void k<\"x\">(int)", "pid": 0, "tid": 7, "ts": 4.8844947397095e12, "dur": 1.5, "args": {"correlation": 5, "device": 0, "stream": 7, "grid": [1, 2, 3], "block": [32, 1, 1], "registers per thread": 16, "shared memory": 48}},
+ {"ph": "X", "cat": "kernel", "name": "late", "pid": 0, "tid": 7, "ts": 4884494739000, "dur": 0, "args": {"correlation": 6, "device": 0, "stream": 7, "grid": [1, 1, 1], "block": [1, 1, 1]}}
+]}
+JSON
+	"$GPT" import -q odd.json -o odd.sqlite || fail "import"
+	got=$(sql odd.sqlite "SELECT s.value FROM NVTX_EVENTS e JOIN StringIds s ON s.id = e.textId" | od -c | head -3)
+	want=$(printf 'aten::"quoted" \\back\\slash\ttab\001ctl \303\251\344\270\255\n' | od -c | head -3)
+	[ "$got" = "$want" ] || fail "range name: $got, want $want"
+	origin=$(sql odd.sqlite "SELECT value FROM GPT_META WHERE name = 'time_origin_ns'")
+	got=$(sql odd.sqlite "SELECT group_concat(t, ' ') FROM (SELECT (start + $origin) || '-' || (end - start) AS t FROM (
+		SELECT start, end FROM NVTX_EVENTS UNION ALL SELECT start, end FROM CUPTI_ACTIVITY_KIND_RUNTIME
+		UNION ALL SELECT start, end FROM CUPTI_ACTIVITY_KIND_KERNEL) ORDER BY 1)")
+	# base + ts in ns: .581 exact, .0005 rounds up, 4.8844947397095e12 = ...709500, the late kernel
+	# (earlier than the first event's second) moves time 0 back rather than going negative
+	want="1794884494739000000-0 1794884494739707581-10000 1794884494739708001-2000 1794884494739709500-1500"
+	[ "$got" = "$want" ] || fail "times: $got, want $want"
+	[ "$(sql odd.sqlite "SELECT min(start) >= 0 FROM CUPTI_ACTIVITY_KIND_KERNEL")" = 1 ] || fail "negative time"
+	got=$(sql odd.sqlite "SELECT d.value, s.value, k.gridY, k.gridZ, k.blockX, k.staticSharedMemory FROM CUPTI_ACTIVITY_KIND_KERNEL k
+		JOIN StringIds d ON d.id = k.demangledName JOIN StringIds s ON s.id = k.shortName WHERE k.correlationId = 5")
+	[ "$got" = 'void k<"x">(int)|k|2|3|32|48' ] || fail "kernel: $got"
+	got=$(sql odd.sqlite "SELECT r.nameId IS NOT NULL FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN CUPTI_ACTIVITY_KIND_RUNTIME r USING (correlationId)")
+	[ "$got" = 1 ] || fail "kernel not linked to its launch"
+	ok "names byte for byte, times exact to the ns"
+	;;
+meta)
+	"$GPT" import -q "$FIX/hta-nccl-ddp-rank0.json.gz" -o nccl.sqlite || fail "import"
+	got=$(sql nccl.sqlite "SELECT name || '=' || value FROM GPT_META WHERE name IN ('rank', 'world_size',
+		'distributed_backend', 'nccl_version', 'pid', 'import_format', 'time_origin_ns', 'gpt_schema_version') ORDER BY name")
+	want="distributed_backend=nccl
+gpt_schema_version=2
+import_format=kineto schemaVersion 1
+nccl_version=2.17.1
+pid=2910249
+rank=0
+time_origin_ns=1716423322000000000
+world_size=2"
+	[ "$got" = "$want" ] || fail "meta: $got"
+	[ "$(sql nccl.sqlite "SELECT name || ' ' || smCount || ' ' || totalMemory FROM TARGET_INFO_GPU WHERE id = 0")" = \
+		"NVIDIA A100-PG509-200 108 42297524224" ] || fail "gpu row"
+	[ "$(sql nccl.sqlite "SELECT count(*) FROM ThreadNames")" -ge 2 ] || fail "thread names"
+	"$GPT" import -q "$FIX/hta-no-distributed-info.json.gz" -o nodist.sqlite || fail "import"
+	sql nodist.sqlite "SELECT value FROM GPT_META WHERE name LIKE 'import_note_%'" | grep -q "no distributedInfo" ||
+		fail "no note on the missing distributedInfo"
+	[ -z "$(sql nodist.sqlite "SELECT value FROM GPT_META WHERE name = 'rank'")" ] || fail "a rank was made up"
+	"$GPT" import -q "$FIX/tb-plugin-legacy-resnet50.json.gz" -o legacy.sqlite || fail "import"
+	sql legacy.sqlite "SELECT value FROM GPT_META WHERE name = 'import_format'" | grep -q "legacy categories" ||
+		fail "legacy not said"
+	ok "rank, devices, threads, notes, format"
+	;;
+iterations)
+	# the report's iterations are the ProfilerSteps, on the JSON given directly
+	for f in device-resnet18-schedule.pt.trace.json.gz:3 tb-plugin-legacy-resnet50.json.gz:3 \
+		 hta-nccl-ddp-rank0.json.gz:3 device-mlp-memory.pt.trace.json.gz:4; do
+		cp "$FIX/${f%%:*}" .
+		got=$("$GPT" report -q -f json "${f%%:*}" | python3 -c "
+import json, sys
+it = json.load(sys.stdin)['phases'][0]['iterations']
+print(it['source'], it['name'], it['count'])")
+		[ "$got" = "nvtx ProfilerStep# ${f##*:}" ] || fail "${f%%:*}: iterations '$got', want ${f##*:} ProfilerSteps"
+	done
+	ok "ProfilerSteps are the iterations"
+	;;
+cache)
+	cp "$FIX/hta-alexnet.json.gz" a.json.gz
+	"$GPT" stats a.json.gz > stats1.txt || fail "stats on JSON"
+	[ -f a.json.gz.sqlite ] || fail "no cache beside the JSON"
+	m1=$(stat -c %Y.%N a.json.gz.sqlite 2>/dev/null || stat -c %Y a.json.gz.sqlite)
+	sleep 1
+	"$GPT" stats a.json.gz > stats2.txt || fail "stats again"
+	[ "$(stat -c %Y a.json.gz.sqlite)" = "${m1%%.*}" ] || fail "the cache was made again for an unchanged file"
+	cmp -s stats1.txt stats2.txt || fail "stats differ on the cache"
+	touch a.json.gz
+	"$GPT" stats a.json.gz > /dev/null || fail "stats after touch"
+	[ "$(stat -c %Y a.json.gz.sqlite)" != "${m1%%.*}" ] || fail "a changed file kept its old cache"
+	mkdir ro tmp && cp "$FIX/hta-alexnet.json.gz" ro/b.json.gz && chmod 555 ro
+	if [ "$(id -u)" != 0 ]; then
+		TMPDIR=$WORK/tmp "$GPT" stats ro/b.json.gz > stats3.txt || fail "stats in a read-only folder"
+		[ -e ro/b.json.gz.sqlite ] && fail "wrote into a read-only folder"
+		[ -z "$(ls tmp)" ] || fail "left $(ls tmp) in TMPDIR"
+		cmp -s stats1.txt stats3.txt || true
+	fi
+	chmod 755 ro
+	ok "cache made once, made again after a change$([ "$(id -u)" = 0 ] && echo ' (read-only folder not checked as root)')"
+	;;
+commands)
+	# every command that reads traces reads the JSON
+	cp "$FIX/device-resnet18-schedule.pt.trace.json.gz" a.json.gz
+	cp "$FIX/device-resnet18-gz.pt.trace.json.gz" b.json.gz
+	"$GPT" report -q a.json.gz > /dev/null || fail report
+	"$GPT" report -q -f html -o r.html a.json.gz > /dev/null || fail "report html"
+	"$GPT" stats -q -f json a.json.gz > /dev/null || fail stats
+	"$GPT" export -q a.json.gz -o a.perfetto-trace > /dev/null || fail "export perfetto"
+	"$GPT" export -q -f chrome a.json.gz -o a.chrome.json > /dev/null || fail "export chrome"
+	"$GPT" diff a.json.gz b.json.gz > /dev/null; [ $? -le 1 ] || fail diff
+	"$GPT" baseline save a.json.gz -o base.json > /dev/null || fail "baseline save"
+	"$GPT" check --baseline base.json b.json.gz > /dev/null; [ $? -le 1 ] || fail check
+	ok "report, stats, export, diff, baseline, check read Kineto JSON"
+	;;
+ranks)
+	# two ranks of one job (HTA's sampled trace_filter pair): the cross-rank report
+	cp "$FIX/hta-sampled-rank0.json.gz" "$FIX/hta-sampled-rank1.json.gz" .
+	"$GPT" report hta-sampled-rank0.json.gz hta-sampled-rank1.json.gz > ranks.txt 2>&1 || fail "$(cat ranks.txt)"
+	grep -q "2 ranks (world size 128)" ranks.txt || fail "not a cross-rank report: $(head -3 ranks.txt)"
+	mkdir job && cp hta-sampled-rank*.json.gz job/
+	"$GPT" import -q job || fail "import of a folder"
+	[ -f job/hta-sampled-rank0.sqlite ] && [ -f job/hta-sampled-rank1.sqlite ] || fail "folder: $(ls job)"
+	ok "cross-rank report from two rank files; a folder imports each"
+	;;
+*)
+	echo "unknown case $case_name"
+	exit 2
+	;;
+esac
