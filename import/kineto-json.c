@@ -156,22 +156,21 @@ int kineto_us_to_ns(const char *s, size_t n, int64_t *out)
 static int json_int(const char *s, size_t n, int64_t *out)
 {
 	char buf[64], *end;
+	size_t i = n && s[0] == '-';
+	int64_t v = 0;
 	double d;
 
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, s[i] - '0', &v))
+			return -1;
+	if (i == n && n > (size_t)(s[0] == '-')) {
+		*out = s[0] == '-' ? -v : v;
+		return 0;
+	}
 	if (n >= sizeof(buf))
 		return -1;
 	memcpy(buf, s, n);
 	buf[n] = '\0';
-	if (!memchr(s, '.', n) && !memchr(s, 'e', n) && !memchr(s, 'E', n)) {
-		long long v;
-
-		errno = 0;
-		v = strtoll(buf, &end, 10);
-		if (errno || *end)
-			return -1;
-		*out = v;
-		return 0;
-	}
 	d = strtod(buf, &end);
 	if (*end || !isfinite(d) || d > 9.2e18 || d < -9.2e18)
 		return -1;

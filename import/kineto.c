@@ -85,6 +85,8 @@ struct import {
 	int64_t unowned_gpu_rows;	/* GPU rows written before the host pid was known */
 	struct key_index thread_index;	/* (pid, tid) */
 	struct thread *threads;
+	struct key_index short_index;	/* kernel name id -> index in short_ids */
+	int64_t *short_ids;
 	struct strtab process_names;	/* "pid\tname" of process_name events, first one per pid */
 	int64_t next_fake_corr;		/* API rows without a correlation id get -1, -2... */
 	int64_t kineto_events, legacy_events, foreign_events;
@@ -281,19 +283,35 @@ static void gpu_columns(struct import *im, const struct kineto_event *ev, int64_
 	v[6] = global_pid(im);
 }
 
+/* The StringIds id of a kernel's short name, worked out once per name. */
+static int64_t short_name_id(struct import *im, int64_t name_id, const char *name)
+{
+	int64_t key[KEY_INDEX_WORDS] = { name_id };
+	int created;
+	size_t i = key_index_get(&im->short_index, key, &created);
+
+	if (created) {
+		size_t len;
+		const char *s = name_short(name, &len);
+		char *copy = strndup(s, len);
+
+		im->short_ids = xrealloc(im->short_ids, (i + 1) * sizeof(*im->short_ids));
+		im->short_ids[i] = trace_out_string(&im->out, copy && *copy ? copy : name);
+		free(copy);
+	}
+	return im->short_ids[i];
+}
+
 static int put_kernel(struct import *im, const struct kineto_event *ev)
 {
 	int64_t v[KERNEL_COLS];
-	size_t short_len;
-	const char *short_name = name_short(ev->name, &short_len);
-	char *short_copy;
 
 	gpu_columns(im, ev, v);
 	v[KERNEL_DEMANGLED] = trace_out_string(&im->out, ev->name);
-	short_copy = strndup(short_name, short_len);
-	v[KERNEL_SHORT] = trace_out_string(&im->out, short_copy && *short_copy ? short_copy : ev->name);
-	free(short_copy);
-	if (v[KERNEL_DEMANGLED] < 0 || v[KERNEL_SHORT] < 0)
+	if (v[KERNEL_DEMANGLED] < 0)
+		return -EIO;
+	v[KERNEL_SHORT] = short_name_id(im, v[KERNEL_DEMANGLED], ev->name);
+	if (v[KERNEL_SHORT] < 0)
 		return -EIO;
 	v[KERNEL_REGISTERS] = arg_or(ev, KA_REGISTERS, 0);
 	for (int i = 0; i < 3; i++) {
@@ -869,6 +887,8 @@ static void import_release(struct import *im)
 {
 	key_index_release(&im->pids);
 	key_index_release(&im->thread_index);
+	key_index_release(&im->short_index);
+	free(im->short_ids);
 	free(im->threads);
 	strtab_release(&im->process_names);
 	strtab_release(&im->skipped);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const struct {
@@ -85,6 +86,7 @@ int trace_out_exec(struct trace_out *out, const char *sql)
 /* A fresh name beside the target: the rename that commits stays on one file system. */
 static int make_tmp(struct trace_out *out)
 {
+	mode_t um;
 	int fd;
 
 	out->tmp_path = xasprintf("%s.tmp-XXXXXX", out->path);
@@ -94,6 +96,16 @@ static int make_tmp(struct trace_out *out)
 
 		free(out->tmp_path);
 		out->tmp_path = NULL;
+		return fail(out, -e, "cannot write '%s': %s", out->path, strerror(e));
+	}
+	/* mkstemp makes it private; a trace is as readable as any file its user makes */
+	um = umask(0);
+	umask(um);
+	if (fchmod(fd, 0666 & ~um) < 0) {
+		int e = errno;
+
+		close(fd);
+		unlink(out->tmp_path);
 		return fail(out, -e, "cannot write '%s': %s", out->path, strerror(e));
 	}
 	close(fd);
@@ -122,14 +134,14 @@ int trace_out_create(struct trace_out *out, const char *path)
 	out->path = xstrdup(path);
 	ret = make_tmp(out);
 	if (ret < 0)
-		return ret;
+		goto out_abort;
 	if (sqlite3_open_v2(out->tmp_path, &out->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL) !=
 	    SQLITE_OK) {
 		ret = sql_fail(out);
 		goto out_abort;
 	}
 	/* no journal: the file is not renamed into place unless the whole import succeeded */
-	ret = trace_out_exec(out, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-65536; "
+	ret = trace_out_exec(out, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-8192; "
 			     "PRAGMA temp_store=MEMORY; BEGIN");
 	if (!ret)
 		ret = trace_out_exec(out, gpt_schema_sql);
