@@ -174,6 +174,43 @@ ranks)
 	[ -f job/hta-sampled-rank0.sqlite ] && [ -f job/hta-sampled-rank1.sqlite ] || fail "folder: $(ls job)"
 	ok "cross-rank report from two rank files; a folder imports each"
 	;;
+last-step)
+	# four 10 ms ProfilerSteps and a fifth cut to 2 ms by the end of the recording window
+	python3 - > steps.json <<'PY'
+import json
+ev = []
+for i in range(5):
+    ts, dur = 1000 + i * 10000, (2000 if i == 4 else 10000)
+    ev.append({"ph": "X", "cat": "user_annotation", "name": f"ProfilerStep#{i}", "pid": 1, "tid": 1, "ts": ts, "dur": dur})
+    for k in range(3):
+        c = i * 10 + k
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1,
+                   "ts": ts + 100 + k * 1000, "dur": 5, "args": {"correlation": c}})
+        ev.append({"ph": "X", "cat": "kernel", "name": f"k{k}", "pid": 0, "tid": 7, "ts": ts + 200 + k * 1000,
+                   "dur": 500, "args": {"correlation": c, "device": 0, "stream": 7, "grid": [1, 1, 1], "block": [1, 1, 1]}})
+ev.append({"name": "Record Window End", "ph": "i", "s": "g", "pid": "", "tid": "", "ts": 43000})
+print(json.dumps({"schemaVersion": 1, "baseTimeNanoseconds": 1790000000000000000, "traceEvents": ev}))
+PY
+	"$GPT" import steps.json -o steps.sqlite > out.txt || fail "import"
+	grep -q "note: the last ProfilerStep (2.000 ms, median 10.000 ms) ends with the recording window: it was cut short" out.txt ||
+		fail "no cut-short note: $(cat out.txt)"
+	"$GPT" report steps.json | grep -q "the last ProfilerStep" || fail "the report does not carry the note"
+	ok "the cut-short last step is noted"
+	;;
+ddp-straggler)
+	# a 2-rank DDP job recorded with torch.profiler, rank 1 slow every third step
+	# (tests/gpu/kineto/record_ddp.py): the cross-rank report names rank 1
+	[ -f "$FIX/ddp-slow-rank0.pt.trace.json.gz" ] || { echo "skip: no DDP pair in $FIX (tests/gpu/README.md)"; exit 77; }
+	cp "$FIX"/ddp-slow-rank*.pt.trace.json.gz .
+	"$GPT" report -q -f json -o job.json ddp-slow-rank0.pt.trace.json.gz ddp-slow-rank1.pt.trace.json.gz ||
+		fail "cross-rank report"
+	got=$(python3 -c "
+import json
+d = json.load(open('job.json'))
+print(sorted({i['straggler_rank'] for i in d['iterations'] if i['straggler_rank'] >= 0}))")
+	[ "$got" = "[1]" ] || fail "stragglers $got, want [1]"
+	ok "rank 1 named the straggler"
+	;;
 *)
 	echo "unknown case $case_name"
 	exit 2
