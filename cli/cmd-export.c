@@ -98,8 +98,8 @@ int cmd_export(int argc, char **argv)
 	struct findings findings = { 0 };
 	struct trace *trace = NULL;
 	const char *output = NULL;
-	char *default_output = NULL;
-	int no_findings = 0, status = GPT_EXIT_USAGE, c;
+	char *default_output = NULL, **paths = NULL;
+	int no_findings = 0, status = GPT_EXIT_USAGE, c, npaths = 0;
 	char err[1024];
 	struct stat st;
 
@@ -141,16 +141,21 @@ int cmd_export(int argc, char **argv)
 		pr_err("export needs at least one trace file; see 'gpt-trace export --help'");
 		return GPT_EXIT_USAGE;
 	}
-	if (report_ranks_wanted(argv + optind, (size_t)(argc - optind), -1))
-		return export_ranks(argv + optind, (size_t)(argc - optind), output, opts.gzip, !progress_enabled);
+	paths = trace_args_paths(argv + optind, argc - optind, &npaths);
+	if (!paths)
+		return GPT_EXIT_USAGE;
+	if (report_ranks_wanted(paths, (size_t)npaths, -1)) {
+		status = export_ranks(paths, (size_t)npaths, output, opts.gzip, !progress_enabled);
+		goto out;
+	}
 	if (!output) {
-		default_output = export_default_path(argv[optind], &opts);
+		default_output = export_default_path(paths[0], &opts);
 		if (!default_output)
 			die("out of memory");
 		output = default_output;
 	}
-	for (int i = optind; i < argc; i++) {
-		if (same_file(argv[i], output)) {
+	for (int i = 0; i < npaths; i++) {
+		if (same_file(paths[i], output)) {
 			pr_err("cannot write '%s': it is the input trace", output);
 			goto out;
 		}
@@ -160,7 +165,7 @@ int cmd_export(int argc, char **argv)
 		goto out;
 	}
 
-	if (trace_open((const char *const *)argv + optind, (size_t)(argc - optind), &trace, err, sizeof(err)) < 0) {
+	if (trace_open((const char *const *)paths, (size_t)npaths, &trace, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}
@@ -183,6 +188,7 @@ int cmd_export(int argc, char **argv)
 out:
 	findings_release(&findings);
 	trace_close(trace);
+	trace_args_paths_free(paths, npaths);
 	free(default_output);
 	return status;
 }

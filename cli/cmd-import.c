@@ -5,10 +5,10 @@
  * the output, converting once ahead of time, and seeing what the conversion found (docs/import.md).
  */
 #include "cli/commands.h"
+#include "cli/trace-args.h"
 #include "common/util.h"
 #include "import/kineto.h"
 
-#include <dirent.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <sqlite3.h>
@@ -45,54 +45,11 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-struct inputs {
-	char **paths;
-	size_t n;
-};
-
-static void inputs_add(struct inputs *in, const char *path)
-{
-	in->paths = xrealloc(in->paths, (in->n + 1) * sizeof(*in->paths));
-	in->paths[in->n++] = xstrdup(path);
-}
-
 static int has_suffix(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
 
 	return n > m && !strcmp(s + n - m, suffix);
-}
-
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* A folder's *.json and *.json.gz files, in name order. */
-static int inputs_add_folder(struct inputs *in, const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	size_t first = in->n;
-
-	if (!d) {
-		pr_err("cannot read folder '%s': %m", dir);
-		return -1;
-	}
-	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' && (has_suffix(e->d_name, ".json") || has_suffix(e->d_name, ".json.gz"))) {
-			char *path = xasprintf("%s/%s", dir, e->d_name);
-
-			inputs_add(in, path);
-			free(path);
-		}
-	closedir(d);
-	if (in->n == first) {
-		pr_err("folder '%s' holds no .json or .json.gz file", dir);
-		return -1;
-	}
-	qsort(in->paths + first, in->n - first, sizeof(*in->paths), by_name);
-	return 0;
 }
 
 /* TRACE.json[.gz] -> TRACE.sqlite, in folder dir when given. */
@@ -188,35 +145,29 @@ static int parse_options(int argc, char **argv, const char **output, int *quiet)
 int cmd_import(int argc, char **argv)
 {
 	const char *output = NULL;
-	struct inputs in = { 0 };
+	char **paths;
 	struct stat st;
-	int quiet = 0, ret, failed = 0;
+	int quiet = 0, ret, npaths = 0, to_dir;
 
 	ret = parse_options(argc, argv, &output, &quiet);
 	if (ret)
 		return ret > 0 ? GPT_EXIT_OK : GPT_EXIT_USAGE;
-	for (int i = optind; i < argc; i++) {
-		if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-			if (inputs_add_folder(&in, argv[i]) < 0)
-				failed = 1;
-		} else {
-			inputs_add(&in, argv[i]);
-		}
-	}
-	if (!failed && output && in.n > 1 && (stat(output, &st) < 0 || !S_ISDIR(st.st_mode))) {
+	paths = trace_args_paths(argv + optind, argc - optind, &npaths);
+	if (!paths)
+		return GPT_EXIT_USAGE;
+	to_dir = output && stat(output, &st) == 0 && S_ISDIR(st.st_mode);
+	if (output && npaths > 1 && !to_dir) {
 		pr_err("-o '%s' must be an existing folder when several traces are imported", output);
-		failed = 1;
+		trace_args_paths_free(paths, npaths);
+		return GPT_EXIT_USAGE;
 	}
-	for (size_t i = 0; !failed && i < in.n; i++) {
-		int to_dir = output && stat(output, &st) == 0 && S_ISDIR(st.st_mode);
-		char *out = output && !to_dir ? xstrdup(output) : output_name(in.paths[i], to_dir ? output : NULL);
+	for (int i = 0; i < npaths; i++) {
+		char *out = output && !to_dir ? xstrdup(output) : output_name(paths[i], to_dir ? output : NULL);
 
-		if (import_one(in.paths[i], out, quiet) < 0)
+		if (import_one(paths[i], out, quiet) < 0)
 			ret = -1;
 		free(out);
 	}
-	for (size_t i = 0; i < in.n; i++)
-		free(in.paths[i]);
-	free(in.paths);
-	return failed || ret < 0 ? GPT_EXIT_USAGE : GPT_EXIT_OK;
+	trace_args_paths_free(paths, npaths);
+	return ret < 0 ? GPT_EXIT_USAGE : GPT_EXIT_OK;
 }

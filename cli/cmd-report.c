@@ -346,24 +346,27 @@ int cmd_report(int argc, char **argv)
 	struct report_header hdr = { 0 };
 	struct findings findings = { 0 };
 	struct trace *trace = NULL;
-	char *scope = NULL;
+	char *scope = NULL, **paths = NULL;
 	int64_t origin;
-	int ret = GPT_EXIT_USAGE, parsed;
+	int ret = GPT_EXIT_USAGE, parsed, npaths = 0;
 
 	parsed = report_parse(&cmd, argc, argv);
 	if (parsed) {
 		ret = parsed > 0 ? GPT_EXIT_OK : GPT_EXIT_USAGE;
 		goto out;
 	}
-	if (report_ranks_wanted(argv + optind, (size_t)(argc - optind), cmd.ranks)) {
-		ret = report_job(&cmd, argv + optind, (size_t)(argc - optind));
+	paths = trace_args_paths(argv + optind, argc - optind, &npaths);
+	if (!paths)
+		goto out;
+	if (report_ranks_wanted(paths, (size_t)npaths, cmd.ranks)) {
+		ret = report_job(&cmd, paths, (size_t)npaths);
 		goto out;
 	}
 	if (cmd.opt.format == OUTPUT_FORMAT_HTML && !cmd.output) {
 		pr_err("--format html needs an output file: -o report.html");
 		goto out;
 	}
-	trace = trace_args_open(argv + optind, argc - optind, &cmd.args, &origin, &scope);
+	trace = trace_args_open(paths, npaths, &cmd.args, &origin, &scope);
 	if (!trace || report_load(&cmd, trace, scope, origin, &hdr) < 0 ||
 	    report_compute(&cmd, trace, &hdr, &findings) < 0 || report_output(&cmd, &hdr, &findings) < 0)
 		goto out;
@@ -377,6 +380,7 @@ out:
 	report_header_release(&hdr);
 	rule_config_free(cmd.config);
 	trace_close(trace);
+	trace_args_paths_free(paths, npaths);
 	free(scope);
 	free(cmd.ids);
 	return ret;

@@ -47,10 +47,10 @@ int cmd_stats(int argc, char **argv)
 	const char *output = NULL;
 	struct stats *stats = NULL;
 	struct trace *trace;
-	char err[1024], *scope = NULL;
+	char err[1024], *scope = NULL, **paths;
 	int64_t origin;
 	FILE *out = stdout;
-	int c, ret = GPT_EXIT_USAGE;
+	int c, ret = GPT_EXIT_USAGE, npaths = 0;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":f:o:w:n:k:qh", long_options, NULL)) != -1) {
@@ -91,7 +91,9 @@ int cmd_stats(int argc, char **argv)
 		pr_err("no trace given; usage: gpt-trace stats [options] TRACE...");
 		return GPT_EXIT_USAGE;
 	}
-	trace = trace_args_open(argv + optind, argc - optind, &args, &origin, &scope);
+	paths = trace_args_paths(argv + optind, argc - optind, &npaths);
+	trace = paths ? trace_args_open(paths, npaths, &args, &origin, &scope) : NULL;
+	trace_args_paths_free(paths, npaths);
 	if (!trace)
 		return GPT_EXIT_USAGE;
 	if (stats_compute(trace, &stats, err, sizeof(err)) < 0) {

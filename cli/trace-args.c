@@ -5,6 +5,7 @@
 #include "common/util.h"
 #include "loader/events.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* "12.5" -> 12500000 ns; empty -> def; returns -1 when it is not a number of milliseconds */
 static int parse_ms(const char *s, size_t len, int64_t def, int64_t *out)
@@ -121,4 +123,71 @@ struct trace *trace_args_open(char *const *paths, int npaths, const struct trace
 	if (words[0])
 		*scope = xstrdup(words);
 	return trace;
+}
+
+static int is_kineto_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && ((n > 5 && !strcmp(name + n - 5, ".json")) ||
+				  (n > 8 && !strcmp(name + n - 8, ".json.gz")));
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A folder's Kineto files appended to paths[*n..]; 0, or -1 with one line printed. */
+static int add_folder(const char *dir, char ***paths, int *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int first = *n;
+
+	if (!d) {
+		pr_err("cannot read folder '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d)))
+		if (is_kineto_name(e->d_name)) {
+			*paths = xrealloc(*paths, (size_t)(*n + 1) * sizeof(**paths));
+			(*paths)[(*n)++] = xasprintf("%s/%s", dir, e->d_name);
+		}
+	closedir(d);
+	if (*n == first) {
+		pr_err("folder '%s' holds no PyTorch profiler trace (*.json, *.json.gz)", dir);
+		return -1;
+	}
+	qsort(*paths + first, (size_t)(*n - first), sizeof(**paths), by_name);
+	return 0;
+}
+
+char **trace_args_paths(char *const *args, int nargs, int *npaths)
+{
+	char **paths = NULL;
+	int n = 0;
+
+	for (int i = 0; i < nargs; i++) {
+		struct stat st;
+
+		if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (add_folder(args[i], &paths, &n) < 0) {
+				trace_args_paths_free(paths, n);
+				return NULL;
+			}
+			continue;
+		}
+		paths = xrealloc(paths, (size_t)(n + 1) * sizeof(*paths));
+		paths[n++] = xstrdup(args[i]);
+	}
+	*npaths = n;
+	return paths;
+}
+
+void trace_args_paths_free(char **paths, int npaths)
+{
+	for (int i = 0; i < npaths; i++)
+		free(paths[i]);
+	free(paths);
 }

@@ -1,7 +1,7 @@
 /*
  * What the analyzer commands (stats, report) share on their command line: the scope options
- * --window START_MS:END_MS, --nvtx NAME and --kernel GLOB, and opening the traces with one error
- * line on failure. Private to cli/.
+ * --window START_MS:END_MS, --nvtx NAME and --kernel GLOB, folders of per-rank files, and opening
+ * the traces with one error line on failure. Private to cli/.
  */
 #ifndef GPT_CLI_TRACE_ARGS_H
 #define GPT_CLI_TRACE_ARGS_H
@@ -33,6 +33,15 @@ struct trace_args {
  */
 struct trace *trace_args_open(char *const *paths, int npaths, const struct trace_args *args, int64_t *origin,
 			      char **scope);
+
+/*
+ * The traces named on the command line, each folder replaced by the PyTorch profiler traces in it
+ * (*.json and *.json.gz, in name order: the per-rank files of one job, docs/import.md). Returns a
+ * new array of *npaths copies (free with trace_args_paths_free()), or NULL with one line printed (a
+ * folder that cannot be read or holds no such file).
+ */
+char **trace_args_paths(char *const *args, int nargs, int *npaths);
+void trace_args_paths_free(char **paths, int npaths);
 
 /* The first event of the whole trace, before any scope (what --window and the evidence's times count
  * from): 0, or -1 when the trace cannot be read, with one line in err. */

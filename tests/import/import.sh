@@ -170,9 +170,14 @@ ranks)
 	"$GPT" report hta-sampled-rank0.json.gz hta-sampled-rank1.json.gz > ranks.txt 2>&1 || fail "$(cat ranks.txt)"
 	grep -q "2 ranks (world size 128)" ranks.txt || fail "not a cross-rank report: $(head -3 ranks.txt)"
 	mkdir job && cp hta-sampled-rank*.json.gz job/
+	"$GPT" report job > folder.txt 2>&1 || fail "report of a folder: $(cat folder.txt)"
+	cmp -s ranks.txt folder.txt || fail "a folder's report differs from its files': $(diff ranks.txt folder.txt | head -5)"
 	"$GPT" import -q job || fail "import of a folder"
 	[ -f job/hta-sampled-rank0.sqlite ] && [ -f job/hta-sampled-rank1.sqlite ] || fail "folder: $(ls job)"
-	ok "cross-rank report from two rank files; a folder imports each"
+	mkdir empty
+	"$GPT" report empty 2> err.txt && fail "an empty folder accepted"
+	grep -q "holds no PyTorch profiler trace" err.txt || fail "empty folder: $(cat err.txt)"
+	ok "cross-rank report from two rank files and from their folder; a folder imports each"
 	;;
 last-step)
 	# four 10 ms ProfilerSteps and a fifth cut to 2 ms by the end of the recording window
