@@ -156,7 +156,7 @@ static int add_folder(const char *dir, char ***paths, int *n)
 		}
 	closedir(d);
 	if (*n == first) {
-		pr_err("folder '%s' holds no PyTorch profiler trace (*.json, *.json.gz)", dir);
+		pr_err("cannot open '%s': is a directory with no PyTorch profiler trace in it (*.json, *.json.gz)", dir);
 		return -1;
 	}
 	qsort(*paths + first, (size_t)(*n - first), sizeof(**paths), by_name);

@@ -176,7 +176,7 @@ ranks)
 	[ -f job/hta-sampled-rank0.sqlite ] && [ -f job/hta-sampled-rank1.sqlite ] || fail "folder: $(ls job)"
 	mkdir empty
 	"$GPT" report empty 2> err.txt && fail "an empty folder accepted"
-	grep -q "holds no PyTorch profiler trace" err.txt || fail "empty folder: $(cat err.txt)"
+	grep -q "is a directory with no PyTorch profiler trace" err.txt || fail "empty folder: $(cat err.txt)"
 	ok "cross-rank report from two rank files and from their folder; a folder imports each"
 	;;
 last-step)
