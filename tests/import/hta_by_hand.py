@@ -25,9 +25,11 @@ import decimal
 import gzip
 import json
 import math
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 GPU_CATS = {'kernel', 'Kernel', 'gpu_memcpy', 'Memcpy', 'gpu_memset', 'Memset'}
 LAUNCH_CATS = {'cuda_runtime', 'Runtime', 'cuda_driver'}
@@ -129,8 +131,12 @@ def hta(events, exact):
 
 
 def ours(gpt_trace, path):
-    rep = json.loads(subprocess.run([gpt_trace, 'report', '-q', '-f', 'json', path], check=True,
-                                    capture_output=True, text=True).stdout)
+    # imported into a temporary file, so that no cache is left beside the JSON
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, 'trace.sqlite')
+        subprocess.run([gpt_trace, 'import', '-q', path, '-o', trace], check=True)
+        rep = json.loads(subprocess.run([gpt_trace, 'report', '-q', '-f', 'json', trace], check=True,
+                                        capture_output=True, text=True).stdout)
     phases = rep['phases'][0]['phases']
     total = {k: sum(p['split'][k] for p in phases) for k in ('compute_ns', 'communication_ns', 'copies_ns', 'idle_ns')}
     kinds = {}
