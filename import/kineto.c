@@ -701,6 +701,9 @@ static void write_notes_of_data(struct import *im, const struct kineto_header *h
 	if (!hdr->has_distributed)
 		note(im, "no distributedInfo: torch.distributed was not initialised when the profiler ran, so the "
 		     "trace has no rank identity");
+	if (!kernels && !im->out.rows[OUT_MEMCPY] && !im->out.rows[OUT_MEMSET])
+		note(im, "no CUDA GPU activity in the trace (no kernel, gpu_memcpy or gpu_memset events: a CPU-only "
+		     "profile, or another device's, whose categories are in import_skipped)");
 	if (kernels && !im->out.rows[OUT_API])
 		note(im, "no cuda_runtime events: kernels have no launch calls, so idle time cannot be attributed "
 		     "to what the host did");

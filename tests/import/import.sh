@@ -49,6 +49,8 @@ bad-input)
 	: > zero.json
 	refused empty-file zero.json "empty file"
 	refused missing missing.json "no such file"
+	# PyTorch's execution trace (ExecutionTraceObserver) is JSON from PyTorch, but not a profiler trace
+	refused execution-trace "$FIX/bad/hta-execution-trace.json.gz" "not a PyTorch profiler (Kineto) trace: no traceEvents"
 	# gpt-trace's own Chrome export is a Chrome trace, not Kineto's
 	"$GPT" export -q -f chrome -o ours.json "$SRC/tests/fixtures/gpu/copies.sqlite" > /dev/null 2>&1 ||
 		fail "export of copies.sqlite"
