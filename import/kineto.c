@@ -915,6 +915,19 @@ static void fill_counts(const struct import *im, const struct kineto_header *hdr
 	c->notes = im->nnotes;
 }
 
+static int is_sqlite(const char *path)
+{
+	char head[16] = "";
+	FILE *f = fopen(path, "rb");
+
+	if (!f)
+		return 0;
+	if (fread(head, 1, sizeof(head), f) != sizeof(head))
+		head[0] = '\0';
+	fclose(f);
+	return !memcmp(head, "SQLite format 3", 16);
+}
+
 int kineto_import(const char *json_path, const char *out_path, struct kineto_import_counts *counts, char *err,
 		  size_t errlen)
 {
@@ -924,6 +937,11 @@ int kineto_import(const char *json_path, const char *out_path, struct kineto_imp
 
 	if (counts)
 		memset(counts, 0, sizeof(*counts));
+	if (is_sqlite(json_path)) {
+		snprintf(err, errlen, "cannot import '%s': it is a SQLite file already (a trace every command reads "
+			 "as it is)", json_path);
+		return -EINVAL;
+	}
 	ret = trace_out_create(&im.out, out_path);
 	if (ret < 0) {
 		snprintf(err, errlen, "%s", im.out.error);

@@ -49,6 +49,7 @@ bad-input)
 	: > zero.json
 	refused empty-file zero.json "empty file"
 	refused missing missing.json "no such file"
+	refused sqlite "$SRC/tests/fixtures/gpu/copies.sqlite" "it is a SQLite file already"
 	# PyTorch's execution trace (ExecutionTraceObserver) is JSON from PyTorch, but not a profiler trace
 	refused execution-trace "$FIX/bad/hta-execution-trace.json.gz" "not a PyTorch profiler (Kineto) trace: no traceEvents"
 	# gpt-trace's own Chrome export is a Chrome trace, not Kineto's
