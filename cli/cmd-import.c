@@ -91,11 +91,23 @@ static void print_notes(const char *path)
 	sqlite3_close(db);
 }
 
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 static int import_one(const char *input, const char *output, int quiet)
 {
 	struct kineto_import_counts c;
 	char err[1024];
 	double t0 = seconds_now();
+
+	if (same_file(input, output)) {
+		pr_err("cannot write '%s': it is the input trace", output);
+		return -1;
+	}
 
 	if (kineto_import(input, output, &c, err, sizeof(err)) < 0) {
 		pr_err("%s", err);

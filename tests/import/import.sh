@@ -50,6 +50,11 @@ bad-input)
 	refused empty-file zero.json "empty file"
 	refused missing missing.json "no such file"
 	refused sqlite "$SRC/tests/fixtures/gpu/copies.sqlite" "it is a SQLite file already"
+	cp "$FIX/hta-event-sync.json.gz" self.json.gz
+	"$GPT" import self.json.gz -o self.json.gz 2> err.txt && fail "import over its own input accepted"
+	grep -q "it is the input trace" err.txt && cmp -s self.json.gz "$FIX/hta-event-sync.json.gz" ||
+		fail "import over its own input: $(cat err.txt)"
+	echo "ok   own-input: $(cat err.txt)"
 	# PyTorch's execution trace (ExecutionTraceObserver) is JSON from PyTorch, but not a profiler trace
 	refused execution-trace "$FIX/bad/hta-execution-trace.json.gz" "not a PyTorch profiler (Kineto) trace: no traceEvents"
 	# gpt-trace's own Chrome export is a Chrome trace, not Kineto's
