@@ -36,7 +36,7 @@ enum context {
 enum key {
 	K_OTHER,
 	/* top level */
-	K_TRACE_EVENTS, K_SCHEMA_VERSION, K_BASE_TIME, K_DISTRIBUTED, K_DEVICES, K_TRACE_NAME,
+	K_TRACE_EVENTS, K_SCHEMA_VERSION, K_BASE_TIME, K_DISTRIBUTED, K_DEVICES, K_TRACE_NAME, K_HOST,
 	/* event */
 	K_PH, K_CAT, K_NAME, K_PID, K_TID, K_TS, K_DUR, K_ARGS,
 	/* args: K_ARG + enum kineto_arg, then the non-numeric ones */
@@ -191,7 +191,8 @@ struct key_name {
 static const struct key_name root_keys[] = {
 	KEY("traceEvents", K_TRACE_EVENTS), KEY("schemaVersion", K_SCHEMA_VERSION),
 	KEY("baseTimeNanoseconds", K_BASE_TIME), KEY("distributedInfo", K_DISTRIBUTED),
-	KEY("deviceProperties", K_DEVICES), KEY("traceName", K_TRACE_NAME),
+	KEY("deviceProperties", K_DEVICES), KEY("traceName", K_TRACE_NAME), KEY("host_name", K_HOST),
+	KEY("hostname", K_HOST),
 };
 
 static const struct key_name event_keys[] = {
@@ -452,9 +453,11 @@ static void put_string(struct reader *r, const unsigned char *s, size_t len)
 			ev->sync_kind = text_set(&r->sync_kind, s, len);
 		break;
 	case CTX_ROOT:
-		if (key == K_TRACE_NAME) {
-			free(r->hdr->trace_name);
-			r->hdr->trace_name = xstrdup(text_set(&r->arg_name, s, len));
+		if (key == K_TRACE_NAME || key == K_HOST) {
+			char **dst = key == K_TRACE_NAME ? &r->hdr->trace_name : &r->hdr->host;
+
+			free(*dst);
+			*dst = xstrdup(text_set(&r->arg_name, s, len));
 		}
 		break;
 	case CTX_DIST:
@@ -697,5 +700,6 @@ void kineto_header_release(struct kineto_header *hdr)
 	free(hdr->backend);
 	free(hdr->nccl_version);
 	free(hdr->trace_name);
+	free(hdr->host);
 	memset(hdr, 0, sizeof(*hdr));
 }

@@ -94,6 +94,7 @@ struct kineto_header {
 	int64_t rank, world_size;	/* distributedInfo */
 	char *backend, *nccl_version;	/* distributedInfo; NULL when absent */
 	char *trace_name;		/* "traceName" */
+	char *host;			/* "host_name" or "hostname" (written by some launchers' metadata) */
 	struct kineto_device *devices;
 	size_t ndevices;
 	int64_t events;			/* elements of traceEvents read */

@@ -305,6 +305,8 @@ static int write_meta(struct import *im, const struct kineto_header *hdr)
 	ret |= trace_out_meta(o, "start_time_utc", when);
 	if (im->have_host_pid)
 		ret |= trace_out_meta_int(o, "pid", im->host_pid);
+	if (hdr->host && *hdr->host)
+		ret |= trace_out_meta(o, "host", hdr->host);
 	if (hdr->has_rank) {
 		ret |= trace_out_meta_int(o, "rank", hdr->rank);
 		ret |= trace_out_meta(o, "rank_launcher", "torch.distributed (Kineto distributedInfo)");
