@@ -1,0 +1,423 @@
+/*
+ * Finding a trace's iterations (phases-private.h): the NVTX ranges --step names, else the repeating
+ * NVTX range covering the most time (a library's own domains left out), else the period of the kernel
+ * sequence. phases.c walks them and puts the phases together.
+ */
+#include "rules/phases-private.h"
+
+/*
+ * "ProfilerStep#12" and "ProfilerStep#13" are one range: trailing digits do not count. A step of
+ * JAX's jax.profiler.StepTraceAnnotation arrives in XLA's TraceMe form, "train:#step_num=12#": its
+ * name is what precedes the metadata.
+ */
+static void normalize(const char *text, char *out, size_t len)
+{
+	const char *meta = strstr(text, ":#");
+	size_t n = meta && strstr(meta, "step_num=") ? (size_t)(meta - text) : strlen(text);
+
+	while (n > 0 && isdigit((unsigned char)text[n - 1]))
+		n--;
+	if (n >= len)
+		n = len - 1;
+	memcpy(out, text, n);
+	out[n] = '\0';
+}
+
+/*
+ * Library ranges are not steps: NCCL's own (ncclAllReduce, ncclCommInitRankConfig...), and XLA's
+ * (JAX, TensorFlow) compiler passes and thunks ("XlaCompile:#module=jit_step#", "XlaPass:#...#",
+ * "Thunk:#...#"), which cover most of a JAX program's time and hold kernels of their own (the
+ * autotuner's). XLA's range around one execution of a compiled program is a step when the program is
+ * the user's (jax.jit's "XlaModule:#hlo_module=jit_step,program_id=7#", or pmap_), not an autotuning
+ * candidate ("XlaModule:#hlo_module=gemm_fusion_dot.4#"). Empty texts are not steps either.
+ */
+static int candidate_text(const char *text)
+{
+	if (!text[0] || !strncasecmp(text, "nccl", 4) || !strncmp(text, "Thunk:#", 7))
+		return 0;
+	if (!strncmp(text, "XlaModule:#", 11)) {
+		const char *module = strstr(text, "hlo_module=");
+
+		return module && (!strncmp(module + 11, "jit_", 4) || !strncmp(module + 11, "pmap_", 5));
+	}
+	return strncmp(text, "Xla", 3) != 0 || !strstr(text, ":#");
+}
+
+/*
+ * NVTX domains that libraries create for their own ranges: CCCL's ("cub::DeviceRadixSort" once per
+ * step of a PyTorch model whose embedding backward sorts), NCCL's, cuDNN's, cuBLAS'... Their ranges
+ * describe the library's work, not the program's loop, so they are no iteration candidates unless
+ * --step names them (docs/phases.md lists them). A range in a library domain nested in a user range
+ * stays what it is: time in that call.
+ */
+static const char *const library_domains[] = {
+	"CCCL", "CUB", "Thrust", "NCCL", "cuDNN", "cuBLAS", "cuBLASLt", "cuFFT", "cuSPARSE", "cuSOLVER",
+	"cuRAND", "NVSHMEM", "TensorRT", "Triton", "NPP", "nvJPEG",
+};
+
+static int library_domain(const char *name)
+{
+	for (size_t i = 0; i < sizeof(library_domains) / sizeof(library_domains[0]); i++)
+		if (!strcasecmp(name, library_domains[i]))
+			return 1;
+	return 0;
+}
+
+/* The domainIds of one trace that belong to libraries, from its domain-creation rows. */
+static int find_library_domains(struct rule_context *ctx, const struct trace_phases *tp, int64_t **ids,
+				size_t *nids, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	*ids = NULL;
+	*nids = 0;
+	ret = rule_prepare(&phases_rule, ctx,
+			   "SELECT DISTINCT domainId, text FROM nvtx WHERE traceId = ?1 AND eventType = 75"
+			   " AND text IS NOT NULL", &st, err, errlen);
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, tp->trace_id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!library_domain(rule_column_text(st, 1)))
+			continue;
+		*ids = xrealloc(*ids, (*nids + 1) * sizeof(**ids));
+		(*ids)[(*nids)++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE)
+		ret = rule_step_error(&phases_rule, ctx, err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int in_ids(const int64_t *ids, size_t n, int64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/* One more iteration, of host time [host_start, host_end), its GPU work not yet walked. */
+static void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t host_end)
+{
+	size_t n = tp->niterations;
+	struct iteration *it;
+
+	/* room for twice as many at each power of two (16 at first): one copy per doubling, not per
+	 * iteration (a kernel-period trace can have one iteration per kernel) */
+	if (!n || (n >= 16 && !(n & (n - 1))))
+		tp->iterations = xrealloc(tp->iterations, (n ? 2 * n : 16) * sizeof(*tp->iterations));
+	it = &tp->iterations[tp->niterations++];
+	memset(it, 0, sizeof(*it));
+	it->host_start = host_start;
+	it->host_end = host_end;
+	it->start = INT64_MAX;
+	it->end = INT64_MIN;
+}
+
+/* The NVTX ranges of one trace, in start order: columns start, end, text, domainId. */
+static int prepare_ranges(struct rule_context *ctx, const struct trace_phases *tp, sqlite3_stmt **st, char *err,
+			  size_t errlen)
+{
+	int ret = rule_prepare(&phases_rule, ctx,
+			       "SELECT start, end, text, domainId FROM nvtx WHERE traceId = ?1 AND end > start"
+			       " AND text IS NOT NULL ORDER BY start", st, err, errlen);
+
+	if (!ret)
+		sqlite3_bind_int64(*st, 1, tp->trace_id);
+	return ret;
+}
+
+struct range_group {
+	char name[128];
+	int64_t count, total, last_end;
+};
+
+/* Collect the ranges of one trace that pass keep_range into tp's iterations, skipping any that
+ * overlaps the previous one kept (a range nested in one of the same name). */
+int collect_ranges(struct rule_context *ctx, struct trace_phases *tp, const regex_t *re, const char *norm,
+			  char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int ret, rc;
+	int64_t last_end = INT64_MIN;
+
+	ret = prepare_ranges(ctx, tp, &st, err, errlen);
+	if (ret < 0)
+		return ret;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
+		const char *text = rule_column_text(st, 2);
+		char name[128];
+
+		if (re) {
+			if (regexec(re, text, 0, NULL, 0) != 0)
+				continue;
+		} else {
+			normalize(text, name, sizeof(name));
+			if (strcmp(name, norm) != 0)
+				continue;
+		}
+		if (start < last_end)
+			continue;
+		last_end = end;
+		add_iteration(tp, start, end);
+	}
+	if (rc != SQLITE_DONE)
+		ret = rule_step_error(&phases_rule, ctx, err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* The repeating user range that covers the most time, with at least 3 non-overlapping instances. */
+int find_nvtx_step(struct rule_context *ctx, struct trace_phases *tp, char *err, size_t errlen)
+{
+	struct range_group *groups = NULL, *best = NULL;
+	size_t ngroups = 0, nlibrary;
+	int64_t *library;
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	ret = find_library_domains(ctx, tp, &library, &nlibrary, err, errlen);
+	if (ret < 0)
+		return ret;
+	ret = prepare_ranges(ctx, tp, &st, err, errlen);
+	if (ret < 0) {
+		free(library);
+		return ret;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
+		const char *text = rule_column_text(st, 2);
+		struct range_group *g = NULL;
+		char name[128];
+
+		if (!candidate_text(text) || in_ids(library, nlibrary, sqlite3_column_int64(st, 3)))
+			continue;
+		normalize(text, name, sizeof(name));
+		for (size_t i = 0; i < ngroups && !g; i++)
+			if (!strcmp(groups[i].name, name))
+				g = &groups[i];
+		if (!g) {
+			/* Distinct range names are few; a program naming every range apart has no step. */
+			if (ngroups == 4096)
+				continue;
+			groups = xrealloc(groups, (ngroups + 1) * sizeof(*groups));
+			g = &groups[ngroups++];
+			memset(g, 0, sizeof(*g));
+			snprintf(g->name, sizeof(g->name), "%s", name);
+			g->last_end = INT64_MIN;
+		}
+		if (start < g->last_end)
+			continue;
+		g->count++;
+		g->total += end - start;
+		g->last_end = end;
+	}
+	if (rc != SQLITE_DONE)
+		ret = rule_step_error(&phases_rule, ctx, err, errlen);
+	sqlite3_finalize(st);
+	free(library);
+	for (size_t i = 0; !ret && i < ngroups; i++)
+		if (groups[i].count >= 3 && (!best || groups[i].total > best->total))
+			best = &groups[i];
+	if (!ret && best) {
+		ret = collect_ranges(ctx, tp, NULL, best->name, err, errlen);
+		if (!ret) {
+			tp->source = ITERATIONS_NVTX;
+			tp->source_name = xstrdup(best->name);
+		}
+	}
+	free(groups);
+	return ret;
+}
+
+/* One kernel name in the launch sequence: the runs of equal distances between its launches. */
+struct token {
+	int64_t count, last_pos, dist, run, run_first;
+	int64_t best_run, best_dist, best_first;	/* best_first: occurrence index of the run's start */
+	int64_t first_end;				/* when its first launch ended */
+};
+
+/* The kernels of one trace in time order (from the event streams: no sort), as (end, nameId). */
+static const char *const kernel_cols[] = { "end", "deviceId", "streamId", "nameId" };
+enum { KERNEL_END, KERNEL_NAME = 3 };
+
+/* The next kernel of trace_id from s: 1, 0 after its last, or a negative error. */
+static int next_kernel(struct event_stream *s, int64_t trace_id, const struct event_row **row, char *err,
+		       size_t errlen)
+{
+	int ret;
+
+	while ((ret = event_stream_next(s, row, err, errlen)) > 0 && (*row)->trace_id <= trace_id)
+		if ((*row)->trace_id == trace_id)
+			return 1;
+	return ret < 0 ? ret : 0;
+}
+
+/*
+ * The period of the kernel sequence: the kernel that recurs at one fixed distance (in launches) over
+ * the longest stretch of launches, covering at least a fifth of them; its launches in that stretch
+ * begin the iterations. Also finds when the last first launch ended (*last_first_end), for traces
+ * without iterations.
+ */
+/* The kernel sequence of one trace as tokens: one per kernel name, with its repeats' distances. */
+struct kernel_tokens {
+	struct key_index index;		/* name id -> tokens[], names[] */
+	struct token *tokens;
+	int64_t *names;
+	int64_t pos;			/* kernels seen */
+	int64_t first_start, last_end;
+};
+
+/* A launch of token t at position pos: the run of equal distances it extends or starts. */
+static void token_seen(struct token *t, int64_t pos)
+{
+	if (t->count) {
+		int64_t dist = pos - t->last_pos;
+
+		if (dist == t->dist) {
+			t->run++;
+		} else {
+			t->dist = dist;
+			t->run = 1;
+			t->run_first = t->count - 1;
+		}
+		if (t->run * t->dist > t->best_run * t->best_dist) {
+			t->best_run = t->run;
+			t->best_dist = t->dist;
+			t->best_first = t->run_first;
+		}
+	}
+	t->count++;
+	t->last_pos = pos;
+}
+
+/* The first pass: every kernel of the trace as a token; *last_first_end: the end of the last
+ * first launch of a kernel. */
+static int read_tokens(struct rule_context *ctx, struct trace_phases *tp, struct kernel_tokens *k,
+		       int64_t *last_first_end, char *err, size_t errlen)
+{
+	struct event_stream *st;
+	const struct event_row *row;
+	int ret, rc;
+
+	k->last_end = INT64_MIN;
+	ret = event_stream_open(ctx->trace, "kernels", kernel_cols, 4, 3, -1, &st, err, errlen);
+	if (ret < 0)
+		return ret;
+	while ((rc = next_kernel(st, tp->trace_id, &row, err, errlen)) > 0) {
+		int64_t key[KEY_INDEX_WORDS] = { row->v[KERNEL_NAME] };
+		int64_t end = row->v[KERNEL_END];
+		int created;
+		size_t i = key_index_get(&k->index, key, &created);
+
+		if (!k->pos)
+			k->first_start = row->start;
+		if (end > k->last_end)
+			k->last_end = end;
+
+		if (created) {
+			k->tokens = xrealloc(k->tokens, (i + 1) * sizeof(*k->tokens));
+			k->names = xrealloc(k->names, (i + 1) * sizeof(*k->names));
+			memset(&k->tokens[i], 0, sizeof(k->tokens[i]));
+			k->names[i] = key[0];
+			k->tokens[i].first_end = end;
+			if (k->tokens[i].first_end > *last_first_end)
+				*last_first_end = k->tokens[i].first_end;
+		}
+		token_seen(&k->tokens[i], k->pos++);
+	}
+	if (rc < 0)
+		ret = rc;
+	event_stream_close(st);
+	return ret;
+}
+
+/* The token whose longest run of equal distances covers the most kernels (at least a fifth, two
+ * repeats); SIZE_MAX when none does. */
+static size_t best_token(const struct kernel_tokens *k)
+{
+	int64_t best_cover = 0;
+	size_t best = SIZE_MAX;
+
+	for (size_t i = 0; i < k->index.count; i++) {
+		int64_t cover = k->tokens[i].best_run * k->tokens[i].best_dist;
+
+		/* Ties go to the shorter period: the same stretch, finer iterations. */
+		if (k->tokens[i].best_run >= 2 && cover * 5 >= k->pos &&
+		    (cover > best_cover || (cover == best_cover && k->tokens[i].best_dist < k->tokens[best].best_dist))) {
+			best_cover = cover;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* The second pass: an iteration from each launch of the best token's run to the next. */
+static int period_iterations(struct rule_context *ctx, struct trace_phases *tp, const struct kernel_tokens *k,
+			     size_t best, char *err, size_t errlen)
+{
+	const struct token *t = &k->tokens[best];
+	int64_t occ = 0, first = 0, prev = 0;
+	struct rule_text name;
+	struct event_stream *st;
+	const struct event_row *row;
+	int ret, rc = 0;
+
+	ret = event_stream_open(ctx->trace, "kernels", kernel_cols, 4, 3, -1, &st, err, errlen);
+	if (ret < 0)
+		return ret;
+	/* Its launches number best_first .. best_first + best_run in this order. */
+	while (occ <= t->best_first + t->best_run && (rc = next_kernel(st, tp->trace_id, &row, err, errlen)) > 0) {
+		int64_t start = row->start;
+
+		if (row->v[KERNEL_NAME] != k->names[best])
+			continue;
+		if (occ == t->best_first)
+			first = start;
+		else if (occ > t->best_first)
+			add_iteration(tp, prev, start);
+		prev = start;
+		occ++;
+	}
+	if (rc < 0)
+		ret = rc;
+	event_stream_close(st);
+	if (ret < 0 || !tp->niterations)
+		return ret;
+	/* The last launch begins one more iteration, as long as the others on average. */
+	add_iteration(tp, prev, prev + (prev - first) / (int64_t)tp->niterations);
+	tp->source = ITERATIONS_KERNELS;
+	tp->period_ops = t->best_dist;
+	tp->source_name = xstrdup(rule_kernel_name(&name, ctx, tp->trace_id, k->names[best]));
+	return 0;
+}
+
+int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp, int64_t *last_first_end,
+			      char *err, size_t errlen)
+{
+	struct kernel_tokens k = { 0 };
+	size_t best = SIZE_MAX;
+	int ret;
+
+	*last_first_end = INT64_MIN;
+	tp->warmup_until = INT64_MIN;
+	ret = read_tokens(ctx, tp, &k, last_first_end, err, errlen);
+	/* Without iterations, the warm-up lasts until the last first launch if that is early; when most
+	 * launches are first launches (every kernel runs about once: JIT-compiled fusions, a test),
+	 * nothing repeats and all of it is warm-up. */
+	if (k.pos && *last_first_end - k.first_start <= (k.last_end - k.first_start) / 2)
+		tp->warmup_until = *last_first_end;
+	else if (k.pos && (int64_t)k.index.count * 2 > k.pos)
+		tp->warmup_until = INT64_MAX;
+	if (!ret)
+		best = best_token(&k);
+	if (!ret && best != SIZE_MAX)
+		ret = period_iterations(ctx, tp, &k, best, err, errlen);
+	key_index_release(&k.index);
+	free(k.tokens);
+	free(k.names);
+	return ret;
+}

@@ -1,0 +1,42 @@
+/*
+ * Private to the phases (phases.c, phases-iterations.c): the buckets of the walk and how a trace's
+ * iterations are found.
+ */
+#ifndef GPT_RULES_PHASES_PRIVATE_H
+#define GPT_RULES_PHASES_PRIVATE_H
+
+#include "rules/phases.h"
+#include "rules/gaps.h"
+#include "rules/rule-util.h"
+#include "common/key-index.h"
+#include "common/util.h"
+#include "loader/events.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+#define WARM_MAX 16				/* warm-up iterations are among the first WARM_MAX */
+#define BUCKET_PRE 0				/* operations before the first iteration */
+#define BUCKET_ITER(i) (1 + ((i) < WARM_MAX ? (i) : WARM_MAX))
+#define BUCKET_POST (WARM_MAX + 2)		/* after the last iteration */
+#define BUCKET_STARTUP (WARM_MAX + 3)
+#define NBUCKETS (WARM_MAX + 4)
+
+static const struct rule phases_rule = { .id = "phases" };
+static const char first_launch[] = "first launch of a kernel (module loading)";
+
+
+int collect_ranges(struct rule_context *ctx, struct trace_phases *tp, const regex_t *re, const char *norm,
+			  char *err, size_t errlen);
+int find_nvtx_step(struct rule_context *ctx, struct trace_phases *tp, char *err, size_t errlen);
+int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp, int64_t *last_first_end,
+			      char *err, size_t errlen);
+
+#endif
