@@ -64,56 +64,155 @@ static void scan_tick(struct scan_batch *b, const struct scanner *sc, int64_t n)
  * (text_col as text) and writes each row of the view to the copy, each run from a mark
  * (run_span.off).
  */
-static int find_runs(struct scanner *sc, struct scan_batch *b, struct trace *trace, struct table_runs *t,
-		     const int64_t *range, const char *const *cols, size_t ncols, int raw, int text_col,
-		     struct spill *copy, char *err, size_t errlen)
+/*
+ * The reorder buffer replayed over a table's rows: the reader holds EVENT_REORDER + 1 rows and hands
+ * on the smallest; this holds EVENT_REORDER and hands one on as the next arrives, which is the same.
+ * It compares sort keys only, and copies no more of a row (keylen).
+ */
+struct reorder {
+	struct event_row *ring, **heap, prev, emitted;
+	size_t window, nring, head, nheap, keylen;
+	int have_prev, have_emitted, sorted;
+	int64_t first, last, off;	/* the current run: its first and last rowid, where its copy begins */
+};
+
+static void reorder_init(struct reorder *o, size_t nkey)
 {
-	/* The reader holds EVENT_REORDER + 1 rows and hands on the smallest: the buffer below holds
-	 * EVENT_REORDER and hands one on as the next arrives, which is the same. */
-	const size_t window = EVENT_REORDER;
-	struct event_row *ring = xcalloc(window, sizeof(*ring)), **heap = NULL, prev, emitted;
-	size_t nring = 0, head = 0, nheap = 0;
-	int have_prev = 0, have_emitted = 0, sorted = 1, absent, rc, ret = 0, odd = 0;
-	int64_t first = 0, last = 0, shift = 0, off = 0;
-	int filter = raw && trace_event_filter(trace, t->file, t->view, &shift);
-	struct event_row full = { 0 }, row = { 0 }, *r = copy ? &full : &row;
-	/* the buffer compares sort keys only, and copies no more of a row */
-	const size_t keylen = offsetof(struct event_row, v) + t->nkey * sizeof(int64_t);
-	sqlite3_stmt *st = NULL;
+	memset(o, 0, sizeof(*o));
+	o->window = EVENT_REORDER;
+	o->ring = xcalloc(o->window, sizeof(*o->ring));
+	o->keylen = offsetof(struct event_row, v) + nkey * sizeof(int64_t);
+	o->sorted = 1;
+}
+
+static void reorder_release(struct reorder *o)
+{
+	free(o->heap);
+	free(o->ring);
+}
+
+/* The row into the buffer as the reader would take it: a row that sorts before one already handed
+ * on ends the run; the first row out of order turns the window into a heap. */
+static void reorder_row(struct reorder *o, struct table_runs *t, const struct event_row *r, struct spill *copy)
+{
+	if (t->nruns == 0 && !o->have_prev) {
+		o->first = r->seq;
+		o->off = copy ? spill_mark(copy) : 0;
+	}
+	if (o->have_emitted && events_row_before(r, &o->emitted, t->nkey)) {
+		/* The buffer has handed on a later row: this one starts a new run. */
+		events_add_run(t, o->first, o->last, o->sorted, 0, o->off);
+		o->first = r->seq;
+		o->off = copy ? spill_mark(copy) : 0;
+		o->nring = o->head = o->nheap = 0;
+		o->have_prev = o->have_emitted = 0;
+		o->sorted = 1;
+	} else if (o->sorted && o->have_prev && events_row_before(r, &o->prev, t->nkey)) {
+		/* Out of order but repairable: from here on, the buffer as a heap. */
+		o->sorted = 0;
+		if (!o->heap)
+			o->heap = xmalloc((o->window + 1) * sizeof(*o->heap));
+		o->nheap = 0;
+		for (size_t i = 0; i < o->nring; i++)
+			events_heap_push(o->heap, &o->nheap, &o->ring[(o->head + i) % o->window], t->nkey);
+	}
+	if (o->sorted) {
+		/* In order: the row leaving the window is the one the buffer hands on. */
+		if (o->nring == o->window) {
+			memcpy(&o->emitted, &o->ring[o->head], o->keylen);
+			o->have_emitted = 1;
+			memcpy(&o->ring[o->head], r, o->keylen);
+			o->head = (o->head + 1) % o->window;
+		} else {
+			memcpy(&o->ring[(o->head + o->nring++) % o->window], r, o->keylen);
+		}
+	} else {
+		struct event_row *slot;
+
+		if (o->nheap == o->window) {
+			slot = events_heap_pop(o->heap, &o->nheap, t->nkey);
+			memcpy(&o->emitted, slot, o->keylen);
+			o->have_emitted = 1;
+		} else {
+			slot = &o->ring[o->nring++ % o->window];
+		}
+		memcpy(slot, r, o->keylen);
+		events_heap_push(o->heap, &o->nheap, slot, t->nkey);
+	}
+}
+
+/* The scan's statement (bound to the rowid range, if any); *st NULL with 0: the table is absent,
+ * or the scan cannot be prepared and the table is read sorted instead (unbounded). */
+static int scan_prepare(struct scanner *sc, struct trace *trace, struct table_runs *t, const int64_t *range,
+			const char *const *cols, size_t ncols, int raw, sqlite3_stmt **st, char *err, size_t errlen)
+{
 	const char *wrap = sc->packed ? ROW_FUNCTION : NULL;
 	enum trace_event_sql mode = range ? (raw ? TRACE_SQL_RANGE_RAW : TRACE_SQL_RANGE)
 					  : (raw ? TRACE_SQL_SCAN_RAW : TRACE_SQL_SCAN);
+	int absent;
 	char *sql = trace_event_sql(trace, t->file, t->view, cols, ncols, mode, 0, wrap, &absent);
-	int nonint;
-	int64_t read = 0;
 
-	memset(&prev, 0, sizeof(prev));
-	memset(&emitted, 0, sizeof(emitted));
+	*st = NULL;
 	if (!sql) {
-		free(ring);
 		if (absent)
 			return 0;
 		snprintf(err, errlen, "cannot read %s: out of memory", t->view);
 		return -ENOMEM;
 	}
-	rc = sqlite3_prepare_v2(sc->db, sql, -1, &st, NULL);
-	if (rc != SQLITE_OK) {
+	if (sqlite3_prepare_v2(sc->db, sql, -1, st, NULL) != SQLITE_OK) {
 		/* Read through ORDER BY instead: the same rows, slower. Said where SQL is being watched,
 		 * so that a scan that should work and does not is seen. */
 		if (getenv("GPT_TRACE_SQL_PROFILE"))
 			fprintf(stderr, "gpt-trace: sql: the scan of %s cannot be prepared (%s); reading it sorted: %.300s\n",
 				t->view, sqlite3_errmsg(sc->db), sql);
 		sqlite3_free(sql);
+		*st = NULL;
 		t->unbounded = 1;
-		free(ring);
 		return 0;
 	}
 	sqlite3_free(sql);
 	if (range) {
-		sqlite3_bind_int64(st, 1, range[0]);
-		sqlite3_bind_int64(st, 2, range[1]);
+		sqlite3_bind_int64(*st, 1, range[0]);
+		sqlite3_bind_int64(*st, 2, range[1]);
 	}
-	while ((rc = events_step_row(sc->target, st, wrap != NULL, r, ncols, copy ? text_col : -1, &nonint)) == SQLITE_ROW) {
+	return 0;
+}
+
+/* Forget what a scan that met a value C cannot compare found, to start again with SQL's filter;
+ * the rows read so far are read again, so the progress line counts them once. */
+static void scan_forget(struct scan_batch *b, struct table_runs *t, struct spill *copy, int64_t read)
+{
+	atomic_fetch_sub(&b->rows, read);
+	free(t->runs);
+	t->runs = NULL;
+	t->nruns = 0;
+	t->rows = 0;
+	t->unbounded = 0;
+	memset(&t->summary, 0, sizeof(t->summary));
+	t->filtered = 1;
+	if (copy) {
+		copy->len = 0;
+		copy->rec->size = 0;
+	}
+}
+
+static int find_runs(struct scanner *sc, struct scan_batch *b, struct trace *trace, struct table_runs *t,
+		     const int64_t *range, const char *const *cols, size_t ncols, int raw, int text_col,
+		     struct spill *copy, char *err, size_t errlen)
+{
+	struct reorder o;
+	int rc, ret, odd = 0, nonint;
+	int64_t shift = 0, read = 0;
+	int filter = raw && trace_event_filter(trace, t->file, t->view, &shift);
+	struct event_row full = { 0 }, row = { 0 }, *r = copy ? &full : &row;
+	sqlite3_stmt *st;
+
+	ret = scan_prepare(sc, trace, t, range, cols, ncols, raw, &st, err, errlen);
+	if (ret < 0 || !st)
+		return ret;
+	reorder_init(&o, t->nkey);
+	while ((rc = events_step_row(sc->target, st, sc->packed, r, ncols, copy ? text_col : -1, &nonint)) ==
+	       SQLITE_ROW) {
 		if ((++read & (SCAN_TICK - 1)) == 0)
 			scan_tick(b, sc, SCAN_TICK);
 		r->trace_id = 0;
@@ -131,85 +230,26 @@ static int find_runs(struct scanner *sc, struct scan_batch *b, struct trace *tra
 		}
 		t->rows++;
 		events_summary_add(&t->summary, r, (r->null & EVENT_START_NULL) != 0, ncols > 0);
-		if (t->nruns == 0 && !have_prev) {
-			first = r->seq;
-			off = copy ? spill_mark(copy) : 0;
-		}
-		if (have_emitted && events_row_before(r, &emitted, t->nkey)) {
-			/* The buffer has handed on a later row: this one starts a new run. */
-			events_add_run(t, first, last, sorted, 0, off);
-			first = r->seq;
-			off = copy ? spill_mark(copy) : 0;
-			nring = head = nheap = 0;
-			have_prev = have_emitted = 0;
-			sorted = 1;
-		} else if (sorted && have_prev && events_row_before(r, &prev, t->nkey)) {
-			/* Out of order but repairable: from here on, the buffer as a heap. */
-			sorted = 0;
-			if (!heap)
-				heap = xmalloc((window + 1) * sizeof(*heap));
-			nheap = 0;
-			for (size_t i = 0; i < nring; i++)
-				events_heap_push(heap, &nheap, &ring[(head + i) % window], t->nkey);
-		}
-		if (sorted) {
-			/* In order: the row leaving the window is the one the buffer hands on. */
-			if (nring == window) {
-				memcpy(&emitted, &ring[head], keylen);
-				have_emitted = 1;
-				memcpy(&ring[head], r, keylen);
-				head = (head + 1) % window;
-			} else {
-				memcpy(&ring[(head + nring++) % window], r, keylen);
-			}
-		} else {
-			struct event_row *slot;
-
-			if (nheap == window) {
-				slot = events_heap_pop(heap, &nheap, t->nkey);
-				memcpy(&emitted, slot, keylen);
-				have_emitted = 1;
-			} else {
-				slot = &ring[nring++ % window];
-			}
-			memcpy(slot, r, keylen);
-			events_heap_push(heap, &nheap, slot, t->nkey);
-		}
+		reorder_row(&o, t, r, copy);
 		if (copy && !copy->failed)
 			copy->failed = spill_put(copy, r, ncols, text_col) < 0;
-		memcpy(&prev, r, keylen);
-		have_prev = 1;
-		last = r->seq;
+		memcpy(&o.prev, r, o.keylen);
+		o.have_prev = 1;
+		o.last = r->seq;
 		if (t->unbounded)
 			break;
 	}
-	if (odd) {
-		rc = SQLITE_DONE;
-	} else if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+	if (!odd && rc != SQLITE_ROW && rc != SQLITE_DONE)
 		ret = events_db_error(sc->db, t->view, err, errlen);
-	} else if (have_prev && !t->unbounded) {
-		events_add_run(t, first, last, sorted, 0, off);
-	}
+	else if (!odd && o.have_prev && !t->unbounded)
+		events_add_run(t, o.first, o.last, o.sorted, 0, o.off);
 	scan_tick(b, sc, read & (SCAN_TICK - 1));
 	sqlite3_finalize(st);
-	free(heap);
-	free(ring);
+	reorder_release(&o);
 	free(full.text);
 	if (odd) {
-		/* Start again with the view's own filter, which the reads will then also carry; the rows
-		 * read so far are read again, so the progress line counts them once. */
-		atomic_fetch_sub(&b->rows, read);
-		free(t->runs);
-		t->runs = NULL;
-		t->nruns = 0;
-		t->rows = 0;
-		t->unbounded = 0;
-		memset(&t->summary, 0, sizeof(t->summary));
-		t->filtered = 1;
-		if (copy) {
-			copy->len = 0;
-			copy->rec->size = 0;
-		}
+		/* Start again with the view's own filter, which the reads will then also carry. */
+		scan_forget(b, t, copy, read);
 		return find_runs(sc, b, trace, t, range, cols, ncols, 0, text_col, copy, err, errlen);
 	}
 	return ret;
