@@ -26,10 +26,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_OUTPUT "gpt-trace-%h-%p.sqlite"
 #define MAX_COMMIT_MS 3600000UL
+
+/* The capture window (docs/run.md); 0 / NULL: not given. */
+struct capture_options {
+	unsigned long long delay_ns, duration_ns, max_size;
+	const char *range;		/* "none", "cudaProfilerApi" */
+	const char *range_end;		/* "none", "stop", "repeat", "repeat:N" */
+};
 
 struct run_options {
 	const char *output;	/* pattern as given, NULL: DEFAULT_OUTPUT */
@@ -38,6 +46,7 @@ struct run_options {
 	const char *metrics;	/* NULL: off */
 	unsigned long commit_ms;
 	int quiet;
+	struct capture_options capture;
 };
 
 static const char usage_text[] =
@@ -60,6 +69,16 @@ static const char usage_text[] =
 	"      --commit-ms N     commit the trace every N ms (default 1000): a killed\n"
 	"                        program loses at most about that much\n"
 	"  -q, --quiet           print only problems (failed traces, dropped records)\n"
+	"\n"
+	"what to record, as Nsight Systems' options (docs/run.md; the program is never ended):\n"
+	"  -y, --delay S         record nothing in the first S seconds after launch\n"
+	"  -d, --duration S      record at most S seconds (after the delay, or per range)\n"
+	"  -c, --capture-range R none (default) or cudaProfilerApi: record between\n"
+	"                        cudaProfilerStart and cudaProfilerStop (torch.cuda.profiler)\n"
+	"      --capture-range-end E  stop (default: the first range only), repeat[:N]\n"
+	"                        (every range, or the first N), none (until the end)\n"
+	"      --max-size SIZE   stop recording when a trace reaches SIZE bytes (K, M, G\n"
+	"                        suffixes, powers of 1024); the trace is kept up to there\n"
 	"  -h, --help            print this help\n"
 	"\n"
 	"SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 and SIGUSR2 sent to gpt-trace go to PROGRAM.\n"
@@ -70,6 +89,8 @@ enum {
 	OPT_API = 256,
 	OPT_METRICS,
 	OPT_COMMIT_MS,
+	OPT_CAPTURE_RANGE_END,
+	OPT_MAX_SIZE,
 };
 
 static const struct option long_options[] = {
@@ -79,6 +100,11 @@ static const struct option long_options[] = {
 	{ "metrics", optional_argument, NULL, OPT_METRICS },
 	{ "commit-ms", required_argument, NULL, OPT_COMMIT_MS },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "delay", required_argument, NULL, 'y' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "capture-range", required_argument, NULL, 'c' },
+	{ "capture-range-end", required_argument, NULL, OPT_CAPTURE_RANGE_END },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -117,6 +143,101 @@ static unsigned long parse_commit_ms(const char *text)
 	return ms;
 }
 
+/* Seconds ("2", "0.5") as ns; 0 with *ok 0 for anything else. */
+static unsigned long long parse_seconds(const char *text, int *ok)
+{
+	double seconds;
+	char *end;
+
+	*ok = 0;
+	if ((text[0] < '0' || text[0] > '9') && text[0] != '.')
+		return 0;
+	errno = 0;
+	seconds = strtod(text, &end);
+	if (errno || *end || seconds < 0 || seconds > 1e9)
+		return 0;
+	*ok = 1;
+	return (unsigned long long)(seconds * 1e9 + 0.5);
+}
+
+/* Bytes, with an optional K, M or G (KB, MB, GB; powers of 1024); 0 for anything else. */
+static unsigned long long parse_size(const char *text)
+{
+	unsigned long long n, unit = 1;
+	char *end;
+
+	if (text[0] < '0' || text[0] > '9')
+		return 0;
+	errno = 0;
+	n = strtoull(text, &end, 10);
+	if (errno)
+		return 0;
+	switch (*end) {
+	case 'k': case 'K': unit = 1ull << 10; end++; break;
+	case 'm': case 'M': unit = 1ull << 20; end++; break;
+	case 'g': case 'G': unit = 1ull << 30; end++; break;
+	}
+	if (unit > 1 && (*end == 'B' || *end == 'b'))
+		end++;
+	if (*end || n > (1ull << 50) / unit)
+		return 0;
+	return n * unit;
+}
+
+static int is_range_end(const char *text)
+{
+	char *end;
+
+	if (!strcmp(text, "none") || !strcmp(text, "stop") || !strcmp(text, "repeat"))
+		return 1;
+	if (strncmp(text, "repeat:", 7) || text[7] < '1' || text[7] > '9')
+		return 0;
+	errno = 0;
+	return strtoul(text + 7, &end, 10) < 1000000 && !errno && !*end;
+}
+
+/* One capture option (docs/run.md): 0, -1 not one of them, or GPT_EXIT_USAGE after printing why. */
+static int parse_capture_option(int c, const char *arg, struct capture_options *capture)
+{
+	int ok;
+
+	switch (c) {
+	case 'y':
+	case 'd':
+		*(c == 'y' ? &capture->delay_ns : &capture->duration_ns) = parse_seconds(arg, &ok);
+		if (!ok || (c == 'd' && !capture->duration_ns))
+			return usage_error("invalid --%s '%s': expected %s seconds",
+					   c == 'y' ? "delay" : "duration", arg,
+					   c == 'y' ? "a number of" : "a positive number of");
+		return 0;
+	case 'c':
+		if (!strcmp(arg, "nvtx") || !strcmp(arg, "hotkey"))
+			return usage_error("--capture-range=%s is not supported yet: use none or "
+					   "cudaProfilerApi", arg);
+		if (strcmp(arg, "none") && strcmp(arg, "cudaProfilerApi"))
+			return usage_error("invalid --capture-range '%s': use none or cudaProfilerApi",
+					   arg);
+		capture->range = arg;
+		return 0;
+	case OPT_CAPTURE_RANGE_END:
+		if (!strcmp(arg, "stop-shutdown") || !strncmp(arg, "repeat-shutdown", 15))
+			return usage_error("--capture-range-end=%s: gpt-trace never ends the program; "
+					   "use stop or repeat[:N]", arg);
+		if (!is_range_end(arg))
+			return usage_error("invalid --capture-range-end '%s': use none, stop or "
+					   "repeat[:N]", arg);
+		capture->range_end = arg;
+		return 0;
+	case OPT_MAX_SIZE:
+		capture->max_size = parse_size(arg);
+		if (!capture->max_size)
+			return usage_error("invalid --max-size '%s': expected a size such as 500M or 2G",
+					   arg);
+		return 0;
+	}
+	return -1;
+}
+
 /* Returns 0, 1 for --help, or GPT_EXIT_USAGE after printing why. */
 static int parse_options(int argc, char **argv, struct run_options *opts)
 {
@@ -125,7 +246,14 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
 	/* '+': the first non-option is PROGRAM; what follows it belongs to PROGRAM. */
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:o:fqh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:fqhy:d:c:", long_options, NULL)) != -1) {
+		int ret = parse_capture_option(c, optarg, &opts->capture);
+
+		if (ret >= 0) {
+			if (ret)
+				return ret;
+			continue;
+		}
 		switch (c) {
 		case 'o':
 			opts->output = optarg;
@@ -168,6 +296,9 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
 	if (optind >= argc)
 		return usage_error("no program given: "
 				   "gpt-trace run [options] -- PROGRAM [ARGS...]");
+	if (opts->capture.range_end &&
+	    (!opts->capture.range || !strcmp(opts->capture.range, "none")))
+		return usage_error("--capture-range-end needs --capture-range=cudaProfilerApi");
 	return 0;
 }
 
@@ -347,6 +478,39 @@ static int set_preload(const char *lib)
 	return ret;
 }
 
+/* A capture variable: set when its option was given, else removed (the user's own does not count). */
+static int set_capture_env(const char *name, unsigned long long value, const char *text)
+{
+	char number[32];
+
+	if (!value && !text) {
+		unsetenv(name);
+		return 0;
+	}
+	if (!text) {
+		snprintf(number, sizeof(number), "%llu", value);
+		text = number;
+	}
+	return set_env(name, text);
+}
+
+/* The capture window's variables (inject/capture.c), and the launch time --delay counts from. */
+static int set_capture_environment(const struct capture_options *capture)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return set_capture_env("GPT_TRACE_DELAY_NS", capture->delay_ns, NULL) < 0 ||
+	       set_capture_env("GPT_TRACE_DURATION_NS", capture->duration_ns, NULL) < 0 ||
+	       set_capture_env("GPT_TRACE_MAX_SIZE", capture->max_size, NULL) < 0 ||
+	       set_capture_env("GPT_TRACE_CAPTURE_RANGE", 0, capture->range) < 0 ||
+	       set_capture_env("GPT_TRACE_CAPTURE_RANGE_END", 0, capture->range_end) < 0 ||
+	       set_capture_env("GPT_TRACE_LAUNCH_NS",
+			       (unsigned long long)now.tv_sec * 1000000000ull +
+				       (unsigned long long)now.tv_nsec, NULL) < 0
+		       ? -1 : 0;
+}
+
 static int set_environment(const struct run_options *opts, const char *lib, const char *output,
 			   const char *session_dir)
 {
@@ -361,7 +525,8 @@ static int set_environment(const struct run_options *opts, const char *lib, cons
 	    set_env("GPT_TRACE_SESSION", session_dir) < 0 ||
 	    set_env("GPT_TRACE_API", opts->api) < 0 ||
 	    set_env("GPT_TRACE_COMMIT_MS", commit_ms) < 0 ||
-	    set_env("GPT_TRACE_QUIET", opts->quiet ? "1" : "0") < 0)
+	    set_env("GPT_TRACE_QUIET", opts->quiet ? "1" : "0") < 0 ||
+	    set_capture_environment(&opts->capture) < 0)
 		return -1;
 	/* Only the options decide; a value left in the user's environment does not. */
 	if (opts->metrics)

@@ -38,6 +38,7 @@ enum item_kind {
 	ITEM_REPLAYED,
 	ITEM_REPLAY_TIME,
 	ITEM_SYNC,
+	ITEM_WINDOW,
 };
 
 struct item {
@@ -57,6 +58,11 @@ struct item {
 			uint64_t start, end;	/* ITEM_REPLAY_TIME */
 		} replay;
 		struct sync_row sync;
+		struct {
+			enum writer_window_event event;
+			uint64_t at;
+			char why[32];
+		} window;
 	};
 };
 
@@ -126,6 +132,7 @@ static void item_free(struct item *item)
 	case ITEM_REPLAYED:
 	case ITEM_REPLAY_TIME:
 	case ITEM_SYNC:
+	case ITEM_WINDOW:
 		break;
 	}
 	free(item);
@@ -228,6 +235,9 @@ static void collector_process(struct collector *c, struct item *item)
 	case ITEM_SYNC:
 		if (!c->options.discard)
 			writer_sync(c->writer, &item->sync);
+		break;
+	case ITEM_WINDOW:
+		writer_window(c->writer, item->window.event, item->window.at, item->window.why);
 		break;
 	}
 	item_free(item);
@@ -335,6 +345,8 @@ int collector_start(const struct collector_options *options, struct collector **
 	wopt.report = options->report;
 	wopt.created = options->created;
 	wopt.wal = options->wal;
+	wopt.max_size = options->max_size;
+	wopt.full = options->full;
 	c->writer = writer_new(&wopt);
 	if (!c->writer) {
 		rc = -ENOMEM;
@@ -451,6 +463,41 @@ void collector_submit_sync(struct collector *c, const struct collector_sync *syn
 		.event_id = sync->event_id,
 	};
 	collector_push(c, item);
+}
+
+/* Capture windows: queued, so ahead of every buffer holding a later record (windows.h). */
+static void collector_push_window(struct collector *c, enum writer_window_event event, uint64_t at,
+				  const char *why)
+{
+	struct item *item = malloc(sizeof(*item));
+
+	if (!item)
+		return;
+	item->kind = ITEM_WINDOW;
+	item->window.event = event;
+	item->window.at = at;
+	snprintf(item->window.why, sizeof(item->window.why), "%s", why ? why : "");
+	collector_push(c, item);
+}
+
+void collector_capture_gate(struct collector *c)
+{
+	collector_push_window(c, WRITER_WINDOW_GATE, 0, NULL);
+}
+
+void collector_window_open(struct collector *c, uint64_t at, const char *why)
+{
+	collector_push_window(c, WRITER_WINDOW_OPEN, at, why);
+}
+
+void collector_window_close(struct collector *c, uint64_t at, const char *why)
+{
+	collector_push_window(c, WRITER_WINDOW_CLOSE, at, why);
+}
+
+void collector_window_end(struct collector *c, uint64_t at, const char *why)
+{
+	collector_push_window(c, WRITER_WINDOW_END, at, why);
 }
 
 void collector_set_meta(struct collector *c, const char *name, const char *value)

@@ -61,6 +61,12 @@ struct collector_options {
 	 * the per-launch cost comparison (GPT_TRACE_JOURNAL=wal, tests/gpu/crash.sh); see writer.c.
 	 */
 	int wal;
+	/*
+	 * --max-size: at about this many bytes the trace stops recording (0: no limit) and full is
+	 * called once from the writer thread (at: relative ns of the first row left out); may be NULL.
+	 */
+	uint64_t max_size;
+	void (*full)(const char *path, uint64_t bytes, int64_t at);
 };
 
 /*
@@ -158,6 +164,18 @@ struct collector_sync {
 	int sync_type;
 };
 void collector_submit_sync(struct collector *collector, const struct collector_sync *sync);
+
+/*
+ * Capture windows (collector/windows.h, GPT_CAPTURE_WINDOWS): after collector_capture_gate(), only
+ * rows that start inside a window are recorded. A window opens and closes at absolute ns `at` (which
+ * may lie ahead: --delay, --duration) for the reason why ("delay", "cudaProfilerStop", ...);
+ * collector_window_end() is the end of the trace (windows not begun by then are dropped). Queued
+ * like buffers, so a window is known before any later record it gates.
+ */
+void collector_capture_gate(struct collector *collector);
+void collector_window_open(struct collector *collector, uint64_t at, const char *why);
+void collector_window_close(struct collector *collector, uint64_t at, const char *why);
+void collector_window_end(struct collector *collector, uint64_t at, const char *why);
 
 /* Facts written to GPT_META (name/value strings, copied). Later values replace earlier ones. */
 void collector_set_meta(struct collector *collector, const char *name, const char *value);

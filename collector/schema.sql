@@ -378,3 +378,15 @@ CREATE TABLE GPT_META (
     name                        TEXT      NOT NULL   PRIMARY KEY,      -- Fact name (see docs/schema.md).
     value                       TEXT                                   -- Fact value.
 );
+
+-- Capture windows (gpt-trace run --delay/--duration/--capture-range/--max-size, docs/schema.md):
+-- the spans of time this trace recorded. Empty when the whole run was recorded.
+CREATE TABLE GPT_CAPTURE_WINDOWS (
+    -- One row per capture window, in order. Rows outside every window were not recorded.
+
+    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Window number, from 1.
+    start                       INTEGER   NOT NULL,                    -- Window start (ns, trace clock).
+    end                         INTEGER,                               -- Window end (ns); NULL while still open.
+    openedBy                    TEXT      NOT NULL,                    -- What opened it: delay, start, cudaProfilerStart, ...
+    closedBy                    TEXT                                   -- What closed it: duration, cudaProfilerStop, max-size, exit, ...
+);

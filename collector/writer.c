@@ -41,6 +41,7 @@
 #include "collector/schema_version.h"
 #include "collector/threads.h"
 #include "collector/trace_path.h"
+#include "collector/windows.h"
 
 #ifndef GPT_TRACE_VERSION
 #define GPT_TRACE_VERSION "unknown"
@@ -160,6 +161,11 @@ struct writer {
 
 	uint64_t counts[COUNT_MAX];
 	uint64_t untimed;
+
+	/* Capture windows and --max-size (windows.h; the block "Capture windows" below). */
+	struct capture_windows windows;
+	uint64_t rows_since_size_check;
+	uint64_t page_size;
 };
 
 static void writer_fail(struct writer *w, const char *fmt, ...)
@@ -423,6 +429,8 @@ static inline int writer_ready(struct writer *w)
 	return 0;
 }
 
+static int writer_gated(struct writer *w, uint64_t start);
+
 static int writer_step(struct writer *w, sqlite3_stmt *st)
 {
 	int rc = sqlite3_step(st);
@@ -600,6 +608,8 @@ int writer_kernel(struct writer *w, const struct kernel_row *r)
 	sqlite3_stmt *st;
 	struct kernel_names *names;
 
+	if (writer_gated(w, r->start))
+		return 0;
 	if (writer_ready(w) < 0 ||
 	    writer_kernel_names(w, r->name ? r->name : "<unknown>", &names) < 0)
 		return -1;
@@ -638,6 +648,8 @@ int writer_memcpy(struct writer *w, const struct memcpy_row *r)
 {
 	sqlite3_stmt *st;
 
+	if (writer_gated(w, r->start))
+		return 0;
 	if (writer_ready(w) < 0)
 		return -1;
 	st = w->stmt[ST_MEMCPY];
@@ -663,6 +675,8 @@ int writer_memset(struct writer *w, const struct memset_row *r)
 {
 	sqlite3_stmt *st;
 
+	if (writer_gated(w, r->start))
+		return 0;
 	if (writer_ready(w) < 0)
 		return -1;
 	st = w->stmt[ST_MEMSET];
@@ -693,6 +707,8 @@ int writer_sync(struct writer *w, const struct sync_row *r)
 	uint32_t device_id = writer_context_device(w, r->context_id);
 	sqlite3_stmt *st;
 
+	if (writer_gated(w, r->start))
+		return 0;
 	if (writer_ready(w) < 0)
 		return -1;
 	st = w->stmt[ST_SYNC];
@@ -756,6 +772,8 @@ int writer_api(struct writer *w, const struct api_row *r)
 	int64_t name_id;
 	uint32_t pid;
 
+	if (writer_gated(w, r->start))
+		return 0;
 	if (writer_ready(w) < 0 || writer_api_name(w, r->event_class, r->cbid, &name_id) < 0)
 		return -1;
 	pid = r->pid ? r->pid : w->options.pid;
@@ -790,6 +808,10 @@ int writer_nvtx(struct writer *w, const struct nvtx_row *r)
 		float f32;
 	} payload;
 
+	/* Events, not definitions: a domain's name must stay known. */
+	if ((r->event_type == NVTX_TYPE_MARK || r->event_type == NVTX_TYPE_PUSHPOP ||
+	     r->event_type == NVTX_TYPE_STARTEND) && writer_gated(w, r->start))
+		return 0;
 	if (writer_ready(w) < 0)
 		return -1;
 	st = w->stmt[ST_NVTX];
@@ -948,6 +970,116 @@ void writer_meta(struct writer *w, const char *name, const char *value)
 	w->nmeta++;
 }
 
+/*
+ * Capture windows (windows.h) and --max-size. The size is the main file's, read from SQLite's own
+ * page count (uncommitted pages included) every WRITER_SIZE_CHECK_ROWS kept rows: about 100 KB of
+ * rows, the most a trace can pass its limit by, besides the tables written at the end.
+ */
+#define WRITER_SIZE_CHECK_ROWS 1024
+
+static uint64_t writer_file_bytes(struct writer *w)
+{
+	sqlite3_stmt *st;
+	uint64_t pages = 0;
+
+	if (!w->page_size && sqlite3_prepare_v2(w->db, "PRAGMA page_size", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			w->page_size = (uint64_t)sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (sqlite3_prepare_v2(w->db, "PRAGMA page_count", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			pages = (uint64_t)sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	return pages * (w->page_size ? w->page_size : 4096);
+}
+
+/* Whether a row starting at `start` stays out of the trace. */
+static int writer_gated(struct writer *w, uint64_t start)
+{
+	uint64_t bytes;
+
+	if (!w->windows.gated)
+		return 0;
+	if (!windows_keep(&w->windows, start))
+		return 1;
+	if (!w->options.max_size || !w->created || w->failed ||
+	    ++w->rows_since_size_check < WRITER_SIZE_CHECK_ROWS)
+		return 0;
+	w->rows_since_size_check = 0;
+	bytes = writer_file_bytes(w);
+	if (bytes < w->options.max_size)
+		return 0;
+	windows_fill(&w->windows, start);
+	if (w->options.full)
+		w->options.full(w->path, bytes, rel(w, start));
+	return 1;
+}
+
+/* GPT_CAPTURE_WINDOWS, rewritten whenever the windows changed (a handful of rows). */
+static int writer_put_windows(struct writer *w)
+{
+	static const char sql[] = "INSERT INTO GPT_CAPTURE_WINDOWS (id, start, end, openedBy, "
+				  "closedBy) VALUES (?, ?, ?, ?, ?)";
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE;
+
+	if (!w->windows.changed || !w->created || w->failed)
+		return 0;
+	if (writer_exec(w, "DELETE FROM GPT_CAPTURE_WINDOWS") < 0)
+		return -1;
+	if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return writer_sql_failed(w);
+	for (size_t i = 0; i < w->windows.count && rc == SQLITE_DONE; i++) {
+		const struct capture_window *win = &w->windows.list[i];
+
+		sqlite3_bind_int64(st, 1, (int64_t)i + 1);
+		sqlite3_bind_int64(st, 2, rel(w, win->start));
+		if (win->end == WINDOW_OPEN_END)
+			sqlite3_bind_null(st, 3);
+		else
+			sqlite3_bind_int64(st, 3, rel(w, win->end));
+		sqlite3_bind_text(st, 4, win->opened, -1, SQLITE_STATIC);
+		if (win->closed[0])
+			sqlite3_bind_text(st, 5, win->closed, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 5);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return writer_sql_failed(w);
+	w->windows.changed = 0;
+	return 0;
+}
+
+void writer_window(struct writer *w, enum writer_window_event event, uint64_t at, const char *why)
+{
+	char value[32];
+
+	switch (event) {
+	case WRITER_WINDOW_GATE:
+		windows_gate(&w->windows);
+		break;
+	case WRITER_WINDOW_OPEN:
+		if (windows_open(&w->windows, at, why) < 0)
+			writer_meta(w, "capture_windows_lost", "1");
+		break;
+	case WRITER_WINDOW_CLOSE:
+		windows_close(&w->windows, at, why);
+		break;
+	case WRITER_WINDOW_END:
+		windows_end(&w->windows, at, why);
+		if (!w->windows.gated)
+			break;
+		snprintf(value, sizeof(value), "%llu", (unsigned long long)w->windows.dropped);
+		writer_meta(w, "capture_records_outside", value);
+		break;
+	}
+}
+
 void writer_count_untimed(struct writer *w)
 {
 	w->untimed++;
@@ -957,7 +1089,7 @@ int writer_tick(struct writer *w, uint64_t now_ns, uint64_t interval_ns)
 {
 	if (w->failed || !w->created || now_ns - w->last_commit_ns < interval_ns)
 		return 0;
-	if (writer_exec(w, "COMMIT; BEGIN") < 0)
+	if (writer_put_windows(w) < 0 || writer_exec(w, "COMMIT; BEGIN") < 0)
 		return -1;
 	w->last_commit_ns = now_ns;
 	return 0;
@@ -1273,7 +1405,8 @@ int writer_finish(struct writer *w, uint64_t dropped)
 		return 0;
 	if (writer_finish_devices(w) < 0 || writer_finish_processes(w) < 0 ||
 	    writer_finish_threads(w) < 0 || writer_finish_cuda_targets(w) < 0 ||
-	    writer_finish_session_start(w) < 0 || writer_finish_meta(w, dropped) < 0)
+	    writer_finish_session_start(w) < 0 || writer_put_windows(w) < 0 ||
+	    writer_finish_meta(w, dropped) < 0)
 		return -1;
 	if (writer_exec(w, "COMMIT") < 0)
 		return -1;
@@ -1318,6 +1451,7 @@ void writer_free(struct writer *w)
 	u64map_release(&w->stream_index);
 	free(w->streams);
 	threads_release(&w->threads);
+	windows_release(&w->windows);
 	for (size_t i = 0; i < w->nmeta; i++) {
 		free(w->meta[i].name);
 		free(w->meta[i].value);

@@ -30,6 +30,10 @@ struct writer_options {
 	void (*report)(const char *line);	/* the first error line, once */
 	void (*created)(const char *path);	/* the file exists, first commit done; may be NULL */
 	int wal;				/* journal_mode=WAL instead of the rollback journal */
+	/* --max-size: stop keeping rows once the file reaches this many bytes (0: no limit) ... */
+	uint64_t max_size;
+	/* ... and say so, once, from the writer thread (at: the trace's relative ns); may be NULL. */
+	void (*full)(const char *path, uint64_t bytes, int64_t at);
 };
 
 /* NVTX_EVENTS eventType values (nsys ENUM_NSYS_EVENT_TYPE). */
@@ -83,6 +87,20 @@ void writer_thread_reported_name(struct writer *writer, uint32_t tid, const char
 				 int has_priority, int priority);
 /* A GPT_META fact (copied); written when the file is created and again at the end. */
 void writer_meta(struct writer *writer, const char *name, const char *value);
+
+/*
+ * Capture windows (windows.h): GATE keeps from now on only rows that start inside a window; OPEN
+ * and CLOSE a window at `at` (absolute ns, may lie ahead) for the reason why; END the trace at
+ * `at`. Written to GPT_CAPTURE_WINDOWS at each commit and at the end.
+ */
+enum writer_window_event {
+	WRITER_WINDOW_GATE,
+	WRITER_WINDOW_OPEN,
+	WRITER_WINDOW_CLOSE,
+	WRITER_WINDOW_END,
+};
+void writer_window(struct writer *writer, enum writer_window_event event, uint64_t at,
+		   const char *why);
 
 /* Count a record that carried no timestamps (CUPTI could not collect them); not stored. */
 void writer_count_untimed(struct writer *writer);

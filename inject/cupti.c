@@ -668,12 +668,56 @@ static void sync_callback(const struct sync_call *call, const CUpti_CallbackData
 		collector_submit_sync(collector, &open);
 }
 
+/*
+ * --capture-range=cudaProfilerApi (capture.c): the program's cudaProfilerStart/Stop and the driver's
+ * cuProfilerStart/Stop (torch.cuda.profiler.start()/stop() call the runtime's). Both sites open: a
+ * cudaProfilerStart that initialises CUDA may reach us only at its exit.
+ */
+static const struct {
+	CUpti_CallbackDomain domain;
+	CUpti_CallbackId cbid;
+	int start;
+	const char *name;
+} capture_calls[] = {
+	{ CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000, 1,
+	  "cudaProfilerStart" },
+	{ CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000, 0,
+	  "cudaProfilerStop" },
+	{ CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStart, 1, "cuProfilerStart" },
+	{ CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop, 0, "cuProfilerStop" },
+};
+
+static void capture_enable(void)
+{
+	if (!capture_profiler_api())
+		return;
+	for (size_t i = 0; i < sizeof(capture_calls) / sizeof(capture_calls[0]); i++)
+		cupti.EnableCallback(1, subscriber, capture_calls[i].domain, capture_calls[i].cbid);
+}
+
+static int capture_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
+{
+	const CUpti_CallbackData *call = data;
+
+	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API)
+		return 0;
+	for (size_t i = 0; i < sizeof(capture_calls) / sizeof(capture_calls[0]); i++)
+		if (capture_calls[i].domain == domain && capture_calls[i].cbid == cbid) {
+			if (capture_calls[i].start || call->callbackSite == CUPTI_API_ENTER)
+				capture_range_call(capture_calls[i].start, capture_calls[i].name);
+			return 1;
+		}
+	return 0;
+}
+
 static void CUPTIAPI cupti_callback(void *userdata, CUpti_CallbackDomain domain,
 				    CUpti_CallbackId cbid, const void *data)
 {
 	const CUpti_ResourceData *resource = data;
 
 	(void)userdata;
+	if (capture_callback(domain, cbid, data))
+		return;
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
 		const struct sync_call *sync = sync_call_find(domain, cbid);
 
@@ -886,6 +930,7 @@ int cupti_trace_enable(const struct inject_config *config, struct collector *col
 			     CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
 	if (session)
 		metrics_enable(session);
+	capture_enable();
 	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY, "memcpy");
 	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY2, "memcpy2");
 	enable_kind(CUPTI_ACTIVITY_KIND_MEMSET, "memset");

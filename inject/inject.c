@@ -125,6 +125,7 @@ static void read_config(void)
 		config.api = INJECT_API_NONE;
 	else
 		config.api = INJECT_API_DEFAULT;
+	capture_read_config(config.quiet);
 }
 
 static void session_append(const char *line)
@@ -539,6 +540,7 @@ static void inject_finalize(int on_flush_thread)
 	else
 		cupti_trace_flush(1);
 	nvtx_detach();
+	capture_finish(gpt_clock_now());
 	dropped = cupti_trace_stop();
 	describe_cuda_versions();
 	collector_set_meta(collector, "exit_reason", exit_reason);
@@ -730,6 +732,8 @@ static void inject_start(void)
 	options.created = inject_trace_created;
 	options.discard = config.discard;
 	options.wal = env_is("GPT_TRACE_JOURNAL", "wal");
+	options.max_size = capture_max_size();
+	options.full = capture_full;
 	rc = collector_start(&options, &collector);
 	if (rc < 0) {
 		snprintf(err, sizeof(err), "cannot start the trace writer: %s: running untraced",
@@ -743,6 +747,7 @@ static void inject_start(void)
 		goto out_stop;
 	}
 	describe_process();
+	capture_start(collector, time_origin);
 	/* A bad spec costs the metrics only: one line, and the trace goes on without them. */
 	if (config.metrics && metrics_session_open(config.metrics, report_metrics_problem, &metrics,
 						   err, sizeof(err)) < 0)

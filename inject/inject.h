@@ -105,6 +105,23 @@ __attribute__((visibility("default"))) int InitializeInjection(void);
 __attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void *(*get)(uint32_t table_id));
 
 /*
+ * capture.c: capture windows (--delay, --duration, --capture-range, --max-size; docs/run.md).
+ * capture_read_config() reads GPT_TRACE_DELAY_NS, GPT_TRACE_DURATION_NS, GPT_TRACE_CAPTURE_RANGE,
+ * GPT_TRACE_CAPTURE_RANGE_END, GPT_TRACE_MAX_SIZE and GPT_TRACE_LAUNCH_NS (early, with the rest of
+ * the configuration); capture_start() gates the collector and queues the first windows (origin:
+ * the trace's time origin, on the records' clock); capture_range_call() is a cudaProfilerStart
+ * (start 1) or Stop (0) seen by the CUPTI callback, name the call; capture_finish() ends the
+ * windows when the trace ends; capture_full() is the collector's --max-size callback.
+ */
+void capture_read_config(int quiet);
+uint64_t capture_max_size(void);
+int capture_profiler_api(void);
+void capture_start(struct collector *collector, uint64_t origin);
+void capture_range_call(int start, const char *name);
+void capture_finish(uint64_t now);
+void capture_full(const char *path, uint64_t bytes, int64_t at);
+
+/*
  * exits.c: fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) and exits that skip atexit.
  * The finishers come from above (inject.c), set at its early initialisation, before any trace:
  * now(why) finishes the trace from any thread and any context (a signal handler included), why a
