@@ -1074,6 +1074,9 @@ void writer_window(struct writer *w, enum writer_window_event event, uint64_t at
 		windows_end(&w->windows, at, why);
 		if (!w->windows.gated)
 			break;
+		/* A trace whose windows held nothing still says so (GPT_META, the windows). */
+		if (writer_ready(w) < 0)
+			break;
 		snprintf(value, sizeof(value), "%llu", (unsigned long long)w->windows.dropped);
 		writer_meta(w, "capture_records_outside", value);
 		break;

@@ -33,6 +33,7 @@ static CUpti_BuffersCallbackRequestFunc buffer_requested;
 static CUpti_BuffersCallbackCompleteFunc buffer_completed;
 static unsigned api_callbacks_enabled;	/* runtime and driver API callbacks turned on */
 static int module_callback_enabled;
+static int profiler_callbacks_enabled;	/* cudaProfilerStart/Stop (--capture-range) */
 static CUpti_ActivityKernel10 pending[MAX_PENDING];
 static size_t npending;
 static int range_started;	/* between cuptiRangeProfilerStart and Stop: launches are replayed */
@@ -91,6 +92,10 @@ CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscrib
 	if (enable && domain == CUPTI_CB_DOMAIN_RESOURCE &&
 	    cbid == CUPTI_CBID_RESOURCE_MODULE_LOADED)
 		module_callback_enabled = 1;
+	if (enable && domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+	    (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 ||
+	     cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000))
+		profiler_callbacks_enabled = 1;
 	return CUPTI_SUCCESS;
 }
 
@@ -350,6 +355,25 @@ static uint64_t now_ns(void)
 unsigned fake_cupti_api_callbacks(void);
 int fake_cupti_module_callback(void);
 void fake_cupti_launch(uint32_t correlation_id, const char *kernel, int records);
+void fake_cupti_profiler(int start);
+
+/* The program's cudaProfilerStart (start 1) or cudaProfilerStop: enter and exit callbacks. */
+void fake_cupti_profiler(int start)
+{
+	CUpti_CallbackId cbid = start ? CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000
+				      : CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000;
+	CUpti_CallbackData call = {
+		.callbackSite = CUPTI_API_ENTER,
+		.functionName = start ? "cudaProfilerStart" : "cudaProfilerStop",
+		.context = (CUcontext)&subscriber_data,
+	};
+
+	if (!profiler_callbacks_enabled)
+		return;
+	subscriber_callback(subscriber_data, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &call);
+	call.callbackSite = CUPTI_API_EXIT;
+	subscriber_callback(subscriber_data, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &call);
+}
 
 unsigned fake_cupti_api_callbacks(void)
 {

@@ -13,7 +13,8 @@
  *   Python's faulthandler does), handler_exit (a SIGSEGV handler that calls _exit(7)), subscribe
  *   (calls cuptiSubscribe as the program's own profiler would, then launches N more: those must
  *   not reach the trace), sleep (sleeps until killed). FAKE_BATCH_MS=T pauses T ms after every
- *   1000 launches (so that the library commits between them).
+ *   1000 launches (so that the library commits between them). FAKE_PROFILER=A-B[,C-D...] calls
+ *   cudaProfilerStart before launch A (counted from 1) and cudaProfilerStop after launch B.
  *
  * Usage: fake_launch LIBRARY FAKE_CUPTI [MODE [N]]
  */
@@ -53,6 +54,22 @@ static void sleep_ms(long ms)
 
 	while (nanosleep(&ts, &ts) < 0)
 		;
+}
+
+/* FAKE_PROFILER: 1 start before launch i, 2 stop after it, 3 both, 0 neither. */
+static int profiler_at(int i)
+{
+	const char *p = getenv("FAKE_PROFILER");
+	int what = 0;
+
+	while (p && *p) {
+		char *end;
+		long a = strtol(p, &end, 10), b = *end == '-' ? strtol(end + 1, &end, 10) : a;
+
+		what |= (a == i ? 1 : 0) | (b == i ? 2 : 0);
+		p = *end == ',' ? end + 1 : NULL;
+	}
+	return what;
 }
 
 static volatile int depth_sink;
@@ -123,6 +140,7 @@ static int die(const char *mode)
 int main(int argc, char **argv)
 {
 	void (*launch)(uint32_t, const char *, int);
+	void (*profiler)(int);
 	unsigned (*api_callbacks)(void);
 	int (*module_callback)(void);
 	int (*init)(void);
@@ -146,6 +164,7 @@ int main(int argc, char **argv)
 	*(void **)&launch = dlsym(cupti, "fake_cupti_launch");
 	*(void **)&api_callbacks = dlsym(cupti, "fake_cupti_api_callbacks");
 	*(void **)&module_callback = dlsym(cupti, "fake_cupti_module_callback");
+	*(void **)&profiler = dlsym(cupti, "fake_cupti_profiler");
 	if (!launch || !api_callbacks || !module_callback)
 		return 4;
 	if (argc < 4) {
@@ -155,7 +174,13 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (int i = 0; i < n; i++) {
+		int at = profiler ? profiler_at(i + 1) : 0;
+
+		if (at & 1)
+			profiler(1);
 		launch((uint32_t)i + 1, "_Z6kernelv", 1);
+		if (at & 2)
+			profiler(0);
 		/* FAKE_BATCH_MS: a pause after every 1000 launches, so that commits come between. */
 		if (getenv("FAKE_BATCH_MS") && i % 1000 == 999)
 			sleep_ms(atol(getenv("FAKE_BATCH_MS")));

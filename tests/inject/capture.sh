@@ -1,0 +1,147 @@
+#!/bin/sh
+# Capture windows under `gpt-trace run` (--capture-range=cudaProfilerApi with each
+# --capture-range-end, --delay, --duration, --max-size), with the real library over the stand-in
+# CUPTI (fake_cupti.c, driven by fake_launch.c: FAKE_PROFILER plays cudaProfilerStart/Stop around
+# launches, FAKE_BATCH_MS spaces batches of 1000 launches in time). Each case checks that the
+# trace holds exactly its windows' kernels (by correlation id: launch i has id i), that
+# GPT_CAPTURE_WINDOWS says what opened and closed each window, and that the program's output and
+# exit status are those of the untraced run. Exit 0 pass, 1 fail, 77 skip.
+#
+# Usage: capture.sh CASE GPT_TRACE LIBRARY BINDIR
+set -u
+case_name=$1
+gpt=$2
+lib=$3
+bindir=$4
+fake=$bindir/libfake_cupti.so
+work=$(mktemp -d "${TMPDIR:-/tmp}/gpt-capture-test.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 1
+command -v sqlite3 >/dev/null || { echo "skipped: sqlite3 (the command) is needed"; exit 77; }
+
+fail() {
+	echo "FAIL ($case_name): $*"
+	for f in out err; do
+		[ -f "$f" ] && { echo "--- $f"; cat "$f"; }
+	done
+	exit 1
+}
+
+# run N [gpt-trace run options...]: fake_launch N launches then exit 0, under the launcher.
+run() {
+	n=$1
+	shift
+	env GPT_TRACE_CUPTI_LIB="$fake" "$gpt" run -o "$work/t.sqlite" --commit-ms 100 "$@" -- \
+		"$bindir/fake_launch" "$lib" "$fake" exit "$n" >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] || fail "exit status $rc, untraced 0"
+	[ "$(cat out)" = "launched $n" ] || fail "stdout differs from the untraced run"
+}
+
+q() {
+	sqlite3 -readonly t.sqlite "$1"
+}
+
+# kernels EXPECTED: the correlation ids kept, as "count min max".
+kernels() {
+	got=$(q 'SELECT count(*), min(correlationId), max(correlationId) FROM CUPTI_ACTIVITY_KIND_KERNEL' | tr '|' ' ')
+	[ "$got" = "$1" ] || fail "kernels (count min max): expected [$1], got [$got]"
+}
+
+# windows EXPECTED: "openedBy-closedBy" of each window, space-separated.
+windows() {
+	got=$(q "SELECT group_concat(openedBy || '-' || coalesce(closedBy, 'open'), ' ') FROM (SELECT * FROM GPT_CAPTURE_WINDOWS ORDER BY id)")
+	[ "$got" = "$1" ] || fail "windows: expected [$1], got [$got]"
+	# Every kept kernel starts inside a window (no window: the whole run was recorded).
+	[ -z "$1" ] && return 0
+	out=$(q 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL k WHERE NOT EXISTS (SELECT 1 FROM GPT_CAPTURE_WINDOWS w WHERE k.start >= w.start AND k.start < coalesce(w.end, 1 << 62))')
+	[ "$out" = 0 ] || fail "$out kernels outside every window"
+}
+
+meta() {
+	q "SELECT value FROM GPT_META WHERE name = '$1'"
+}
+
+case $case_name in
+profiler_stop)
+	FAKE_PROFILER=10-20,30-35 run 50 -c cudaProfilerApi
+	kernels "11 10 20"
+	windows "cudaProfilerStart-cudaProfilerStop"
+	[ "$(meta capture_range)" = cudaProfilerApi ] || fail "capture_range meta"
+	[ "$(meta capture_range_end)" = stop ] || fail "capture_range_end meta"
+	[ "$(meta capture_records_outside)" -ge 39 ] || fail "capture_records_outside: $(meta capture_records_outside)"
+	;;
+profiler_repeat)
+	FAKE_PROFILER=10-20,30-35,40-42 run 50 --capture-range=cudaProfilerApi --capture-range-end=repeat
+	kernels "20 10 42"
+	windows "cudaProfilerStart-cudaProfilerStop cudaProfilerStart-cudaProfilerStop cudaProfilerStart-cudaProfilerStop"
+	;;
+profiler_repeat_n)
+	FAKE_PROFILER=10-20,30-35,40-42 run 50 -c cudaProfilerApi --capture-range-end repeat:2
+	kernels "17 10 35"
+	windows "cudaProfilerStart-cudaProfilerStop cudaProfilerStart-cudaProfilerStop"
+	[ "$(meta capture_range_end)" = repeat:2 ] || fail "capture_range_end meta"
+	;;
+profiler_none)
+	FAKE_PROFILER=10-20,30-35 run 50 -c cudaProfilerApi --capture-range-end none
+	kernels "41 10 50"
+	windows "cudaProfilerStart-exit"
+	;;
+profiler_never)
+	# No cudaProfilerStart: a trace with no window and no rows, saying so.
+	run 50 -c cudaProfilerApi
+	[ -f t.sqlite ] || fail "no trace"
+	kernels "0  "
+	windows ""
+	[ "$(meta capture_records_outside)" -ge 50 ] || fail "capture_records_outside: $(meta capture_records_outside)"
+	;;
+profiler_duration)
+	# --duration caps each range: launches 1000 apart in time by 1 s, the range spans them all.
+	FAKE_PROFILER=500-2500 FAKE_BATCH_MS=1000 run 3000 -c cudaProfilerApi -d 0.5
+	kernels "501 500 1000"
+	windows "cudaProfilerStart-duration"
+	;;
+delay_duration)
+	# Batches of 1000 launches at about 0, 1 and 2 s; the window [0.5 s, 1.5 s] holds the second.
+	FAKE_BATCH_MS=1000 run 3000 --delay 0.5 --duration 1
+	kernels "1000 1001 2000"
+	windows "delay-duration"
+	[ "$(meta capture_delay_ns)" = 500000000 ] || fail "capture_delay_ns meta"
+	;;
+delay)
+	FAKE_BATCH_MS=1000 run 3000 -y 1.5
+	kernels "1000 2001 3000"
+	windows "delay-exit"
+	;;
+duration)
+	FAKE_BATCH_MS=1000 run 3000 -d 0.5
+	kernels "1000 1 1000"
+	windows "start-duration"
+	;;
+max_size)
+	# 256 KiB: recording stops there, the trace is finished cleanly, one line says so.
+	FAKE_BATCH_MS=10 run 20000 --max-size 256K
+	size=$(stat -c %s t.sqlite)
+	[ "$size" -le $((256 * 1024 + 200 * 1024)) ] || fail "trace is $size bytes"
+	k=$(q 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')
+	[ "$k" -gt 100 ] && [ "$k" -lt 20000 ] || fail "$k kernels kept"
+	kernels "$k 1 $k"
+	windows "start-max-size"
+	[ "$(grep -c "reached --max-size" err)" = 1 ] || fail "expected one --max-size line"
+	grep -q "^gpt-trace: trace '$work/t.sqlite' reached --max-size (0\.[0-9] MB) at [0-9.]* s: recording stopped" err ||
+		fail "--max-size line"
+	[ "$(meta trace_complete)" = 1 ] || fail "trace not finished cleanly"
+	[ "$(meta max_size_bytes)" = 262144 ] || fail "max_size_bytes meta"
+	;;
+plain)
+	# No capture option: every launch, no window rows, no capture facts.
+	run 50
+	kernels "50 1 50"
+	windows ""
+	[ -z "$(meta capture_range)" ] || fail "capture facts without capture options"
+	;;
+*)
+	fail "unknown case"
+	;;
+esac
+echo "PASS ($case_name)"
