@@ -237,7 +237,7 @@ stdout-stderr)
 	;;
 
 env)
-	ours='^(LD_PRELOAD|CUDA_INJECTION64_PATH|NVTX_INJECTION64_PATH|GPT_TRACE_(OUTPUT|FORCE|SESSION|API|COMMIT_MS|QUIET|METRICS)|_)='
+	ours='^(LD_PRELOAD|CUDA_INJECTION64_PATH|NVTX_INJECTION64_PATH|GPT_TRACE_(OUTPUT|FORCE|SESSION|API|COMMIT_MS|QUIET|METRICS|LAUNCH_NS)|_)='
 	export LD_PRELOAD="$FAKE_PRELOAD"
 	export GPT_TRACE_METRICS=left-over GPT_TRACE_FORCE=1
 	export ODD_VALUE='a b=c;$x "q"' EMPTY_VALUE=
@@ -293,6 +293,41 @@ env)
 	"$GPT_TRACE" run -q -- "$PROBE" env >../traced-all || fail "exit $?"
 	cd .. || fail "cd"
 	expect_eq "cwd with %" "$WORK/pct%%p/gpt-trace-%h-%p.sqlite" "$(value GPT_TRACE_OUTPUT)"
+	;;
+
+capture-options)
+	# The capture options reach the library as GPT_TRACE_* (docs/launcher-env.md); left-over
+	# values in the user's environment do not count; bad values are usage errors.
+	value() { sed -n "s/^$1=//p" traced-all; }
+	export GPT_TRACE_DELAY_NS=7 GPT_TRACE_CAPTURE_RANGE=cudaProfilerApi
+	"$GPT_TRACE" run -q -- "$PROBE" env >traced-all || fail "exit $?"
+	expect_eq "left-over GPT_TRACE_DELAY_NS" "" "$(value GPT_TRACE_DELAY_NS)"
+	expect_eq "left-over GPT_TRACE_CAPTURE_RANGE" "" "$(value GPT_TRACE_CAPTURE_RANGE)"
+	launch=$(value GPT_TRACE_LAUNCH_NS)
+	case $launch in [1-9]*) ;; *) fail "GPT_TRACE_LAUNCH_NS [$launch]" ;; esac
+	"$GPT_TRACE" run -q -y 1.5 -d 2 -c cudaProfilerApi --capture-range-end repeat:3 \
+		--max-size 2G -- "$PROBE" env >traced-all || fail "exit $?"
+	expect_eq "-y 1.5" 1500000000 "$(value GPT_TRACE_DELAY_NS)"
+	expect_eq "-d 2" 2000000000 "$(value GPT_TRACE_DURATION_NS)"
+	expect_eq "-c" cudaProfilerApi "$(value GPT_TRACE_CAPTURE_RANGE)"
+	expect_eq "--capture-range-end" repeat:3 "$(value GPT_TRACE_CAPTURE_RANGE_END)"
+	expect_eq "--max-size 2G" 2147483648 "$(value GPT_TRACE_MAX_SIZE)"
+	"$GPT_TRACE" run -q --delay=0 --duration=.25 --capture-range=none --max-size=500KB \
+		-- "$PROBE" env >traced-all || fail "exit $?"
+	expect_eq "--delay=0" "" "$(value GPT_TRACE_DELAY_NS)"
+	expect_eq "--duration=.25" 250000000 "$(value GPT_TRACE_DURATION_NS)"
+	expect_eq "--capture-range=none" none "$(value GPT_TRACE_CAPTURE_RANGE)"
+	expect_eq "--max-size=500KB" 512000 "$(value GPT_TRACE_MAX_SIZE)"
+	usage_error -y x sh -c 'touch ran'
+	usage_error --delay -1 sh -c 'touch ran'
+	usage_error -d 0 sh -c 'touch ran'
+	usage_error -c nvtx sh -c 'touch ran'
+	usage_error -c bogus sh -c 'touch ran'
+	usage_error -c cudaProfilerApi --capture-range-end stop-shutdown sh -c 'touch ran'
+	usage_error -c cudaProfilerApi --capture-range-end repeat:0 sh -c 'touch ran'
+	usage_error --capture-range-end repeat sh -c 'touch ran'
+	usage_error --max-size 10T sh -c 'touch ran'
+	usage_error --max-size 0 sh -c 'touch ran'
 	;;
 
 preload-reaches-children)
