@@ -51,6 +51,7 @@ enum source_table {
 	SRC_SESSION_START,
 	SRC_KERNEL_METRICS,
 	SRC_SOURCE_METRICS,
+	SRC_CAPTURE_WINDOWS,
 	SRC_COUNT,
 };
 
@@ -70,6 +71,7 @@ static const char *const source_names[SRC_COUNT] = {
 	[SRC_SESSION_START] = "TARGET_INFO_SESSION_START_TIME",
 	[SRC_KERNEL_METRICS] = "GPT_KERNEL_METRICS",
 	[SRC_SOURCE_METRICS] = "GPT_SOURCE_METRICS",
+	[SRC_CAPTURE_WINDOWS] = "GPT_CAPTURE_WINDOWS",
 };
 
 struct trace_file {
@@ -219,6 +221,13 @@ static const struct view_col source_metrics_cols[] = {
 
 static const struct view_col meta_cols[] = {
 	{ "traceId", COL_TRACE_ID, 0, NULL, NULL, NULL }, PLAIN_TEXT("name"), PLAIN_TEXT("value"),
+};
+
+/* Capture windows (gpt-trace run --delay, --capture-range, ...; docs/schema.md). */
+static const struct view_col window_cols[] = {
+	{ "traceId", COL_TRACE_ID, 0, NULL, NULL, NULL }, PLAIN("id"),
+	{ "start", COL_TIME, 0, "start", NULL, NULL }, { "end", COL_TIME, 0, "end", NULL, NULL },
+	PLAIN_TEXT("openedBy"), PLAIN_TEXT("closedBy"),
 };
 
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
@@ -873,7 +882,12 @@ static int create_views(struct trace *trace, char *err, size_t errlen)
 	if (!ret)
 		ret = create_metrics_views(trace, err, errlen);
 	if (!ret)
-		ret = exec_sql(trace, sqlite3_mprintf("CREATE TEMP VIEW gpus AS SELECT * FROM gpt_all_gpus;"
+		ret = create_base_view(trace, "windows", SRC_CAPTURE_WINDOWS, window_cols,
+				       NCOLS(window_cols), 0, err, errlen);
+	if (!ret)
+		ret = exec_sql(trace, sqlite3_mprintf("CREATE TEMP VIEW windows AS SELECT * FROM "
+						      "gpt_all_windows;"
+						      "CREATE TEMP VIEW gpus AS SELECT * FROM gpt_all_gpus;"
 						      "CREATE TEMP VIEW meta AS SELECT * FROM gpt_all_meta;"
 						      "CREATE TEMP VIEW strings AS SELECT * FROM gpt_all_strings;"
 						      "CREATE TEMP VIEW processes AS SELECT * FROM "

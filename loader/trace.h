@@ -50,6 +50,11 @@
  *   meta(traceId, name, value)
  *       GPT_META rows of our traces; for nsys files, META_DATA_EXPORT (or the older
  *       EXPORT_META_DATA) rows. trace_format() tells which kind a file is.
+ *   windows(traceId, id, start, end, openedBy, closedBy)
+ *       capture windows of traces recorded with --delay, --duration, --capture-range or --max-size
+ *       (GPT_CAPTURE_WINDOWS, docs/schema.md): only events starting inside a window were recorded;
+ *       end NULL for a window the program's death left open. No rows: the whole run was recorded
+ *       (and for nsys exports). loader/windows.h reads them for the consumers.
  *   strings(traceId, id, value)
  *       StringIds of every file: resolves a nameId to text without reading names row by row
  *       (a name lookup per row costs ~0.3 s per million rows; group by nameId, then look up).

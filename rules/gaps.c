@@ -18,6 +18,7 @@
 #include "rules/gaps.h"
 
 #include "loader/events.h"
+#include "loader/windows.h"
 
 #include "common/key-index.h"
 #include "common/progress.h"
@@ -233,6 +234,7 @@ struct walker {
 	size_t parts_cap[2];
 	int64_t class_of[2];			/* the (traceId, nameId) of the last call classified, */
 	unsigned class_last;			/* and its class (class_of[0] -1: none yet) */
+	struct trace_windows windows;		/* capture windows of the traces (none: recorded whole) */
 };
 
 /* api_names_class() of a call, remembering the last answer: calls come in runs of one name. */
@@ -420,6 +422,37 @@ static struct host_thread *thread_get(struct walker *w, int64_t trace_id, int64_
 			}                                                                 \
 		}                                                                         \
 	} while (0)
+
+/*
+ * Capture windows (loader/windows.h): time outside them was not recorded, so no gap spans a window
+ * edge; the first operation of a window has no gap before it, as a device's first operation has
+ * none, and a trace recorded in windows has no start-up (its first window's start is not the
+ * program's). Returns the time taken out of the gap: between windows.
+ */
+static int64_t clip_to_window(const struct walker *w, struct gap *g)
+{
+	const struct trace_window *win;
+	int64_t outside;
+
+	if (!w->windows.count || g->end <= g->start)
+		return 0;
+	win = trace_windows_at(&w->windows, g->trace_id, g->end);
+	if (!win || g->start >= win->start)
+		return 0;
+	outside = g->end - g->start;
+	g->start = g->end;
+	return outside;
+}
+
+int64_t gap_device_active(const struct gap_device *device)
+{
+	return device->last - device->first - device->outside;
+}
+
+static int startup_before(const struct walker *w, int64_t trace_id, int64_t start)
+{
+	return w->trace_first < start && !trace_windows_has(&w->windows, trace_id);
+}
 
 /* A new trace begins: what was kept of the last one can no longer matter. */
 static void trace_begin(struct walker *w, int64_t trace_id)
@@ -843,6 +876,8 @@ static int walk_open(struct walk_run *r, struct rule_context *ctx)
 	for (int k = 0; k < 3 && !ret; k++)
 		ret = op_open(ctx, &r->ops[k], (enum gpu_op)k, r->why, sizeof(r->why));
 	if (!ret)
+		ret = trace_windows_load(ctx->trace, &r->w.windows, r->why, sizeof(r->why));
+	if (!ret)
 		ret = walk_stream_open(ctx, WALK_CALLS, &r->calls.s, r->why, sizeof(r->why));
 	if (!ret && r->attributing)
 		ret = walk_stream_open(ctx, WALK_RANGES, &r->ranges.s, r->why, sizeof(r->why));
@@ -976,6 +1011,7 @@ static int gap_on_device(struct walk_run *r, const struct event_row *op, struct 
 	}
 	g->start = d->last;
 	g->end = start > d->last ? start : d->last;
+	d->outside += clip_to_window(&r->w, g);
 	g->next_busy = end > d->last ? end - (start > d->last ? start : d->last) : 0;
 	d->busy += g->next_busy;
 	if (end > d->last)
@@ -1033,7 +1069,7 @@ static int walk_op(struct walk_run *r, const struct event_row *op, int kind, cha
 	}
 	/* The trace's start-up, for the visitors that want it: from its first event to its first
 	 * operation (the others see that operation with no gap before it, as every device's first). */
-	with_startup = first_op && r->w.trace_first < op->start;
+	with_startup = first_op && startup_before(&r->w, op->trace_id, op->start);
 	if (with_startup && r->startup) {
 		first = g;
 		first.startup = 1;
@@ -1065,6 +1101,7 @@ static void walk_release(struct walk_run *r)
 	free(w->order);
 	free(w->parts[0]);
 	free(w->parts[1]);
+	trace_windows_release(&w->windows);
 	api_names_release(&r->own_names);
 }
 

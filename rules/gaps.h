@@ -146,7 +146,11 @@ struct gap_device {
 	int64_t first, last;			/* first operation's start, last one's end */
 	int64_t busy;				/* time with at least one operation running */
 	int64_t ops;
+	int64_t outside;			/* between capture windows: not recorded (loader/windows.h) */
 };
+
+/* A device's active time: from its first operation to its last, less the time between windows. */
+int64_t gap_device_active(const struct gap_device *device);
 
 /* An API call, as the walk reads it (for gap_visitor.on_call). */
 struct gap_call {

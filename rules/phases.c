@@ -9,6 +9,7 @@
  * Finding the iterations is phases-iterations.c.
  */
 #include "rules/phases-private.h"
+#include "loader/windows.h"
 
 const char *phase_name(enum phase_id id)
 {
@@ -99,6 +100,7 @@ struct walk_state {
 	int64_t (*kernel_key)[2];	/* traceId, nameId */
 	long *kernel_last;		/* the last iteration that launched it, or -1 */
 	int64_t *first_op, *last_first_end, *last_end;	/* per trace */
+	struct trace_windows windows;	/* capture windows (loader/windows.h) */
 };
 
 static void add_cause(struct walk_state *s, int64_t trace_id, int bucket, const struct idle_part *p, int64_t ns)
@@ -574,6 +576,34 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 
 /* Each trace's iterations: the ranges --step names, else a repeating NVTX range, else the period of
  * the kernel sequence. Returns 0 or a negative error with one line in err. */
+/*
+ * Capture windows (loader/windows.h). Iterations are counted within windows: one that would reach
+ * past the end of the window it starts in (the kernel sequence's last iteration of a window, whose
+ * next anchor launch is in the next window; a range left open when the window closed) ends there.
+ */
+static void iterations_within_windows(struct trace_phases *tp, const struct trace_windows *windows)
+{
+	for (size_t i = 0; i < tp->niterations; i++) {
+		struct iteration *it = &tp->iterations[i];
+		const struct trace_window *win = trace_windows_at(windows, tp->trace_id, it->host_start);
+
+		if (win && it->host_end > win->end)
+			it->host_end = win->end;
+	}
+}
+
+/* A trace recorded in windows has no start-up: its first window's start is not the program's. */
+static void startup_of_windows(struct trace_phases *tp, const struct trace_windows *windows)
+{
+	struct phase *startup = &tp->phase[PHASE_STARTUP];
+
+	if (!tp->gpu_work || !trace_windows_has(windows, tp->trace_id))
+		return;
+	free(startup->reason);
+	startup->reason = xstrdup("the trace was recorded in capture windows (gpt-trace run --delay, "
+				  "--capture-range ...): the program's start-up is outside them");
+}
+
 static int find_iterations(struct rule_context *ctx, struct phases *p, const char *step, char *err,
 			   size_t errlen)
 {
@@ -659,6 +689,8 @@ static int walk_iterations(struct rule_context *ctx, struct phases *p, struct wa
 		int again = 0;
 
 		walk_state_reset(s, p->ntraces);
+		for (size_t t = 0; t < p->ntraces; t++)
+			iterations_within_windows(&p->traces[t], &s->windows);
 		gap_walk_release(walk);
 		ret = gap_walk(&phases_rule, ctx, walk, err, errlen);
 		if (!ret && !attempt) {
@@ -696,6 +728,7 @@ static void walk_state_release(struct walk_state *s)
 	free(s->first_op);
 	free(s->last_first_end);
 	free(s->last_end);
+	trace_windows_release(&s->windows);
 }
 
 int phases_compute(struct trace *trace, const char *step, struct phases **out, char *err, size_t errlen)
@@ -715,6 +748,8 @@ int phases_compute(struct trace *trace, const char *step, struct phases **out, c
 	p->ntraces = n;
 	p->traces = xcalloc(n ? n : 1, sizeof(*p->traces));
 	ret = find_iterations(&ctx, p, step, err, errlen);
+	if (!ret)
+		ret = trace_windows_load(trace, &s.windows, err, errlen);
 	if (ret < 0)
 		goto out;
 	/* The causes point to call names: the names must outlive the walk, until assemble() copies them. */
@@ -726,8 +761,10 @@ int phases_compute(struct trace *trace, const char *step, struct phases **out, c
 		ret = rule_clock_init(&clock, &phases_rule, &ctx, err, errlen);
 	if (!ret)
 		copy_devices(p, &walk);
-	for (size_t t = 0; !ret && t < n; t++)
+	for (size_t t = 0; !ret && t < n; t++) {
 		assemble(p, &s, &p->traces[t], clock.span_end[t]);
+		startup_of_windows(&p->traces[t], &s.windows);
+	}
 out:
 	gap_walk_release(&walk);
 	api_names_release(&names);
