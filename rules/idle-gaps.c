@@ -302,7 +302,7 @@ static const char *op_text(struct rule_text *t, struct rule_context *ctx, const 
 /* Whether a device's host-wait and sync-wait idle time reaches min_idle_pct of its active time. */
 static int qualifies(const struct device_idle *d, const struct gap_device *dev, double min_idle_pct)
 {
-	int64_t active = dev->last - dev->first;
+	int64_t active = gap_device_active(dev);
 	int64_t blamed = d->cause[GAP_HOST_WAIT].ns + d->cause[GAP_SYNC_WAIT].ns;
 
 	return active > 0 && blamed > 0 && (double)blamed * 100.0 >= min_idle_pct * (double)active;
@@ -312,7 +312,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			  const struct device_idle *d, const struct gap_device *dev,
 			  const struct rule_clock *clock, double min_gap_us)
 {
-	int64_t active = dev->last - dev->first;
+	int64_t active = gap_device_active(dev);
 	int64_t host = d->cause[GAP_HOST_WAIT].ns, sync = d->cause[GAP_SYNC_WAIT].ns;
 	int64_t other = d->cause[GAP_OTHER].ns, idle = host + sync + other;
 	int64_t count = d->cause[0].count + d->cause[1].count + d->cause[2].count;

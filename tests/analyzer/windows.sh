@@ -66,5 +66,22 @@ expect "windowed: median iteration" "100000" "$(q windowed "print(tp['iterations
 expect "whole: one iteration spans the windows" "1" \
 	"$(q whole "print(int(max(i['duration_ns'] for i in tp['iterations']['items']) > 900000000))")"
 
+# A trace recorded on the H100 (tests/gpu/capture.sh, case repeat; tests/gpu/h100-capture-2026-11-27.log):
+# samples/profiler_range with cudaProfilerStart/Stop around iterations 10-20 and 30-35 of 50, each
+# iteration 3 add_one launches, a cudaDeviceSynchronize and 1 ms of host work; windows of 10.4 ms and
+# 5.2 ms, 10.3 ms apart. The hole is no idle gap, and idle-gaps measures the device's idle time
+# against its time inside the windows (it is idle most of it: 1 ms of host work per iteration).
+cp "$SRC/tests/fixtures/gpu/capture/repeat.sqlite" "$TMP/repeat.sqlite"
+"$GPT" report --format json -o "$TMP/repeat.json" "$TMP/repeat.sqlite" || { echo "report failed"; exit 1; }
+expect "H100 repeat: windows" "2" "$("$QUERY" --sql "SELECT count(*) FROM windows" "$TMP/repeat.sqlite")"
+expect "H100 repeat: kernels" "51" "$("$QUERY" --sql "SELECT count(*) FROM kernels" "$TMP/repeat.sqlite")"
+expect "H100 repeat: start-up" "0" "$(q repeat "print(ph['start-up']['duration_ns'])")"
+# The largest gaps idle-gaps lists ("gap of 1.02 ms from ... to ..."): none near the 10.3 ms hole.
+expect "H100 repeat: no idle gap spans the hole" "1.02 ms" \
+	"$(q repeat "import re; e = [x for f in d['findings'] if f['rule'] == 'idle-gaps' for x in f['evidence']]; print(max((m.group(1) for x in e for m in [re.match(r'gap of ([0-9.]+ [mu]s) from', x)] if m), key=lambda v: float(v.split()[0]) * (1000 if v.endswith('ms') else 1)))")"
+expect "H100 repeat: idle within the windows' time" "1" \
+	"$(q repeat "import re; m = [f['message'] for f in d['findings'] if f['rule'] == 'idle-gaps'][0]; print(int(float(re.search(r'\\(([0-9.]+)% of its', m).group(1)) <= 100))")"
+expect "H100 repeat: total idle under the windows' 15.6 ms" "1" "$(q repeat "print(int($idle < 15600000))")"
+
 [ $failures -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "all passed"
