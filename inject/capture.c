@@ -139,7 +139,8 @@ void capture_start(struct collector *collector, uint64_t origin)
 		return;
 	pthread_mutex_lock(&lock);
 	sink = collector;
-	not_before = launch + config.delay;
+	/* A window opened before this process began starts with its trace (no negative times). */
+	not_before = launch + config.delay > origin ? launch + config.delay : origin;
 	describe(collector);
 	collector_capture_gate(collector);
 	if (config.range == RANGE_NONE) {
@@ -214,7 +215,7 @@ void capture_full(const char *path, uint64_t bytes, int64_t at)
 	pthread_mutex_lock(&lock);
 	finished = 1;
 	pthread_mutex_unlock(&lock);
-	inject_say("trace '%s' reached --max-size (%.1f MB) at %.3f s: recording stopped, the "
-		   "trace is kept up to there, the program goes on",
-		   path, (double)bytes / 1e6, (double)at / 1e9);
+	inject_say("trace '%s' reached --max-size %.1f MiB (%llu bytes) at %.3f s: recording "
+		   "stopped, the trace is kept up to there, the program goes on", path,
+		   (double)config.max_size / (1 << 20), (unsigned long long)bytes, (double)at / 1e9);
 }

@@ -127,8 +127,9 @@ max_size)
 	[ "$k" -gt 100 ] && [ "$k" -lt 20000 ] || fail "$k kernels kept"
 	kernels "$k 1 $k"
 	windows "start-max-size"
+	[ "$(q 'SELECT start >= 0 FROM GPT_CAPTURE_WINDOWS')" = 1 ] || fail "a window before the trace's origin"
 	[ "$(grep -c "reached --max-size" err)" = 1 ] || fail "expected one --max-size line"
-	grep -q "^gpt-trace: trace '$work/t.sqlite' reached --max-size (0\.[0-9] MB) at [0-9.]* s: recording stopped" err ||
+	grep -q "^gpt-trace: trace '$work/t.sqlite' reached --max-size 0\.2 MiB ([0-9]* bytes) at [0-9.]* s: recording stopped" err ||
 		fail "--max-size line"
 	[ "$(meta trace_complete)" = 1 ] || fail "trace not finished cleanly"
 	[ "$(meta max_size_bytes)" = 262144 ] || fail "max_size_bytes meta"
