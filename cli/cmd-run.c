@@ -35,7 +35,8 @@
 /* The capture window (docs/run.md); 0 / NULL: not given. */
 struct capture_options {
 	unsigned long long delay_ns, duration_ns, max_size;
-	const char *range;		/* "none", "cudaProfilerApi" */
+	const char *range;		/* "none", "cudaProfilerApi", "nvtx" */
+	const char *nvtx;		/* --nvtx-capture RANGE[@DOMAIN] */
 	const char *range_end;		/* "none", "stop", "repeat", "repeat:N" */
 };
 
@@ -73,8 +74,11 @@ static const char usage_text[] =
 	"what to record, as Nsight Systems' options (docs/run.md; the program is never ended):\n"
 	"  -y, --delay S         record nothing in the first S seconds after launch\n"
 	"  -d, --duration S      record at most S seconds (after the delay, or per range)\n"
-	"  -c, --capture-range R none (default) or cudaProfilerApi: record between\n"
-	"                        cudaProfilerStart and cudaProfilerStop (torch.cuda.profiler)\n"
+	"  -c, --capture-range R none (default); cudaProfilerApi: record between\n"
+	"                        cudaProfilerStart and cudaProfilerStop (torch.cuda.profiler);\n"
+	"                        nvtx: record within the NVTX range given by -p\n"
+	"  -p, --nvtx-capture RANGE[@DOMAIN]  the NVTX range of -c nvtx (DOMAIN: none the\n"
+	"                        default domain, * any)\n"
 	"      --capture-range-end E  stop (default: the first range only), repeat[:N]\n"
 	"                        (every range, or the first N), none (until the end)\n"
 	"      --max-size SIZE   stop recording when a trace reaches SIZE bytes (K, M, G\n"
@@ -104,6 +108,7 @@ static const struct option long_options[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "capture-range", required_argument, NULL, 'c' },
 	{ "capture-range-end", required_argument, NULL, OPT_CAPTURE_RANGE_END },
+	{ "nvtx-capture", required_argument, NULL, 'p' },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -211,13 +216,15 @@ static int parse_capture_option(int c, const char *arg, struct capture_options *
 					   c == 'y' ? "a number of" : "a positive number of");
 		return 0;
 	case 'c':
-		if (!strcmp(arg, "nvtx") || !strcmp(arg, "hotkey"))
-			return usage_error("--capture-range=%s is not supported yet: use none or "
-					   "cudaProfilerApi", arg);
-		if (strcmp(arg, "none") && strcmp(arg, "cudaProfilerApi"))
-			return usage_error("invalid --capture-range '%s': use none or cudaProfilerApi",
-					   arg);
+		if (strcmp(arg, "none") && strcmp(arg, "cudaProfilerApi") && strcmp(arg, "nvtx"))
+			return usage_error("invalid --capture-range '%s': use none, cudaProfilerApi or "
+					   "nvtx", arg);
 		capture->range = arg;
+		return 0;
+	case 'p':
+		if (!*arg || *arg == '@')
+			return usage_error("invalid --nvtx-capture '%s': expected RANGE[@DOMAIN]", arg);
+		capture->nvtx = arg;
 		return 0;
 	case OPT_CAPTURE_RANGE_END:
 		if (!strcmp(arg, "stop-shutdown") || !strncmp(arg, "repeat-shutdown", 15))
@@ -246,7 +253,7 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
 	/* '+': the first non-option is PROGRAM; what follows it belongs to PROGRAM. */
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:o:fqhy:d:c:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:fqhy:d:c:p:", long_options, NULL)) != -1) {
 		int ret = parse_capture_option(c, optarg, &opts->capture);
 
 		if (ret >= 0) {
@@ -298,7 +305,9 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
 				   "gpt-trace run [options] -- PROGRAM [ARGS...]");
 	if (opts->capture.range_end &&
 	    (!opts->capture.range || !strcmp(opts->capture.range, "none")))
-		return usage_error("--capture-range-end needs --capture-range=cudaProfilerApi");
+		return usage_error("--capture-range-end needs --capture-range=cudaProfilerApi or nvtx");
+	if (!opts->capture.nvtx != !(opts->capture.range && !strcmp(opts->capture.range, "nvtx")))
+		return usage_error("--capture-range=nvtx and --nvtx-capture RANGE[@DOMAIN] go together");
 	return 0;
 }
 
@@ -505,6 +514,7 @@ static int set_capture_environment(const struct capture_options *capture)
 	       set_capture_env("GPT_TRACE_MAX_SIZE", capture->max_size, NULL) < 0 ||
 	       set_capture_env("GPT_TRACE_CAPTURE_RANGE", 0, capture->range) < 0 ||
 	       set_capture_env("GPT_TRACE_CAPTURE_RANGE_END", 0, capture->range_end) < 0 ||
+	       set_capture_env("GPT_TRACE_NVTX_CAPTURE", 0, capture->nvtx) < 0 ||
 	       set_capture_env("GPT_TRACE_LAUNCH_NS",
 			       (unsigned long long)now.tv_sec * 1000000000ull +
 				       (unsigned long long)now.tv_nsec, NULL) < 0

@@ -11,9 +11,14 @@
  *   --duration T    a window lasts at most T seconds (from the delay, or from each range start);
  *   cudaProfilerApi windows open at cudaProfilerStart (cuProfilerStart) and close at
  *                   cudaProfilerStop, which PyTorch's torch.cuda.profiler.start()/stop() call;
+ *   nvtx            with --nvtx-capture RANGE[@DOMAIN]: a window from the push (or start) of an
+ *                   NVTX range of that message in that domain (none: the default domain, '*': any)
+ *                   to its pop (the same thread's pop at the same depth in that domain) or end
+ *                   (the same range id); registered strings match by their text too;
  *   range end       stop: only the first range; repeat[:N]: every range (the first N); none: the
  *                   first start opens a window that only the end of the run closes.
- * A range start before the delay has passed is ignored.
+ * A range start before the delay has passed is ignored. A range that opens before CUDA starts
+ * (before the trace exists) opens its window when the trace starts.
  */
 #define _GNU_SOURCE
 #include "inject/inject.h"
@@ -29,6 +34,7 @@
 enum capture_range {
 	RANGE_NONE,
 	RANGE_CUDA_PROFILER_API,
+	RANGE_NVTX,
 };
 
 enum range_end {
@@ -46,7 +52,24 @@ static struct {
 	uint64_t max_size;		/* bytes, 0: none */
 	uint64_t age;			/* ns from the launch to this process's configuration */
 	int quiet;
+	char nvtx_range[256];		/* --nvtx-capture's RANGE ... */
+	char nvtx_domain[256];		/* ... and DOMAIN ("": the default domain, "*": any) */
 } config;
+
+int capture_nvtx_on;
+
+/* The NVTX range that opened the window (nvtx), and the ids of the wanted domain and strings. */
+static struct {
+	int open;
+	uint32_t tid, domain;
+	int depth;			/* pushes of that thread in that domain since, pops taken off */
+	uint64_t range_id;		/* a start/end range: its id; 0 for push/pop */
+	uint32_t domain_id;		/* the wanted domain's id once created (0: the default) */
+	int domain_known;
+	uint32_t strings[64];		/* registered strings whose text is the wanted range */
+	size_t nstrings;
+	uint64_t pending_open;		/* opened before the trace existed (0: no) */
+} nvtx;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct collector *sink;
@@ -71,6 +94,20 @@ static uint64_t monotonic_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* RANGE[@DOMAIN] of --nvtx-capture; an empty RANGE turns the capture off. */
+static void nvtx_config(const char *spec)
+{
+	const char *at = spec ? strrchr(spec, '@') : NULL;
+
+	if (!spec || !*spec || spec == at)
+		return;
+	snprintf(config.nvtx_range, sizeof(config.nvtx_range), "%.*s",
+		 (int)(at ? (size_t)(at - spec) : strlen(spec)), spec);
+	snprintf(config.nvtx_domain, sizeof(config.nvtx_domain), "%s", at ? at + 1 : "");
+	nvtx.domain_known = !config.nvtx_domain[0];
+	capture_nvtx_on = 1;
+}
+
 void capture_read_config(int quiet)
 {
 	const char *range = getenv("GPT_TRACE_CAPTURE_RANGE");
@@ -83,7 +120,10 @@ void capture_read_config(int quiet)
 	config.max_size = env_u64("GPT_TRACE_MAX_SIZE");
 	config.age = launch && launch <= now ? now - launch : 0;
 	config.range = range && !strcmp(range, "cudaProfilerApi") ? RANGE_CUDA_PROFILER_API
-								  : RANGE_NONE;
+		       : range && !strcmp(range, "nvtx")	    ? RANGE_NVTX
+								    : RANGE_NONE;
+	if (config.range == RANGE_NVTX)
+		nvtx_config(getenv("GPT_TRACE_NVTX_CAPTURE"));
 	config.end = END_STOP;
 	if (end && !strncmp(end, "repeat", 6)) {
 		config.end = END_REPEAT;
@@ -111,7 +151,16 @@ static void describe(struct collector *collector)
 	char value[64];
 
 	collector_set_meta(collector, "capture_range",
-			   config.range == RANGE_CUDA_PROFILER_API ? "cudaProfilerApi" : "none");
+			   config.range == RANGE_CUDA_PROFILER_API ? "cudaProfilerApi"
+			   : config.range == RANGE_NVTX		  ? "nvtx"
+								  : "none");
+	if (config.range == RANGE_NVTX) {
+		char spec[520];
+
+		snprintf(spec, sizeof(spec), "%s%s%s", config.nvtx_range,
+			 config.nvtx_domain[0] ? "@" : "", config.nvtx_domain);
+		collector_set_meta(collector, "capture_nvtx", spec);
+	}
 	if (config.range != RANGE_NONE) {
 		if (config.end == END_REPEAT && config.repeat_max)
 			snprintf(value, sizeof(value), "repeat:%u", config.repeat_max);
@@ -129,6 +178,8 @@ static void describe(struct collector *collector)
 		collector_set_meta(collector, "max_size_bytes", value);
 	}
 }
+
+static int range_start_locked(uint64_t now, const char *name);
 
 void capture_start(struct collector *collector, uint64_t origin)
 {
@@ -149,6 +200,11 @@ void capture_start(struct collector *collector, uint64_t origin)
 			collector_window_close(collector, not_before + config.duration, "duration");
 		windows_opened = 1;
 	}
+	/* An NVTX range that began before the trace: its window opens now, at the range's start. */
+	if (config.range == RANGE_NVTX && nvtx.open && nvtx.pending_open &&
+	    !range_start_locked(nvtx.pending_open > not_before ? nvtx.pending_open : not_before,
+				"nvtx range start"))
+		nvtx.open = 0;
 	pthread_mutex_unlock(&lock);
 }
 
@@ -172,31 +228,119 @@ static int may_open(void)
 	return !(config.end != END_REPEAT && windows_opened);
 }
 
-void capture_range_call(int start, const char *name)
+/* A range starts at now (lock held): open a window if the range end mode allows one. */
+static int range_start_locked(uint64_t now, const char *name)
 {
-	uint64_t now = gpt_clock_now();
-
-	pthread_mutex_lock(&lock);
-	if (!sink || config.range != RANGE_CUDA_PROFILER_API)
-		goto out;
-	if (range_open(now)) {
-		if (!start && config.end != END_NONE) {
-			collector_window_close(sink, now, name);
-			window_open = 0;
-			if (config.end == END_STOP)
-				finished = 1;
-		}
-		goto out;
-	}
-	if (!start || now < not_before || !may_open())
-		goto out;
+	if (range_open(now) || now < not_before || !may_open())
+		return 0;
 	collector_window_open(sink, now, name);
 	window_open = 1;
 	windows_opened++;
 	deadline = config.duration ? now + config.duration : 0;
 	if (deadline)
 		collector_window_close(sink, deadline, "duration");
-out:
+	return 1;
+}
+
+/* The range ends at now (lock held). */
+static void range_stop_locked(uint64_t now, const char *name)
+{
+	if (!range_open(now) || config.end == END_NONE)
+		return;
+	collector_window_close(sink, now, name);
+	window_open = 0;
+	if (config.end == END_STOP)
+		finished = 1;
+}
+
+void capture_range_call(int start, const char *name)
+{
+	uint64_t now = gpt_clock_now();
+
+	pthread_mutex_lock(&lock);
+	if (sink && config.range == RANGE_CUDA_PROFILER_API) {
+		if (start)
+			range_start_locked(now, name);
+		else
+			range_stop_locked(now, name);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+static int nvtx_wanted_domain(uint32_t domain)
+{
+	return !strcmp(config.nvtx_domain, "*") || (nvtx.domain_known && domain == nvtx.domain_id);
+}
+
+static int nvtx_wanted_text(const struct collector_nvtx_event *ev, const char *text, size_t len)
+{
+	if (text)
+		return len == strlen(config.nvtx_range) && !memcmp(text, config.nvtx_range, len);
+	for (size_t i = 0; ev->registered && i < nvtx.nstrings; i++)
+		if (nvtx.strings[i] == ev->registered)
+			return 1;
+	return 0;
+}
+
+/* Learn the wanted domain's id and the registered strings that spell the wanted range (lock held). */
+static void nvtx_learn(const struct collector_nvtx_event *ev, const char *text, size_t len)
+{
+	if (ev->kind == NVTX_EV_DOMAIN && text && len == strlen(config.nvtx_domain) &&
+	    !memcmp(text, config.nvtx_domain, len)) {
+		nvtx.domain_id = ev->domain;
+		nvtx.domain_known = 1;
+	} else if (ev->kind == NVTX_EV_REGISTER && text && nvtx.nstrings < 64 &&
+		   len == strlen(config.nvtx_range) && !memcmp(text, config.nvtx_range, len)) {
+		nvtx.strings[nvtx.nstrings++] = (uint32_t)ev->range_id;
+	}
+}
+
+/* A matching push or start opens; the same thread's pop at the same depth, or its end, closes. */
+static void nvtx_follow(const struct collector_nvtx_event *ev, const char *text, size_t len)
+{
+	int opening = (ev->kind == NVTX_EV_PUSH || ev->kind == NVTX_EV_START) &&
+		      nvtx_wanted_domain(ev->domain) && nvtx_wanted_text(ev, text, len);
+
+	if (nvtx.open) {
+		if (ev->kind == NVTX_EV_END && nvtx.range_id && ev->range_id == nvtx.range_id)
+			nvtx.open = 0;
+		else if (!nvtx.range_id && ev->tid == nvtx.tid && ev->domain == nvtx.domain &&
+			 (ev->kind == NVTX_EV_PUSH || ev->kind == NVTX_EV_POP))
+			nvtx.open = (nvtx.depth += ev->kind == NVTX_EV_PUSH ? 1 : -1) > 0;
+		if (!nvtx.open && sink)
+			range_stop_locked(ev->timestamp, "nvtx range end");
+		else if (!nvtx.open && nvtx.pending_open)
+			nvtx.pending_open = 0;	/* opened and closed before the trace existed */
+		return;
+	}
+	if (!opening)
+		return;
+	if (sink) {
+		if (!range_start_locked(ev->timestamp, "nvtx range start"))
+			return;
+	} else if (!finished) {
+		nvtx.pending_open = ev->timestamp;
+	}
+	nvtx.open = 1;
+	nvtx.tid = ev->tid;
+	nvtx.domain = ev->domain;
+	nvtx.depth = 1;
+	nvtx.range_id = ev->kind == NVTX_EV_START ? ev->range_id : 0;
+}
+
+void capture_nvtx_event(const struct collector_nvtx_event *ev, const char *text, size_t len)
+{
+	int relevant = ev->kind == NVTX_EV_DOMAIN || ev->kind == NVTX_EV_REGISTER ||
+		       ev->kind == NVTX_EV_PUSH || ev->kind == NVTX_EV_POP ||
+		       ev->kind == NVTX_EV_START || ev->kind == NVTX_EV_END;
+
+	if (!relevant)
+		return;
+	pthread_mutex_lock(&lock);
+	if (ev->kind == NVTX_EV_DOMAIN || ev->kind == NVTX_EV_REGISTER)
+		nvtx_learn(ev, text, len);
+	else
+		nvtx_follow(ev, text, len);
 	pthread_mutex_unlock(&lock);
 }
 

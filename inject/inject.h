@@ -120,6 +120,13 @@ void capture_start(struct collector *collector, uint64_t origin);
 void capture_range_call(int start, const char *name);
 void capture_finish(uint64_t now);
 void capture_full(const char *path, uint64_t bytes, int64_t at);
+/*
+ * --capture-range=nvtx with --nvtx-capture RANGE[@DOMAIN] (GPT_TRACE_NVTX_CAPTURE): capture_nvtx_on
+ * is set when it was asked for; nvtx.c then shows capture_nvtx_event() every event it records
+ * (domain creations and registered strings included, to learn their names), text its message.
+ */
+extern int capture_nvtx_on;
+void capture_nvtx_event(const struct collector_nvtx_event *ev, const char *text, size_t len);
 
 /*
  * exits.c: fatal signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT) and exits that skip atexit.

@@ -133,6 +133,9 @@ static void nvtx_record(struct collector_nvtx_event *ev, const char *text, size_
 		return;
 	if (len > NVTX_TEXT_MAX)
 		len = NVTX_TEXT_MAX;
+	/* --capture-range=nvtx (capture.c): one branch per event when it is off. */
+	if (capture_nvtx_on)
+		capture_nvtx_event(ev, text, len);
 	pthread_mutex_lock(&nvtx_lock);
 	if (mode == NVTX_OFF)
 		goto out_unlock;

@@ -318,10 +318,15 @@ capture-options)
 	expect_eq "--duration=.25" 250000000 "$(value GPT_TRACE_DURATION_NS)"
 	expect_eq "--capture-range=none" none "$(value GPT_TRACE_CAPTURE_RANGE)"
 	expect_eq "--max-size=500KB" 512000 "$(value GPT_TRACE_MAX_SIZE)"
+	"$GPT_TRACE" run -q -c nvtx -p 'train step@my domain' -- "$PROBE" env >traced-all || fail "exit $?"
+	expect_eq "-c nvtx" nvtx "$(value GPT_TRACE_CAPTURE_RANGE)"
+	expect_eq "-p" "train step@my domain" "$(value GPT_TRACE_NVTX_CAPTURE)"
 	usage_error -y x sh -c 'touch ran'
 	usage_error --delay -1 sh -c 'touch ran'
 	usage_error -d 0 sh -c 'touch ran'
 	usage_error -c nvtx sh -c 'touch ran'
+	usage_error -p step sh -c 'touch ran'
+	usage_error -c nvtx -p @dom sh -c 'touch ran'
 	usage_error -c bogus sh -c 'touch ran'
 	usage_error -c cudaProfilerApi --capture-range-end stop-shutdown sh -c 'touch ran'
 	usage_error -c cudaProfilerApi --capture-range-end repeat:0 sh -c 'touch ran'

@@ -134,6 +134,27 @@ max_size)
 	[ "$(meta trace_complete)" = 1 ] || fail "trace not finished cleanly"
 	[ "$(meta max_size_bytes)" = 262144 ] || fail "max_size_bytes meta"
 	;;
+nvtx)
+	# The NVTX range "capture" around launches 10-20 and 30-35 (each launch in an "iter" range
+	# of its own): the first range only; its "iter" ranges are kept, the ones outside are not.
+	FAKE_NVTX=10-20,30-35 run 50 -c nvtx -p capture
+	kernels "11 10 20"
+	windows "nvtx range start-nvtx range end"
+	[ "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'iter'")" = 11 ] || fail "iter ranges kept"
+	[ "$(q "SELECT count(*) FROM NVTX_EVENTS WHERE text = 'capture'")" = 1 ] || fail "capture range kept"
+	[ "$(meta capture_nvtx)" = capture ] || fail "capture_nvtx meta"
+	;;
+nvtx_repeat)
+	FAKE_NVTX=10-20,30-35 run 50 -c nvtx -p capture --capture-range-end repeat
+	kernels "17 10 35"
+	windows "nvtx range start-nvtx range end nvtx range start-nvtx range end"
+	;;
+nvtx_other_domain)
+	# The range is in the default domain, not in 'other': no window.
+	FAKE_NVTX=10-20 run 50 -c nvtx -p capture@other
+	kernels "0  "
+	windows ""
+	;;
 plain)
 	# No capture option: every launch, no window rows, no capture facts.
 	run 50

@@ -15,6 +15,9 @@
  *   not reach the trace), sleep (sleeps until killed). FAKE_BATCH_MS=T pauses T ms after every
  *   1000 launches (so that the library commits between them). FAKE_PROFILER=A-B[,C-D...] calls
  *   cudaProfilerStart before launch A (counted from 1) and cudaProfilerStop after launch B.
+ *   FAKE_NVTX=A-B[,...] pushes the NVTX range "capture" before launch A and pops it after launch
+ *   B, and every launch is inside a range "iter" of its own (nested, so that the pop that ends
+ *   "capture" is told from the pops of "iter").
  *
  * Usage: fake_launch LIBRARY FAKE_CUPTI [MODE [N]]
  */
@@ -27,6 +30,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <nvtx3/nvToolsExt.h>
 
 typedef int (*subscribe_fn)(void **, void *, void *);
 
@@ -56,10 +61,10 @@ static void sleep_ms(long ms)
 		;
 }
 
-/* FAKE_PROFILER: 1 start before launch i, 2 stop after it, 3 both, 0 neither. */
-static int profiler_at(int i)
+/* FAKE_PROFILER (or FAKE_NVTX): 1 start before launch i, 2 stop after it, 3 both, 0 neither. */
+static int profiler_at(const char *var, int i)
 {
-	const char *p = getenv("FAKE_PROFILER");
+	const char *p = getenv(var);
 	int what = 0;
 
 	while (p && *p) {
@@ -174,11 +179,20 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	for (int i = 0; i < n; i++) {
-		int at = profiler ? profiler_at(i + 1) : 0;
+		int at = profiler ? profiler_at("FAKE_PROFILER", i + 1) : 0;
+		int nvtx = getenv("FAKE_NVTX") ? profiler_at("FAKE_NVTX", i + 1) | 4 : 0;
 
 		if (at & 1)
 			profiler(1);
+		if (nvtx & 1)
+			nvtxRangePushA("capture");
+		if (nvtx)
+			nvtxRangePushA("iter");
 		launch((uint32_t)i + 1, "_Z6kernelv", 1);
+		if (nvtx)
+			nvtxRangePop();
+		if (nvtx & 2)
+			nvtxRangePop();
 		if (at & 2)
 			profiler(0);
 		/* FAKE_BATCH_MS: a pause after every 1000 launches, so that commits come between. */
