@@ -37,6 +37,7 @@ struct capture_options {
 	unsigned long long delay_ns, duration_ns, max_size;
 	const char *range;		/* "none", "cudaProfilerApi", "nvtx" */
 	const char *nvtx;		/* --nvtx-capture RANGE[@DOMAIN] */
+	const char *steps;		/* --steps A-B */
 	const char *range_end;		/* "none", "stop", "repeat", "repeat:N" */
 };
 
@@ -78,7 +79,9 @@ static const char usage_text[] =
 	"                        cudaProfilerStart and cudaProfilerStop (torch.cuda.profiler);\n"
 	"                        nvtx: record within the NVTX range given by -p\n"
 	"  -p, --nvtx-capture RANGE[@DOMAIN]  the NVTX range of -c nvtx (DOMAIN: none the\n"
-	"                        default domain, * any)\n"
+	"                        default domain, * any; RANGE may end in *)\n"
+	"      --steps A-B       record from the start of the A-th step to the end of the B-th:\n"
+	"                        NVTX ranges named by -p (default ProfilerStep#*), from 1\n"
 	"      --capture-range-end E  stop (default: the first range only), repeat[:N]\n"
 	"                        (every range, or the first N), none (until the end)\n"
 	"      --max-size SIZE   stop recording when a trace reaches SIZE bytes (K, M, G\n"
@@ -95,6 +98,7 @@ enum {
 	OPT_COMMIT_MS,
 	OPT_CAPTURE_RANGE_END,
 	OPT_MAX_SIZE,
+	OPT_STEPS,
 };
 
 static const struct option long_options[] = {
@@ -109,6 +113,7 @@ static const struct option long_options[] = {
 	{ "capture-range", required_argument, NULL, 'c' },
 	{ "capture-range-end", required_argument, NULL, OPT_CAPTURE_RANGE_END },
 	{ "nvtx-capture", required_argument, NULL, 'p' },
+	{ "steps", required_argument, NULL, OPT_STEPS },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -201,6 +206,22 @@ static int is_range_end(const char *text)
 	return strtoul(text + 7, &end, 10) < 1000000 && !errno && !*end;
 }
 
+/* "A-B" with 1 <= A <= B. */
+static int is_steps(const char *text)
+{
+	unsigned long a, b;
+	char *end;
+
+	if (text[0] < '1' || text[0] > '9')
+		return 0;
+	errno = 0;
+	a = strtoul(text, &end, 10);
+	if (*end != '-' || end[1] < '1' || end[1] > '9')
+		return 0;
+	b = strtoul(end + 1, &end, 10);
+	return !errno && !*end && a <= b && b < 100000000;
+}
+
 /* One capture option (docs/run.md): 0, -1 not one of them, or GPT_EXIT_USAGE after printing why. */
 static int parse_capture_option(int c, const char *arg, struct capture_options *capture)
 {
@@ -220,6 +241,11 @@ static int parse_capture_option(int c, const char *arg, struct capture_options *
 			return usage_error("invalid --capture-range '%s': use none, cudaProfilerApi or "
 					   "nvtx", arg);
 		capture->range = arg;
+		return 0;
+	case OPT_STEPS:
+		if (!is_steps(arg))
+			return usage_error("invalid --steps '%s': expected A-B with 1 <= A <= B", arg);
+		capture->steps = arg;
 		return 0;
 	case 'p':
 		if (!*arg || *arg == '@')
@@ -306,8 +332,14 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
 	if (opts->capture.range_end &&
 	    (!opts->capture.range || !strcmp(opts->capture.range, "none")))
 		return usage_error("--capture-range-end needs --capture-range=cudaProfilerApi or nvtx");
-	if (!opts->capture.nvtx != !(opts->capture.range && !strcmp(opts->capture.range, "nvtx")))
+	if (opts->capture.steps && opts->capture.range && strcmp(opts->capture.range, "nvtx"))
+		return usage_error("--steps counts NVTX ranges: it does not go with --capture-range=%s",
+				   opts->capture.range);
+	if (!opts->capture.steps &&
+	    !opts->capture.nvtx != !(opts->capture.range && !strcmp(opts->capture.range, "nvtx")))
 		return usage_error("--capture-range=nvtx and --nvtx-capture RANGE[@DOMAIN] go together");
+	if (opts->capture.steps && opts->capture.range_end)
+		return usage_error("--steps records one window: --capture-range-end does not apply");
 	return 0;
 }
 
@@ -515,6 +547,7 @@ static int set_capture_environment(const struct capture_options *capture)
 	       set_capture_env("GPT_TRACE_CAPTURE_RANGE", 0, capture->range) < 0 ||
 	       set_capture_env("GPT_TRACE_CAPTURE_RANGE_END", 0, capture->range_end) < 0 ||
 	       set_capture_env("GPT_TRACE_NVTX_CAPTURE", 0, capture->nvtx) < 0 ||
+	       set_capture_env("GPT_TRACE_STEPS", 0, capture->steps) < 0 ||
 	       set_capture_env("GPT_TRACE_LAUNCH_NS",
 			       (unsigned long long)now.tv_sec * 1000000000ull +
 				       (unsigned long long)now.tv_nsec, NULL) < 0

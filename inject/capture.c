@@ -54,6 +54,7 @@ static struct {
 	int quiet;
 	char nvtx_range[256];		/* --nvtx-capture's RANGE ... */
 	char nvtx_domain[256];		/* ... and DOMAIN ("": the default domain, "*": any) */
+	unsigned long steps_first, steps_last;	/* --steps A-B (0: not given) */
 } config;
 
 int capture_nvtx_on;
@@ -69,6 +70,7 @@ static struct {
 	uint32_t strings[64];		/* registered strings whose text is the wanted range */
 	size_t nstrings;
 	uint64_t pending_open;		/* opened before the trace existed (0: no) */
+	unsigned long count;		/* matching ranges begun so far (--steps counts them) */
 } nvtx;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -108,6 +110,28 @@ static void nvtx_config(const char *spec)
 	capture_nvtx_on = 1;
 }
 
+/*
+ * --steps A-B: the A-th to the B-th NVTX range of the step name (--nvtx-capture, else PyTorch's
+ * "ProfilerStep#*"), one window; the ranges are counted from 1 as they begin.
+ */
+static void steps_config(const char *spec)
+{
+	char *end;
+
+	if (!spec || !*spec)
+		return;
+	config.steps_first = strtoul(spec, &end, 10);
+	config.steps_last = *end == '-' ? strtoul(end + 1, NULL, 10) : config.steps_first;
+	if (!config.steps_first || config.steps_last < config.steps_first) {
+		config.steps_first = config.steps_last = 0;
+		return;
+	}
+	config.range = RANGE_NVTX;
+	config.end = END_STOP;
+	if (!getenv("GPT_TRACE_NVTX_CAPTURE"))
+		nvtx_config("ProfilerStep#*");
+}
+
 void capture_read_config(int quiet)
 {
 	const char *range = getenv("GPT_TRACE_CAPTURE_RANGE");
@@ -122,14 +146,16 @@ void capture_read_config(int quiet)
 	config.range = range && !strcmp(range, "cudaProfilerApi") ? RANGE_CUDA_PROFILER_API
 		       : range && !strcmp(range, "nvtx")	    ? RANGE_NVTX
 								    : RANGE_NONE;
+	steps_config(getenv("GPT_TRACE_STEPS"));
 	if (config.range == RANGE_NVTX)
 		nvtx_config(getenv("GPT_TRACE_NVTX_CAPTURE"));
+	/* --steps makes one window: its end mode is stop. */
 	config.end = END_STOP;
-	if (end && !strncmp(end, "repeat", 6)) {
+	if (!config.steps_last && end && !strncmp(end, "repeat", 6)) {
 		config.end = END_REPEAT;
 		if (end[6] == ':')
 			config.repeat_max = (unsigned)strtoul(end + 7, NULL, 10);
-	} else if (end && !strcmp(end, "none")) {
+	} else if (!config.steps_last && end && !strcmp(end, "none")) {
 		config.end = END_NONE;
 	}
 	config.on = config.delay || config.duration || config.max_size ||
@@ -160,6 +186,10 @@ static void describe(struct collector *collector)
 		snprintf(spec, sizeof(spec), "%s%s%s", config.nvtx_range,
 			 config.nvtx_domain[0] ? "@" : "", config.nvtx_domain);
 		collector_set_meta(collector, "capture_nvtx", spec);
+	}
+	if (config.steps_last) {
+		snprintf(value, sizeof(value), "%lu-%lu", config.steps_first, config.steps_last);
+		collector_set_meta(collector, "capture_steps", value);
 	}
 	if (config.range != RANGE_NONE) {
 		if (config.end == END_REPEAT && config.repeat_max)
@@ -274,8 +304,13 @@ static int nvtx_wanted_domain(uint32_t domain)
 
 static int nvtx_wanted_text(const struct collector_nvtx_event *ev, const char *text, size_t len)
 {
+	size_t want = strlen(config.nvtx_range);
+
+	/* "ProfilerStep#*": a trailing '*' matches any rest. */
+	if (text && want && config.nvtx_range[want - 1] == '*')
+		return len >= want - 1 && !memcmp(text, config.nvtx_range, want - 1);
 	if (text)
-		return len == strlen(config.nvtx_range) && !memcmp(text, config.nvtx_range, len);
+		return len == want && !memcmp(text, config.nvtx_range, len);
 	for (size_t i = 0; ev->registered && i < nvtx.nstrings; i++)
 		if (nvtx.strings[i] == ev->registered)
 			return 1;
@@ -290,42 +325,65 @@ static void nvtx_learn(const struct collector_nvtx_event *ev, const char *text, 
 		nvtx.domain_id = ev->domain;
 		nvtx.domain_known = 1;
 	} else if (ev->kind == NVTX_EV_REGISTER && text && nvtx.nstrings < 64 &&
-		   len == strlen(config.nvtx_range) && !memcmp(text, config.nvtx_range, len)) {
+		   nvtx_wanted_text(&(struct collector_nvtx_event){ 0 }, text, len)) {
 		nvtx.strings[nvtx.nstrings++] = (uint32_t)ev->range_id;
 	}
 }
 
-/* A matching push or start opens; the same thread's pop at the same depth, or its end, closes. */
-static void nvtx_follow(const struct collector_nvtx_event *ev, const char *text, size_t len)
+/* Whether the tracked range's end closes the window: always, except before the last --steps step. */
+static int nvtx_closes(void)
 {
-	int opening = (ev->kind == NVTX_EV_PUSH || ev->kind == NVTX_EV_START) &&
-		      nvtx_wanted_domain(ev->domain) && nvtx_wanted_text(ev, text, len);
+	return !config.steps_last || nvtx.count >= config.steps_last;
+}
 
-	if (nvtx.open) {
-		if (ev->kind == NVTX_EV_END && nvtx.range_id && ev->range_id == nvtx.range_id)
-			nvtx.open = 0;
-		else if (!nvtx.range_id && ev->tid == nvtx.tid && ev->domain == nvtx.domain &&
-			 (ev->kind == NVTX_EV_PUSH || ev->kind == NVTX_EV_POP))
-			nvtx.open = (nvtx.depth += ev->kind == NVTX_EV_PUSH ? 1 : -1) > 0;
-		if (!nvtx.open && sink)
-			range_stop_locked(ev->timestamp, "nvtx range end");
-		else if (!nvtx.open && nvtx.pending_open)
-			nvtx.pending_open = 0;	/* opened and closed before the trace existed */
+/* Start following a matching range (lock held): the window opens unless --steps says not yet. */
+static void nvtx_track(const struct collector_nvtx_event *ev)
+{
+	const char *why = config.steps_last ? "step start" : "nvtx range start";
+
+	nvtx.count++;
+	if (config.steps_last && (nvtx.count < config.steps_first || nvtx.count > config.steps_last))
 		return;
-	}
-	if (!opening)
-		return;
-	if (sink) {
-		if (!range_start_locked(ev->timestamp, "nvtx range start"))
+	if (!config.steps_last || nvtx.count == config.steps_first) {
+		if (sink && !range_start_locked(ev->timestamp, why))
 			return;
-	} else if (!finished) {
-		nvtx.pending_open = ev->timestamp;
+		if (!sink) {
+			if (finished)
+				return;
+			nvtx.pending_open = ev->timestamp;
+		}
 	}
 	nvtx.open = 1;
 	nvtx.tid = ev->tid;
 	nvtx.domain = ev->domain;
 	nvtx.depth = 1;
 	nvtx.range_id = ev->kind == NVTX_EV_START ? ev->range_id : 0;
+}
+
+/*
+ * A matching push or start opens; the same thread's pop at the same depth in that domain, or the
+ * end of that range id, closes. With --steps A-B the A-th matching range opens and the end of the
+ * B-th closes.
+ */
+static void nvtx_follow(const struct collector_nvtx_event *ev, const char *text, size_t len)
+{
+	if (nvtx.open) {
+		if (ev->kind == NVTX_EV_END && nvtx.range_id && ev->range_id == nvtx.range_id)
+			nvtx.open = 0;
+		else if (!nvtx.range_id && ev->tid == nvtx.tid && ev->domain == nvtx.domain &&
+			 (ev->kind == NVTX_EV_PUSH || ev->kind == NVTX_EV_POP))
+			nvtx.open = (nvtx.depth += ev->kind == NVTX_EV_PUSH ? 1 : -1) > 0;
+		if (nvtx.open || !nvtx_closes())
+			return;
+		if (sink)
+			range_stop_locked(ev->timestamp, config.steps_last ? "step end" : "nvtx range end");
+		else
+			nvtx.pending_open = 0;	/* opened and closed before the trace existed */
+		return;
+	}
+	if ((ev->kind == NVTX_EV_PUSH || ev->kind == NVTX_EV_START) &&
+	    nvtx_wanted_domain(ev->domain) && nvtx_wanted_text(ev, text, len))
+		nvtx_track(ev);
 }
 
 void capture_nvtx_event(const struct collector_nvtx_event *ev, const char *text, size_t len)

@@ -321,12 +321,18 @@ capture-options)
 	"$GPT_TRACE" run -q -c nvtx -p 'train step@my domain' -- "$PROBE" env >traced-all || fail "exit $?"
 	expect_eq "-c nvtx" nvtx "$(value GPT_TRACE_CAPTURE_RANGE)"
 	expect_eq "-p" "train step@my domain" "$(value GPT_TRACE_NVTX_CAPTURE)"
+	"$GPT_TRACE" run -q --steps 3-5 -- "$PROBE" env >traced-all || fail "exit $?"
+	expect_eq "--steps" 3-5 "$(value GPT_TRACE_STEPS)"
 	usage_error -y x sh -c 'touch ran'
 	usage_error --delay -1 sh -c 'touch ran'
 	usage_error -d 0 sh -c 'touch ran'
 	usage_error -c nvtx sh -c 'touch ran'
 	usage_error -p step sh -c 'touch ran'
 	usage_error -c nvtx -p @dom sh -c 'touch ran'
+	usage_error --steps 5-3 sh -c 'touch ran'
+	usage_error --steps 0-3 sh -c 'touch ran'
+	usage_error --steps 3 sh -c 'touch ran'
+	usage_error --steps 1-3 -c cudaProfilerApi sh -c 'touch ran'
 	usage_error -c bogus sh -c 'touch ran'
 	usage_error -c cudaProfilerApi --capture-range-end stop-shutdown sh -c 'touch ran'
 	usage_error -c cudaProfilerApi --capture-range-end repeat:0 sh -c 'touch ran'

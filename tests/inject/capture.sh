@@ -155,6 +155,21 @@ nvtx_other_domain)
 	kernels "0  "
 	windows ""
 	;;
+steps)
+	# 10 launches per ProfilerStep#n range, steps counted from 1: steps 3-5 are launches 21-50.
+	FAKE_STEPS=10 run 100 --steps 3-5
+	kernels "30 21 50"
+	windows "step start-step end"
+	[ "$(q "SELECT group_concat(text, ' ') FROM (SELECT text FROM NVTX_EVENTS WHERE text LIKE 'ProfilerStep#%' ORDER BY start)")" = "ProfilerStep#2 ProfilerStep#3 ProfilerStep#4" ] ||
+		fail "step ranges kept"
+	[ "$(meta capture_steps)" = 3-5 ] || fail "capture_steps meta"
+	;;
+steps_named)
+	# Steps named by -p, each with an "iter" range per launch inside (pops of those do not end a step).
+	FAKE_STEPS=10 FAKE_NVTX=1-1 run 100 --steps 2-2 -p 'ProfilerStep#*'
+	kernels "10 11 20"
+	windows "step start-step end"
+	;;
 plain)
 	# No capture option: every launch, no window rows, no capture facts.
 	run 50

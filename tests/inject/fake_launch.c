@@ -17,7 +17,8 @@
  *   cudaProfilerStart before launch A (counted from 1) and cudaProfilerStop after launch B.
  *   FAKE_NVTX=A-B[,...] pushes the NVTX range "capture" before launch A and pops it after launch
  *   B, and every launch is inside a range "iter" of its own (nested, so that the pop that ends
- *   "capture" is told from the pops of "iter").
+ *   "capture" is told from the pops of "iter"). FAKE_STEPS=K puts each K launches in an NVTX
+ *   range "ProfilerStep#n" (n from 0), as PyTorch's profiler names its steps.
  *
  * Usage: fake_launch LIBRARY FAKE_CUPTI [MODE [N]]
  */
@@ -182,6 +183,13 @@ int main(int argc, char **argv)
 		int at = profiler ? profiler_at("FAKE_PROFILER", i + 1) : 0;
 		int nvtx = getenv("FAKE_NVTX") ? profiler_at("FAKE_NVTX", i + 1) | 4 : 0;
 
+		long steps = getenv("FAKE_STEPS") ? atol(getenv("FAKE_STEPS")) : 0;
+		char step[32];
+
+		if (steps > 0 && i % steps == 0) {
+			snprintf(step, sizeof(step), "ProfilerStep#%ld", i / steps);
+			nvtxRangePushA(step);
+		}
 		if (at & 1)
 			profiler(1);
 		if (nvtx & 1)
@@ -195,6 +203,8 @@ int main(int argc, char **argv)
 			nvtxRangePop();
 		if (at & 2)
 			profiler(0);
+		if (steps > 0 && (i % steps == steps - 1 || i == n - 1))
+			nvtxRangePop();
 		/* FAKE_BATCH_MS: a pause after every 1000 launches, so that commits come between. */
 		if (getenv("FAKE_BATCH_MS") && i % 1000 == 999)
 			sleep_ms(atol(getenv("FAKE_BATCH_MS")));
