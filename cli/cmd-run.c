@@ -38,6 +38,7 @@ struct capture_options {
 	const char *range;		/* "none", "cudaProfilerApi", "nvtx" */
 	const char *nvtx;		/* --nvtx-capture RANGE[@DOMAIN] */
 	const char *steps;		/* --steps A-B */
+	int start_later;		/* --start-later: armed until `gpt-trace start` */
 	const char *range_end;		/* "none", "stop", "repeat", "repeat:N" */
 };
 
@@ -84,6 +85,8 @@ static const char usage_text[] =
 	"                        NVTX ranges named by -p (default ProfilerStep#*), from 1\n"
 	"      --capture-range-end E  stop (default: the first range only), repeat[:N]\n"
 	"                        (every range, or the first N), none (until the end)\n"
+	"      --start-later     start armed, recording nothing (CUDA activity off) until\n"
+	"                        'gpt-trace start [PID|all]'; 'gpt-trace stop' stops again\n"
 	"      --max-size SIZE   stop recording when a trace reaches SIZE bytes (K, M, G\n"
 	"                        suffixes, powers of 1024); the trace is kept up to there\n"
 	"  -h, --help            print this help\n"
@@ -99,6 +102,7 @@ enum {
 	OPT_CAPTURE_RANGE_END,
 	OPT_MAX_SIZE,
 	OPT_STEPS,
+	OPT_START_LATER,
 };
 
 static const struct option long_options[] = {
@@ -114,6 +118,7 @@ static const struct option long_options[] = {
 	{ "capture-range-end", required_argument, NULL, OPT_CAPTURE_RANGE_END },
 	{ "nvtx-capture", required_argument, NULL, 'p' },
 	{ "steps", required_argument, NULL, OPT_STEPS },
+	{ "start-later", no_argument, NULL, OPT_START_LATER },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -242,6 +247,9 @@ static int parse_capture_option(int c, const char *arg, struct capture_options *
 					   "nvtx", arg);
 		capture->range = arg;
 		return 0;
+	case OPT_START_LATER:
+		capture->start_later = 1;
+		return 0;
 	case OPT_STEPS:
 		if (!is_steps(arg))
 			return usage_error("invalid --steps '%s': expected A-B with 1 <= A <= B", arg);
@@ -338,6 +346,11 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
 	if (!opts->capture.steps &&
 	    !opts->capture.nvtx != !(opts->capture.range && !strcmp(opts->capture.range, "nvtx")))
 		return usage_error("--capture-range=nvtx and --nvtx-capture RANGE[@DOMAIN] go together");
+	if (opts->capture.start_later &&
+	    (opts->capture.range || opts->capture.steps || opts->capture.delay_ns ||
+	     opts->capture.duration_ns))
+		return usage_error("--start-later takes its windows from 'gpt-trace start/stop': "
+				   "it does not go with --delay, --duration, --capture-range or --steps");
 	if (opts->capture.steps && opts->capture.range_end)
 		return usage_error("--steps records one window: --capture-range-end does not apply");
 	return 0;
@@ -548,6 +561,7 @@ static int set_capture_environment(const struct capture_options *capture)
 	       set_capture_env("GPT_TRACE_CAPTURE_RANGE_END", 0, capture->range_end) < 0 ||
 	       set_capture_env("GPT_TRACE_NVTX_CAPTURE", 0, capture->nvtx) < 0 ||
 	       set_capture_env("GPT_TRACE_STEPS", 0, capture->steps) < 0 ||
+	       set_capture_env("GPT_TRACE_START_LATER", 0, capture->start_later ? "1" : NULL) < 0 ||
 	       set_capture_env("GPT_TRACE_LAUNCH_NS",
 			       (unsigned long long)now.tv_sec * 1000000000ull +
 				       (unsigned long long)now.tv_nsec, NULL) < 0

@@ -17,5 +17,7 @@ int cmd_diff(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_start(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
 
 #endif

@@ -18,6 +18,8 @@ struct command {
 
 static const struct command commands[] = {
 	{ "run", cmd_run, "run a program and record a trace of its GPU work" },
+	{ "start", cmd_start, "start recording in processes run with 'run --start-later'" },
+	{ "stop", cmd_stop, "stop recording in processes started with 'start'" },
 	{ "import", cmd_import, "convert PyTorch profiler (Kineto) JSON traces into trace files" },
 	{ "stats", cmd_stats, "print summary tables of kernels, copies, API calls and NVTX ranges" },
 	{ "report", cmd_report, "write a bottleneck report, findings ranked by recoverable time" },

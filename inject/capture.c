@@ -19,17 +19,30 @@
  *                   first start opens a window that only the end of the run closes.
  * A range start before the delay has passed is ignored. A range that opens before CUDA starts
  * (before the trace exists) opens its window when the trace starts.
+ *
+ * On demand (--start-later): the process starts armed, its CUPTI event kinds off, and announces
+ * itself with a file <dir>/<pid>.armed (dir: $GPT_TRACE_CONTROL_DIR, else /tmp/gpt-trace-<uid>).
+ * `gpt-trace start` and `stop` (cli/cmd-start.c) write a command to <dir>/<pid>.cmd, which the
+ * library's flush thread reads at its next tick (half the commit interval: 500 ms by default):
+ * "start [DURATION_NS]" turns the kinds on and opens a window, "stop" closes it and turns them off.
+ * A file and not a signal: a signal would reach the program's own handlers.
  */
 #define _GNU_SOURCE
 #include "inject/inject.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "inject/clock.h"
+
+#include <limits.h>
 
 enum capture_range {
 	RANGE_NONE,
@@ -55,7 +68,13 @@ static struct {
 	char nvtx_range[256];		/* --nvtx-capture's RANGE ... */
 	char nvtx_domain[256];		/* ... and DOMAIN ("": the default domain, "*": any) */
 	unsigned long steps_first, steps_last;	/* --steps A-B (0: not given) */
+	int start_later;			/* armed until `gpt-trace start` */
+	char control[PATH_MAX];			/* the control folder */
 } config;
+
+/* On demand: a window opened by a start command, and when its --duration ends (0: never). */
+static int demand_open;
+static uint64_t demand_deadline;
 
 int capture_nvtx_on;
 
@@ -158,8 +177,22 @@ void capture_read_config(int quiet)
 	} else if (!config.steps_last && end && !strcmp(end, "none")) {
 		config.end = END_NONE;
 	}
+	config.start_later = getenv("GPT_TRACE_START_LATER") &&
+			     !strcmp(getenv("GPT_TRACE_START_LATER"), "1");
+	if (config.start_later) {
+		const char *dir = getenv("GPT_TRACE_CONTROL_DIR");
+
+		if (dir && *dir)
+			snprintf(config.control, sizeof(config.control), "%s", dir);
+		else
+			snprintf(config.control, sizeof(config.control), "/tmp/gpt-trace-%u",
+				 (unsigned)getuid());
+		/* On demand replaces the other windows: a start command opens each. */
+		config.range = RANGE_NONE;
+		config.delay = 0;
+	}
 	config.on = config.delay || config.duration || config.max_size ||
-		    config.range != RANGE_NONE;
+		    config.range != RANGE_NONE || config.start_later;
 }
 
 uint64_t capture_max_size(void)
@@ -224,7 +257,9 @@ void capture_start(struct collector *collector, uint64_t origin)
 	not_before = launch + config.delay > origin ? launch + config.delay : origin;
 	describe(collector);
 	collector_capture_gate(collector);
-	if (config.range == RANGE_NONE) {
+	if (config.start_later) {
+		collector_set_meta(collector, "capture_start_later", "1");
+	} else if (config.range == RANGE_NONE) {
 		collector_window_open(collector, not_before, config.delay ? "delay" : "start");
 		if (config.duration)
 			collector_window_close(collector, not_before + config.duration, "duration");
@@ -402,13 +437,105 @@ void capture_nvtx_event(const struct collector_nvtx_event *ev, const char *text,
 	pthread_mutex_unlock(&lock);
 }
 
+static void control_path(char *path, size_t len, const char *suffix)
+{
+	snprintf(path, len, "%s/%ld.%s", config.control, (long)getpid(), suffix);
+}
+
+/* Armed: event kinds off until a start command, and <pid>.armed says so (with the command line). */
+void capture_armed(void)
+{
+	char path[PATH_MAX + 32], cmdline[1024];
+	ssize_t n = 0;
+	int fd;
+
+	if (!config.start_later)
+		return;
+	cupti_trace_pause(1);
+	if (mkdir(config.control, 0700) < 0 && errno != EEXIST) {
+		inject_say("--start-later: cannot create '%s': %s; `gpt-trace start` cannot reach "
+			   "this process", config.control, strerror(errno));
+		return;
+	}
+	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, cmdline, sizeof(cmdline) - 1);
+		close(fd);
+	}
+	for (ssize_t i = 0; i + 1 < n; i++)
+		if (!cmdline[i])
+			cmdline[i] = ' ';
+	cmdline[n > 0 ? n - 1 : 0] = '\n';
+	control_path(path, sizeof(path), "armed");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || write(fd, cmdline, n > 0 ? (size_t)n : 1) < 0)
+		inject_say("--start-later: cannot write '%s': %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
+/* A start or stop command (lock held). */
+static void demand(const char *command, uint64_t now)
+{
+	unsigned long long duration = 0;
+
+	if (!strncmp(command, "start", 5) && !demand_open && !finished) {
+		sscanf(command + 5, "%llu", &duration);
+		cupti_trace_pause(0);
+		collector_window_open(sink, now, "start command");
+		demand_open = 1;
+		demand_deadline = duration ? now + duration : 0;
+		if (demand_deadline)
+			collector_window_close(sink, demand_deadline, "duration");
+	} else if (!strncmp(command, "stop", 4) && demand_open) {
+		collector_window_close(sink, now, "stop command");
+		demand_open = 0;
+		cupti_trace_pause(1);
+	}
+}
+
+void capture_poll(void)
+{
+	char path[PATH_MAX + 32], command[64] = "";
+	uint64_t now;
+	ssize_t n;
+	int fd;
+
+	if (!config.start_later || !sink)
+		return;
+	now = gpt_clock_now();
+	pthread_mutex_lock(&lock);
+	if (demand_open && demand_deadline && now >= demand_deadline) {
+		demand_open = 0;
+		cupti_trace_pause(1);
+	}
+	control_path(path, sizeof(path), "cmd");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, command, sizeof(command) - 1);
+		close(fd);
+		unlink(path);
+		command[n > 0 ? n : 0] = '\0';
+		demand(command, now);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
 void capture_finish(uint64_t now)
 {
+	char path[PATH_MAX + 32];
+
 	pthread_mutex_lock(&lock);
 	if (sink)
 		collector_window_end(sink, now, "exit");
 	finished = 1;
 	pthread_mutex_unlock(&lock);
+	if (!config.start_later)
+		return;
+	control_path(path, sizeof(path), "armed");
+	unlink(path);
+	control_path(path, sizeof(path), "cmd");
+	unlink(path);
 }
 
 /* The writer's --max-size callback (writer thread): one line, whatever -q says. */

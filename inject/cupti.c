@@ -1096,6 +1096,42 @@ void cupti_trace_on_wanted(cupti_wanted_fn hook)
 	atomic_store(&wanted_hook, hook);
 }
 
+/*
+ * Capture windows (capture.c, --start-later): between windows the kinds that record events
+ * (kernels, copies, sets, API calls) are off, so an armed process pays almost nothing; device,
+ * context and stream records stay on (rare, and needed whenever a window opens). The writer's gate
+ * still makes the edges exact (collector/windows.h).
+ */
+void cupti_trace_pause(int pause)
+{
+	pthread_mutex_lock(&yield_lock);
+	if (atomic_load(&yielded) || !subscriber || !cupti.ActivityDisable)
+		goto out;
+	for (size_t i = 0; i < nkinds_enabled; i++) {
+		CUpti_ActivityKind kind = kinds_enabled[i];
+
+		if (kind == CUPTI_ACTIVITY_KIND_DEVICE || kind == CUPTI_ACTIVITY_KIND_CONTEXT ||
+		    kind == CUPTI_ACTIVITY_KIND_STREAM)
+			continue;
+		if (pause)
+			cupti.ActivityDisable(kind);
+		else
+			cupti.ActivityEnable(kind);
+	}
+	if (cupti.GetCallbackName && cupti.ActivityEnableRuntimeApi && cupti.ActivityEnableDriverApi &&
+	    api_calls_enabled) {
+		unsigned enabled = api_calls_enabled;
+
+		enable_api_calls(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
+				 cupti.ActivityEnableRuntimeApi, default_runtime_calls, !pause);
+		enable_api_calls(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
+				 cupti.ActivityEnableDriverApi, default_driver_calls, !pause);
+		api_calls_enabled = enabled;	/* a count of the calls selected, not of toggles */
+	}
+out:
+	pthread_mutex_unlock(&yield_lock);
+}
+
 #ifndef GPT_INJECT_NO_INTERPOSE
 /* The program's CUPTI function: ours when loaded, else the next definition after us. */
 static void cupti_wanted(const char *name, const void *caller)

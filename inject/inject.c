@@ -586,6 +586,7 @@ static void *flush_main(void *arg)
 			/* Buffers that are not full yet reach the writer, so commits stay timely. */
 			cupti_trace_flush(0);
 			nvtx_flush();
+			capture_poll();
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -762,6 +763,7 @@ static void inject_start(void)
 	if (cupti_trace_enable(&config, collector, metrics, err, sizeof(err)) < 0)
 		goto out_stop;
 	cupti_trace_describe(collector);
+	capture_armed();
 	nvtx_attach(collector);
 
 	sigfillset(&all);

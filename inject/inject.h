@@ -63,6 +63,8 @@ uint64_t cupti_trace_stop(void);
  */
 int cupti_trace_yield(void);
 int cupti_trace_yielded(void);
+/* Turn the event-recording activity kinds off (pause 1) or back on, for capture windows. */
+void cupti_trace_pause(int pause);
 /*
  * What to do when the program calls a CUPTI function (name) that needs the subscriber slot or the
  * activity buffers, from code at caller (inject.c's: step aside, say so once, note it in the
@@ -126,6 +128,13 @@ void capture_full(const char *path, uint64_t bytes, int64_t at);
  * (domain creations and registered strings included, to learn their names), text its message.
  */
 extern int capture_nvtx_on;
+/*
+ * --start-later (on demand, `gpt-trace start/stop`): capture_armed() after CUPTI is enabled turns
+ * its event kinds off until a start command; capture_poll() (the flush thread, every tick) reads
+ * the process's control file. capture_finish() removes the control files.
+ */
+void capture_armed(void);
+void capture_poll(void);
 void capture_nvtx_event(const struct collector_nvtx_event *ev, const char *text, size_t len);
 
 /*

@@ -323,6 +323,8 @@ capture-options)
 	expect_eq "-p" "train step@my domain" "$(value GPT_TRACE_NVTX_CAPTURE)"
 	"$GPT_TRACE" run -q --steps 3-5 -- "$PROBE" env >traced-all || fail "exit $?"
 	expect_eq "--steps" 3-5 "$(value GPT_TRACE_STEPS)"
+	"$GPT_TRACE" run -q --start-later -- "$PROBE" env >traced-all || fail "exit $?"
+	expect_eq "--start-later" 1 "$(value GPT_TRACE_START_LATER)"
 	usage_error -y x sh -c 'touch ran'
 	usage_error --delay -1 sh -c 'touch ran'
 	usage_error -d 0 sh -c 'touch ran'
@@ -333,6 +335,7 @@ capture-options)
 	usage_error --steps 0-3 sh -c 'touch ran'
 	usage_error --steps 3 sh -c 'touch ran'
 	usage_error --steps 1-3 -c cudaProfilerApi sh -c 'touch ran'
+	usage_error --start-later -y 1 sh -c 'touch ran'
 	usage_error -c bogus sh -c 'touch ran'
 	usage_error -c cudaProfilerApi --capture-range-end stop-shutdown sh -c 'touch ran'
 	usage_error -c cudaProfilerApi --capture-range-end repeat:0 sh -c 'touch ran'

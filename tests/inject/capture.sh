@@ -170,6 +170,37 @@ steps_named)
 	kernels "10 11 20"
 	windows "step start-step end"
 	;;
+on_demand)
+	# --start-later: armed, nothing recorded until `gpt-trace start PID`, then until `stop`.
+	# 8 batches of 1000 launches, 0.5 s apart (about 4 s); start at about 1 s, stop at about 2.5 s.
+	export GPT_TRACE_CONTROL_DIR="$work/control"
+	"$gpt" start >start.out 2>start.err && fail "start with no armed process succeeded"
+	grep -q "^gpt-trace: start: no armed process on this host" start.err || fail "start: $(cat start.err)"
+	env GPT_TRACE_CUPTI_LIB="$fake" FAKE_BATCH_MS=500 "$gpt" run -o "$work/t.sqlite" --commit-ms 100 \
+		--start-later -- "$bindir/fake_launch" "$lib" "$fake" exit 8000 >out 2>err &
+	launcher=$!
+	for i in $(seq 50); do ls control/*.armed >/dev/null 2>&1 && break; sleep 0.1; done
+	armed=$(ls control/*.armed 2>/dev/null | head -1)
+	[ -n "$armed" ] || fail "no .armed file"
+	pid=$(basename "$armed" .armed)
+	grep -q fake_launch "$armed" || fail ".armed holds no command line: $(cat "$armed")"
+	sleep 1
+	"$gpt" start "$pid" >start.out 2>start.err || fail "start exited $?: $(cat start.err)"
+	grep -q "^gpt-trace: start sent to process $pid (.*fake_launch" start.out || fail "start: $(cat start.out)"
+	sleep 1.5
+	"$gpt" stop all >stop.out 2>stop.err || fail "stop exited $?: $(cat stop.err)"
+	wait $launcher
+	rc=$?
+	[ $rc -eq 0 ] || fail "exit status $rc"
+	[ "$(cat out)" = "launched 8000" ] || fail "stdout"
+	windows "start command-stop command"
+	got=$(q 'SELECT count(*), max(correlationId) - min(correlationId) + 1 FROM CUPTI_ACTIVITY_KIND_KERNEL' | tr '|' ' ')
+	set -- $got
+	[ "$1" = "$2" ] && [ "$1" -ge 1000 ] && [ "$1" -lt 8000 ] || fail "kernels (count span): $got"
+	[ "$(meta capture_start_later)" = 1 ] || fail "capture_start_later meta"
+	[ -e "$armed" ] && fail ".armed left behind"
+	"$gpt" stop "$pid" >stop.out 2>stop.err && fail "stop of a finished process succeeded"
+	;;
 plain)
 	# No capture option: every launch, no window rows, no capture facts.
 	run 50
