@@ -9,6 +9,8 @@
 #                and lasts 0.3 s; every iteration started well inside it is there, none well outside
 #   max-size     --max-size 1M on 3000 iterations of 50 launches: one line, a finished trace of
 #                about 1 MB, the first iterations only
+#   ondemand     --start-later on 300 iterations 10 ms apart; `gpt-trace start PID` after 1.5 s,
+#                `gpt-trace stop` 1 s later: one window, whole contiguous iterations, about 100
 # Each case also checks that the program's output (but its pid and elapsed time) and exit status
 # are those of the untraced run. Prints PASS/FAIL lines and "N passed, M failed"; exit 1 on any FAIL.
 # usage: tests/gpu/capture.sh BINDIR OUTDIR   (BINDIR holds gpt-trace, libgpt_inject.so, profiler_range)
@@ -120,19 +122,51 @@ if windows() != [('start', 'max-size')]: bad.append(windows())
 if meta('trace_complete') != '1': bad.append('not complete')
 if not g or len(g) >= 3000 or [x for x, _ in g] != list(range(1, len(g) + 1)): bad.append('grids 1..%d? %s' % (len(g), g[-3:]))
 print('ok' if not bad else bad)" "finished trace of about 1 MB holding the first iterations"
+# On demand: armed, started and stopped from outside while it runs.
+export GPT_TRACE_CONTROL_DIR="$out/control"
+bare ondemand --iterations 300 --per-iteration $P --spin-us 10000 --ranges none
+"$bin/gpt-trace" run -f -o "$out/ondemand.sqlite" --start-later -- "$bin/profiler_range" --iterations 300 \
+	--per-iteration $P --spin-us 10000 --ranges none >"$out/ondemand.out" 2>"$out/ondemand.err" &
+launcher=$!
+for i in $(seq 100); do ls "$out"/control/*.armed >/dev/null 2>&1 && break; sleep 0.1; done
+pid=$(basename "$(ls "$out"/control/*.armed | head -1)" .armed)
+sleep 1.5
+"$bin/gpt-trace" start "$pid" >"$out/ondemand.start" 2>&1
+sleep 1
+"$bin/gpt-trace" stop all >>"$out/ondemand.start" 2>&1
+wait $launcher
+rc=$?
+cat "$out/ondemand.start"
+if [ $rc = "$(cat "$out/ondemand.bare.rc")" ] && diff <(norm "$out/ondemand.bare.out") <(norm "$out/ondemand.out") >/dev/null; then
+	pass "ondemand: output and exit status unchanged"
+else
+	fail "ondemand output" "rc $rc: $(cat "$out/ondemand.out")"
+fi
+check ondemand "
+g = grids()
+its = [x for x, _ in g]
+bad = []
+if windows() != [('start command', 'stop command')]: bad.append(windows())
+if not g or its != list(range(its[0], its[-1] + 1)): bad.append('not contiguous: %s' % its)
+elif not 50 <= len(its) <= 110: bad.append('%d iterations' % len(its))
+if any(c != $P for _, c in g[1:-1]): bad.append('partial iterations inside: %s' % g)
+print('ok' if not bad else bad)" "one window from start to stop, contiguous whole iterations"
 ls -la "$out"/*.sqlite
 
 # Cost between windows (informational, no PASS/FAIL): the launch-bound loop (200k empty kernels)
-# bare, traced whole, and traced with -c cudaProfilerApi never opened (armed: the writer gates
-# rows, CUPTI still records them), three runs each, ns per launch.
+# bare, traced whole, traced with -c cudaProfilerApi never opened (the writer gates rows, CUPTI
+# still records them), and --start-later never started (CUPTI's event kinds off), five runs each
+# interleaved, ns per launch.
 if [ -x "$bin/bench_launch_loop" ]; then
-	for i in 1 2 3; do
+	for i in 1 2 3 4 5; do
 		b=$("$bin/bench_launch_loop" 200000 | sed -n 's/.*ns_per_launch=\([0-9.]*\).*/\1/p')
 		t=$("$bin/gpt-trace" run -q -f -o "$out/ov.sqlite" -- "$bin/bench_launch_loop" 200000 2>/dev/null |
 			sed -n 's/.*ns_per_launch=\([0-9.]*\).*/\1/p')
 		a=$("$bin/gpt-trace" run -q -f -c cudaProfilerApi -o "$out/ov.sqlite" -- "$bin/bench_launch_loop" 200000 2>/dev/null |
 			sed -n 's/.*ns_per_launch=\([0-9.]*\).*/\1/p')
-		echo "overhead run $i: ns/launch bare $b traced $t armed-no-window $a"
+		l=$("$bin/gpt-trace" run -q -f --start-later -o "$out/ov.sqlite" -- "$bin/bench_launch_loop" 200000 2>/dev/null |
+			sed -n 's/.*ns_per_launch=\([0-9.]*\).*/\1/p')
+		echo "overhead run $i: ns/launch bare $b traced $t range-never-opened $a start-later-armed $l"
 	done
 	rm -f "$out/ov.sqlite"
 fi
