@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void control_dir(char *dir, size_t len)
@@ -69,8 +70,13 @@ int control_send(const char *target, const char *command, const char *verb)
 {
 	char dir[PATH_MAX];
 	int sent = 0, failed = 0;
+	struct stat st;
 
 	control_dir(dir, sizeof(dir));
+	if (lstat(dir, &st) == 0 && (!S_ISDIR(st.st_mode) || st.st_uid != getuid())) {
+		pr_err("%s: '%s' is not a folder of this user: refusing to use it", verb, dir);
+		return 1;
+	}
 	if (strcmp(target, "all")) {
 		char *end;
 		long pid = strtol(target, &end, 10);

@@ -1074,8 +1074,11 @@ void writer_window(struct writer *w, enum writer_window_event event, uint64_t at
 		windows_end(&w->windows, at, why);
 		if (!w->windows.gated)
 			break;
-		/* A trace whose windows held nothing still says so (GPT_META, the windows). */
-		if (writer_ready(w) < 0)
+		/*
+		 * A process whose activity all fell outside the windows still leaves a trace saying so
+		 * (GPT_META, the windows); one that recorded nothing at all leaves none, as before.
+		 */
+		if (w->windows.dropped && writer_ready(w) < 0)
 			break;
 		snprintf(value, sizeof(value), "%llu", (unsigned long long)w->windows.dropped);
 		writer_meta(w, "capture_records_outside", value);

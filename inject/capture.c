@@ -446,6 +446,7 @@ static void control_path(char *path, size_t len, const char *suffix)
 void capture_armed(void)
 {
 	char path[PATH_MAX + 32], cmdline[1024];
+	struct stat st;
 	ssize_t n = 0;
 	int fd;
 
@@ -455,6 +456,12 @@ void capture_armed(void)
 	if (mkdir(config.control, 0700) < 0 && errno != EEXIST) {
 		inject_say("--start-later: cannot create '%s': %s; `gpt-trace start` cannot reach "
 			   "this process", config.control, strerror(errno));
+		return;
+	}
+	/* Another user's folder (made first in /tmp) must not take our commands. */
+	if (lstat(config.control, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) {
+		inject_say("--start-later: '%s' is not a folder of this user; `gpt-trace start` "
+			   "cannot reach this process", config.control);
 		return;
 	}
 	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
