@@ -200,10 +200,6 @@ uint64_t capture_max_size(void)
 	return config.max_size;
 }
 
-int capture_profiler_api(void)
-{
-	return config.range == RANGE_CUDA_PROFILER_API;
-}
 
 static void describe(struct collector *collector)
 {
@@ -251,6 +247,8 @@ void capture_start(struct collector *collector, uint64_t origin)
 
 	if (!config.on)
 		return;
+	if (config.range == RANGE_CUDA_PROFILER_API)
+		cupti_trace_on_profiler_calls(capture_range_call);
 	pthread_mutex_lock(&lock);
 	sink = collector;
 	/* A window opened before this process began starts with its trace (no negative times). */

@@ -687,9 +687,17 @@ static const struct {
 	{ CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuProfilerStop, 0, "cuProfilerStop" },
 };
 
+/* capture.c's handler of those calls (a callback: capture.c calls into this file, not back). */
+static _Atomic(cupti_profiler_fn) profiler_hook;
+
+void cupti_trace_on_profiler_calls(cupti_profiler_fn hook)
+{
+	atomic_store(&profiler_hook, hook);
+}
+
 static void capture_enable(void)
 {
-	if (!capture_profiler_api())
+	if (!atomic_load(&profiler_hook))
 		return;
 	for (size_t i = 0; i < sizeof(capture_calls) / sizeof(capture_calls[0]); i++)
 		cupti.EnableCallback(1, subscriber, capture_calls[i].domain, capture_calls[i].cbid);
@@ -703,8 +711,10 @@ static int capture_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, 
 		return 0;
 	for (size_t i = 0; i < sizeof(capture_calls) / sizeof(capture_calls[0]); i++)
 		if (capture_calls[i].domain == domain && capture_calls[i].cbid == cbid) {
-			if (capture_calls[i].start || call->callbackSite == CUPTI_API_ENTER)
-				capture_range_call(capture_calls[i].start, capture_calls[i].name);
+			cupti_profiler_fn hook = atomic_load(&profiler_hook);
+
+			if (hook && (capture_calls[i].start || call->callbackSite == CUPTI_API_ENTER))
+				hook(capture_calls[i].start, capture_calls[i].name);
 			return 1;
 		}
 	return 0;

@@ -72,6 +72,13 @@ void cupti_trace_pause(int pause);
  */
 typedef void (*cupti_wanted_fn)(const char *name, const void *caller);
 void cupti_trace_on_wanted(cupti_wanted_fn hook);
+/*
+ * --capture-range=cudaProfilerApi (capture.c): with a hook set before cupti_trace_enable(), the
+ * program's cudaProfilerStart (start 1) and cudaProfilerStop (0), and the driver's cuProfiler*, are
+ * handed to it (name: the call).
+ */
+typedef void (*cupti_profiler_fn)(int start, const char *name);
+void cupti_trace_on_profiler_calls(cupti_profiler_fn hook);
 /* The collector's record iterator: cuptiActivityGetNextRecord through our table. */
 CUptiResult cupti_next_record(uint8_t *buffer, size_t valid, CUpti_Activity **record);
 /* Name of a runtime (event_class 0) or driver (1) API call, from CUPTI. */
@@ -111,13 +118,13 @@ __attribute__((visibility("default"))) int InitializeInjectionNvtx2(const void *
  * capture_read_config() reads GPT_TRACE_DELAY_NS, GPT_TRACE_DURATION_NS, GPT_TRACE_CAPTURE_RANGE,
  * GPT_TRACE_CAPTURE_RANGE_END, GPT_TRACE_MAX_SIZE and GPT_TRACE_LAUNCH_NS (early, with the rest of
  * the configuration); capture_start() gates the collector and queues the first windows (origin:
- * the trace's time origin, on the records' clock); capture_range_call() is a cudaProfilerStart
- * (start 1) or Stop (0) seen by the CUPTI callback, name the call; capture_finish() ends the
- * windows when the trace ends; capture_full() is the collector's --max-size callback.
+ * the trace's time origin, on the records' clock); capture_range_call(), which capture_start()
+ * hands to cupti.c as its profiler hook, is a cudaProfilerStart (start 1) or Stop (0), name the
+ * call; capture_finish() ends the windows when the trace ends; capture_full() is the collector's
+ * --max-size callback.
  */
 void capture_read_config(int quiet);
 uint64_t capture_max_size(void);
-int capture_profiler_api(void);
 void capture_start(struct collector *collector, uint64_t origin);
 void capture_range_call(int start, const char *name);
 void capture_finish(uint64_t now);
