@@ -10,6 +10,7 @@
  * launcher is transparent: the program's status is the launcher's status (run-child.h), and tracing
  * problems are only reported.
  */
+#include "common/interval.h"
 #include "cli/commands.h"
 #include "cli/inject-lib.h"
 #include "cli/run-child.h"
@@ -47,6 +48,7 @@ struct run_options {
 	int force;
 	const char *api;
 	const char *metrics;	/* NULL: off */
+	const char *gpu_metrics;	/* GPT_TRACE_GPU_METRICS: an interval, or NULL (off) */
 	unsigned long commit_ms;
 	int quiet;
 	struct capture_options capture;
@@ -69,6 +71,10 @@ static const char usage_text[] =
 	"                        event, stream and graph calls), all, or none\n"
 	"      --metrics[=SPEC]  collect kernel hardware metrics; SPEC as GPT_TRACE_METRICS\n"
 	"                        (docs/metrics.md), e.g. kernel=*gemm*,first=3; alone: all\n"
+	"      --gpu-metrics[=INTERVAL]  sample SM, tensor-pipe, DRAM, PCIe and NVLink activity\n"
+	"                        of every GPU used (CUPTI PM sampling, docs/gpu-metrics.md);\n"
+	"                        INTERVAL a time (100us) or a frequency (10khz, the default)\n"
+	"      --no-gpu-metrics  do not sample GPU metrics (the default)\n"
 	"      --commit-ms N     commit the trace every N ms (default 1000): a killed\n"
 	"                        program loses at most about that much\n"
 	"  -q, --quiet           print only problems (failed traces, dropped records)\n"
@@ -103,6 +109,8 @@ enum {
 	OPT_MAX_SIZE,
 	OPT_STEPS,
 	OPT_START_LATER,
+	OPT_GPU_METRICS,
+	OPT_NO_GPU_METRICS,
 };
 
 static const struct option long_options[] = {
@@ -111,6 +119,8 @@ static const struct option long_options[] = {
 	{ "api", required_argument, NULL, OPT_API },
 	{ "metrics", optional_argument, NULL, OPT_METRICS },
 	{ "commit-ms", required_argument, NULL, OPT_COMMIT_MS },
+	{ "gpu-metrics", optional_argument, NULL, OPT_GPU_METRICS },
+	{ "no-gpu-metrics", no_argument, NULL, OPT_NO_GPU_METRICS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "delay", required_argument, NULL, 'y' },
 	{ "duration", required_argument, NULL, 'd' },
@@ -316,6 +326,19 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
 		case OPT_METRICS:
 			/* "1": every kernel, in the library's spec (docs/metrics.md). */
 			opts->metrics = optarg ? optarg : "1";
+			break;
+		case OPT_GPU_METRICS: {
+			uint64_t ns;
+			char why[160];
+
+			if (gpu_metrics_interval_parse(optarg ? optarg : "on", &ns, why,
+						       sizeof(why)) < 0)
+				return usage_error("%s", why);
+			opts->gpu_metrics = ns ? (optarg ? optarg : "on") : NULL;
+			break;
+		}
+		case OPT_NO_GPU_METRICS:
+			opts->gpu_metrics = NULL;
 			break;
 		case OPT_COMMIT_MS:
 			opts->commit_ms = parse_commit_ms(optarg);
@@ -586,6 +609,9 @@ static int set_environment(const struct run_options *opts, const char *lib, cons
 	    set_capture_environment(&opts->capture) < 0)
 		return -1;
 	/* Only the options decide; a value left in the user's environment does not. */
+	if (opts->gpu_metrics ? set_env("GPT_TRACE_GPU_METRICS", opts->gpu_metrics) < 0
+			      : unsetenv("GPT_TRACE_GPU_METRICS") < 0)
+		return -1;
 	if (opts->metrics)
 		return set_env("GPT_TRACE_METRICS", opts->metrics);
 	unsetenv("GPT_TRACE_METRICS");

@@ -3,6 +3,7 @@
  * `nsys stats`: kernels, memory operations, API calls, device and stream busy time, NVTX ranges.
  */
 #include "stats/stats.h"
+#include "stats/efficiency.h"
 #include "cli/commands.h"
 #include "cli/trace-args.h"
 #include "common/progress.h"
@@ -97,6 +98,11 @@ int cmd_stats(int argc, char **argv)
 	if (!trace)
 		return GPT_EXIT_USAGE;
 	if (stats_compute(trace, &stats, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		goto out;
+	}
+	/* Traces with GPU metrics: what bounds the busy time, judged on the steady state. */
+	if (stats_efficiency_compute(trace, !scope, &stats->efficiency, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}

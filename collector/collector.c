@@ -39,6 +39,7 @@ enum item_kind {
 	ITEM_REPLAY_TIME,
 	ITEM_SYNC,
 	ITEM_WINDOW,
+	ITEM_GPU_METRICS,
 };
 
 struct item {
@@ -63,6 +64,7 @@ struct item {
 			uint64_t at;
 			char why[32];
 		} window;
+		struct gpu_metrics_batch *gpu_metrics;
 	};
 };
 
@@ -128,6 +130,9 @@ static void item_free(struct item *item)
 	case ITEM_META:
 		free(item->meta.name);
 		free(item->meta.value);
+		break;
+	case ITEM_GPU_METRICS:
+		free(item->gpu_metrics);
 		break;
 	case ITEM_REPLAYED:
 	case ITEM_REPLAY_TIME:
@@ -238,6 +243,10 @@ static void collector_process(struct collector *c, struct item *item)
 		break;
 	case ITEM_WINDOW:
 		writer_window(c->writer, item->window.event, item->window.at, item->window.why);
+		break;
+	case ITEM_GPU_METRICS:
+		if (!c->options.discard)
+			writer_gpu_metrics(c->writer, item->gpu_metrics);
 		break;
 	}
 	item_free(item);
@@ -498,6 +507,19 @@ void collector_window_close(struct collector *c, uint64_t at, const char *why)
 void collector_window_end(struct collector *c, uint64_t at, const char *why)
 {
 	collector_push_window(c, WRITER_WINDOW_END, at, why);
+}
+
+void collector_submit_gpu_metrics(struct collector *c, struct gpu_metrics_batch *batch)
+{
+	struct item *item = malloc(sizeof(*item));
+
+	if (!item) {
+		free(batch);
+		return;
+	}
+	item->kind = ITEM_GPU_METRICS;
+	item->gpu_metrics = batch;
+	collector_push(c, item);
 }
 
 void collector_set_meta(struct collector *c, const char *name, const char *value)

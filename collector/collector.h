@@ -177,6 +177,13 @@ void collector_window_open(struct collector *collector, uint64_t at, const char 
 void collector_window_close(struct collector *collector, uint64_t at, const char *why);
 void collector_window_end(struct collector *collector, uint64_t at, const char *why);
 
+/*
+ * GPU metrics samples of one device (collector/gpu_metrics.h), from the library's sampling thread:
+ * the collector owns batch (one malloc'd block) from now on.
+ */
+struct gpu_metrics_batch;
+void collector_submit_gpu_metrics(struct collector *collector, struct gpu_metrics_batch *batch);
+
 /* Facts written to GPT_META (name/value strings, copied). Later values replace earlier ones. */
 void collector_set_meta(struct collector *collector, const char *name, const char *value);
 

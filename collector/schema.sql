@@ -1,4 +1,4 @@
--- gpt-trace trace schema, version 2 (GPT_META gpt_schema_version; docs/schema.md says what changed).
+-- gpt-trace trace schema, version 3 (GPT_META gpt_schema_version; docs/schema.md says what changed).
 --
 -- The tables below share their names, columns and enum values with the Nsight Systems SQLite export
 -- (schema 3.16.1, copied from a real export so that users' nsys SQL runs on our traces unchanged).
@@ -362,6 +362,26 @@ INSERT INTO ENUM_CUPTI_STREAM_TYPE VALUES
     (2, 'CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NON_BLOCKING', 'Non-blocking stream'),
     (3, 'CUPTI_ACTIVITY_STREAM_CREATE_FLAG_NULL', 'Null stream');
 
+CREATE TABLE TARGET_INFO_GPU_METRICS (
+    -- GPU Metrics, metric names and ids.
+
+    typeId                      INTEGER   NOT NULL,                    -- REFERENCES GENERIC_EVENT_TYPES(typeId)
+    sourceId                    INTEGER   NOT NULL,                    -- REFERENCES GENERIC_EVENT_SOURCES(sourceId)
+    typeName                    TEXT      NOT NULL,                    -- Name of event type.
+    metricId                    INTEGER   NOT NULL,                    -- Id of metric in event; not assumed to be stable.
+    metricName                  TEXT      NOT NULL                     -- Definitive name of metric.
+);
+
+CREATE TABLE GPU_METRICS (
+    -- GPU Metrics, events and values.
+
+    rawTimestamp                INTEGER   NOT NULL,                    -- Raw event timestamp recorded during profiling.
+    timestamp                   INTEGER   NOT NULL,                    -- Event timestamp (ns).
+    typeId                      INTEGER   NOT NULL,                    -- REFERENCES TARGET_INFO_GPU_METRICS(typeId) and GENERIC_EVENT_TYPES(typeId)
+    metricId                    INTEGER   NOT NULL,                    -- REFERENCES TARGET_INFO_GPU_METRICS(metricId)
+    value                       INTEGER   NOT NULL                     -- Counter data value
+);
+
 -- The export's version, where tools that branch on the nsys schema version look for it: the rows of
 -- nsys's EXPORT_SCHEMA_VERSION* name the nsys schema whose DDL this file copies (3.16.1).
 CREATE TABLE META_DATA_EXPORT (
@@ -389,4 +409,22 @@ CREATE TABLE GPT_CAPTURE_WINDOWS (
     end                         INTEGER,                               -- Window end (ns); NULL while still open.
     openedBy                    TEXT      NOT NULL,                    -- What opened it: delay, start, cudaProfilerStart, ...
     closedBy                    TEXT                                   -- What closed it: duration, cudaProfilerStop, max-size, exit, ...
+);
+
+CREATE TABLE GPT_GPU_METRICS (
+    -- One PM-sampling interval of one device (gpt-trace run --gpu-metrics): the counts behind the
+    -- GPU_METRICS percentages of the same interval. NULL: not collected on this device.
+
+    start                       INTEGER   NOT NULL,                    -- Interval start (ns), = GPU_METRICS.timestamp.
+    end                         INTEGER   NOT NULL,                    -- Interval end (ns).
+    deviceId                    INTEGER   NOT NULL,                    -- Device ID (TARGET_INFO_GPU.id).
+    smCyclesElapsed             REAL,                                  -- sm__cycles_elapsed.sum: SM-cycles elapsed, all SMs.
+    smCyclesActive              REAL,                                  -- sm__cycles_active.sum: SM-cycles with a warp resident.
+    tensorCycles                REAL,                                  -- sm__pipe_tensor_cycles_active_realtime.sum (4 per SM-cycle on GH100).
+    dramReadBytes               REAL,                                  -- dram__bytes_read.sum (B).
+    dramWriteBytes              REAL,                                  -- dram__bytes_write.sum (B).
+    pcieReadBytes               REAL,                                  -- pcie__read_bytes.sum: received by the GPU (B).
+    pcieWriteBytes              REAL,                                  -- pcie__write_bytes.sum: sent by the GPU (B).
+    nvlinkRxBytes               REAL,                                  -- NVLink bytes received (B).
+    nvlinkTxBytes               REAL                                   -- NVLink bytes sent (B).
 );

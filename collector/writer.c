@@ -24,6 +24,7 @@
 #include "collector/writer.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@
 
 #include <sqlite3.h>
 
+#include "collector/gpu_metrics.h"
 #include "collector/hash.h"
 #include "collector/names.h"
 #include "collector/schema_sql.h"
@@ -58,6 +60,9 @@ enum stmt_id {
 	ST_NVTX,
 	ST_STRING,
 	ST_META,
+	ST_GPU_METRIC,
+	ST_GPU_METRIC_INFO,
+	ST_GPT_GPU_METRICS,
 	ST_COUNT,
 };
 
@@ -87,6 +92,14 @@ static const char *const stmt_sql[ST_COUNT] = {
 		    "uint32Value, int32Value, floatValue) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_STRING] = "INSERT INTO StringIds (id, value) VALUES (?,?)",
 	[ST_META] = "INSERT OR REPLACE INTO GPT_META (name, value) VALUES (?,?)",
+	[ST_GPU_METRIC] = "INSERT INTO GPU_METRICS (rawTimestamp, timestamp, typeId, metricId, value) "
+			  "VALUES (?,?,?,?,?)",
+	[ST_GPU_METRIC_INFO] = "INSERT INTO TARGET_INFO_GPU_METRICS (typeId, sourceId, typeName, "
+			       "metricId, metricName) VALUES (?,?,?,?,?)",
+	[ST_GPT_GPU_METRICS] = "INSERT INTO GPT_GPU_METRICS (start, end, deviceId, smCyclesElapsed, "
+			       "smCyclesActive, tensorCycles, dramReadBytes, dramWriteBytes, "
+			       "pcieReadBytes, pcieWriteBytes, nvlinkRxBytes, nvlinkTxBytes) VALUES "
+			       "(?,?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 enum row_counter {
@@ -166,6 +179,14 @@ struct writer {
 	struct capture_windows windows;
 	uint64_t rows_since_size_check;
 	uint64_t page_size;
+	/* GPU metrics: per device, the GPU_METRICS metrics described in TARGET_INFO_GPU_METRICS. */
+	struct gpu_metrics_seen {
+		uint32_t device_id;
+		unsigned described;	/* bit per enum gpu_metric_row */
+	} *gpu_metrics_seen;
+	size_t ngpu_metrics_seen;
+	uint64_t gpu_metric_samples;
+	uint64_t gpu_metric_samples_idle;	/* not stored (gpu_metrics_idle) */
 };
 
 static void writer_fail(struct writer *w, const char *fmt, ...)
@@ -444,6 +465,12 @@ static int writer_step(struct writer *w, sqlite3_stmt *st)
 static int64_t rel(const struct writer *w, uint64_t ts)
 {
 	return (int64_t)(ts - w->options.time_origin);
+}
+
+static void bind_gpu_times(const struct writer *w, sqlite3_stmt *st, uint64_t start, uint64_t end)
+{
+	sqlite3_bind_int64(st, 1, rel(w, start));
+	sqlite3_bind_int64(st, 2, rel(w, end));
 }
 
 /*
@@ -870,6 +897,114 @@ int writer_nvtx(struct writer *w, const struct nvtx_row *r)
 	if (r->end_tid)
 		threads_see(&w->threads, w->options.pid, r->end_tid);
 	w->counts[COUNT_NVTX]++;
+	return 0;
+}
+
+static uint64_t writer_dram_peak(const struct writer *w, uint32_t device_id)
+{
+	for (size_t i = 0; i < w->ndevices; i++)
+		if (w->devices[i].id == device_id)
+			return w->devices[i].memory_bandwidth;
+	return 0;
+}
+
+/* The device's entry in gpu_metrics_seen, added when new (NULL: out of memory). */
+static struct gpu_metrics_seen *writer_gpu_metrics_seen(struct writer *w, uint32_t device_id)
+{
+	struct gpu_metrics_seen *seen;
+
+	for (size_t i = 0; i < w->ngpu_metrics_seen; i++)
+		if (w->gpu_metrics_seen[i].device_id == device_id)
+			return &w->gpu_metrics_seen[i];
+	seen = realloc(w->gpu_metrics_seen, (w->ngpu_metrics_seen + 1) * sizeof(*seen));
+	if (!seen)
+		return NULL;
+	w->gpu_metrics_seen = seen;
+	seen += w->ngpu_metrics_seen++;
+	seen->device_id = device_id;
+	seen->described = 0;
+	return seen;
+}
+
+/* TARGET_INFO_GPU_METRICS rows for the metrics in mask not described yet for this device. */
+static int writer_gpu_metrics_describe(struct writer *w, struct gpu_metrics_seen *seen,
+				       unsigned mask)
+{
+	sqlite3_stmt *st = w->stmt[ST_GPU_METRIC_INFO];
+	char type_name[96];
+
+	snprintf(type_name, sizeof(type_name), "GPU %u PM sampling (gpt-trace)", seen->device_id);
+	for (int m = 0; m < GPR_NR; m++) {
+		if (!(mask & ~seen->described & (1u << m)))
+			continue;
+		sqlite3_bind_int64(st, 1, GPU_METRICS_TYPE_ID(seen->device_id));
+		sqlite3_bind_int64(st, 2, seen->device_id);
+		sqlite3_bind_text(st, 3, type_name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 4, m);
+		sqlite3_bind_text(st, 5, gpu_metric_row_names[m], -1, SQLITE_STATIC);
+		if (writer_step(w, st) < 0)
+			return -1;
+		seen->described |= 1u << m;
+	}
+	return 0;
+}
+
+static int writer_gpu_sample(struct writer *w, struct gpu_metrics_seen *seen, uint64_t dram_peak,
+			     const struct gpu_metrics_sample *s)
+{
+	sqlite3_stmt *st = w->stmt[ST_GPT_GPU_METRICS];
+	int64_t values[GPR_NR];
+	unsigned mask;
+
+	if (gpu_metrics_idle(s)) {
+		w->gpu_metric_samples_idle++;
+		return 0;
+	}
+	bind_gpu_times(w, st, s->start, s->end);
+	sqlite3_bind_int64(st, 3, seen->device_id);
+	for (int i = 0; i < GPU_METRICS_GPT_COLUMNS; i++) {
+		double v = s->value[gpu_metrics_gpt_columns[i]];
+
+		if (isnan(v) || isinf(v))
+			sqlite3_bind_null(st, 4 + i);
+		else
+			sqlite3_bind_double(st, 4 + i, v);
+	}
+	if (writer_step(w, st) < 0)
+		return -1;
+	mask = gpu_metrics_derive(s, dram_peak, values);
+	if ((mask & ~seen->described) && writer_gpu_metrics_describe(w, seen, mask) < 0)
+		return -1;
+	st = w->stmt[ST_GPU_METRIC];
+	for (int m = 0; m < GPR_NR; m++) {
+		if (!(mask & (1u << m)))
+			continue;
+		sqlite3_bind_int64(st, 1, (int64_t)s->start);
+		sqlite3_bind_int64(st, 2, rel(w, s->start));
+		sqlite3_bind_int64(st, 3, GPU_METRICS_TYPE_ID(seen->device_id));
+		sqlite3_bind_int64(st, 4, m);
+		sqlite3_bind_int64(st, 5, values[m]);
+		if (writer_step(w, st) < 0)
+			return -1;
+	}
+	w->gpu_metric_samples++;
+	return 0;
+}
+
+int writer_gpu_metrics(struct writer *w, const struct gpu_metrics_batch *batch)
+{
+	struct gpu_metrics_seen *seen;
+	uint64_t dram_peak;
+
+	if (!batch->count || writer_ready(w) < 0)
+		return w->failed ? -1 : 0;
+	seen = writer_gpu_metrics_seen(w, batch->device_id);
+	if (!seen)
+		return 0;
+	dram_peak = writer_dram_peak(w, batch->device_id);
+	for (size_t i = 0; i < batch->count; i++)
+		if (writer_gpu_sample(w, seen, dram_peak, &batch->samples[i]) < 0)
+			return -1;
 	return 0;
 }
 
@@ -1399,6 +1534,12 @@ static int writer_finish_meta(struct writer *w, uint64_t dropped)
 		snprintf(value, sizeof(value), "%llu", (unsigned long long)w->thread_names_fallback);
 		writer_meta(w, "thread_names_fallback", value);
 	}
+	if (w->gpu_metric_samples || w->gpu_metric_samples_idle) {
+		snprintf(value, sizeof(value), "%llu", (unsigned long long)w->gpu_metric_samples);
+		writer_meta(w, "gpu_metric_samples", value);
+		snprintf(value, sizeof(value), "%llu", (unsigned long long)w->gpu_metric_samples_idle);
+		writer_meta(w, "gpu_metric_samples_idle", value);
+	}
 	writer_meta(w, "trace_complete", "1");
 	return writer_put_all_meta(w);
 }
@@ -1454,6 +1595,7 @@ void writer_free(struct writer *w)
 	free(w->device_names);
 	free(w->devices);
 	free(w->contexts);
+	free(w->gpu_metrics_seen);
 	u64map_release(&w->stream_index);
 	free(w->streams);
 	threads_release(&w->threads);

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "collector/decode.h"
+#include "collector/gpu_metrics.h"
 
 struct writer;
 
@@ -71,6 +72,11 @@ int writer_memset(struct writer *writer, const struct memset_row *row);
 int writer_sync(struct writer *writer, const struct sync_row *row);
 int writer_api(struct writer *writer, const struct api_row *row);
 int writer_nvtx(struct writer *writer, const struct nvtx_row *row);
+/*
+ * GPU metrics samples of one device: a GPT_GPU_METRICS row and its GPU_METRICS rows per sample,
+ * TARGET_INFO_GPU_METRICS rows for metrics new to the device (gpu_metrics.h). Returns 0 or -1.
+ */
+int writer_gpu_metrics(struct writer *writer, const struct gpu_metrics_batch *batch);
 void writer_device(struct writer *writer, const struct device_row *row);
 void writer_context(struct writer *writer, const struct context_row *row);
 void writer_stream(struct writer *writer, const struct stream_row *row);

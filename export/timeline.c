@@ -33,6 +33,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "export/walk.h"
+#include "loader/gpu-metrics.h"
 
 /* Findings. */
 
@@ -133,6 +134,7 @@ static void timeline_release(struct timeline *tl)
 			free(tl->gpus[i].b.bytes[d]);
 	}
 	free(tl->gpus);
+	gpu_samples_free(tl->samples, tl->nsample_devices > 0 ? (size_t)tl->nsample_devices : 0);
 	for (size_t i = 0; i < tl->nstreams; i++) {
 		free(tl->streams[i].name);
 		lane_set_release(&tl->streams[i].lanes);
@@ -181,7 +183,7 @@ int timeline_walk(struct trace *trace, const struct findings *findings, struct t
 {
 	struct timeline tl = {
 		.trace = trace, .db = trace_db(trace), .sink = sink, .err = err, .errlen = errlen,
-		.next_uuid = 1, .next_tid = PSEUDO_TID_BASE,
+		.next_uuid = 1, .next_tid = PSEUDO_TID_BASE, .nsample_devices = -1,
 	};
 	int64_t rows = 0;
 	int ret;

@@ -4,6 +4,9 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "export/walk.h"
+#include "loader/gpu-metrics.h"
+
+#include <math.h>
 
 /* GPU streams and counters. */
 
@@ -99,6 +102,63 @@ static int emit_series(struct timeline *tl, const struct timeline_track *track, 
 	return 0;
 }
 
+/* The sampled metrics shown as counters, each as it was sampled (a step per sample). */
+static const enum gpu_sample_metric sampled_tracks[] = { GS_SM_ACTIVE, GS_TENSOR, GS_DRAM_READ,
+							 GS_DRAM_WRITE };
+
+static int emit_sampled_track(struct timeline *tl, const struct gpu_samples *d,
+			      struct timeline_track *track, enum gpu_sample_metric m)
+{
+	double last = -1;
+	int64_t end = 0;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < d->count; i++) {
+		const struct gpu_sample *s = &d->samples[i];
+		double v = isnan(s->value[m]) ? 0 : s->value[m];
+
+		/* an idle GPU between samples (their rows are not stored) reads 0 */
+		if (end && s->start > end && last != 0) {
+			ret = tl->sink->ops->counter(tl->sink, track, end, 0);
+			last = 0;
+		}
+		if (!ret && v != last)
+			ret = tl->sink->ops->counter(tl->sink, track, s->start, v);
+		last = v;
+		end = s->end;
+	}
+	if (!ret && last > 0)
+		ret = tl->sink->ops->counter(tl->sink, track, end, 0);
+	return ret;
+}
+
+/* GPU metrics sampled on this device (gpt-trace run --gpu-metrics, nsys exports), when any. */
+static int emit_sampled_metrics(struct timeline *tl, struct gpu *g, struct timeline_track *track,
+				char *name, size_t len)
+{
+	const struct gpu_samples *d = NULL;
+	int ret = 0;
+
+	if (tl->nsample_devices < 0) {
+		tl->nsample_devices = gpu_samples_load(tl->trace, &tl->samples, tl->err, tl->errlen);
+		if (tl->nsample_devices < 0)
+			return tl->nsample_devices;
+	}
+	for (int i = 0; i < tl->nsample_devices && !d; i++)
+		if (tl->samples[i].device == g->device && tl->samples[i].count)
+			d = &tl->samples[i];
+	for (size_t k = 0; d && !ret && k < sizeof(sampled_tracks) / sizeof(sampled_tracks[0]); k++) {
+		snprintf(name, len, "GPU %" PRId64 " %s", g->device, gpu_sample_names[sampled_tracks[k]]);
+		track->uuid = tl->next_uuid++;
+		track->unit = "%";
+		track->sort_index = SORT_COUNTERS + 1 + NDIRS + (int32_t)k;
+		ret = tl->sink->ops->track(tl->sink, track);
+		if (!ret)
+			ret = emit_sampled_track(tl, d, track, sampled_tracks[k]);
+	}
+	return ret;
+}
+
 static int emit_device_counters(struct timeline *tl, struct gpu *g, struct counter_buckets *b)
 {
 	char name[96];
@@ -125,6 +185,8 @@ static int emit_device_counters(struct timeline *tl, struct gpu *g, struct count
 		if (!ret)
 			ret = emit_series(tl, &track, b, b->bytes[d], 1.0);	/* bytes/ns = GB/s */
 	}
+	if (!ret)
+		ret = emit_sampled_metrics(tl, g, &track, name, sizeof(name));
 	return ret;
 }
 static struct gpu_stream *find_stream(struct timeline *tl, int64_t device, int64_t stream, int64_t trace_id,

@@ -228,6 +228,9 @@ struct timeline {
 	struct flow_rank *ranks;
 	size_t nranks, ranks_cap;
 	struct progress progress;	/* over every row the passes read */
+	/* sampled GPU metrics (loader/gpu-metrics.h), loaded with the first device's counters */
+	struct gpu_samples *samples;
+	int nsample_devices;		/* -1: not loaded yet */
 };
 
 #define PROC_THREADS 1		/* has a thread */

@@ -35,6 +35,7 @@
 
 #include "inject/clock.h"
 #include "inject/cupti-search.h"
+#include "inject/gpu-metrics.h"
 #include "inject/metrics.h"
 
 #define CUPTI_FN(name) __typeof__(&cupti##name) name
@@ -72,6 +73,7 @@ static atomic_ullong dropped_records;
 static unsigned api_calls_enabled;
 static char kinds_failed[256];
 static struct metrics_session *metrics;	/* NULL: no hardware metrics */
+static struct gpu_metrics *_Atomic gpu_metrics;	/* NULL: no GPU metrics sampling */
 static CUpti_ActivityKind kinds_enabled[16];
 static size_t nkinds_enabled;
 static atomic_int yielded;		/* the program's own profiler has CUPTI now */
@@ -750,8 +752,15 @@ static void CUPTIAPI cupti_callback(void *userdata, CUpti_CallbackDomain domain,
 	if (!atomic_load(&sink))
 		return;
 	if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED) {
+		struct gpu_metrics *sampling = atomic_load(&gpu_metrics);
+		uint32_t device;
+
 		context_add(resource->context);
+		if (sampling && cupti.GetDeviceId &&
+		    cupti.GetDeviceId(resource->context, &device) == CUPTI_SUCCESS)
+			gpu_metrics_device(sampling, device, resource->context);
 	} else if (cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+		gpu_metrics_context_destroy(atomic_load(&gpu_metrics), resource->context);
 		/*
 		 * Deliver what the context has completed while it still exists: a program that
 		 * resets its device before exiting would otherwise lose records at our atexit.
@@ -1091,6 +1100,16 @@ int cupti_trace_yield(void)
 out:
 	pthread_mutex_unlock(&yield_lock);
 	return done;
+}
+
+void *cupti_trace_library(void)
+{
+	return cupti.lib;
+}
+
+void cupti_trace_gpu_metrics(struct gpu_metrics *sampling)
+{
+	atomic_store(&gpu_metrics, sampling);
 }
 
 int cupti_trace_yielded(void)

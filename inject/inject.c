@@ -50,6 +50,7 @@
 #include "collector/rank.h"
 #include "collector/trace_path.h"
 #include "inject/clock.h"
+#include "inject/gpu-metrics.h"
 #include "inject/metrics.h"
 
 #define SIGNAL_FINALIZE_MS 10000	/* longest a SIGINT/SIGTERM waits for the trace to be written */
@@ -58,6 +59,8 @@
 #define FLUSH_EXIT 255			/* control byte: _exit()/_Exit() called (exit_status) */
 #define METRICS_STOP_MS 30000		/* longest the exit waits for a launch being replayed */
 #define SIGNAL_METRICS_STOP_MS 1000	/* ... on a signal (the launch may be the interrupted one) */
+#define GPU_METRICS_STOP_MS 5000	/* longest the exit waits for the last GPU metrics decode */
+#define SIGNAL_GPU_METRICS_STOP_MS 1000
 
 enum inject_state {
 	STATE_NONE,
@@ -85,6 +88,8 @@ static atomic_int exit_status;		/* of an _exit()/_Exit() that finalizes (FLUSH_E
 static atomic_int error_reported;
 static char api_setting[32];
 static struct metrics_session *metrics;	/* NULL: hardware metrics off */
+static struct gpu_metrics *gpu_metrics;	/* NULL: GPU metrics sampling off */
+static char gpu_metrics_error[256];	/* a bad GPT_TRACE_GPU_METRICS, said when tracing starts */
 
 static int env_is(const char *name, const char *value)
 {
@@ -118,6 +123,9 @@ static void read_config(void)
 	if (!config.commit_ms)
 		config.commit_ms = 1000;
 	config.metrics = metrics_spec && *metrics_spec ? strdup(metrics_spec) : NULL;
+	if (gpu_metrics_interval_parse(getenv("GPT_TRACE_GPU_METRICS"), &config.gpu_metrics_ns,
+				       gpu_metrics_error, sizeof(gpu_metrics_error)) < 0)
+		config.gpu_metrics_ns = 0;
 	snprintf(api_setting, sizeof(api_setting), "%s", api && *api ? api : "default");
 	if (strcmp(api_setting, "all") == 0)
 		config.api = INJECT_API_ALL;
@@ -349,6 +357,12 @@ static void set_meta_u64(const char *name, uint64_t value)
 	collector_set_meta(collector, name, text);
 }
 
+static void set_meta_cb(void *arg, const char *name, const char *value)
+{
+	(void)arg;
+	collector_set_meta(collector, name, value);
+}
+
 static void short_hostname(char *host, size_t len)
 {
 	if (gethostname(host, len) < 0)
@@ -510,6 +524,15 @@ static void metrics_finish(const char *path)
 		inject_say("%s", line);
 }
 
+/* Progress of the end of a trace with GPU metrics, for the device checks. */
+static void gpu_debug(const char *what)
+{
+	const char *debug = getenv("GPT_TRACE_GPU_METRICS_DEBUG");
+
+	if (gpu_metrics && debug && !strcmp(debug, "1"))
+		inject_say("gpu metrics debug: %s", what);
+}
+
 static void inject_finalize(int on_flush_thread)
 {
 	int expected = STATE_ACTIVE;
@@ -530,6 +553,16 @@ static void inject_finalize(int on_flush_thread)
 		if (write(control_pipe[1], &quit, 1) == 1)
 			pthread_join(flush_thread, NULL);
 	}
+	/* The samplers stop and hand over their last samples while the collector still takes them. */
+	if (gpu_metrics) {
+		cupti_trace_gpu_metrics(NULL);
+		if (gpu_metrics_stop(gpu_metrics, on_flush_thread ? SIGNAL_GPU_METRICS_STOP_MS
+								  : GPU_METRICS_STOP_MS) < 0)
+			inject_say("gpu metrics: the last samples were still being decoded at the "
+				   "end; they are not written");
+		gpu_metrics_describe(gpu_metrics, set_meta_cb, NULL);
+		gpu_debug("samplers stopped");
+	}
 	/* The profilers are released while CUDA still works, before CUPTI's final flush. */
 	if (metrics && metrics_session_stop_within(metrics, on_flush_thread ? SIGNAL_METRICS_STOP_MS
 									     : METRICS_STOP_MS) < 0)
@@ -539,15 +572,23 @@ static void inject_finalize(int on_flush_thread)
 		forced_flush_bounded();
 	else
 		cupti_trace_flush(1);
+	gpu_debug("activity flushed");
 	nvtx_detach();
 	capture_finish(gpt_clock_now());
 	dropped = cupti_trace_stop();
+	gpu_debug("activity stopped");
 	describe_cuda_versions();
 	collector_set_meta(collector, "exit_reason", exit_reason);
 
 	rc = collector_stop(collector, dropped, err, sizeof(err));
+	gpu_debug("collector stopped");
 	path = collector_path(collector);
 	metrics_finish(rc > 0 ? path : NULL);
+	if (gpu_metrics && !config.quiet) {
+		gpu_metrics_summary(gpu_metrics, line, sizeof(line));
+		if (line[0])
+			inject_say("%s", line);
+	}
 	if (rc > 0 && path) {
 		snprintf(line, sizeof(line), "%s\n", path);
 		session_append(line);
@@ -697,6 +738,34 @@ static void inject_atexit(void)
 		inject_finalize(0);
 }
 
+/*
+ * GPU metrics sampling, when asked for (GPT_TRACE_GPU_METRICS): not beside --metrics, whose
+ * range profiler holds the same counters and replays kernels. Problems cost the metrics only.
+ */
+static void gpu_metrics_start(void)
+{
+	char err[512];
+
+	if (gpu_metrics_error[0]) {
+		inject_say("%s: GPU metrics are off", gpu_metrics_error);
+		return;
+	}
+	if (!config.gpu_metrics_ns)
+		return;
+	if (metrics) {
+		inject_say("no GPU metrics: --metrics profiles kernels with replay in this process, "
+			   "and its range profiler holds the counters PM sampling needs; tracing "
+			   "goes on without them");
+		return;
+	}
+	if (gpu_metrics_open(config.gpu_metrics_ns, collector, cupti_trace_library(),
+			     report_metrics_problem, &gpu_metrics, err, sizeof(err)) < 0) {
+		inject_say("%s", err);
+		return;
+	}
+	cupti_trace_gpu_metrics(gpu_metrics);
+}
+
 static void inject_start(void)
 {
 	struct collector_options options = { 0 };
@@ -764,6 +833,7 @@ static void inject_start(void)
 		goto out_stop;
 	cupti_trace_describe(collector);
 	capture_armed();
+	gpu_metrics_start();
 	nvtx_attach(collector);
 
 	sigfillset(&all);

@@ -15,6 +15,7 @@
 #include "collector/collector.h"
 
 struct metrics_session;
+struct gpu_metrics;
 
 enum inject_api_mode {
 	INJECT_API_DEFAULT,	/* launch/copy/set/sync/event/stream/graph-launch calls only */
@@ -31,6 +32,7 @@ struct inject_config {
 	int monotonic_clock;		/* GPT_TRACE_CLOCK: 1 monotonic (default), 0 cupti (clock.h) */
 	int discard;			/* GPT_TRACE_DISCARD=1: decode nothing, write nothing */
 	char *metrics;			/* GPT_TRACE_METRICS (copied), NULL when unset */
+	uint64_t gpu_metrics_ns;	/* GPT_TRACE_GPU_METRICS: sampling interval, 0 off */
 };
 
 /* Print one line "gpt-trace: ..." on stderr with a single write(2). */
@@ -65,6 +67,10 @@ int cupti_trace_yield(void);
 int cupti_trace_yielded(void);
 /* Turn the event-recording activity kinds off (pause 1) or back on, for capture windows. */
 void cupti_trace_pause(int pause);
+/* The CUPTI library handle (dlopen), NULL before cupti_trace_subscribe(). */
+void *cupti_trace_library(void);
+/* Start GPU metrics sampling on each device as its first context is created (NULL: stop). */
+void cupti_trace_gpu_metrics(struct gpu_metrics *sampling);
 /*
  * What to do when the program calls a CUPTI function (name) that needs the subscriber slot or the
  * activity buffers, from code at caller (inject.c's: step aside, say so once, note it in the

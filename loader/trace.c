@@ -52,6 +52,8 @@ enum source_table {
 	SRC_KERNEL_METRICS,
 	SRC_SOURCE_METRICS,
 	SRC_CAPTURE_WINDOWS,
+	SRC_GPU_METRICS,
+	SRC_GPU_METRICS_INFO,
 	SRC_COUNT,
 };
 
@@ -72,6 +74,8 @@ static const char *const source_names[SRC_COUNT] = {
 	[SRC_KERNEL_METRICS] = "GPT_KERNEL_METRICS",
 	[SRC_SOURCE_METRICS] = "GPT_SOURCE_METRICS",
 	[SRC_CAPTURE_WINDOWS] = "GPT_CAPTURE_WINDOWS",
+	[SRC_GPU_METRICS] = "GPU_METRICS",
+	[SRC_GPU_METRICS_INFO] = "TARGET_INFO_GPU_METRICS",
 };
 
 struct trace_file {
@@ -859,6 +863,45 @@ static int create_metrics_views(struct trace *trace, char *err, size_t errlen)
 	return ret;
 }
 
+/*
+ * gpu_metrics(traceId, deviceId, timestamp, metricName, value): the sampled GPU metrics of ours
+ * (gpt-trace run --gpu-metrics) and of nsys exports (--gpu-metrics-devices), one row per sample and
+ * metric, named through TARGET_INFO_GPU_METRICS; the GPU is typeId & 0xFF, as in nsys. Exists only
+ * when some file has them, so that a consumer can tell "not sampled" from "idle".
+ */
+static int create_gpu_metrics_view(struct trace *trace, char *err, size_t errlen)
+{
+	sqlite3_str *s;
+	size_t with = 0;
+
+	for (size_t i = 0; i < trace->nfiles; i++) {
+		const struct trace_file *f = &trace->files[i];
+
+		with += has_column(f, SRC_GPU_METRICS, "timestamp") &&
+			has_column(f, SRC_GPU_METRICS_INFO, "metricName");
+	}
+	if (!with)
+		return 0;
+	s = sqlite3_str_new(trace->db);
+	sqlite3_str_appendall(s, "CREATE TEMP VIEW gpu_metrics AS ");
+	with = 0;
+	for (size_t i = 0; i < trace->nfiles; i++) {
+		const struct trace_file *f = &trace->files[i];
+
+		if (!has_column(f, SRC_GPU_METRICS, "timestamp") ||
+		    !has_column(f, SRC_GPU_METRICS_INFO, "metricName"))
+			continue;
+		sqlite3_str_appendf(s, "%sSELECT %lld AS traceId, (g.typeId & 255) AS deviceId, "
+				    "g.timestamp + %lld AS timestamp, t.metricName AS metricName, "
+				    "g.value AS value FROM \"%w\".GPU_METRICS AS g JOIN "
+				    "\"%w\".TARGET_INFO_GPU_METRICS AS t ON t.metricId = g.metricId AND "
+				    "t.typeId = g.typeId",
+				    with++ ? " UNION ALL " : "", (long long)i, (long long)f->shift,
+				    f->schema, f->schema);
+	}
+	return exec_sql(trace, sqlite3_str_finish(s), err, errlen);
+}
+
 static int create_views(struct trace *trace, char *err, size_t errlen)
 {
 	int ret;
@@ -884,6 +927,8 @@ static int create_views(struct trace *trace, char *err, size_t errlen)
 	if (!ret)
 		ret = create_base_view(trace, "windows", SRC_CAPTURE_WINDOWS, window_cols,
 				       NCOLS(window_cols), 0, err, errlen);
+	if (!ret)
+		ret = create_gpu_metrics_view(trace, err, errlen);
 	if (!ret)
 		ret = exec_sql(trace, sqlite3_mprintf("CREATE TEMP VIEW windows AS SELECT * FROM "
 						      "gpt_all_windows;"

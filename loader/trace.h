@@ -67,6 +67,12 @@
  *       hardware counters of launches recorded with `gpt-trace run --metrics` (docs/metrics.md), joined
  *       to kernels on (traceId, correlationId, globalPid). These two views exist only when at least
  *       one file holds GPT_KERNEL_METRICS, so a consumer can tell "not measured" from "no rows".
+ *
+ *   gpu_metrics(traceId, deviceId, timestamp, metricName, value)
+ *       sampled GPU metrics (`gpt-trace run --gpu-metrics`, nsys --gpu-metrics-devices): one row per
+ *       sample and metric, metricName as nsys names it ("SMs Active [Throughput %]"), deviceId the
+ *       GPU (typeId & 0xFF). Exists only when some file has GPU_METRICS; loader/gpu-metrics.h
+ *       reads it as samples with their intervals.
  */
 #ifndef GPT_LOADER_TRACE_H
 #define GPT_LOADER_TRACE_H

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "stats/stats.h"
+#include "stats/efficiency.h"
 #include "common/corr-map.h"
 #include "common/value-counts.h"
 #include "loader/events.h"
@@ -1013,5 +1014,6 @@ void stats_free(struct stats *st)
 	table_release(&st->devices);
 	table_release(&st->streams);
 	table_release(&st->nvtx);
+	stats_efficiency_free(st->efficiency);
 	free(st);
 }

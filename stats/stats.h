@@ -61,6 +61,7 @@ struct stats {
 	struct stats_table streams;	/* key: traceId, deviceId, streamId */
 	struct stats_table nvtx;	/* by range text */
 	size_t ntraces;
+	struct stats_efficiency *efficiency;	/* GPU metrics: what bounds the busy time; NULL: none */
 };
 
 /*

@@ -4,6 +4,7 @@
  * docs/report-json.md).
  */
 #include "stats/stats.h"
+#include "stats/efficiency.h"
 #include "rules/owner.h"
 #include "common/util.h"
 
@@ -283,6 +284,8 @@ static void write_text(FILE *out, const struct stats *st, struct trace *trace, c
 	text_api(out, st, format);
 	text_devices(out, st, format);
 	text_nvtx(out, st, format);
+	if (st->efficiency)
+		stats_efficiency_text(out, st->efficiency, format);
 }
 
 static void json_summary(FILE *out, const struct stats_summary *s)
@@ -393,7 +396,10 @@ static void write_json(FILE *out, const struct stats *st, struct trace *trace, c
 			"\"kernels\": %" PRId64 ", \"kernel_ns\": %" PRId64 "}",
 			r->sum.count, r->sum.total, stats_mean(&r->sum), r->launched, r->launched_ns);
 	}
-	fprintf(out, "%s]\n}\n", st->nvtx.count ? "\n  " : "");
+	fprintf(out, "%s]", st->nvtx.count ? "\n  " : "");
+	if (st->efficiency)
+		stats_efficiency_json(out, st->efficiency);
+	fprintf(out, "\n}\n");
 }
 
 void stats_write(FILE *out, const struct stats *stats, struct trace *trace, const char *scope,

@@ -6,6 +6,7 @@
  * and for a full disk (RLIMIT_FSIZE).
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -232,7 +233,7 @@ static void test_rows(const char *dir)
 
 	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'gpt_schema_version'",
 				text, sizeof(text)),
-		     "2");
+		     "3");
 	/* The export version rows tools branch on, as nsys writes them: the schema we copy. */
 	CHECK_EQ_STR(query_text(db, "SELECT group_concat(value, '.') FROM (SELECT value FROM "
 				    "META_DATA_EXPORT WHERE name LIKE 'EXPORT_SCHEMA_VERSION_M%' "
@@ -317,6 +318,81 @@ static void test_rows(const char *dir)
 	CHECK_EQ_STR(query_text(db, "PRAGMA integrity_check", text, sizeof(text)), "ok");
 	sqlite3_close(db);
 	CHECK(!exists("rows.sqlite-journal"));
+}
+
+/*
+ * GPU metrics (collector/gpu_metrics.h): a batch of two samples of device 3 becomes two
+ * GPT_GPU_METRICS rows (relative times, counts, NULL for what was not sampled) and GPU_METRICS rows
+ * as nsys stores them: integer percentages, typeId & 0xFF the device, metrics described once in
+ * TARGET_INFO_GPU_METRICS; DRAM shares from CUPTI's percentage, or bytes over the device's peak;
+ * an idle sample counted in GPT_META, not stored.
+ */
+static void test_gpu_metrics(const char *dir)
+{
+	struct gpu_metrics_batch *b = calloc(1, sizeof(*b) + 3 * sizeof(b->samples[0]));
+	struct device_row dev = { .id = 3, .name = "NVIDIA H100", .memory_bandwidth = 3352000000000ull };
+	char path[600], text[512];
+	struct writer *w;
+	sqlite3 *db;
+
+	snprintf(path, sizeof(path), "%s/gpu-metrics.sqlite", dir);
+	w = new_writer(path, 0);
+	writer_device(w, &dev);
+	b->device_id = 3;
+	b->count = 2;
+	for (int i = 0; i < 2; i++) {
+		struct gpu_metrics_sample *s = &b->samples[i];
+
+		for (int m = 0; m < GPM_NR; m++)
+			s->value[m] = NAN;
+		s->start = ORIGIN + 1000 + 100000 * (uint64_t)i;
+		s->end = s->start + 100000;
+		s->value[GPM_SM_CYCLES_ELAPSED] = 26136200;
+		s->value[GPM_SM_CYCLES_ACTIVE] = i ? 13068100 : 26136200;	/* 100%, then 50% */
+		s->value[GPM_TENSOR_CYCLES] = 4 * 26136200 * 0.25;		/* 25% without a pct */
+		s->value[GPM_DRAM_READ_BYTES] = 167600000;			/* 50% of 3.352 TB/s */
+		s->value[GPM_DRAM_WRITE_BYTES] = 33520000;			/* 10% */
+		s->value[GPM_GPC_CYCLES_AVG] = 198000;				/* 1.98 GHz */
+	}
+	b->samples[1].value[GPM_TENSOR_PCT] = 80.4;
+	b->samples[1].value[GPM_DRAM_READ_PCT] = 61.6;
+	/* An idle sample (no SM active, 3 KB of traffic in 100 us) is counted, not stored. */
+	b->count = 3;
+	for (int m = 0; m < GPM_NR; m++)
+		b->samples[2].value[m] = NAN;
+	b->samples[2].start = ORIGIN + 201000;
+	b->samples[2].end = ORIGIN + 301000;
+	b->samples[2].value[GPM_SM_CYCLES_ELAPSED] = 26136200;
+	b->samples[2].value[GPM_SM_CYCLES_ACTIVE] = 0;
+	b->samples[2].value[GPM_DRAM_READ_BYTES] = 2048;
+	b->samples[2].value[GPM_PCIE_READ_BYTES] = 1024;
+	CHECK_EQ_INT(writer_gpu_metrics(w, b), 0);
+	CHECK_EQ_INT(writer_finish(w, 0), 1);
+	writer_free(w);
+	free(b);
+	CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	CHECK_EQ_STR(query_text(db, "SELECT group_concat(start || ',' || end || ',' || deviceId || ',' || "
+				    "CAST(smCyclesActive AS INT) || ',' || CAST(dramReadBytes AS INT) || ',' || "
+				    "ifnull(pcieReadBytes, 'NULL'), ' ') FROM GPT_GPU_METRICS", text, sizeof(text)),
+		     "1000,101000,3,26136200,167600000,NULL 101000,201000,3,13068100,167600000,NULL");
+	CHECK_EQ_STR(query_text(db, "SELECT group_concat(timestamp || ':' || m.metricName || '=' || value, '; ') "
+				    "FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS m USING (typeId, metricId) "
+				    "WHERE g.typeId & 255 = 3 AND metricName NOT LIKE 'GPC%' ORDER BY timestamp, metricId",
+				    text, sizeof(text)),
+		     "1000:SMs Active [Throughput %]=100; 1000:Tensor Active [Throughput %]=25; "
+		     "1000:DRAM Read Bandwidth [Throughput %]=50; 1000:DRAM Write Bandwidth [Throughput %]=10; "
+		     "101000:SMs Active [Throughput %]=50; 101000:Tensor Active [Throughput %]=80; "
+		     "101000:DRAM Read Bandwidth [Throughput %]=62; 101000:DRAM Write Bandwidth [Throughput %]=10");
+	CHECK_EQ_INT(query_int(db, "SELECT value FROM GPU_METRICS WHERE metricId = 0 LIMIT 1"), 1980000000);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM TARGET_INFO_GPU_METRICS"), 5);
+	CHECK_EQ_INT(query_int(db, "SELECT count(DISTINCT typeId) FROM GPU_METRICS"), 1);
+	CHECK_EQ_INT(query_int(db, "SELECT typeId FROM TARGET_INFO_GPU_METRICS LIMIT 1"), 0x1000100000003ll);
+	CHECK_EQ_INT(query_int(db, "SELECT min(rawTimestamp) FROM GPU_METRICS"), (long long)(ORIGIN + 1000));
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'gpu_metric_samples'", text,
+				sizeof(text)), "2");
+	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'gpu_metric_samples_idle'",
+				text, sizeof(text)), "1");
+	sqlite3_close(db);
 }
 
 static void test_no_overwrite(const char *dir)
@@ -424,6 +500,7 @@ int main(void)
 		return 2;
 	test_no_events_no_file(dir);
 	test_rows(dir);
+	test_gpu_metrics(dir);
 	test_no_overwrite(dir);
 	test_bad_directory(dir);
 	test_disk_full(dir);

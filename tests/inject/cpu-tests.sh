@@ -238,6 +238,55 @@ rank)
 	[ "$meta" = "job_id=torchrun:c0ffee local_rank=1 rank=3 rank_launcher=torchrun world_size=4" ] ||
 		fail "GPT_META: $meta"
 	;;
+gpu_metrics)
+	# GPU metrics sampling over the stand-in CUPTI's PM sampler (FAKE_CUPTI_PM=1): at 1 Hz its
+	# 64-sample image fills and is started again several times; every sample is written once, as
+	# one GPT_GPU_METRICS row and one GPU_METRICS row per metric, described per device.
+	fake=$bindir/libfake_cupti.so
+	traced env FAKE_CUPTI_PM=1 GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_GPU_METRICS=1hz \
+		FAKE_BATCH_MS=150 GPT_TRACE_OUTPUT="$work/t.sqlite" \
+		"$bindir/fake_launch" "$lib" "$fake" exit 3000 >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] || fail "exit status $rc"
+	grep -qx 'gpt-trace: gpu metrics: [0-9]* samples of 1 device every 1000000 us, 20 metrics (GH100)' err ||
+		fail "no summary line"
+	n=$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPT_GPU_METRICS')
+	[ "$n" -gt 64 ] || fail "only $n samples: the image was not started again"
+	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPU_METRICS')" = $((n * 12)) ] ||
+		fail "GPU_METRICS rows are not 12 per sample"
+	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(DISTINCT start) FROM GPT_GPU_METRICS')" = "$n" ] ||
+		fail "a sample was written twice"
+	[ "$(sqlite3 -readonly t.sqlite "SELECT count(*) FROM TARGET_INFO_GPU_METRICS WHERE typeId & 255 = 0
+		AND metricName = 'SMs Active [Throughput %]'")" = 1 ] || fail "TARGET_INFO_GPU_METRICS"
+	[ "$(sqlite3 -readonly t.sqlite "SELECT value FROM GPT_META WHERE name = 'gpu_metric_samples'")" = "$n" ] ||
+		fail "gpu_metric_samples"
+	;;
+gpu_metrics_valgrind)
+	# The same under valgrind: the stand-in's host object reads the counter availability image
+	# after its initialisation, as CUPTI's does, so freeing it early (the first version did, and
+	# every traced program aborted at exit on the H100) is an invalid read here.
+	command -v valgrind >/dev/null || { echo "skip: no valgrind"; exit 77; }
+	fake=$bindir/libfake_cupti.so
+	traced env FAKE_CUPTI_PM=1 GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_GPU_METRICS=1hz \
+		FAKE_BATCH_MS=100 GPT_TRACE_OUTPUT="$work/t.sqlite" valgrind -q --error-exitcode=9 \
+		"$bindir/fake_launch" "$lib" "$fake" exit 2000 >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] || fail "exit status $rc (9: valgrind found an error)"
+	;;
+gpu_metrics_refused)
+	# Counters restricted to administrators: one line, and the trace goes on without metrics.
+	fake=$bindir/libfake_cupti.so
+	traced env GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_GPU_METRICS=on GPT_TRACE_OUTPUT="$work/t.sqlite" \
+		"$bindir/fake_launch" "$lib" "$fake" >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] || fail "exit status $rc"
+	[ "$(wc -l <err)" -eq 1 ] || fail "expected exactly one line"
+	grep -q '^gpt-trace: no GPU metrics on device 0: .* failed: access to the GPU performance counters is restricted to administrators' err ||
+		fail "expected a line saying the counters are restricted"
+	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')" = 2 ] ||
+		fail "the kernels are missing"
+	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPU_METRICS')" = 0 ] || fail "GPU_METRICS rows"
+	;;
 subscribe)
 	# The program's own profiler subscribes to CUPTI while the library holds it: its call
 	# succeeds, one line says so, the trace keeps the kernels before and notes when it stopped.

@@ -10,6 +10,7 @@
  * sectors per request, 300 us) and the kernel record of a replayed launch has no timestamps.
  */
 #include <cupti.h>
+#include <cupti_pmsampling.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
@@ -34,6 +35,8 @@ static CUpti_BuffersCallbackCompleteFunc buffer_completed;
 static unsigned api_callbacks_enabled;	/* runtime and driver API callbacks turned on */
 static int module_callback_enabled;
 static int profiler_callbacks_enabled;	/* cudaProfilerStart/Stop (--capture-range) */
+static int context_callback_enabled;
+static int context_announced;
 static CUpti_ActivityKernel10 pending[MAX_PENDING];
 static size_t npending;
 static int range_started;	/* between cuptiRangeProfilerStart and Stop: launches are replayed */
@@ -47,6 +50,8 @@ static int counters_work(void)
 
 	return v && !strcmp(v, "1");
 }
+
+static int pm_works(void);
 
 CUptiResult cuptiGetVersion(uint32_t *version)
 {
@@ -96,6 +101,9 @@ CUptiResult cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscrib
 	    (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 ||
 	     cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000))
 		profiler_callbacks_enabled = 1;
+	if (enable && domain == CUPTI_CB_DOMAIN_RESOURCE &&
+	    cbid == CUPTI_CBID_RESOURCE_CONTEXT_CREATED)
+		context_callback_enabled = 1;
 	return CUPTI_SUCCESS;
 }
 
@@ -187,7 +195,7 @@ CUptiResult cuptiGetContextId(CUcontext context, uint32_t *context_id)
 CUptiResult cuptiProfilerInitialize(CUpti_Profiler_Initialize_Params *params)
 {
 	(void)params;
-	return counters_work() ? CUPTI_SUCCESS : CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+	return counters_work() || pm_works() ? CUPTI_SUCCESS : CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
 }
 
 CUptiResult cuptiProfilerDeviceSupported(CUpti_Profiler_DeviceSupported_Params *params)
@@ -210,8 +218,12 @@ CUptiResult cuptiProfilerGetCounterAvailability(CUpti_Profiler_GetCounterAvailab
 	return CUPTI_SUCCESS;
 }
 
+/* The host object keeps the availability image and reads it later, as CUPTI's does. */
+static const volatile uint8_t *host_availability;
+
 CUptiResult cuptiProfilerHostInitialize(gpt_host_initialize_params *params)
 {
+	host_availability = params->pCounterAvailabilityImage;
 	params->pHostObject = (CUpti_Profiler_Host_Object *)&subscriber_data;
 	return CUPTI_SUCCESS;
 }
@@ -248,13 +260,16 @@ CUptiResult cuptiProfilerHostGetConfigImage(gpt_host_config_image_params *params
 
 CUptiResult cuptiProfilerHostGetNumOfPasses(gpt_host_num_passes_params *params)
 {
-	params->numOfPasses = 3;
+	/* The range profiler's set took 3 passes on the H200; the PM sampler's must take one. */
+	params->numOfPasses = pm_works() ? 1 : 3;
 	return CUPTI_SUCCESS;
 }
 
 /* A strided gather of 2^24 floats, as the H200 measured it. */
 CUptiResult cuptiProfilerHostEvaluateToGpuValues(gpt_host_evaluate_params *params)
 {
+	if (host_availability && host_availability[0] == 0xA5)
+		return CUPTI_ERROR_UNKNOWN;
 	for (size_t i = 0; i < params->numMetrics; i++) {
 		const char *name = params->ppMetricNames[i];
 
@@ -352,6 +367,130 @@ static uint64_t now_ns(void)
 }
 
 /* For the test program. */
+/*
+ * PM sampling (inject/gpu-metrics.c): refused as on a GPU whose counters need root, or with
+ * FAKE_CUPTI_PM=1 a sampler that completes 25 samples of 100 us per decode; each image holds
+ * maxSamples of them, so a long run refills it. The image's first bytes are checked on every call,
+ * and its last byte is written, so that a wrong size shows under valgrind or ASan.
+ */
+struct fake_image {
+	uint32_t magic, capacity, completed;
+};
+#define FAKE_IMAGE_MAGIC 0x504d5331u
+#define FAKE_SAMPLE_NS 100000ull
+static uint64_t pm_next_start = 1000000000ull;
+static int pm_running;
+
+static int pm_works(void)
+{
+	const char *v = getenv("FAKE_CUPTI_PM");
+
+	return v && !strcmp(v, "1");
+}
+
+CUptiResult cuptiPmSamplingGetCounterAvailability(CUpti_PmSampling_GetCounterAvailability_Params *p)
+{
+	if (!pm_works())
+		return CUPTI_ERROR_INSUFFICIENT_PRIVILEGES;
+	if (p->pCounterAvailabilityImage)
+		memset(p->pCounterAvailabilityImage, 0, p->counterAvailabilityImageSize);
+	p->counterAvailabilityImageSize = 64;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiPmSamplingEnable(CUpti_PmSampling_Enable_Params *p)
+{
+	p->pPmSamplingObject = (CUpti_PmSampling_Object *)&pm_running;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiPmSamplingDisable(CUpti_PmSampling_Disable_Params *p)
+{
+	(void)p;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiPmSamplingSetConfig(CUpti_PmSampling_SetConfig_Params *p)
+{
+	return p->configSize && p->pConfig && p->samplingInterval ? CUPTI_SUCCESS
+								  : CUPTI_ERROR_INVALID_PARAMETER;
+}
+
+CUptiResult cuptiPmSamplingStart(CUpti_PmSampling_Start_Params *p)
+{
+	(void)p;
+	pm_running = 1;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiPmSamplingStop(CUpti_PmSampling_Stop_Params *p)
+{
+	(void)p;
+	pm_running = 0;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiPmSamplingGetCounterDataSize(CUpti_PmSampling_GetCounterDataSize_Params *p)
+{
+	p->counterDataSize = sizeof(struct fake_image) + 64 * (size_t)p->maxSamples;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiPmSamplingCounterDataImageInitialize(
+    CUpti_PmSampling_CounterDataImage_Initialize_Params *p)
+{
+	struct fake_image *image = (struct fake_image *)p->pCounterData;
+
+	image->magic = FAKE_IMAGE_MAGIC;
+	image->capacity = (uint32_t)((p->counterDataSize - sizeof(*image)) / 64);
+	image->completed = 0;
+	p->pCounterData[p->counterDataSize - 1] = 0;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params *p)
+{
+	struct fake_image *image = (struct fake_image *)p->pCounterDataImage;
+
+	if (image->magic != FAKE_IMAGE_MAGIC)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	image->completed += 25;
+	p->decodeStopReason = CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
+	if (image->completed >= image->capacity) {
+		image->completed = image->capacity;
+		p->decodeStopReason = CUPTI_PM_SAMPLING_DECODE_STOP_REASON_COUNTER_DATA_FULL;
+	}
+	p->overflow = 0;
+	p->pCounterDataImage[p->counterDataImageSize - 1] = 1;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiPmSamplingGetCounterDataInfo(CUpti_PmSampling_GetCounterDataInfo_Params *p)
+{
+	const struct fake_image *image = (const struct fake_image *)p->pCounterDataImage;
+
+	if (image->magic != FAKE_IMAGE_MAGIC)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	p->numTotalSamples = image->capacity;
+	p->numPopulatedSamples = image->completed;
+	p->numCompletedSamples = image->completed;
+	return CUPTI_SUCCESS;
+}
+
+CUptiResult cuptiPmSamplingCounterDataGetSampleInfo(
+    CUpti_PmSampling_CounterData_GetSampleInfo_Params *p)
+{
+	const struct fake_image *image = (const struct fake_image *)p->pCounterDataImage;
+
+	if (image->magic != FAKE_IMAGE_MAGIC || p->sampleIndex >= image->completed)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	/* Samples are read once each, in order: one clock for all of them. */
+	p->startTimestamp = pm_next_start;
+	p->endTimestamp = pm_next_start + FAKE_SAMPLE_NS;
+	pm_next_start += FAKE_SAMPLE_NS;
+	return CUPTI_SUCCESS;
+}
+
 unsigned fake_cupti_api_callbacks(void);
 int fake_cupti_module_callback(void);
 void fake_cupti_launch(uint32_t correlation_id, const char *kernel, int records);
@@ -399,6 +538,13 @@ void fake_cupti_launch(uint32_t correlation_id, const char *kernel, int records)
 		.symbolName = kernel,
 	};
 
+	/* The first launch creates the context, as the runtime's lazy initialisation does. */
+	if (context_callback_enabled && !context_announced++) {
+		CUpti_ResourceData created = { .context = (CUcontext)&subscriber_data };
+
+		subscriber_callback(subscriber_data, CUPTI_CB_DOMAIN_RESOURCE,
+				    CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &created);
+	}
 	if (api_callbacks_enabled)
 		subscriber_callback(subscriber_data, CUPTI_CB_DOMAIN_RUNTIME_API,
 				    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &call);
@@ -434,6 +580,13 @@ void fake_cupti_launch(uint32_t correlation_id, const char *kernel, int records)
 	}
 	pthread_mutex_unlock(&pending_lock);
 	call.callbackSite = CUPTI_API_EXIT;
+	/* The first launch creates the context, as the runtime's lazy initialisation does. */
+	if (context_callback_enabled && !context_announced++) {
+		CUpti_ResourceData created = { .context = (CUcontext)&subscriber_data };
+
+		subscriber_callback(subscriber_data, CUPTI_CB_DOMAIN_RESOURCE,
+				    CUPTI_CBID_RESOURCE_CONTEXT_CREATED, &created);
+	}
 	if (api_callbacks_enabled)
 		subscriber_callback(subscriber_data, CUPTI_CB_DOMAIN_RUNTIME_API,
 				    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, &call);

@@ -1,0 +1,67 @@
+/*
+ * GPU metrics sampling (issue 23): on every device the process uses, CUPTI's PM sampler
+ * (cupti_pmsampling.h) counts SM activity, tensor-pipe activity by precision, DRAM, PCIe and
+ * NVLink traffic over fixed intervals, in one pass, without replaying anything. Our own thread
+ * decodes the hardware buffer every GPU_METRICS_DECODE_MS, evaluates each sample and hands the
+ * samples to the collector (collector/gpu_metrics.h), which writes them as Nsight Systems does.
+ *
+ * Where the counters cannot be had (profiling restricted to administrators, another profiler
+ * holding them, a MIG instance, a GPU or CUPTI without PM sampling), one line says so through
+ * the report function and the trace goes on without them. docs/gpu-metrics.md has the metrics,
+ * the measured costs and the checks made on the H100.
+ */
+#ifndef GPT_INJECT_GPU_METRICS_H
+#define GPT_INJECT_GPU_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda.h>
+
+#include "common/interval.h"
+
+struct collector;
+struct gpu_metrics;
+
+/* Receives one problem line, without the "gpt-trace: " prefix. */
+typedef void (*gpu_metrics_report_fn)(const char *line);
+
+/*
+ * A sampling session delivering to collector: CUPTI's PM-sampling functions are looked up in
+ * cupti_lib (the handle the library dlopen'ed; NULL: the process's global symbols). Returns 0, or
+ * -1 with one line in err (a CUPTI without PM sampling): the trace then goes on without metrics.
+ * The decoding thread starts with the first device.
+ */
+int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cupti_lib,
+		     gpu_metrics_report_fn report, struct gpu_metrics **out, char *err,
+		     size_t errlen);
+
+/*
+ * A CUDA context was created on device (CUPTI_CBID_RESOURCE_CONTEXT_CREATED, on the creating
+ * thread, the context current): the first time for a device, configure and start its sampler.
+ * One-time work of a few ms (the host-side configuration); never called on the launch path.
+ */
+void gpu_metrics_device(struct gpu_metrics *g, uint32_t device_id, CUcontext ctx);
+
+/*
+ * CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: stop (and hand over) the sampler a context
+ * started, while the context still exists (a program that resets its device before exiting).
+ */
+void gpu_metrics_context_destroy(struct gpu_metrics *g, CUcontext ctx);
+
+/*
+ * End the decoding thread (waiting at most timeout_ms for it), then on the calling thread stop each
+ * sampler with its context current (cuptiPmSamplingStop needs one: see gpu-metrics.c), decode what
+ * the hardware holds and hand the last samples to the collector; call it before collector_stop().
+ * Returns 0, or -1 when the thread did not finish in time (its last samples are lost).
+ */
+int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms);
+
+/* "gpu metrics: 1234 samples of 1 device every 100 us, ..." (no prefix, no newline); empty when no
+ * device was sampled (its problem was said already). */
+void gpu_metrics_summary(const struct gpu_metrics *g, char *buf, size_t size);
+
+/* What was collected, for GPT_META (name/value pairs through set). */
+void gpu_metrics_describe(const struct gpu_metrics *g,
+			  void (*set)(void *arg, const char *name, const char *value), void *arg);
+
+#endif

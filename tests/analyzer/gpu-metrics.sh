@@ -1,0 +1,71 @@
+#!/bin/bash
+# What bounds each kernel, from sampled GPU metrics (rules/kernel-efficiency.h, `gpt-trace stats`):
+# a synthetic trace whose answers are worked out in data/gpu-metrics.sql, the same rows in an
+# nsys-only layout (no GPT_* table), and the H100 fixtures of tests/fixtures/gpu/busy (README there).
+. "$SRC/tests/analyzer/lib.sh"
+
+make_trace "$TMP/m.sqlite" "$SRC/tests/analyzer/data/gpu-metrics.sql"
+
+# one line per kernel: class, SM %, tensor %, DRAM read+write %, GB/s, sampled ns
+summary() {
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin)["gpu_efficiency"]
+print(" ".join("%s=%d" % (k, v["ns"]) for k, v in d["classes"].items()))
+for k in d["kernels"]:
+    f = lambda v: "-" if v is None else "%.3f" % v
+    print(k["name"], k["class"], f(k["sm_active_pct"]), f(k["tensor_active_pct"]),
+          f(k["dram_read_pct"]), f(k["dram_write_pct"]), f(k["dram_gbps"]), k["sampled_ns"])'
+}
+
+expect "synthetic: classes and per-kernel means" "unknown=500 compute-bound=1500 memory-bound=2000 latency-bound=2000
+copy4 memory-bound 100.000 0.000 42.500 32.500 2514.000 2000
+pointer_chase latency-bound 1.000 0.000 0.000 0.000 0.000 2000
+gemm compute-bound 94.000 73.333 10.000 2.667 424.587 1500
+late unknown - - - - - 0" "$("$GPT" stats -q -f json -w 0:1 "$TMP/m.sqlite" | summary)"
+
+# Chrome/Perfetto counter tracks: one step per sample, repeats left out, 0 after the last
+expect "counter track of SMs active" "100 96 90 1 0" "$("$GPT" export -q -f chrome -o "$TMP/m.json" "$TMP/m.sqlite" >/dev/null &&
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+print(" ".join("%g" % list(e["args"].values())[0] for e in ev
+               if e.get("ph") == "C" and e["name"] == "GPU 0 SMs Active [Throughput %]"))' "$TMP/m.json")"
+
+# nsys exports have no GPT_META: the same rows read the same
+sqlite3 "$TMP/m.sqlite" "DROP TABLE GPT_META; DROP TABLE GPT_GPU_METRICS" 2>/dev/null
+expect "nsys layout" "copy4 memory-bound" "$("$GPT" stats -q -f json -w 0:1 "$TMP/m.sqlite" | summary | sed -n 2p | cut -d' ' -f1-2)"
+
+# a trace without GPU metrics has no section
+make_trace "$TMP/none.sqlite" "$SRC/tests/analyzer/data/basic.sql"
+expect "no metrics, no section" "absent" "$("$GPT" stats -q -f json "$TMP/none.sqlite" |
+	python3 -c 'import json,sys; print("present" if "gpu_efficiency" in json.load(sys.stdin) else "absent")')"
+expect "text section title" "GPU busy time by what bounds it" \
+	"$("$GPT" stats -q -w 0:1 "$TMP/m.sqlite" | grep -x 'GPU busy time by what bounds it')"
+
+# H100 fixtures (steady state): FP32 GEMMs keep the SMs busy with the tensor pipes idle; TF32 and
+# bf16 GEMMs run on the tensor pipes (HMMA); torch.compile's fused element-wise kernel is
+# memory-bound.
+F=$SRC/tests/fixtures/gpu/busy
+gemms() {
+	"$GPT" stats -q -f json "$F/$1.sqlite" | python3 -c '
+import json, sys, re
+d = json.load(sys.stdin)["gpu_efficiency"]
+g = [k for k in d["kernels"] if re.search(sys.argv[1], k["name"])]
+t = sum(k["time_ns"] for k in g)
+mean = lambda f: sum(k[f] * k["time_ns"] for k in g) / t
+print("%s tensor<5:%s tensor>40:%s sm>80:%s hmma>40:%s" % (
+    ",".join(sorted(set(k["class"] for k in g))), mean("tensor_active_pct") < 5,
+    mean("tensor_active_pct") > 40, mean("sm_active_pct") > 80, (mean("hmma_pct") or 0) > 40))' "$2"
+}
+expect "fp32 GEMMs: SMs busy, tensor pipes idle" "compute-bound tensor<5:True tensor>40:False sm>80:True hmma>40:False" \
+	"$(gemms precision-fp32 'gemm|sgemm')"
+expect "tf32 GEMMs: tensor pipes busy" "compute-bound tensor<5:False tensor>40:True sm>80:True hmma>40:True" \
+	"$(gemms precision-tf32 'gemm')"
+expect "bf16 GEMMs: tensor pipes busy" "compute-bound tensor<5:False tensor>40:True sm>80:True hmma>40:True" \
+	"$(gemms precision-bf16 'nvjet')"
+expect "compiled element-wise chain: memory-bound" "memory-bound tensor<5:False tensor>40:False sm>80:True hmma>40:False" \
+	"$(gemms fusion-compiled 'triton_poi_fused')"
+
+exit $((failures > 0))
