@@ -59,7 +59,7 @@ static int collect_findings(struct trace *trace, struct findings *out)
 	    phases_compute(trace, NULL, &hdr.phases, err, sizeof(err)) < 0 ||
 	    report_header_read(trace, NULL, &hdr, err, sizeof(err)) < 0 ||
 	    report_scope_steady(trace, hdr.phases, &hdr.steady_start, &hdr.steady_end, err, sizeof(err)) < 0 ||
-	    report_run_rules(trace, config, NULL, 0, origin, out, NULL, err, sizeof(err)) < 0) {
+	    report_run_rules(trace, config, NULL, 0, origin, hdr.phases, out, NULL, err, sizeof(err)) < 0) {
 		pr_warn("the rules failed, the timeline has no findings: %s", err[0] ? err : "no reason given");
 		findings_release(out);
 		memset(out, 0, sizeof(*out));

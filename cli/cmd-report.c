@@ -9,6 +9,7 @@
 #include "cli/trace-args.h"
 #include "common/progress.h"
 #include "common/util.h"
+#include "rules/memory.h"
 #include "rules/phases.h"
 
 #include <getopt.h>
@@ -291,6 +292,10 @@ static int report_load(struct report_command *cmd, struct trace *trace, const ch
 		return -1;
 	}
 	hdr->origin = origin;
+	if (memory_summary_compute(trace, hdr->phases, &hdr->memory, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		return -1;
+	}
 	/* the page's charts show the whole scope, so they are read before it narrows to the steady state */
 	if (cmd->opt.format == OUTPUT_FORMAT_HTML && report_charts_read(trace, hdr, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
@@ -304,8 +309,9 @@ static int report_compute(struct report_command *cmd, struct trace *trace, struc
 			  struct findings *findings)
 {
 	char err[1024];
-	int n = report_run_rules(trace, cmd->config, cmd->ids, cmd->nids, hdr->origin, findings,
-				 cmd->timings ? stderr : NULL, err, sizeof(err));
+	int n = report_run_rules(trace, cmd->config, cmd->ids, cmd->nids, hdr->origin,
+				 hdr->steady_only ? hdr->phases : NULL, findings, cmd->timings ? stderr : NULL, err,
+				 sizeof(err));
 
 	if (n < 0) {
 		pr_err("%s", err);

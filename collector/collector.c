@@ -175,6 +175,12 @@ static void collector_decode_buffer(struct collector *c, uint8_t *data, size_t v
 		case ROW_SYNC:
 			writer_sync(c->writer, &row.sync);
 			break;
+		case ROW_MEMORY:
+			writer_memory(c->writer, &row.memory);
+			break;
+		case ROW_MEMPOOL:
+			writer_mempool(c->writer, &row.mempool);
+			break;
 		case ROW_API:
 			writer_api(c->writer, &row.api);
 			break;

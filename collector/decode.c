@@ -179,6 +179,96 @@ static void decode_device(const CUpti_ActivityDevice5 *d, struct device_row *row
 	row->compute_minor = d->computeCapabilityMinor;
 }
 
+/* ---- GPU memory ---- */
+
+int decode_mem_oper(unsigned cupti_oper)
+{
+	switch (cupti_oper) {
+	case CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION:
+		return NSYS_MEM_OPER_ALLOCATION;
+	case CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE:
+		return NSYS_MEM_OPER_DEALLOCATION;
+	default:
+		return -1;
+	}
+}
+
+int decode_mempool_oper(unsigned cupti_oper)
+{
+	/* nsys ENUM_CUDA_MEMPOOL_OPER: 0 invalid, 1 created, 2 destroyed, 3 trimmed */
+	switch (cupti_oper) {
+	case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED:
+		return 1;
+	case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_DESTROYED:
+		return 2;
+	case CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED:
+		return 3;
+	default:
+		return 0;
+	}
+}
+
+int decode_mempool_type(unsigned cupti_type)
+{
+	/* nsys ENUM_CUDA_MEMPOOL_TYPE: 0 invalid, 1 local, 2 imported */
+	switch (cupti_type) {
+	case CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL:
+		return 1;
+	case CUPTI_ACTIVITY_MEMORY_POOL_TYPE_IMPORTED:
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+/* Returns ROW_NONE for a record whose operation is neither an allocation nor a release. */
+static enum row_kind decode_memory(const CUpti_ActivityMemory4 *m, struct memory_row *row)
+{
+	row->operation = decode_mem_oper(m->memoryOperationType);
+	if (row->operation < 0)
+		return ROW_NONE;
+	row->start = m->timestamp;
+	row->device_id = m->deviceId;
+	row->context_id = m->contextId;
+	row->correlation_id = m->correlationId;
+	row->stream_id = m->streamId != CUPTI_INVALID_STREAM_ID ? m->streamId : ROW_NO_ID;
+	row->address = m->address;
+	row->pc = m->PC;
+	row->bytes = m->bytes;
+	row->mem_kind = decode_mem_kind(m->memoryKind);
+	row->name = m->name;
+	row->pool_address = row->pool_release_threshold = row->pool_size = row->pool_utilized = ROW_NO_POOL;
+	row->imported_pool_address = row->imported_pool_pid = ROW_NO_POOL;
+	if (m->memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL) {
+		row->pool_address = m->memoryPoolConfig.address;
+		row->pool_release_threshold = m->memoryPoolConfig.releaseThreshold;
+		row->pool_size = m->memoryPoolConfig.pool.size;
+		row->pool_utilized = m->memoryPoolConfig.utilizedSize;
+	} else if (m->memoryPoolConfig.memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_IMPORTED) {
+		row->imported_pool_address = m->memoryPoolConfig.address;
+		row->imported_pool_pid = m->memoryPoolConfig.pool.processId;
+	}
+	return ROW_MEMORY;
+}
+
+static void decode_mempool(const CUpti_ActivityMemoryPool3 *p, struct mempool_row *row)
+{
+	row->start = p->timestamp;
+	row->device_id = p->deviceId;
+	row->correlation_id = p->correlationId;
+	row->address = p->address;
+	row->operation = decode_mempool_oper(p->memoryPoolOperationType);
+	row->pool_type = decode_mempool_type(p->memoryPoolType);
+	row->min_bytes_to_keep = p->memoryPoolOperationType == CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED
+					 ? p->minBytesToKeep : ROW_NO_POOL;
+	row->release_threshold = row->size = row->utilized = ROW_NO_POOL;
+	if (p->memoryPoolType == CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL) {
+		row->release_threshold = p->releaseThreshold;
+		row->size = p->size;
+		row->utilized = p->utilizedSize;
+	}
+}
+
 enum row_kind decode_record(const CUpti_Activity *record, struct trace_row *row)
 {
 	switch (record->kind) {
@@ -236,6 +326,13 @@ enum row_kind decode_record(const CUpti_Activity *record, struct trace_row *row)
 		row->kind = ROW_STREAM;
 		break;
 	}
+	case CUPTI_ACTIVITY_KIND_MEMORY2:
+		row->kind = decode_memory((const CUpti_ActivityMemory4 *)record, &row->memory);
+		break;
+	case CUPTI_ACTIVITY_KIND_MEMORY_POOL:
+		decode_mempool((const CUpti_ActivityMemoryPool3 *)record, &row->mempool);
+		row->kind = ROW_MEMPOOL;
+		break;
 	default:
 		row->kind = ROW_NONE;
 		break;

@@ -37,6 +37,8 @@ enum row_kind {
 	ROW_DEVICE,
 	ROW_CONTEXT,
 	ROW_STREAM,
+	ROW_MEMORY,
+	ROW_MEMPOOL,
 };
 
 struct kernel_row {
@@ -125,6 +127,45 @@ struct stream_row {
 	int flag;			/* ENUM_CUPTI_STREAM_TYPE: CUPTI's value, nsys numbers alike */
 };
 
+/* ---- GPU memory: CUDA_GPU_MEMORY_USAGE_EVENTS and CUDA_GPU_MEMORY_POOL_EVENTS ---- */
+
+/* nsys ENUM_CUDA_DEV_MEM_EVENT_OPER (CUPTI: 1 allocation, 2 release) */
+enum nsys_mem_oper {
+	NSYS_MEM_OPER_ALLOCATION = 0,
+	NSYS_MEM_OPER_DEALLOCATION = 1,
+};
+
+/* One allocation or release (CUPTI_ACTIVITY_KIND_MEMORY2). Pool fields: ROW_NO_POOL unless set. */
+#define ROW_NO_POOL UINT64_MAX
+struct memory_row {
+	uint64_t start;
+	uint32_t device_id, context_id, correlation_id;
+	uint32_t stream_id;		/* ROW_NO_ID when not stream-ordered */
+	uint64_t address, pc, bytes;
+	int mem_kind;			/* ENUM_CUDA_MEM_KIND */
+	int operation;			/* ENUM_CUDA_DEV_MEM_EVENT_OPER */
+	const char *name;		/* variable name or NULL, owned by CUPTI */
+	uint64_t pool_address, pool_release_threshold, pool_size, pool_utilized;	/* local pool */
+	uint64_t imported_pool_address, imported_pool_pid;			/* imported pool */
+};
+
+/* One memory-pool event (CUPTI_ACTIVITY_KIND_MEMORY_POOL). */
+struct mempool_row {
+	uint64_t start;
+	uint32_t device_id, correlation_id;
+	uint64_t address;
+	int operation;			/* ENUM_CUDA_MEMPOOL_OPER */
+	int pool_type;			/* ENUM_CUDA_MEMPOOL_TYPE */
+	uint64_t min_bytes_to_keep;	/* ROW_NO_POOL unless trimmed */
+	uint64_t release_threshold, size, utilized;	/* ROW_NO_POOL unless a local pool */
+};
+
+/* CUPTI CUpti_ActivityMemoryOperationType -> nsys ENUM_CUDA_DEV_MEM_EVENT_OPER; -1 for invalid. */
+int decode_mem_oper(unsigned cupti_oper);
+/* CUPTI's pool operation and type -> nsys ENUM_CUDA_MEMPOOL_OPER, ENUM_CUDA_MEMPOOL_TYPE. */
+int decode_mempool_oper(unsigned cupti_oper);
+int decode_mempool_type(unsigned cupti_type);
+
 struct trace_row {
 	enum row_kind kind;
 	union {
@@ -136,6 +177,8 @@ struct trace_row {
 		struct device_row device;
 		struct context_row context;
 		struct stream_row stream;
+		struct memory_row memory;
+		struct mempool_row mempool;
 	};
 };
 

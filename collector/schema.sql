@@ -382,6 +382,83 @@ CREATE TABLE GPU_METRICS (
     value                       INTEGER   NOT NULL                     -- Counter data value
 );
 
+-- ---- GPU memory (CUPTI_ACTIVITY_KIND_MEMORY2 and MEMORY_POOL): nsys's --cuda-memory-usage tables,
+-- ---- columns and enum values as NVIDIA's SQLite schema reference (3.16) gives them.
+CREATE TABLE CUDA_GPU_MEMORY_USAGE_EVENTS (
+    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
+    globalPid                   INTEGER   NOT NULL,                    -- Serialized GlobalId.
+    deviceId                    INTEGER   NOT NULL,                    -- Device ID.
+    contextId                   INTEGER   NOT NULL,                    -- Context ID.
+    address                     INTEGER   NOT NULL,                    -- Virtual address of the allocation/deallocation.
+    pc                          INTEGER   NOT NULL,                    -- Program counter of the allocation/deallocation.
+    bytes                       INTEGER   NOT NULL,                    -- Number of bytes allocated/deallocated (B).
+    memKind                     INTEGER   NOT NULL,                    -- REFERENCES ENUM_CUDA_MEM_KIND(id)
+    memoryOperationType         INTEGER   NOT NULL,                    -- REFERENCES ENUM_CUDA_DEV_MEM_EVENT_OPER(id)
+    name                        TEXT,                                  -- Variable name, if available.
+    correlationId               INTEGER,                               -- REFERENCES CUPTI_ACTIVITY_KIND_RUNTIME(correlationId)
+    streamId                    INTEGER,                               -- Stream ID.
+    localMemoryPoolAddress      INTEGER,                               -- Base address of the local memory pool used
+    localMemoryPoolReleaseThreshold   INTEGER,                         -- Release threshold of the local memory pool used
+    localMemoryPoolSize         INTEGER,                               -- Size of the local memory pool used
+    localMemoryPoolUtilizedSize   INTEGER,                             -- Utilized size of the local memory pool used
+    importedMemoryPoolAddress   INTEGER,                               -- Base address of the imported memory pool used
+    importedMemoryPoolProcessId   INTEGER                              -- Process ID of the imported memory pool used
+);
+
+CREATE TABLE CUDA_GPU_MEMORY_POOL_EVENTS (
+    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
+    globalPid                   INTEGER   NOT NULL,                    -- Serialized GlobalId.
+    deviceId                    INTEGER   NOT NULL,                    -- Device ID.
+    address                     INTEGER   NOT NULL,                    -- The base virtual address of the memory pool.
+    operationType               INTEGER   NOT NULL,                    -- REFERENCES ENUM_CUDA_MEMPOOL_OPER(id)
+    poolType                    INTEGER   NOT NULL,                    -- REFERENCES ENUM_CUDA_MEMPOOL_TYPE(id)
+    correlationId               INTEGER,                               -- REFERENCES CUPTI_ACTIVITY_KIND_RUNTIME(correlationId)
+    minBytesToKeep              INTEGER,                               -- Minimum number of bytes to keep of the memory pool.
+    localMemoryPoolReleaseThreshold   INTEGER,                         -- Release threshold of the local memory pool used
+    localMemoryPoolSize         INTEGER,                               -- Size of the local memory pool used
+    localMemoryPoolUtilizedSize   INTEGER                              -- Utilized size of the local memory pool used
+);
+
+CREATE TABLE ENUM_CUDA_DEV_MEM_EVENT_OPER (
+    -- CUDA device mem event operation labels
+
+    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value.
+    name                        TEXT,                                  -- Enum symbol name.
+    label                       TEXT                                   -- Enum human name.
+);
+
+INSERT INTO ENUM_CUDA_DEV_MEM_EVENT_OPER VALUES
+    (0, 'CUDA_DEV_MEM_EVENT_OPR_ALLOCATION', 'Allocation'),
+    (1, 'CUDA_DEV_MEM_EVENT_OPR_DEALLOCATION', 'Deallocation');
+
+CREATE TABLE ENUM_CUDA_MEMPOOL_TYPE (
+    -- CUDA mempool type labels
+
+    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value.
+    name                        TEXT,                                  -- Enum symbol name.
+    label                       TEXT                                   -- Enum human name.
+);
+
+INSERT INTO ENUM_CUDA_MEMPOOL_TYPE VALUES
+    (0, 'CUDA_MEMPOOL_TYPE_INVALID', 'Invalid'),
+    (1, 'CUDA_MEMPOOL_TYPE_LOCAL', 'Local'),
+    (2, 'CUDA_MEMPOOL_TYPE_IMPORTED', 'Imported');
+
+CREATE TABLE ENUM_CUDA_MEMPOOL_OPER (
+    -- CUDA mempool operation labels
+
+    id                          INTEGER   NOT NULL   PRIMARY KEY,      -- Enum numerical value.
+    name                        TEXT,                                  -- Enum symbol name.
+    label                       TEXT                                   -- Enum human name.
+);
+
+INSERT INTO ENUM_CUDA_MEMPOOL_OPER VALUES
+    (0, 'CUDA_MEMPOOL_OPERATION_TYPE_INVALID', 'Invalid'),
+    (1, 'CUDA_MEMPOOL_OPERATION_TYPE_CREATED', 'Created'),
+    (2, 'CUDA_MEMPOOL_OPERATION_TYPE_DESTROYED', 'Destroyed'),
+    (3, 'CUDA_MEMPOOL_OPERATION_TYPE_TRIMMED', 'Trimmed');
+-- ---- end of GPU memory
+
 -- The export's version, where tools that branch on the nsys schema version look for it: the rows of
 -- nsys's EXPORT_SCHEMA_VERSION* name the nsys schema whose DDL this file copies (3.16.1).
 CREATE TABLE META_DATA_EXPORT (

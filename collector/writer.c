@@ -63,6 +63,8 @@ enum stmt_id {
 	ST_GPU_METRIC,
 	ST_GPU_METRIC_INFO,
 	ST_GPT_GPU_METRICS,
+	ST_MEMORY,
+	ST_MEMPOOL,
 	ST_COUNT,
 };
 
@@ -100,6 +102,15 @@ static const char *const stmt_sql[ST_COUNT] = {
 			       "smCyclesActive, tensorCycles, dramReadBytes, dramWriteBytes, "
 			       "pcieReadBytes, pcieWriteBytes, nvlinkRxBytes, nvlinkTxBytes) VALUES "
 			       "(?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_MEMORY] = "INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS (start, globalPid, deviceId, contextId, "
+		      "address, pc, bytes, memKind, memoryOperationType, name, correlationId, streamId, "
+		      "localMemoryPoolAddress, localMemoryPoolReleaseThreshold, localMemoryPoolSize, "
+		      "localMemoryPoolUtilizedSize, importedMemoryPoolAddress, importedMemoryPoolProcessId) "
+		      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_MEMPOOL] = "INSERT INTO CUDA_GPU_MEMORY_POOL_EVENTS (start, globalPid, deviceId, address, "
+		       "operationType, poolType, correlationId, minBytesToKeep, "
+		       "localMemoryPoolReleaseThreshold, localMemoryPoolSize, localMemoryPoolUtilizedSize) "
+		       "VALUES (?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 enum row_counter {
@@ -110,6 +121,9 @@ enum row_counter {
 	COUNT_API,
 	COUNT_NVTX,
 	COUNT_API_DUPLICATE,
+	COUNT_MEMORY,
+	COUNT_MEMPOOL,
+	COUNT_MEMORY_DROPPED,
 	COUNT_MAX,
 };
 
@@ -117,6 +131,7 @@ static const char *const count_meta_name[COUNT_MAX] = {
 	"kernel_records", "memcpy_records", "memset_records",
 	"sync_records",	  "api_records",    "nvtx_records",
 	"api_records_duplicate",
+	"memory_records", "mempool_records", "memory_records_dropped",
 };
 
 struct kernel_names {
@@ -717,6 +732,89 @@ int writer_memset(struct writer *w, const struct memset_row *r)
 		return -1;
 	writer_see_stream(w, r->device_id, r->context_id, r->stream_id);
 	w->counts[COUNT_MEMSET]++;
+	return 0;
+}
+
+/* ---- GPU memory ---- */
+
+static void bind_pool(sqlite3_stmt *st, int col, uint64_t v)
+{
+	if (v == ROW_NO_POOL)
+		sqlite3_bind_null(st, col);
+	else
+		sqlite3_bind_int64(st, col, (int64_t)v);
+}
+
+/* Whether one more memory row fits under the bound; counts the ones that do not. */
+static int memory_room(struct writer *w)
+{
+	uint64_t max = w->options.memory_max ? w->options.memory_max : WRITER_MEMORY_MAX;
+
+	if (w->counts[COUNT_MEMORY] + w->counts[COUNT_MEMPOOL] < max)
+		return 1;
+	w->counts[COUNT_MEMORY_DROPPED]++;
+	return 0;
+}
+
+int writer_memory(struct writer *w, const struct memory_row *r)
+{
+	sqlite3_stmt *st;
+
+	if (writer_ready(w) < 0)
+		return -1;
+	if (!memory_room(w))
+		return 0;
+	st = w->stmt[ST_MEMORY];
+	sqlite3_bind_int64(st, 1, rel(w, r->start));
+	sqlite3_bind_int64(st, 2, w->global_pid);
+	sqlite3_bind_int64(st, 3, r->device_id);
+	sqlite3_bind_int64(st, 4, r->context_id);
+	sqlite3_bind_int64(st, 5, (int64_t)r->address);
+	sqlite3_bind_int64(st, 6, (int64_t)r->pc);
+	sqlite3_bind_int64(st, 7, (int64_t)r->bytes);
+	sqlite3_bind_int(st, 8, r->mem_kind);
+	sqlite3_bind_int(st, 9, r->operation);
+	if (r->name && r->name[0])
+		sqlite3_bind_text(st, 10, r->name, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 10);
+	sqlite3_bind_int64(st, 11, r->correlation_id);
+	bind_optional_id(st, 12, r->stream_id);
+	bind_pool(st, 13, r->pool_address);
+	bind_pool(st, 14, r->pool_release_threshold);
+	bind_pool(st, 15, r->pool_size);
+	bind_pool(st, 16, r->pool_utilized);
+	bind_pool(st, 17, r->imported_pool_address);
+	bind_pool(st, 18, r->imported_pool_pid);
+	if (writer_step(w, st) < 0)
+		return -1;
+	w->counts[COUNT_MEMORY]++;
+	return 0;
+}
+
+int writer_mempool(struct writer *w, const struct mempool_row *r)
+{
+	sqlite3_stmt *st;
+
+	if (writer_ready(w) < 0)
+		return -1;
+	if (!memory_room(w))
+		return 0;
+	st = w->stmt[ST_MEMPOOL];
+	sqlite3_bind_int64(st, 1, rel(w, r->start));
+	sqlite3_bind_int64(st, 2, w->global_pid);
+	sqlite3_bind_int64(st, 3, r->device_id);
+	sqlite3_bind_int64(st, 4, (int64_t)r->address);
+	sqlite3_bind_int(st, 5, r->operation);
+	sqlite3_bind_int(st, 6, r->pool_type);
+	sqlite3_bind_int64(st, 7, r->correlation_id);
+	bind_pool(st, 8, r->min_bytes_to_keep);
+	bind_pool(st, 9, r->release_threshold);
+	bind_pool(st, 10, r->size);
+	bind_pool(st, 11, r->utilized);
+	if (writer_step(w, st) < 0)
+		return -1;
+	w->counts[COUNT_MEMPOOL]++;
 	return 0;
 }
 

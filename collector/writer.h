@@ -35,7 +35,11 @@ struct writer_options {
 	uint64_t max_size;
 	/* ... and say so, once, from the writer thread (at: the trace's relative ns); may be NULL. */
 	void (*full)(const char *path, uint64_t bytes, int64_t at);
+	/* GPU memory rows kept at most (CUDA_GPU_MEMORY_USAGE_EVENTS and _POOL_EVENTS together; 0:
+	 * WRITER_MEMORY_MAX): beyond it rows are counted in GPT_META memory_records_dropped. */
+	uint64_t memory_max;
 };
+#define WRITER_MEMORY_MAX 1000000	/* about 100 MB of rows: 5,000 allocations a step for 200 steps */
 
 /* NVTX_EVENTS eventType values (nsys ENUM_NSYS_EVENT_TYPE). */
 enum nvtx_event_type {
@@ -69,6 +73,8 @@ void writer_free(struct writer *writer);
 int writer_kernel(struct writer *writer, const struct kernel_row *row);
 int writer_memcpy(struct writer *writer, const struct memcpy_row *row);
 int writer_memset(struct writer *writer, const struct memset_row *row);
+int writer_memory(struct writer *writer, const struct memory_row *row);
+int writer_mempool(struct writer *writer, const struct mempool_row *row);
 int writer_sync(struct writer *writer, const struct sync_row *row);
 int writer_api(struct writer *writer, const struct api_row *row);
 int writer_nvtx(struct writer *writer, const struct nvtx_row *row);

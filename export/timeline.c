@@ -114,6 +114,7 @@ static int walk_findings(struct timeline *tl, const struct findings *findings)
 
 static void timeline_release(struct timeline *tl)
 {
+	memory_summary_free(tl->memory);
 	for (size_t i = 0; i < tl->nprocs; i++) {
 		free(tl->procs[i]->name);
 		lane_set_release(&tl->procs[i]->nvtx_ranges);
@@ -195,7 +196,8 @@ int timeline_walk(struct trace *trace, const struct findings *findings, struct t
 	if (ret < 0)
 		goto out;
 	progress_begin(&tl.progress, "export", "events", rows);
-	if ((ret = index_pass(&tl)) < 0 || (ret = load_gpus(&tl)) < 0)
+	if ((ret = index_pass(&tl)) < 0 || (ret = load_gpus(&tl)) < 0 ||
+	    (ret = memory_summary_compute(trace, NULL, &tl.memory, err, errlen)) < 0)
 		goto out;
 	/* Tracks in the order a reader shows them by default: host processes, GPUs, findings. */
 	if ((ret = sink->ops->begin(sink, tl.origin)) < 0 || (ret = declare_host_tracks(&tl)) < 0 ||

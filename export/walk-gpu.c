@@ -1,6 +1,6 @@
 /*
  * The timeline walk's GPU pass (walk.h): kernels, copies and sets of every file merged in time
- * order onto their streams, with each device's busy and bandwidth counters.
+ * order onto their streams, with each device's busy, bandwidth and memory-in-use counters.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "export/walk.h"
@@ -105,6 +105,7 @@ static int emit_series(struct timeline *tl, const struct timeline_track *track, 
 /* The sampled metrics shown as counters, each as it was sampled (a step per sample). */
 static const enum gpu_sample_metric sampled_tracks[] = { GS_SM_ACTIVE, GS_TENSOR, GS_DRAM_READ,
 							 GS_DRAM_WRITE };
+#define NSAMPLED_TRACKS ((int32_t)(sizeof(sampled_tracks) / sizeof(sampled_tracks[0])))
 
 static int emit_sampled_track(struct timeline *tl, const struct gpu_samples *d,
 			      struct timeline_track *track, enum gpu_sample_metric m)
@@ -159,6 +160,31 @@ static int emit_sampled_metrics(struct timeline *tl, struct gpu *g, struct timel
 	return ret;
 }
 
+/* Memory in use on the device (rules/memory.h), one counter track per trace that allocated on it. */
+static int emit_memory_counters(struct timeline *tl, struct gpu *g, struct timeline_track *track, char *name,
+				size_t namelen)
+{
+	int ret = 0;
+
+	for (size_t i = 0; tl->memory && !ret && i < tl->memory->ndevices; i++) {
+		const struct memory_device *d = &tl->memory->devices[i];
+
+		if (d->device != g->device || !d->npoints)
+			continue;
+		if (trace_count(tl->trace) > 1)
+			snprintf(name, namelen, "GPU %" PRId64 " memory in use (trace %" PRId64 ")", g->device, d->trace_id);
+		else
+			snprintf(name, namelen, "GPU %" PRId64 " memory in use", g->device);
+		track->uuid = tl->next_uuid++;
+		track->unit = "MB";
+		track->sort_index = SORT_COUNTERS + 1 + NDIRS + NSAMPLED_TRACKS + (int32_t)i;
+		ret = tl->sink->ops->track(tl->sink, track);
+		for (size_t j = 0; !ret && j < d->npoints; j++)
+			ret = tl->sink->ops->counter(tl->sink, track, d->points[j].at, (double)d->points[j].bytes / 1e6);
+	}
+	return ret;
+}
+
 static int emit_device_counters(struct timeline *tl, struct gpu *g, struct counter_buckets *b)
 {
 	char name[96];
@@ -187,6 +213,8 @@ static int emit_device_counters(struct timeline *tl, struct gpu *g, struct count
 	}
 	if (!ret)
 		ret = emit_sampled_metrics(tl, g, &track, name, sizeof(name));
+	if (!ret)
+		ret = emit_memory_counters(tl, g, &track, name, sizeof(name));
 	return ret;
 }
 static struct gpu_stream *find_stream(struct timeline *tl, int64_t device, int64_t stream, int64_t trace_id,

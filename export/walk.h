@@ -13,6 +13,7 @@
 #include "common/key-index.h"
 #include "common/progress.h"
 #include "common/util.h"
+#include "rules/memory.h"
 #include "rules/rule-util.h"
 
 #include <errno.h>
@@ -217,6 +218,7 @@ struct timeline {
 
 	struct gpu *gpus;
 	size_t ngpus;
+	struct memory_summary *memory;	/* GPU memory in use, for its counter tracks; NULL: none */
 	struct gpu_stream *streams;	/* sorted by (device, stream, trace, pid) */
 	size_t nstreams, streams_cap;
 	struct key_index stream_index;	/* the index's set of streams */

@@ -70,7 +70,7 @@ static void run_report(struct trace *trace, const char *scope_words, int keep_sc
 		if (trace_set_scope(trace, &steady, err, sizeof(err)) < 0)
 			goto out;
 	}
-	n = report_run_rules(trace, config, NULL, 0, hdr.start, &findings, NULL, err, sizeof(err));
+	n = report_run_rules(trace, config, NULL, 0, hdr.start, NULL, &findings, NULL, err, sizeof(err));
 	if (n < 0)
 		goto out;
 	report_discount_replayed(&hdr, &findings);

@@ -158,7 +158,8 @@ static const char *const default_runtime_calls[] = {
 	"cudaThreadSynchronize", "cudaStreamSynchronize", "cudaStreamWaitEvent", "cudaStreamCreate",
 	"cudaStreamDestroy",   "cudaEventRecord",      "cudaEventSynchronize", "cudaEventCreate",
 	"cudaEventDestroy",    "cudaGraphLaunch",      "cudaMalloc",	    "cudaFree",
-	"cudaHostAlloc",       "cudaHostRegister",     NULL,
+	"cudaHostAlloc",       "cudaHostRegister",     "cudaHostUnregister", "cudaMemPool",
+	NULL,
 };
 
 static const char *const default_driver_calls[] = {
@@ -167,7 +168,9 @@ static const char *const default_driver_calls[] = {
 	"cuEventRecord",     "cuEventSynchronize", "cuEventCreate",	   "cuEventDestroy",
 	"cuGraphLaunch",     "cuMemAlloc",	     "cuMemFree",	   "cuMemHostAlloc",
 	"cuMemHostRegister", "cuMemCreate",	     "cuMemMap",	   "cuMemRelease",
-	"cuModuleLoad",	     "cuLibraryLoad",	     "cuLinkComplete",	   NULL,
+	"cuModuleLoad",	     "cuLibraryLoad",	     "cuLinkComplete",	   "cuMemUnmap",
+	"cuMemAddressReserve", "cuMemAddressFree",   "cuMemSetAccess",	   "cuMemHostUnregister",
+	"cuMemPool",	     NULL,
 };
 
 static int dl_find_cupti(struct dl_phdr_info *info, size_t size, void *data)
@@ -960,6 +963,10 @@ int cupti_trace_enable(const struct inject_config *config, struct collector *col
 	enable_kind(CUPTI_ACTIVITY_KIND_CONTEXT, "context");
 	/* One record per stream created (priority, flags): TARGET_INFO_CUDA_STREAM. */
 	enable_kind(CUPTI_ACTIVITY_KIND_STREAM, "stream");
+	/* GPU memory: one record per allocation and per release (CUDA_GPU_MEMORY_USAGE_EVENTS), and
+	 * the stream-ordered pools' events; the writer bounds their rows (WRITER_MEMORY_MAX). */
+	enable_kind(CUPTI_ACTIVITY_KIND_MEMORY2, "memory");
+	enable_kind(CUPTI_ACTIVITY_KIND_MEMORY_POOL, "memory");
 	switch (config->api) {
 	case INJECT_API_ALL:
 		enable_kind(CUPTI_ACTIVITY_KIND_RUNTIME, "runtime");

@@ -54,6 +54,7 @@ enum source_table {
 	SRC_CAPTURE_WINDOWS,
 	SRC_GPU_METRICS,
 	SRC_GPU_METRICS_INFO,
+	SRC_MEMORY,
 	SRC_COUNT,
 };
 
@@ -76,6 +77,7 @@ static const char *const source_names[SRC_COUNT] = {
 	[SRC_CAPTURE_WINDOWS] = "GPT_CAPTURE_WINDOWS",
 	[SRC_GPU_METRICS] = "GPU_METRICS",
 	[SRC_GPU_METRICS_INFO] = "TARGET_INFO_GPU_METRICS",
+	[SRC_MEMORY] = "CUDA_GPU_MEMORY_USAGE_EVENTS",
 };
 
 struct trace_file {
@@ -221,6 +223,18 @@ static const struct view_col source_metrics_cols[] = {
 	PLAIN_TEXT("kernelName"), PLAIN_TEXT("shortName"), PLAIN_TEXT("file"), PLAIN("line"),
 	PLAIN("gldSectors"), PLAIN("gldSectorsIdeal"), PLAIN("gldRequests"),
 	PLAIN("gstSectors"), PLAIN("gstSectorsIdeal"), PLAIN("gstRequests"), PLAIN("launches"),
+};
+
+/*
+ * GPU memory allocations and releases (nsys --cuda-memory-usage, ours by default): never scoped,
+ * since what is in use at any time depends on every earlier allocation. op: 0 allocation, 1 release
+ * (ENUM_CUDA_DEV_MEM_EVENT_OPER); memKind: ENUM_CUDA_MEM_KIND.
+ */
+static const struct view_col memory_cols[] = {
+	{ "traceId", COL_TRACE_ID, 0, NULL, NULL, NULL }, { "start", COL_TIME, 0, "start", NULL, NULL },
+	PLAIN("deviceId"), PLAIN("contextId"), PLAIN("address"), PLAIN("bytes"), PLAIN("memKind"),
+	{ "op", COL_PLAIN, 0, "memoryOperationType", NULL, NULL }, PLAIN("correlationId"), PLAIN("streamId"),
+	PLAIN("globalPid"), { "pid", COL_PID, 0, "globalPid", NULL, NULL },
 };
 
 static const struct view_col meta_cols[] = {
@@ -923,6 +937,9 @@ static int create_views(struct trace *trace, char *err, size_t errlen)
 	if (!ret)
 		ret = create_base_view(trace, "processes", SRC_PROCESSES, NULL, 0, 1, err, errlen);
 	if (!ret)
+		ret = create_base_view(trace, "memory", SRC_MEMORY, memory_cols, NCOLS(memory_cols), 0, err,
+				       errlen);
+	if (!ret)
 		ret = create_metrics_views(trace, err, errlen);
 	if (!ret)
 		ret = create_base_view(trace, "windows", SRC_CAPTURE_WINDOWS, window_cols,
@@ -936,7 +953,8 @@ static int create_views(struct trace *trace, char *err, size_t errlen)
 						      "CREATE TEMP VIEW meta AS SELECT * FROM gpt_all_meta;"
 						      "CREATE TEMP VIEW strings AS SELECT * FROM gpt_all_strings;"
 						      "CREATE TEMP VIEW processes AS SELECT * FROM "
-						      "gpt_all_processes"), err, errlen);
+						      "gpt_all_processes;"
+						      "CREATE TEMP VIEW memory AS SELECT * FROM gpt_all_memory"), err, errlen);
 	if (!ret) {
 		struct trace_scope all = { 0 };
 

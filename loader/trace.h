@@ -45,6 +45,11 @@
  *   gpus(traceId, id, name, smCount, totalMemory, memoryBandwidth, clockRate, l2CacheSize,
  *        computeMajor, computeMinor, busLocation, uuid)
  *       memoryBandwidth in bytes per second, clockRate in Hz (as nsys).
+ *   memory(traceId, start, deviceId, contextId, address, bytes, memKind, op, correlationId, streamId,
+ *          globalPid, pid)
+ *       GPU memory allocations (op 0) and releases (op 1) from CUDA_GPU_MEMORY_USAGE_EVENTS, memKind
+ *       as ENUM_CUDA_MEM_KIND; never scoped (memory in use depends on every earlier allocation);
+ *       empty for traces recorded without memory records.
  *   processes(traceId, globalPid, pid, name)
  *       only processes that own at least one GPU event or API call.
  *   meta(traceId, name, value)

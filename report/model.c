@@ -6,6 +6,7 @@
 #include "report/report.h"
 #include "loader/events.h"
 #include "report/html/html.h"
+#include "rules/memory.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -224,15 +225,17 @@ void report_header_release(struct report_header *hdr)
 	free(hdr->devices);
 	free(hdr->scope);
 	phases_free(hdr->phases);
+	memory_summary_free(hdr->memory);
 	memset(hdr, 0, sizeof(*hdr));
 }
 
 /* ---- rules ---- */
 
 int report_run_rules(struct trace *trace, const struct rule_config *config, const char *const *ids, size_t nids,
-		     int64_t origin, struct findings *out, FILE *timings, char *err, size_t errlen)
+		     int64_t origin, const struct phases *steady, struct findings *out, FILE *timings, char *err,
+		     size_t errlen)
 {
-	struct rule_context ctx = { .trace = trace, .config = config, .out = out, .origin = origin };
+	struct rule_context ctx = { .trace = trace, .config = config, .out = out, .origin = origin, .steady = steady };
 	const struct rule **rules = NULL;
 	size_t n = 0;
 	int ret;

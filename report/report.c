@@ -7,6 +7,7 @@
 #include "report/report.h"
 #include "loader/events.h"
 #include "report/html/html.h"
+#include "report/memory.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -254,6 +255,7 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 		fprintf(out, "  %-9s %s\n", i ? "" : "note", hdr->notes[i]);
 	fprintf(out, "\n");
 	write_phases_text(out, hdr, bold, reset);
+	report_memory_text(out, hdr);
 
 	if (!findings->count) {
 		fprintf(out, "No findings from %zu rules%s.\n", opt->nrules, hdr->steady_only ? " in the steady state" : "");
@@ -366,6 +368,7 @@ static void write_markdown(FILE *out, const struct report_header *hdr, const str
 		fprintf(out, "\n\n");
 	}
 	write_phases_markdown(out, hdr);
+	report_memory_markdown(out, hdr);
 	if (!findings->count) {
 		fprintf(out, "No findings from %zu rules.\n", opt->nrules);
 		return;
@@ -530,6 +533,7 @@ static void write_json(FILE *out, const struct report_header *hdr, const struct 
 	fprintf(out, "  \"events\": {\"kernels\": %" PRId64 ", \"copies\": %" PRId64 ", \"api_calls\": %" PRId64 "},\n",
 		hdr->kernels, hdr->copies, hdr->api_calls);
 	write_phases_json(out, hdr);
+	report_memory_json(out, hdr);
 	fprintf(out, "  \"rules_run\": %zu,\n  \"recoverable_ns\": %" PRId64 ",\n  \"recoverable_meaning\": ", opt->nrules,
 		recoverable_total(findings));
 	output_json_string(out, "the sum of the findings' recoverable times, in device time: no idle ns is claimed by "

@@ -27,6 +27,7 @@ struct report_device {
 };
 
 struct report_charts;
+struct memory_summary;
 
 /* What ran, where, how long, how busy: read from the canonical views. */
 struct report_header {
@@ -48,6 +49,7 @@ struct report_header {
 	int64_t steady_iterations;		/* steady iterations of every trace (0: none found) */
 	int64_t replayed_launches;		/* launches replayed for --metrics, in every trace */
 	struct report_charts *charts;		/* HTML only: report_charts_read(); NULL otherwise */
+	struct memory_summary *memory;		/* GPU memory (rules/memory.h); NULL when not computed */
 };
 
 /* The devices' busy time added up (saturating at INT64_MAX). */
@@ -75,7 +77,8 @@ int report_charts_read(struct trace *trace, struct report_header *hdr, char *err
  * number of rules run; a rule that fails stops the report: a negative error with one line in err.
  */
 int report_run_rules(struct trace *trace, const struct rule_config *config, const char *const *ids, size_t nids,
-		     int64_t origin, struct findings *out, FILE *timings, char *err, size_t errlen);
+		     int64_t origin, const struct phases *steady, struct findings *out, FILE *timings, char *err,
+		     size_t errlen);
 
 /*
  * Narrow the trace's scope to the steady state of phases, where the rules judge (one-time costs are

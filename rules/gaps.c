@@ -34,6 +34,41 @@
 
 /* ---- API names ---- */
 
+static int has_prefix(const char *name, const char *const *prefixes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+/* Calls that allocate, free, map or pin memory: the runtime's, the driver's, pools, pinning. */
+static int allocation_call(const char *name)
+{
+	static const char *const prefixes[] = {
+		"cudaMalloc", "cudaFree", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister",
+		"cudaMemPool", "cuMemAlloc", "cuMemFree", "cuMemCreate", "cuMemMap", "cuMemUnmap",
+		"cuMemRelease", "cuMemAddressReserve", "cuMemAddressFree", "cuMemHostAlloc",
+		"cuMemHostRegister", "cuMemHostUnregister", "cuMemPool", "cuMemSetAccess",
+	};
+
+	return has_prefix(name, prefixes, sizeof(prefixes) / sizeof(prefixes[0])) &&
+	       strncmp(name, "cuMemMapArray", 13) != 0;
+}
+
+static int module_call(const char *name)
+{
+	static const char *const parts[] = { "ModuleLoad", "LibraryLoad", "ModuleGet", "LibraryGet", "Link",
+					     "FuncGet", "ModuleUnload", "LibraryUnload", "KernelGet" };
+
+	if (strncmp(name, "cu", 2))
+		return 0;
+	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if (strstr(name, parts[i]))
+			return 1;
+	return 0;
+}
+
 unsigned api_class_of(const char *name)
 {
 	static const char *const syncs[] = {
@@ -42,9 +77,8 @@ unsigned api_class_of(const char *name)
 	};
 	unsigned cls = 0;
 
-	for (size_t i = 0; i < sizeof(syncs) / sizeof(syncs[0]); i++)
-		if (!strncmp(name, syncs[i], strlen(syncs[i])))
-			return API_SYNC;
+	if (has_prefix(name, syncs, sizeof(syncs) / sizeof(syncs[0])))
+		return API_SYNC;
 	if (!strncmp(name, "cudaGraphLaunch", 15) || !strncmp(name, "cuGraphLaunch", 13))
 		return API_LAUNCH | API_GRAPH;
 	if (!strncmp(name, "cudaLaunch", 10) || !strncmp(name, "cuLaunch", 8))
@@ -57,6 +91,8 @@ unsigned api_class_of(const char *name)
 	}
 	if (!strncmp(name, "cudaMemset", 10) || !strncmp(name, "cuMemset", 8))
 		return API_SET;
+	if (allocation_call(name))
+		return API_ALLOC;
 	return 0;
 }
 
@@ -65,13 +101,6 @@ const char *api_category(const char *name)
 	static const struct {
 		const char *part, *category;
 	} table[] = {
-		{ "Malloc", "allocation" }, { "Free", "allocation" }, { "MemAlloc", "allocation" },
-		{ "MemFree", "allocation" }, { "HostAlloc", "allocation" }, { "MemCreate", "allocation" },
-		{ "MemMap", "allocation" }, { "MemUnmap", "allocation" }, { "MemRelease", "allocation" },
-		{ "MemPool", "allocation" }, { "HostRegister", "allocation" },
-		{ "ModuleLoad", "module load or JIT" }, { "LibraryLoad", "module load or JIT" },
-		{ "ModuleGet", "module load or JIT" }, { "LibraryGet", "module load or JIT" },
-		{ "Link", "module load or JIT" }, { "FuncGet", "module load or JIT" },
 		{ "Memcpy", "copy" }, { "Memset", "memset" }, { "Launch", "launch" },
 		{ "Event", "event" }, { "Stream", "stream" }, { "Graph", "graph" },
 		{ "Ctx", "context" }, { "DevicePrimaryCtx", "context" }, { "Init", "initialization" },
@@ -79,10 +108,63 @@ const char *api_category(const char *name)
 
 	if (!name || (strncmp(name, "cu", 2)))
 		return NULL;
+	if (allocation_call(name))
+		return "allocation";
+	if (module_call(name))
+		return "module load or JIT";
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		if (strstr(name, table[i].part))
 			return table[i].category;
 	return "other";
+}
+
+enum idle_family api_family(const char *name)
+{
+	unsigned cls;
+
+	if (!name)
+		return FAMILY_OTHER;
+	if (module_call(name))
+		return FAMILY_MODULE;
+	cls = api_class_of(name);
+	if (cls & API_ALLOC)
+		return FAMILY_ALLOCATION;
+	if (cls & API_BLOCKS)
+		return FAMILY_SYNC;
+	if (cls & (API_COPY | API_SET))
+		return FAMILY_COPY;
+	if (cls & API_LAUNCH)
+		return FAMILY_LAUNCH;
+	return FAMILY_OTHER;
+}
+
+enum idle_family idle_family_of(enum idle_kind kind, const char *detail)
+{
+	switch (kind) {
+	case IDLE_SYNC:
+		return FAMILY_SYNC;
+	case IDLE_CUDA:
+		return api_family(detail);
+	case IDLE_RANGE:
+	case IDLE_HOST:
+		return FAMILY_HOST;
+	case IDLE_LAUNCH:
+	case IDLE_QUEUED:
+		return FAMILY_LAUNCH;
+	default:
+		return FAMILY_OTHER;
+	}
+}
+
+const char *idle_family_name(enum idle_family family)
+{
+	static const char *const names[IDLE_NFAMILIES] = {
+		[FAMILY_ALLOCATION] = "allocation", [FAMILY_MODULE] = "module load and JIT",
+		[FAMILY_COPY] = "copies", [FAMILY_SYNC] = "synchronization", [FAMILY_LAUNCH] = "launch",
+		[FAMILY_HOST] = "host code", [FAMILY_OTHER] = "other CUDA calls",
+	};
+
+	return (unsigned)family < IDLE_NFAMILIES ? names[family] : "other CUDA calls";
 }
 
 const char *idle_kind_name(enum idle_kind kind)

@@ -36,6 +36,7 @@ enum api_class {
 	API_SET = 1 << 3,
 	API_SYNC = 1 << 4,		/* device, stream, event or context synchronize */
 	API_BLOCKING_COPY = 1 << 5,	/* a copy call without "Async" */
+	API_ALLOC = 1 << 6,		/* allocates, frees, maps or pins memory (api_family: allocation) */
 };
 #define API_ISSUES (API_LAUNCH | API_GRAPH | API_COPY | API_SET)
 #define API_BLOCKS (API_SYNC | API_BLOCKING_COPY)
@@ -110,6 +111,37 @@ struct idle_part {
 const char *idle_kind_name(enum idle_kind kind);	/* "sync", "cuda-call", "nvtx-range", ... */
 /* What kind of CUDA call a name is, in words: "allocation", "module load", "copy", ...; NULL if none. */
 const char *api_category(const char *name);
+
+/*
+ * The families idle time is grouped in before anything ranks it: a finding's headline ("mostly
+ * allocation") and its fix follow the family that holds the most time, so that many calls of one
+ * kind (cudaFree and cudaMalloc) are not outranked by one undivided "host code"; the single causes
+ * stay as evidence.
+ *
+ *   allocation   cudaMalloc*, cudaFree*, cuMemAlloc*, cuMemFree*, cuMemCreate/Map/Unmap/Release,
+ *                cuMemAddress*, memory pools, cudaMallocHost/cudaHostAlloc/cudaHostRegister and
+ *                their frees
+ *   module       module and library loading, linking, JIT
+ *   copy         copy and memset calls (not blocked: a blocking copy's wait is synchronization)
+ *   sync         blocked in a synchronizing call or a blocking copy
+ *   launch       the launch calls, launch latency, work issued early that started late
+ *   host         host code, inside NVTX ranges or not
+ *   other        other CUDA calls (events, streams, contexts) and time with no API record
+ */
+enum idle_family {
+	FAMILY_ALLOCATION = 0,
+	FAMILY_MODULE,
+	FAMILY_COPY,
+	FAMILY_SYNC,
+	FAMILY_LAUNCH,
+	FAMILY_HOST,
+	FAMILY_OTHER,
+};
+#define IDLE_NFAMILIES 7
+
+enum idle_family api_family(const char *name);		/* of a CUDA call's name */
+enum idle_family idle_family_of(enum idle_kind kind, const char *detail);
+const char *idle_family_name(enum idle_family family);	/* "allocation", "module load and JIT", ... */
 
 /* The idle interval before one GPU operation, and that operation. */
 struct gap {

@@ -4,8 +4,11 @@
  * gaps.h for the exact definitions), per device and per stream, with the largest gaps listed. The
  * time it would recover is the host-wait idle time in gaps of at least min_gap_us: with work queued
  * ahead, such a gap shrinks to the launch latency, which the threshold excludes. Sync-wait gaps are
- * shown but claimed by excessive-sync and sync-memcpy, so that no idle ns is counted twice.
+ * shown but claimed by excessive-sync and sync-memcpy, and host-wait spent in allocation calls by
+ * allocation-churn, so that no idle ns is counted twice. The headline and the fix follow the family
+ * of causes (gaps.h: enum idle_family) that holds the most host-wait time.
  */
+#include "rules/alloc-tally.h"
 #include "rules/gaps.h"
 #include "rules/rule-util.h"
 
@@ -42,6 +45,9 @@ struct blocker_idle {
 struct device_idle {
 	int64_t trace_id, device;
 	struct cause_total cause[GAP_NCAUSES];
+	int64_t family_ns[IDLE_NFAMILIES];	/* host-wait idle time by family */
+	int64_t claimed_ns;			/* host-wait that allocation-churn and
+						   host-pinning-in-loop claim (alloc-tally.h) */
 	struct gap *largest;		/* max_gaps largest, largest first */
 	size_t nlargest;
 	char **largest_blocker;		/* copies of largest[i].blocker */
@@ -56,6 +62,8 @@ struct host_cause {
 };
 
 struct idle_state {
+	struct alloc_tally tally;	/* what allocation-churn and host-pinning-in-loop claim */
+	int64_t min_gap;
 	struct host_cause *causes;
 	size_t ncauses;
 	size_t max_gaps;
@@ -204,27 +212,121 @@ static const char *cause_text(struct rule_text *t, const struct host_cause *c)
 	return t->s;
 }
 
-/* The largest host-wait cause of a device, or NULL. */
-static const struct host_cause *top_cause(const struct idle_state *s, int64_t trace_id, int64_t device)
+/* The family holding the most host-wait time of a device (ties: the earlier family). */
+static enum idle_family top_family(const struct device_idle *d)
+{
+	enum idle_family top = FAMILY_HOST;
+
+	for (int f = 0; f < IDLE_NFAMILIES; f++)
+		if (d->family_ns[f] > d->family_ns[top] || (d->family_ns[f] == d->family_ns[top] && (int)top > f))
+			top = (enum idle_family)f;
+	return top;
+}
+
+/* A cause as a member of its family, in a word or two: "cudaFree_v3020", "NVTX range 'step'". */
+static const char *member_text(struct rule_text *t, const struct host_cause *c)
+{
+	struct rule_text name;
+
+	switch (c->kind) {
+	case IDLE_SYNC:
+	case IDLE_CUDA:
+		return fmt_name(t, c->detail ? c->detail : "?");
+	case IDLE_RANGE:
+		snprintf(t->s, sizeof(t->s), "NVTX range '%s'", fmt_name(&name, c->detail ? c->detail : ""));
+		return t->s;
+	case IDLE_HOST:
+		return "outside NVTX ranges";
+	case IDLE_LAUNCH:
+		return "launch calls and latency";
+	default:
+		return idle_kind_name(c->kind);
+	}
+}
+
+/* " (90.8% of host-wait: cudaFree_v3020, cudaMalloc_v3020)": the family's share and largest members. */
+static const char *family_text(char *buf, size_t buflen, const struct idle_state *s,
+			       const struct device_idle *d, enum idle_family family)
+{
+	int64_t host = d->cause[GAP_HOST_WAIT].ns;
+	struct rule_text pct, m;
+	size_t len, shown = 0;
+
+	snprintf(buf, buflen, "%s (%s of host-wait", idle_family_name(family),
+		 fmt_percent(&pct, host > 0 ? (double)d->family_ns[family] / (double)host : 0.0));
+	for (size_t i = 0; i < s->ncauses && shown < 2; i++) {
+		const struct host_cause *c = &s->causes[i];
+
+		if (c->trace_id != d->trace_id || c->device != d->device || idle_family_of(c->kind, c->detail) != family)
+			continue;
+		len = strlen(buf);
+		snprintf(buf + len, buflen - len, "%s%s", shown ? ", " : ": ", member_text(&m, c));
+		shown++;
+	}
+	len = strlen(buf);
+	snprintf(buf + len, buflen - len, ")");
+	return buf;
+}
+
+/* The largest host cause of a device inside a family, or NULL. */
+static const struct host_cause *top_member(const struct idle_state *s, const struct device_idle *d,
+					   enum idle_family family)
 {
 	for (size_t i = 0; i < s->ncauses; i++)
-		if (s->causes[i].trace_id == trace_id && s->causes[i].device == device)
+		if (s->causes[i].trace_id == d->trace_id && s->causes[i].device == d->device &&
+		    idle_family_of(s->causes[i].kind, s->causes[i].detail) == family)
 			return &s->causes[i];
 	return NULL;
 }
 
-/* The fix for host-wait idle time, chosen by its largest cause. */
-static const char *host_fix(const struct host_cause *top)
+/* "allocation 33.38 ms (90.8%), launch 2.78 ms (7.6%)": the families of host-wait, largest first. */
+static void families_text(char *buf, size_t len, const struct device_idle *d)
 {
-	const char *category = top && top->kind == IDLE_CUDA ? api_category(top->detail) : NULL;
+	int order[IDLE_NFAMILIES], n = 0;
+	int64_t host = d->cause[GAP_HOST_WAIT].ns;
+	struct rule_text t1, t2;
+	size_t used = 0;
 
-	if (category && !strcmp(category, "allocation"))
+	for (int f = 0; f < IDLE_NFAMILIES; f++) {
+		int pos = n++;
+
+		if (d->family_ns[f] <= 0) {
+			n--;
+			continue;
+		}
+		while (pos > 0 && d->family_ns[order[pos - 1]] < d->family_ns[f]) {
+			order[pos] = order[pos - 1];
+			pos--;
+		}
+		order[pos] = f;
+	}
+	buf[0] = '\0';
+	for (int i = 0; i < n && used < len; i++) {
+		snprintf(buf + used, len - used, "%s%s %s (%s)", i ? ", " : "",
+			 idle_family_name((enum idle_family)order[i]), fmt_duration(&t1, d->family_ns[order[i]]),
+			 fmt_percent(&t2, (double)d->family_ns[order[i]] / (double)host));
+		used = strlen(buf);
+	}
+}
+
+/* The fix for host-wait idle time, chosen by the family that holds the most of it. */
+static const char *host_fix(enum idle_family family, const struct host_cause *top)
+{
+	switch (family) {
+	case FAMILY_ALLOCATION:
 		return "Allocate once, before the loop, and reuse the memory (or let a caching allocator such as "
 		       "PyTorch's keep it): cudaMalloc and cudaFree inside the loop hold the host, and cudaFree "
-		       "waits for the device.";
-	if (category && !strcmp(category, "module load or JIT"))
+		       "waits for the device. allocation-churn has the calls per iteration and the framework's fix.";
+	case FAMILY_MODULE:
 		return "Load and compile modules once, before the loop: warm every kernel up front "
 		       "(CUDA_MODULE_LOADING=EAGER loads them at start-up) and cache JIT results.";
+	case FAMILY_COPY:
+		return "Issue copies asynchronously from pinned memory (cudaMemcpyAsync, PyTorch's "
+		       "pin_memory=True with non_blocking=True) and prepare the next batch's copy while the GPU "
+		       "runs this step.";
+	default:
+		break;
+	}
 	if (top && top->kind == IDLE_RANGE)
 		return "The host spends the gaps in the NVTX range named above: move that work off the launch "
 		       "path (do it for the next step while the GPU runs this one, or in worker threads), or "
@@ -241,7 +343,8 @@ static int on_gap(const struct gap *g, void *arg)
 	struct stream_idle *st;
 	int64_t len = g->end - g->start;
 
-	if (len <= 0)
+	alloc_tally_gap(g, &s->tally);
+	if (len <= 0 || len < s->min_gap)
 		return 0;
 	d = device_get(s, g->trace_id, g->device);
 	d->cause[g->cause].count++;
@@ -251,11 +354,21 @@ static int on_gap(const struct gap *g, void *arg)
 	st->cause[g->cause].ns += len;
 	if (g->cause == GAP_SYNC_WAIT)
 		add_blocker(s, g);
-	else if (g->cause == GAP_HOST_WAIT)
-		for (size_t i = 0; i < g->nparts; i++)
+	else if (g->cause == GAP_HOST_WAIT) {
+		for (size_t i = 0; i < g->nparts; i++) {
 			add_host_cause(s, g, &g->parts[i]);
+			d->family_ns[idle_family_of(g->parts[i].kind, g->parts[i].detail)] += g->parts[i].ns;
+		}
+	}
 	keep_largest(s, d, g);
 	return 0;
+}
+
+static void on_alloc_call(const struct gap_call *call, void *arg)
+{
+	struct idle_state *s = arg;
+
+	alloc_tally_call(call, &s->tally);
 }
 
 static int compare_streams(const void *pa, const void *pb)
@@ -316,26 +429,31 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	int64_t host = d->cause[GAP_HOST_WAIT].ns, sync = d->cause[GAP_SYNC_WAIT].ns;
 	int64_t other = d->cause[GAP_OTHER].ns, idle = host + sync + other;
 	int64_t count = d->cause[0].count + d->cause[1].count + d->cause[2].count;
-	struct rule_text t1, t2, t3, t4, t5, t6, t7;
+	struct rule_text t1, t2, t3, t4, t5, t6;
 	const char *fix;
 	struct finding *f;
 	size_t shown;
 
-	const struct host_cause *top = top_cause(s, d->trace_id, d->device);
+	enum idle_family family = top_family(d);
+	int64_t claimed = d->claimed_ns;
+	int have_family = host > 0 && d->family_ns[family] > 0;
+	char families[RULE_NAME_MAX * 4] = "", headline[RULE_NAME_MAX * 3];
 
 	if (sync >= host)
 		fix = "Let the host queue work ahead: remove synchronizations between launches "
 		      "(cudaDeviceSynchronize, cudaStreamSynchronize, blocking cudaMemcpy) or move them "
 		      "out of the loop, and express dependencies with events and cudaStreamWaitEvent.";
 	else
-		fix = host_fix(top);
-	/* Sync-wait gaps are drains, claimed by excessive-sync and sync-memcpy: each idle ns counts once. */
-	f = findings_add(ctx->out, rule, rule_severity(host, rule_clock_span(clock, d->trace_id)), host, fix,
+		fix = host_fix(family, top_member(s, d, family));
+	/* Sync-wait gaps are drains, claimed by excessive-sync and sync-memcpy; host-wait in allocation
+	 * calls is allocation-churn's: each idle ns counts once. */
+	f = findings_add(ctx->out, rule, rule_severity(host - claimed, rule_clock_span(clock, d->trace_id)),
+			 host - claimed, fix,
 			 "%s idle %s between work (%s of its %s active time): %s sync-wait, %s host-wait%s%s",
 			 fmt_device(&t1, ctx, d->trace_id, d->device), fmt_duration(&t2, idle),
 			 fmt_percent(&t3, (double)idle / (double)active), fmt_duration(&t4, active),
-			 fmt_duration(&t5, sync), fmt_duration(&t6, host), top ? ", mostly " : "",
-			 top ? cause_text(&t7, top) : "");
+			 fmt_duration(&t5, sync), fmt_duration(&t6, host), have_family ? ", mostly " : "",
+			 have_family ? family_text(headline, sizeof(headline), s, d, family) : "");
 	f->device = (int32_t)d->device;
 	finding_evidence(f, "%" PRId64 " gap%s of at least %.1f us: host-wait %" PRId64 " (%s), sync-wait %" PRId64
 			 " (%s), other %" PRId64 " (%s)",
@@ -344,6 +462,13 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 fmt_duration(&t3, other));
 	finding_evidence(f, "active from %s to %s, busy %s", fmt_at(&t1, clock, dev->first),
 			 fmt_at(&t2, clock, dev->last), fmt_duration(&t3, dev->busy));
+	if (host > 0)
+		families_text(families, sizeof(families), d);
+	if (families[0])
+		finding_evidence(f, "host-wait by family: %s", families);
+	if (claimed > 0)
+		finding_evidence(f, "%s of the host-wait is the allocation calls' (counted by allocation-churn and "
+				 "host-pinning-in-loop, not here)", fmt_duration(&t1, claimed));
 	shown = 0;
 	for (size_t i = 0; i < s->ncauses && shown < 4; i++) {
 		const struct host_cause *c = &s->causes[i];
@@ -405,15 +530,19 @@ static int idle_gaps_begin(const struct rule *rule, struct rule_context *ctx, st
 {
 	struct idle_state *s = xcalloc(1, sizeof(*s));
 
+	s->tally.ctx = ctx;
+	s->tally.pinning = -1;
 	(void)err;
 	(void)errlen;
 	s->max_gaps = (size_t)rule_param(ctx, rule, "max_gaps");
 	*visitor = (struct gap_visitor){
 		.min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3), .attribute = 1, .fn = on_gap, .arg = s,
+		.calls = API_ALLOC, .on_call = on_alloc_call,
 	};
-	/* A zero-length gap is not idle time: never pass every operation to on_gap. */
-	if (visitor->min_gap < 1)
-		visitor->min_gap = 1;
+	/* A zero-length gap is not idle time; every operation still goes to the tally (alloc-tally.h). */
+	s->min_gap = visitor->min_gap < 1 ? 1 : visitor->min_gap;
+	s->tally.min_gap = s->min_gap;
+	visitor->min_gap = 0;
 	*state = s;
 	return 0;
 }
@@ -435,6 +564,9 @@ static int idle_gaps_finish(const struct rule *rule, struct rule_context *ctx, v
 		qsort(s->blockers, s->nblockers, sizeof(*s->blockers), compare_blockers);
 	if (s->ncauses > 1)
 		qsort(s->causes, s->ncauses, sizeof(*s->causes), compare_causes);
+	for (size_t i = 0; i < s->ndevices; i++)
+		s->devices[i].claimed_ns = alloc_tally_device_claim(&s->tally, s->devices[i].trace_id,
+								    s->devices[i].device);
 	for (size_t i = 0; i < walk->ndevices; i++) {
 		const struct gap_device *dev = &walk->devices[i];
 
@@ -467,6 +599,7 @@ out:
 	for (size_t i = 0; i < s->ncauses; i++)
 		free(s->causes[i].detail);
 	free(s->causes);
+	alloc_tally_release(&s->tally);
 	free(s);
 	return ret;
 }

@@ -10,6 +10,10 @@
 extern const struct rule rule_uncoalesced_access;
 extern const struct rule rule_small_kernels;
 extern const struct rule rule_idle_gaps;
+extern const struct rule rule_allocation_churn;
+extern const struct rule rule_host_pinning_in_loop;
+extern const struct rule rule_memory_growth;
+extern const struct rule rule_near_oom;
 extern const struct rule rule_pageable_memcpy;
 extern const struct rule rule_excessive_sync;
 extern const struct rule rule_sync_memcpy;
@@ -23,6 +27,10 @@ const struct rule *const rule_table[] = {
 	&rule_uncoalesced_access,
 	&rule_small_kernels,
 	&rule_idle_gaps,
+	&rule_allocation_churn,
+	&rule_host_pinning_in_loop,
+	&rule_memory_growth,
+	&rule_near_oom,
 	&rule_pageable_memcpy,
 	&rule_excessive_sync,
 	&rule_sync_memcpy,

@@ -3,6 +3,7 @@
  */
 #include "rules/rule-util.h"
 #include "loader/events.h"
+#include "rules/phases.h"
 
 #include "common/util.h"
 
@@ -377,4 +378,17 @@ const char *copy_kind_name(int kind)
 	if (kind > 0 && (size_t)kind < sizeof(names) / sizeof(names[0]))
 		return names[kind];
 	return "copy";
+}
+
+int64_t rule_steady_iterations(const struct rule_context *ctx, int64_t trace_id)
+{
+	if (!ctx->steady)
+		return 0;
+	for (size_t i = 0; i < ctx->steady->ntraces; i++) {
+		const struct trace_phases *tp = &ctx->steady->traces[i];
+
+		if (tp->trace_id == trace_id)
+			return (int64_t)(tp->niterations - tp->first_steady);
+	}
+	return 0;
 }

@@ -106,6 +106,9 @@ static inline const char *plural_es(int64_t n)
 	return n == 1 ? "" : "es";
 }
 
+/* Steady iterations of trace trace_id when the scope is the steady state; 0 when unknown. */
+int64_t rule_steady_iterations(const struct rule_context *ctx, int64_t trace_id);
+
 /* "device 0", or "trace 1 device 0" when several traces are open. */
 const char *fmt_device(struct rule_text *t, struct rule_context *ctx, int64_t trace_id,
 		       int64_t device);

@@ -51,6 +51,7 @@ struct rule_param {
 };
 
 struct rule_config;
+struct phases;
 struct rule;
 struct gap_visitor;
 struct gap_walk;
@@ -61,6 +62,8 @@ struct rule_context {
 	const struct rule_config *config;
 	struct findings *out;
 	int64_t origin;		/* where evidence times count from; 0: the first event in the scope */
+	/* The phases, when the scope is their steady state (per-iteration counts); NULL otherwise. */
+	const struct phases *steady;
 };
 
 struct rule {

@@ -8,6 +8,7 @@
  * report; the overview timeline is timeline.c, the charts' data data.c.
  */
 #include "report/html/html.h"
+#include "report/memory.h"
 #include "common/util.h"
 
 #include <inttypes.h>
@@ -883,6 +884,7 @@ void report_write_html(FILE *out, const struct report_header *hdr, const struct 
 	html_write_timeline(out, hdr, findings);
 	write_legend(out, 1);
 	fputs("</section>\n", out);
+	report_memory_html(out, hdr);
 	write_iterations(out, hdr);
 	write_kernels(out, hdr);
 	write_copies(out, hdr);

@@ -363,6 +363,103 @@ static void test_names_against_nsys(const char *fixture)
 	CHECK(rows > 10);
 }
 
+/* CUPTI's memory records and enums against nsys's: never copied through. */
+static void test_memory(void)
+{
+	CUpti_ActivityMemory4 m;
+	CUpti_ActivityMemoryPool3 p;
+	struct trace_row row;
+
+	memset(&m, 0, sizeof(m));
+	m.kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+	m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;	/* 1 */
+	m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;				/* 3 */
+	m.correlationId = 77;
+	m.address = 0x7f0000200000ull;
+	m.bytes = 1ull << 26;
+	m.timestamp = 123456789;
+	m.PC = 0x4011aa;
+	m.deviceId = 1;
+	m.contextId = 2;
+	m.streamId = CUPTI_INVALID_STREAM_ID;
+	m.name = "scratch";
+	CHECK_EQ_INT(decode_record((CUpti_Activity *)&m, &row), ROW_MEMORY);
+	CHECK_EQ_INT(row.memory.operation, 0);		/* nsys: 0 allocation */
+	CHECK_EQ_INT(row.memory.mem_kind, 2);		/* nsys: 2 device */
+	CHECK_EQ_INT(row.memory.start, 123456789);
+	CHECK_EQ_INT(row.memory.correlation_id, 77);
+	CHECK_EQ_INT(row.memory.address, 0x7f0000200000ull);
+	CHECK_EQ_INT(row.memory.bytes, 1ull << 26);
+	CHECK_EQ_INT(row.memory.pc, 0x4011aa);
+	CHECK_EQ_INT(row.memory.device_id, 1);
+	CHECK_EQ_INT(row.memory.context_id, 2);
+	CHECK_EQ_INT(row.memory.stream_id, ROW_NO_ID);
+	CHECK_EQ_STR(row.memory.name, "scratch");
+	CHECK(row.memory.pool_address == ROW_NO_POOL && row.memory.pool_size == ROW_NO_POOL &&
+	      row.memory.imported_pool_address == ROW_NO_POOL);
+
+	/* A stream-ordered release from a local pool: its pool's state comes along. */
+	m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;		/* 2 */
+	m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN;				/* 0 */
+	m.isAsync = 1;
+	m.streamId = 13;
+	m.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+	m.memoryPoolConfig.address = 0x7f0000000000ull;
+	m.memoryPoolConfig.releaseThreshold = 1ull << 30;
+	m.memoryPoolConfig.pool.size = 1ull << 28;
+	m.memoryPoolConfig.utilizedSize = 1ull << 27;
+	CHECK_EQ_INT(decode_record((CUpti_Activity *)&m, &row), ROW_MEMORY);
+	CHECK_EQ_INT(row.memory.operation, 1);		/* nsys: 1 deallocation */
+	CHECK_EQ_INT(row.memory.mem_kind, 7);		/* nsys: 7 unknown */
+	CHECK_EQ_INT(row.memory.stream_id, 13);
+	CHECK_EQ_INT(row.memory.pool_address, 0x7f0000000000ull);
+	CHECK_EQ_INT(row.memory.pool_release_threshold, 1ull << 30);
+	CHECK_EQ_INT(row.memory.pool_size, 1ull << 28);
+	CHECK_EQ_INT(row.memory.pool_utilized, 1ull << 27);
+	CHECK(row.memory.imported_pool_address == ROW_NO_POOL);
+
+	m.memoryPoolConfig.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_IMPORTED;
+	m.memoryPoolConfig.pool.processId = 4321;
+	CHECK_EQ_INT(decode_record((CUpti_Activity *)&m, &row), ROW_MEMORY);
+	CHECK_EQ_INT(row.memory.imported_pool_address, 0x7f0000000000ull);
+	CHECK_EQ_INT(row.memory.imported_pool_pid, 4321);
+	CHECK(row.memory.pool_address == ROW_NO_POOL);
+
+	m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_INVALID;
+	CHECK_EQ_INT(decode_record((CUpti_Activity *)&m, &row), ROW_NONE);
+	CHECK_EQ_INT(decode_mem_oper(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION), 0);
+	CHECK_EQ_INT(decode_mem_oper(CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE), 1);
+
+	memset(&p, 0, sizeof(p));
+	p.kind = CUPTI_ACTIVITY_KIND_MEMORY_POOL;
+	p.memoryPoolOperationType = CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_TRIMMED;
+	p.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_LOCAL;
+	p.correlationId = 91;
+	p.deviceId = 3;
+	p.minBytesToKeep = 4096;
+	p.address = 0x7f0000000000ull;
+	p.size = 1ull << 28;
+	p.releaseThreshold = 0;
+	p.timestamp = 999;
+	p.utilizedSize = 12;
+	CHECK_EQ_INT(decode_record((CUpti_Activity *)&p, &row), ROW_MEMPOOL);
+	CHECK_EQ_INT(row.mempool.operation, 3);		/* nsys ENUM_CUDA_MEMPOOL_OPER trimmed */
+	CHECK_EQ_INT(row.mempool.pool_type, 1);		/* nsys ENUM_CUDA_MEMPOOL_TYPE local */
+	CHECK_EQ_INT(row.mempool.start, 999);
+	CHECK_EQ_INT(row.mempool.device_id, 3);
+	CHECK_EQ_INT(row.mempool.correlation_id, 91);
+	CHECK_EQ_INT(row.mempool.min_bytes_to_keep, 4096);
+	CHECK_EQ_INT(row.mempool.release_threshold, 0);
+	CHECK_EQ_INT(row.mempool.size, 1ull << 28);
+	CHECK_EQ_INT(row.mempool.utilized, 12);
+	p.memoryPoolOperationType = CUPTI_ACTIVITY_MEMORY_POOL_OPERATION_TYPE_CREATED;
+	p.memoryPoolType = CUPTI_ACTIVITY_MEMORY_POOL_TYPE_IMPORTED;
+	CHECK_EQ_INT(decode_record((CUpti_Activity *)&p, &row), ROW_MEMPOOL);
+	CHECK_EQ_INT(row.mempool.operation, 1);
+	CHECK_EQ_INT(row.mempool.pool_type, 2);
+	CHECK(row.mempool.min_bytes_to_keep == ROW_NO_POOL && row.mempool.size == ROW_NO_POOL);
+}
+
 int main(int argc, char **argv)
 {
 	char path[1024];
@@ -372,6 +469,7 @@ int main(int argc, char **argv)
 	test_mem_kinds();
 	test_memcpy();
 	test_memset();
+	test_memory();
 	test_sync();
 	test_api();
 	test_device_context_stream();

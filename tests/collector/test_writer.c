@@ -492,6 +492,65 @@ static void test_disk_full(const char *dir)
 	writer_free(w);
 }
 
+/* GPU memory rows: columns, NULLs, and the bound on their number (memory_records_dropped). */
+static void test_memory_rows(const char *dir)
+{
+	char path[600];
+	struct writer_options o = {
+		.path = path, .time_origin = ORIGIN, .time_origin_utc_ns = 1733877925987393218ull,
+		.pid = PID, .api_name = api_name, .report = count_report, .memory_max = 3,
+	};
+	struct memory_row m = {
+		.start = ORIGIN + 100, .device_id = 0, .context_id = 1, .correlation_id = 9,
+		.stream_id = ROW_NO_ID, .address = 0x7f0000200000ull, .pc = 0, .bytes = 1 << 20,
+		.mem_kind = 2, .operation = 0, .name = NULL,
+		.pool_address = ROW_NO_POOL, .pool_release_threshold = ROW_NO_POOL, .pool_size = ROW_NO_POOL,
+		.pool_utilized = ROW_NO_POOL, .imported_pool_address = ROW_NO_POOL,
+		.imported_pool_pid = ROW_NO_POOL,
+	};
+	struct mempool_row p = {
+		.start = ORIGIN + 150, .device_id = 0, .correlation_id = 10, .address = 0x7f0000000000ull,
+		.operation = 1, .pool_type = 1, .min_bytes_to_keep = ROW_NO_POOL, .release_threshold = 0,
+		.size = 1 << 21, .utilized = 0,
+	};
+	struct writer *w;
+	sqlite3 *db;
+
+	snprintf(path, sizeof(path), "%s/memory.sqlite", dir);
+	w = writer_new(&o);
+	CHECK(w != NULL);
+	CHECK_EQ_INT(writer_memory(w, &m), 0);
+	m.start += 100;
+	m.operation = 1;
+	m.stream_id = 13;
+	m.pool_address = 0x7f0000000000ull;
+	m.pool_size = 1 << 21;
+	CHECK_EQ_INT(writer_memory(w, &m), 0);
+	CHECK_EQ_INT(writer_mempool(w, &p), 0);
+	CHECK_EQ_INT(writer_memory(w, &m), 0);	/* the fourth row: over the bound, counted */
+	CHECK_EQ_INT(writer_mempool(w, &p), 0);
+	CHECK_EQ_INT(writer_finish(w, 0), 1);
+	writer_free(w);
+	CHECK_EQ_INT(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUDA_GPU_MEMORY_USAGE_EVENTS"), 2);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUDA_GPU_MEMORY_POOL_EVENTS"), 1);
+	CHECK_EQ_INT(query_int(db, "SELECT start FROM CUDA_GPU_MEMORY_USAGE_EVENTS WHERE memoryOperationType = 0"), 100);
+	CHECK_EQ_INT(query_int(db, "SELECT globalPid FROM CUDA_GPU_MEMORY_USAGE_EVENTS LIMIT 1"),
+		     (long long)PID << 24);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUDA_GPU_MEMORY_USAGE_EVENTS WHERE streamId IS NULL "
+				   "AND name IS NULL AND localMemoryPoolAddress IS NULL AND memKind = 2"), 1);
+	CHECK_EQ_INT(query_int(db, "SELECT streamId * 1000 + memoryOperationType FROM CUDA_GPU_MEMORY_USAGE_EVENTS "
+				   "WHERE localMemoryPoolSize = 2097152"), 13001);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM CUDA_GPU_MEMORY_USAGE_EVENTS e JOIN "
+				   "ENUM_CUDA_DEV_MEM_EVENT_OPER o ON o.id = e.memoryOperationType JOIN ENUM_CUDA_MEM_KIND k "
+				   "ON k.id = e.memKind WHERE k.label = 'Device'"), 2);
+	CHECK_EQ_INT(query_int(db, "SELECT operationType * 10 + poolType FROM CUDA_GPU_MEMORY_POOL_EVENTS "
+				   "WHERE minBytesToKeep IS NULL AND localMemoryPoolSize = 2097152"), 11);
+	CHECK_EQ_INT(query_int(db, "SELECT value FROM GPT_META WHERE name = 'memory_records_dropped'"), 2);
+	CHECK_EQ_INT(query_int(db, "SELECT value FROM GPT_META WHERE name = 'memory_records'"), 2);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const char *dir = check_tmpdir();
@@ -501,6 +560,7 @@ int main(void)
 	test_no_events_no_file(dir);
 	test_rows(dir);
 	test_gpu_metrics(dir);
+	test_memory_rows(dir);
 	test_no_overwrite(dir);
 	test_bad_directory(dir);
 	test_disk_full(dir);

@@ -225,6 +225,27 @@ death_*)
 		fail "trace_complete is not 1"
 	grep -qx "$work/t.sqlite" session/traces || fail "the trace is not listed as finished"
 	;;
+memory)
+	# GPU memory records (CUPTI_ACTIVITY_KIND_MEMORY2, on by default): with FAKE_CUPTI_MEMORY=1 the stand-in CUPTI allocates
+	# and frees 1 MB of device memory per launch; they land in CUDA_GPU_MEMORY_USAGE_EVENTS with nsys's
+	# enums (memKind 2 device, memoryOperationType 0/1), and GPT_TRACE_KINDS without "memory" keeps
+	# them out.
+	fake=$bindir/libfake_cupti.so
+	traced env FAKE_CUPTI_MEMORY=1 GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_OUTPUT="$work/t.sqlite" \
+		"$bindir/fake_launch" "$lib" "$fake" >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] || fail "exit status $rc"
+	rows=$(sqlite3 -readonly t.sqlite "SELECT count(*) || ' ' || group_concat(DISTINCT memKind) || ' ' ||
+		sum(memoryOperationType) || ' ' || min(bytes) || ' ' || (SELECT value FROM GPT_META WHERE
+		name = 'memory_records') FROM CUDA_GPU_MEMORY_USAGE_EVENTS")
+	launches=$(sqlite3 -readonly t.sqlite "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+	[ "$rows" = "$((2 * launches)) 2 $launches 1048576 $((2 * launches))" ] ||
+		fail "memory rows: $rows for $launches launches"
+	traced env FAKE_CUPTI_MEMORY=1 GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_OUTPUT="$work/n.sqlite" \
+		GPT_TRACE_KINDS=memcpy,memset,device,context,stream "$bindir/fake_launch" "$lib" "$fake" >out 2>err
+	[ "$(sqlite3 -readonly n.sqlite "SELECT count(*) FROM CUDA_GPU_MEMORY_USAGE_EVENTS")" = 0 ] ||
+		fail "memory rows without the memory kind"
+	;;
 rank)
 	# A rank of a torchrun job: %r names the file, GPT_META says which rank of how many.
 	fake=$bindir/libfake_cupti.so

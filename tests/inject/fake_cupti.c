@@ -76,6 +76,10 @@ CUptiResult cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFun
  * kernel records stop, as its disabled activity kinds would.
  */
 static int kernel_activity = 1;
+/* CUPTI_ACTIVITY_KIND_MEMORY2 enabled and FAKE_CUPTI_MEMORY=1: each launch also allocates and frees
+ * 1 MB of device memory (a CUpti_ActivityMemory4 pair in kernel-record-sized slots). */
+static int memory_activity;
+_Static_assert(sizeof(CUpti_ActivityMemory4) <= sizeof(CUpti_ActivityKernel10), "a memory record fits a slot");
 
 CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
 {
@@ -84,6 +88,7 @@ CUptiResult cuptiUnsubscribe(CUpti_SubscriberHandle subscriber)
 	subscriber_data = NULL;
 	api_callbacks_enabled = 0;
 	kernel_activity = 0;
+	memory_activity = 0;
 	return CUPTI_SUCCESS;
 }
 
@@ -119,6 +124,11 @@ CUptiResult cuptiActivityEnable(CUpti_ActivityKind kind)
 {
 	if (kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
 		kernel_activity = 1;
+	if (kind == CUPTI_ACTIVITY_KIND_MEMORY2) {
+		const char *v = getenv("FAKE_CUPTI_MEMORY");
+
+		memory_activity = v && !strcmp(v, "1");
+	}
 	return CUPTI_SUCCESS;
 }
 
@@ -577,6 +587,27 @@ void fake_cupti_launch(uint32_t correlation_id, const char *kernel, int records)
 		k->name = kernel;
 		k->gridX = k->gridY = k->gridZ = 1;
 		k->blockX = k->blockY = k->blockZ = 32;
+	}
+	for (int op = 0; op < 2 && memory_activity && !range_started; op++) {
+		CUpti_ActivityMemory4 *m;
+
+		if (npending == MAX_PENDING)
+			flush_locked();
+		if (npending == MAX_PENDING)
+			break;
+		m = (CUpti_ActivityMemory4 *)&pending[npending];
+		memset(&pending[npending++], 0, sizeof(pending[0]));
+		m->kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+		m->memoryOperationType = op ? CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE
+					    : CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+		m->memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+		m->correlationId = correlation_id;
+		m->address = 0x7f0000000000ull + ((uint64_t)correlation_id << 20);
+		m->bytes = 1 << 20;
+		m->timestamp = now_ns() + (uint64_t)op * 10000;
+		m->deviceId = 0;
+		m->contextId = 1;
+		m->streamId = CUPTI_INVALID_STREAM_ID;
 	}
 	pthread_mutex_unlock(&pending_lock);
 	call.callbackSite = CUPTI_API_EXIT;

@@ -1,0 +1,226 @@
+/*
+ * The tally of allocation calls for allocation-churn and host-pinning-in-loop (see alloc-tally.h).
+ * A trace calls a handful of distinct allocation functions, so names are kept in a short array and
+ * found by a linear search; calls come from the walk's on_call (class API_ALLOC), idle time from the
+ * host-wait gaps (all of it per trace, and the parts inside each call for the evidence).
+ */
+#include "rules/alloc-tally.h"
+
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int alloc_call_pins(const char *name)
+{
+	static const char *const prefixes[] = {
+		"cudaHostAlloc", "cudaMallocHost", "cudaFreeHost", "cudaHostRegister", "cudaHostUnregister",
+		"cuMemHostAlloc", "cuMemAllocHost", "cuMemFreeHost", "cuMemHostRegister", "cuMemHostUnregister",
+	};
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+static int wanted(const struct alloc_tally *t, const char *name)
+{
+	return name && api_family(name) == FAMILY_ALLOCATION && alloc_call_pins(name) == t->pinning;
+}
+
+static struct alloc_trace *trace_get(struct alloc_tally *t, int64_t trace_id)
+{
+	for (size_t i = 0; i < t->ntraces; i++)
+		if (t->traces[i].trace_id == trace_id)
+			return &t->traces[i];
+	t->traces = xrealloc(t->traces, (t->ntraces + 1) * sizeof(*t->traces));
+	memset(&t->traces[t->ntraces], 0, sizeof(t->traces[0]));
+	t->traces[t->ntraces].trace_id = trace_id;
+	return &t->traces[t->ntraces++];
+}
+
+static struct alloc_name *name_get(struct alloc_tally *t, int64_t trace_id, const char *name)
+{
+	struct alloc_name *n;
+
+	for (size_t i = 0; i < t->nnames; i++)
+		if (t->names[i].trace_id == trace_id && !strcmp(t->names[i].name, name))
+			return &t->names[i];
+	t->names = xrealloc(t->names, (t->nnames + 1) * sizeof(*t->names));
+	n = &t->names[t->nnames++];
+	memset(n, 0, sizeof(*n));
+	n->trace_id = trace_id;
+	n->name = xstrdup(name);
+	n->first = INT64_MAX;
+	n->last = INT64_MIN;
+	return n;
+}
+
+void alloc_tally_call(const struct gap_call *call, void *arg)
+{
+	struct alloc_tally *t = arg;
+	struct alloc_trace *tr;
+	struct alloc_name *n;
+	const char *name = NULL;
+	int pins;
+	char err[256];
+
+	if (trace_string(t->ctx->trace, call->trace_id, call->name_id, &name, err, sizeof(err)) < 0) {
+		if (!t->error)
+			t->error = xstrdup(err);
+		return;
+	}
+	if (!name || api_family(name) != FAMILY_ALLOCATION)
+		return;
+	pins = alloc_call_pins(name);
+	tr = trace_get(t, call->trace_id);
+	tr->calls[pins]++;
+	if (call->has_end && call->end > call->start) {
+		tr->call_ns[pins] += call->end - call->start;
+		if (tr->npending == ALLOC_PENDING_MAX)
+			memmove(&tr->pending[0], &tr->pending[1], --tr->npending * sizeof(tr->pending[0]));
+		tr->pending[tr->npending++] = (struct alloc_pending){ call->end, call->end - call->start, pins };
+	}
+	if (pins != t->pinning)
+		return;
+	n = name_get(t, call->trace_id, name);
+	n->calls++;
+	if (call->has_end && call->end > call->start)
+		n->call_ns += call->end - call->start;
+	if (call->start < n->first)
+		n->first = call->start;
+	if ((call->has_end ? call->end : call->start) > n->last)
+		n->last = call->has_end ? call->end : call->start;
+}
+
+static struct alloc_device *device_get(struct alloc_tally *t, int64_t trace_id, int64_t device)
+{
+	for (size_t i = 0; i < t->ndevices; i++)
+		if (t->devices[i].trace_id == trace_id && t->devices[i].device == device)
+			return &t->devices[i];
+	t->devices = xrealloc(t->devices, (t->ndevices + 1) * sizeof(*t->devices));
+	t->devices[t->ndevices] = (struct alloc_device){ .trace_id = trace_id, .device = device };
+	return &t->devices[t->ndevices++];
+}
+
+/* Match a host-wait gap with the pending time in calls: allocation calls first, then pinning. */
+static void claim_gap(struct alloc_tally *t, struct alloc_trace *tr, const struct gap *g)
+{
+	int64_t left = g->end - g->start;
+	size_t kept = 0;
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < tr->npending && left > 0; i++) {
+			struct alloc_pending *p = &tr->pending[i];
+			int64_t c = p->ns < left ? p->ns : left;
+
+			if (p->pins != k || !c)
+				continue;
+			p->ns -= c;
+			tr->claim[k] += c;
+			left -= c;
+			device_get(t, g->trace_id, g->device)->claim += c;
+		}
+	for (size_t i = 0; i < tr->npending; i++)
+		if (tr->pending[i].ns > 0)
+			tr->pending[kept++] = tr->pending[i];
+	tr->npending = kept;
+}
+
+/* The host was ahead when an operation started at `at`: calls that ended before cost nothing more. */
+static void clear_pending(struct alloc_trace *tr, int64_t at)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < tr->npending; i++)
+		if (tr->pending[i].end > at)
+			tr->pending[kept++] = tr->pending[i];
+	tr->npending = kept;
+}
+
+int alloc_tally_gap(const struct gap *g, void *arg)
+{
+	struct alloc_tally *t = arg;
+	struct alloc_trace *tr = NULL;
+	int64_t len = g->end - g->start;
+
+	for (size_t i = 0; i < t->ntraces && !tr; i++)
+		if (t->traces[i].trace_id == g->trace_id)
+			tr = &t->traces[i];
+	if (len < t->min_gap || len <= 0) {
+		/* the host was ahead: what it spent in calls before cost nothing more */
+		if (tr && !g->startup)
+			clear_pending(tr, g->next_start);
+		return 0;
+	}
+	if (g->cause != GAP_HOST_WAIT || g->startup)
+		return 0;
+	if (!tr)
+		tr = trace_get(t, g->trace_id);
+	tr->host_idle += len;
+	claim_gap(t, tr, g);
+	for (size_t i = 0; t->pinning >= 0 && i < g->nparts; i++) {
+		const struct idle_part *p = &g->parts[i];
+
+		if (p->kind == IDLE_CUDA && wanted(t, p->detail))
+			name_get(t, g->trace_id, p->detail)->idle_ns += p->ns;
+	}
+	return 0;
+}
+
+void alloc_tally_visitor(struct alloc_tally *tally, int64_t min_gap, struct gap_visitor *visitor)
+{
+	tally->min_gap = min_gap < 1 ? 1 : min_gap;
+	/* every operation: one that starts without a gap clears the pending time */
+	*visitor = (struct gap_visitor){
+		.min_gap = 0, .attribute = 1, .fn = alloc_tally_gap, .arg = tally,
+		.calls = API_ALLOC, .on_call = alloc_tally_call,
+	};
+}
+
+static int compare_names(const void *pa, const void *pb)
+{
+	const struct alloc_name *a = pa, *b = pb;
+
+	if (a->trace_id != b->trace_id)
+		return a->trace_id < b->trace_id ? -1 : 1;
+	if (a->call_ns != b->call_ns)
+		return a->call_ns > b->call_ns ? -1 : 1;
+	if (a->calls != b->calls)
+		return a->calls > b->calls ? -1 : 1;
+	return strcmp(a->name, b->name);
+}
+
+void alloc_tally_finish(struct alloc_tally *tally)
+{
+	if (tally->nnames > 1)
+		qsort(tally->names, tally->nnames, sizeof(*tally->names), compare_names);
+}
+
+const struct alloc_trace *alloc_tally_trace(const struct alloc_tally *tally, int64_t trace_id)
+{
+	for (size_t i = 0; i < tally->ntraces; i++)
+		if (tally->traces[i].trace_id == trace_id)
+			return &tally->traces[i];
+	return NULL;
+}
+
+int64_t alloc_tally_device_claim(const struct alloc_tally *tally, int64_t trace_id, int64_t device)
+{
+	for (size_t i = 0; i < tally->ndevices; i++)
+		if (tally->devices[i].trace_id == trace_id && tally->devices[i].device == device)
+			return tally->devices[i].claim;
+	return 0;
+}
+
+void alloc_tally_release(struct alloc_tally *tally)
+{
+	for (size_t i = 0; i < tally->nnames; i++)
+		free(tally->names[i].name);
+	free(tally->names);
+	free(tally->traces);
+	free(tally->devices);
+	free(tally->error);
+	memset(tally, 0, sizeof(*tally));
+}

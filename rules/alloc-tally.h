@@ -1,0 +1,85 @@
+/*
+ * Allocation calls in the walk's scope and the GPU idle time they cost (private to rules/; used by
+ * allocation-churn, host-pinning-in-loop and idle-gaps). One tally lists the calls of either the
+ * host-pinning kind (cudaHostAlloc, cudaMallocHost, cudaHostRegister and their frees) or every
+ * other call of the allocation family (gaps.h: FAMILY_ALLOCATION), so that the two rules never
+ * count one call twice; every tally computes the claims of both kinds alike.
+ *
+ * What removing the calls saves is modelled as excessive-sync models its drains: time the host
+ * spends in allocation calls delays everything it issues next, and cudaFree also synchronizes the
+ * device, so once the queue has run dry the host's later time is exposed too. The calls' time
+ * since the device last ran without a gap is pending; each host-wait gap (of at least min_gap)
+ * takes what it can of it, allocation calls first, pinning next; an operation that starts without
+ * a gap (the host is ahead again) clears what is left. The claim is thus never more than the time
+ * in the calls, nor more than the idle time that followed them. (A call still running when such an
+ * operation starts stays pending: the GPU's timeline lags the host's, and cudaFree waits for the
+ * device, so it often ends after later work has started.) Measured on an H100: PyTorch's
+ * empty_cache() every step, one cudaMalloc + cudaFree a step (see docs/rules.md).
+ */
+#ifndef GPT_RULES_ALLOC_TALLY_H
+#define GPT_RULES_ALLOC_TALLY_H
+
+#include "rules/gaps.h"
+
+/* One call name of one trace. */
+struct alloc_name {
+	int64_t trace_id;
+	char *name;			/* the call's name (a copy) */
+	int64_t calls, call_ns;		/* calls in the scope and the time inside them */
+	int64_t idle_ns;		/* GPU idle time while the issuing thread was inside them */
+	int64_t first, last;		/* first call's start, last call's end */
+};
+
+/* A call whose time is not yet matched with idle time. */
+struct alloc_pending {
+	int64_t end, ns;
+	int pins;
+};
+#define ALLOC_PENDING_MAX 64
+
+/* One trace: calls and their time ([0] the others, [1] pinning), host-wait idle and the claims. */
+struct alloc_trace {
+	int64_t trace_id;
+	int64_t calls[2], call_ns[2];
+	struct alloc_pending pending[ALLOC_PENDING_MAX];	/* oldest first */
+	size_t npending;
+	int64_t claim[2];		/* host-wait idle time claimed by each kind */
+	int64_t host_idle;		/* all host-wait idle time in gaps of at least min_gap */
+};
+
+/* What one device's host-wait lost to allocation calls of both kinds (for idle-gaps). */
+struct alloc_device {
+	int64_t trace_id, device;
+	int64_t claim;
+};
+
+struct alloc_tally {
+	int pinning;			/* 1: names of host-pinning calls; 0: of the others; -1: none */
+	int64_t min_gap;
+	struct rule_context *ctx;
+	struct alloc_name *names;	/* after alloc_tally_finish: most time in the calls first */
+	size_t nnames;
+	struct alloc_trace *traces;
+	size_t ntraces;
+	struct alloc_device *devices;
+	size_t ndevices;
+	char *error;			/* a name lookup that failed during the walk */
+};
+
+/* Whether an allocation-family call pins host memory (cudaHostAlloc, cudaMallocHost, ...). */
+int alloc_call_pins(const char *name);
+
+/* A tally fed by a visitor of its own (allocation-churn, host-pinning-in-loop). */
+void alloc_tally_visitor(struct alloc_tally *tally, int64_t min_gap, struct gap_visitor *visitor);
+/* Or by another visitor's callbacks (idle-gaps): every operation (min_gap 0) and the API_ALLOC calls. */
+int alloc_tally_gap(const struct gap *gap, void *tally);
+void alloc_tally_call(const struct gap_call *call, void *tally);
+
+/* After the walk: sort the names, most time in the calls first. */
+void alloc_tally_finish(struct alloc_tally *tally);
+void alloc_tally_release(struct alloc_tally *tally);
+/* The trace's entry (NULL when it made no allocation call), and a device's claim. */
+const struct alloc_trace *alloc_tally_trace(const struct alloc_tally *tally, int64_t trace_id);
+int64_t alloc_tally_device_claim(const struct alloc_tally *tally, int64_t trace_id, int64_t device);
+
+#endif

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""empty_cache: a training loop that calls torch.cuda.empty_cache() after every step, and its fix.
+
+An MLP of L Linear layers with GELU between them (width D, batch B, fp32, SGD) learns a fixed random
+teacher map. After W warm-up steps (one NVTX range "warmup"), S steps each run in an NVTX range
+"step": forward, backward, optimizer step. The bad variant then calls torch.cuda.empty_cache(),
+which hands every cached block back to CUDA (cudaFree, which also synchronizes the device), so the
+next step's activations and gradients are allocated again with cudaMalloc: the host stalls in
+those calls while the GPU runs dry. With --fixed the caching allocator keeps its blocks and a step
+allocates nothing from CUDA. The loss is summed on the GPU and read once after the loop.
+
+Prints one result line:
+    empty_cache: ok variant=<bad|fixed> steps=<S> median_step_us=<f> mean_step_us=<f> warmup=<W>
+        batch=<B> width=<D> layers=<L> first_loss=<f> last_loss=<f> peak_mb=<f> pid=<pid>
+        torch=<version> device=<name>
+mean_step_us is the whole loop, from before the first step to after a torch.cuda.synchronize()
+after the last, over S. Exits 0; 1 when CUDA is unavailable or the loss did not go down; 2 on a bad
+option.
+"""
+import argparse
+import math
+import os
+import statistics
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--steps", type=int, default=200, help="timed steps, each an NVTX range 'step' (default 200)")
+    p.add_argument("--warmup", type=int, default=5, help="untimed steps before them (default 5)")
+    p.add_argument("--batch", type=int, default=1024, help="batch size (default 1024)")
+    p.add_argument("--width", type=int, default=2048, help="features of every layer (default 2048)")
+    p.add_argument("--layers", type=int, default=4, help="Linear layers (default 4)")
+    p.add_argument("--fixed", action="store_true", help="keep the allocator's cache: no empty_cache()")
+    args = p.parse_args()
+    if min(args.steps, args.warmup, args.batch, args.width, args.layers) < 1:
+        p.error("--steps, --warmup, --batch, --width and --layers must be at least 1")
+    if not torch.cuda.is_available():
+        print("empty_cache: no usable CUDA device (torch.cuda.is_available() is False)", file=sys.stderr)
+        return 1
+
+    torch.manual_seed(0)
+    dev = torch.device("cuda")
+    teacher = torch.randn(args.width, args.width, device=dev) / math.sqrt(args.width)
+    x = torch.randn(args.batch, args.width, device=dev)
+    y = torch.tanh(x @ teacher)
+    layers = []
+    for _ in range(args.layers):
+        layers += [torch.nn.Linear(args.width, args.width), torch.nn.GELU()]
+    model = torch.nn.Sequential(*layers[:-1]).to(dev)
+    opt = torch.optim.SGD(model.parameters(), lr=1e-2, momentum=0.9)
+
+    def train_step():
+        opt.zero_grad(set_to_none=True)
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.step()
+        if not args.fixed:
+            torch.cuda.empty_cache()
+        return loss
+
+    with torch.cuda.nvtx.range("warmup"):
+        first_loss = train_step().item()
+        for _ in range(args.warmup - 1):
+            train_step()
+        torch.cuda.synchronize()
+
+    torch.cuda.reset_peak_memory_stats()
+    times = []
+    total = torch.zeros((), device=dev)
+    t0 = time.perf_counter()
+    for _ in range(args.steps):
+        s0 = time.perf_counter()
+        with torch.cuda.nvtx.range("step"):
+            total += train_step().detach()
+        times.append(time.perf_counter() - s0)
+    torch.cuda.synchronize()
+    mean = (time.perf_counter() - t0) / args.steps
+    last_loss = F.mse_loss(model(x), y).item()
+    peak_mb = torch.cuda.max_memory_allocated() / 2**20
+
+    if not math.isfinite(float(total)) or not last_loss < first_loss:
+        print(f"empty_cache: wrong result: the loss went from {first_loss:.6f} to {last_loss:.6f}", file=sys.stderr)
+        return 1
+    print(f"empty_cache: ok variant={'fixed' if args.fixed else 'bad'} steps={args.steps} "
+          f"median_step_us={statistics.median(times) * 1e6:.1f} mean_step_us={mean * 1e6:.1f} "
+          f"warmup={args.warmup} batch={args.batch} width={args.width} layers={args.layers} "
+          f"first_loss={first_loss:.6f} last_loss={last_loss:.6f} peak_mb={peak_mb:.1f} "
+          f"pid={os.getpid()} torch={torch.__version__} "
+          f"device={torch.cuda.get_device_name(0).replace(' ', '_')}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
