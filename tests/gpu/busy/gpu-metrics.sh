@@ -9,6 +9,7 @@
 #   2. the overhead table of bench/gpu-metrics.md: launch loop, resnet18, GPT-2 training step, with
 #      metrics off, at 10 kHz and at 1 kHz, interleaved, with the trace bytes.
 # Output: OUT/log.txt, OUT/classes.txt, the traces trimmed to their steps (tests/gpu/busy/trim_metrics.py).
+export GPT_TRACE_GPU_METRICS_EXPERIMENTAL=1
 B=${1:-build}; OUT=${2:-/tmp/gpu-metrics}; mkdir -p "$OUT"; T0=$(date +%s)
 G="$B/bin/gpt-trace run"; L=$OUT/log.txt
 run() { echo "=== $*" >> $L; ( /usr/bin/time -f "wall %e s" timeout 200 "$@" ) >> $L 2>&1; echo "rc=$?" >> $L; }
@@ -20,14 +21,14 @@ for v in fp32 tf32 bf16; do run $G --gpu-metrics -o $OUT/precision-$v.sqlite -- 
 for v in eager compiled; do run $G --gpu-metrics -o $OUT/fusion-$v.sqlite -- python3 tests/gpu/busy/fusion.py $v --steps 10; meta $OUT/fusion-$v.sqlite; classes fusion-$v; done
 for f in $OUT/*.sqlite; do python3 tests/gpu/busy/trim_metrics.py $f 20; done
 size() { ls -l $1 | awk '{print "bytes", $5}' >> $L; rm -f $1; }
-for r in 1 2 3; do
+for r in ${REPS:-1 2 3}; do
 	for m in off on 1khz; do
 		opt=; [ $m = on ] && opt=--gpu-metrics; [ $m = 1khz ] && opt=--gpu-metrics=1khz
 		run $G $opt -o $OUT/o.sqlite -- $B/bin/launch_bound; size $OUT/o.sqlite
 	done
 done
 export STEPS=30
-for r in 1 2 3; do
+for r in ${REPS:-1 2 3}; do
 	for p in resnet gpt2train; do
 		for m in off on 1khz; do
 			opt=; [ $m = on ] && opt=--gpu-metrics; [ $m = 1khz ] && opt=--gpu-metrics=1khz
