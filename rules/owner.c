@@ -74,6 +74,14 @@ static const char *base_name(const char *name, size_t *len)
 	return start;
 }
 
+/* Whether part names a namespace of the kernel (between the return type and its own name). */
+static bool namespace_has(const char *name, const char *base, const char *part)
+{
+	const char *p = strstr(name, part);
+
+	return p && p < base;
+}
+
 /* XLA's fusion names: loop_add_fusion, input_reduce_fusion_3, gemm_fusion_dot_4, wrapped_subtract. */
 static bool xla_fusion(const char *base, size_t len)
 {
@@ -139,6 +147,10 @@ enum kernel_owner kernel_owner(const char *name)
 		return OWNER_INDUCTOR;
 	if (starts(base, len, "triton_"))
 		return OWNER_TRITON;
+	/* CUB and Thrust kernels that PyTorch vendors in its own namespace (at_cuda_detail::cub::...)
+	 * are CUB's: its namespace, not a template argument, says so. */
+	if (namespace_has(name, base, "cub::") || namespace_has(name, base, "thrust::"))
+		return OWNER_CCCL;
 	if (aten(name, base, len))
 		return OWNER_ATEN;
 	if (has(name, "cudnn") || starts(base, len, "wgrad_alg") || starts(base, len, "implicit_convolve") ||

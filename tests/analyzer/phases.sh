@@ -153,4 +153,9 @@ expect "library domain is no step" "kernel-sequence" "$("$GPT" report -q --forma
 	python3 -c "import json,sys; print(json.load(sys.stdin)['phases'][0]['iterations']['source'])")"
 expect "library domain by --step" "step" "$("$GPT" report -q --format json --step 'cub::' "$TMP/cccl.sqlite" |
 	python3 -c "import json,sys; print(json.load(sys.stdin)['phases'][0]['iterations']['source'])")"
+# The same on a real trace (H200, tests/gpu/busy/cub_loop.py: 3 warm-up + 12 steps, no NVTX of its
+# own, 90 cub::DeviceRadixSort ranges in CCCL's domain): before, the iterations were those ranges;
+# now the kernel sequence, one iteration per step.
+expect "cub_loop iterations" "kernel-sequence 15" "$("$GPT" report -q --format json "$GPU/real/cub_loop.sqlite" |
+	python3 -c "import json,sys; i = json.load(sys.stdin)['phases'][0]['iterations']; print(i['source'], i['count'])")"
 finish
