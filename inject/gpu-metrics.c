@@ -153,22 +153,29 @@ struct device {
 };
 
 /*
- * How the samplers end (GPT_TRACE_GPU_METRICS_STOP, for the device checks): stopped, decoded once
- * more and disabled, with the device's context current (the default); the same without the decode
- * after the stop; or only decoded, neither stopped nor disabled (the process ends anyway). On the
- * H100 (2026-11-27) cuptiPmSamplingStop from our decoding thread, which has no context, corrupted
- * the heap (glibc: "double free or corruption") whether or not the sampler was disabled after.
+ * How the samplers end (GPT_TRACE_GPU_METRICS_STOP, for the device checks). The default: decoded,
+ * stopped with the device's context current and decoded once more at gpu_metrics_stop(), and
+ * disabled only at gpu_metrics_release(), after CUPTI's last activity flush: XLA's PM sampler
+ * (cupti_pm_sampler_impl.cc) notes that disabling a sampler finalizes all of CUPTI, and on the
+ * H200 (2026-11-27) disabling it before our final activity flush aborted every traced program at
+ * exit (glibc: "malloc(): unsorted double linked list corrupted"). The other modes keep the
+ * orders tried on the way: "early" disables right after the stop, as the first version did;
+ * "nodecode" skips the decode after the stop; "decode" only decodes, never stopping; "norelease"
+ * never disables (the process ends anyway).
  */
 enum stop_mode {
 	STOP_FULL,
+	STOP_EARLY_DISABLE,
 	STOP_NO_FINAL_DECODE,
 	STOP_DECODE_ONLY,
+	STOP_NO_RELEASE,
 };
 
 struct gpu_metrics {
 	uint64_t interval_ns;
 	enum stop_mode stop_mode;
 	bool debug;
+	bool required_only;	/* GPT_TRACE_GPU_METRICS_SET=required: the required metrics alone */
 	struct collector *collector;
 	gpu_metrics_report_fn report;
 	bool profiler_initialized, profiler_failed;
@@ -271,10 +278,14 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 	if (getenv("GPT_TRACE_GPU_METRICS_STOP")) {
 		const char *mode = getenv("GPT_TRACE_GPU_METRICS_STOP");
 
-		g->stop_mode = !strcmp(mode, "nodecode") ? STOP_NO_FINAL_DECODE
-			       : !strcmp(mode, "decode")	 ? STOP_DECODE_ONLY
-							 : STOP_FULL;
+		g->stop_mode = !strcmp(mode, "early")	  ? STOP_EARLY_DISABLE
+			       : !strcmp(mode, "nodecode")  ? STOP_NO_FINAL_DECODE
+			       : !strcmp(mode, "decode")	  ? STOP_DECODE_ONLY
+			       : !strcmp(mode, "norelease") ? STOP_NO_RELEASE
+							    : STOP_FULL;
 	}
+	g->required_only = getenv("GPT_TRACE_GPU_METRICS_SET") &&
+			   !strcmp(getenv("GPT_TRACE_GPU_METRICS_SET"), "required");
 	g->collector = collector;
 	g->report = report_fn;
 	pthread_mutex_init(&g->lock, NULL);
@@ -604,7 +615,7 @@ void gpu_metrics_device(struct gpu_metrics *g, uint32_t device_id, CUcontext ctx
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!profiler_init(g, device_id))
 		goto out;
-	if (!g->chip && !(g->chip = chip_setup(g, device_id, false)))
+	if (!g->chip && !(g->chip = chip_setup(g, device_id, g->required_only)))
 		goto out;
 	d = &g->devices[g->ndevices];
 	memset(d, 0, sizeof(*d));
@@ -781,7 +792,7 @@ static void context_pop(void)
 		pop(&ctx);
 }
 
-/* Last decode, stop, the samples written meanwhile, disable: with d's context current. */
+/* Last decode, stop, the samples written meanwhile: with d's context current. */
 static void device_stop(struct gpu_metrics *g, struct device *d)
 {
 	CUpti_PmSampling_Stop_Params stop = {.structSize =
@@ -802,12 +813,10 @@ static void device_stop(struct gpu_metrics *g, struct device *d)
 		if (g->debug)
 			report(g, "gpu metrics debug: device %u stopped", d->id);
 		/* What the hardware wrote between the last decode and the stop. */
-		if (g->stop_mode == STOP_FULL)
+		if (g->stop_mode != STOP_NO_FINAL_DECODE)
 			device_decode(g, d);
-		device_disable(d);
-		if (g->debug)
-			report(g, "gpu metrics debug: device %u disabled, %llu samples", d->id,
-			       (unsigned long long)d->samples);
+		if (g->stop_mode == STOP_EARLY_DISABLE)
+			device_disable(d);
 	}
 	if (pushed)
 		context_pop();
@@ -865,6 +874,18 @@ int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms)
 		device_stop(g, &g->devices[i]);
 	pthread_mutex_unlock(&g->lock);
 	return 0;
+}
+
+void gpu_metrics_release(struct gpu_metrics *g)
+{
+	if (!g || g->stop_mode == STOP_NO_RELEASE)
+		return;
+	pthread_mutex_lock(&g->lock);
+	for (size_t i = 0; i < g->ndevices; i++)
+		device_disable(&g->devices[i]);
+	if (g->debug)
+		report(g, "gpu metrics debug: samplers disabled");
+	pthread_mutex_unlock(&g->lock);
 }
 
 void gpu_metrics_context_destroy(struct gpu_metrics *g, CUcontext ctx)

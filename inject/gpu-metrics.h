@@ -56,6 +56,12 @@ void gpu_metrics_context_destroy(struct gpu_metrics *g, CUcontext ctx);
  */
 int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms);
 
+/*
+ * Disable the samplers, after gpu_metrics_stop() and CUPTI's last activity flush: disabling a PM
+ * sampler finalizes CUPTI (see gpu-metrics.c), so nothing of CUPTI's may run after it.
+ */
+void gpu_metrics_release(struct gpu_metrics *g);
+
 /* "gpu metrics: 1234 samples of 1 device every 100 us, ..." (no prefix, no newline); empty when no
  * device was sampled (its problem was said already). */
 void gpu_metrics_summary(const struct gpu_metrics *g, char *buf, size_t size);

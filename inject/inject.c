@@ -582,6 +582,8 @@ static void inject_finalize(int on_flush_thread)
 
 	rc = collector_stop(collector, dropped, err, sizeof(err));
 	gpu_debug("collector stopped");
+	/* Last of all: disabling a sampler finalizes CUPTI (gpu-metrics.h). */
+	gpu_metrics_release(gpu_metrics);
 	path = collector_path(collector);
 	metrics_finish(rc > 0 ? path : NULL);
 	if (gpu_metrics && !config.quiet) {
