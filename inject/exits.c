@@ -45,8 +45,12 @@
 #define _GNU_SOURCE
 #include "inject/inject.h"
 
+#include <dlfcn.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -175,6 +179,38 @@ static void call_program_handler(int i, int sig, const struct sigaction *theirs,
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 }
 
+/*
+ * GPT_TRACE_BACKTRACE=1, for device checks on machines without gdb: the faulting thread's frames
+ * as module+offset (and the nearest exported symbol), for addr2line on our own library. Not
+ * async-signal-safe (dladdr, snprintf): a diagnosis aid, never on by default.
+ */
+static int backtrace_wanted;
+
+static void backtrace_say(int sig)
+{
+	void *frames[48];
+	int n = backtrace(frames, 48);
+	char line[512];
+
+	snprintf(line, sizeof(line), "gpt-trace: signal %d, backtrace of thread %ld:\n", sig,
+		 (long)syscall(SYS_gettid));
+	if (write(2, line, strlen(line)) < 0)
+		return;
+	for (int k = 0; k < n; k++) {
+		Dl_info dl;
+		int len;
+
+		if (dladdr(frames[k], &dl) && dl.dli_fname)
+			len = snprintf(line, sizeof(line), "  #%d %s+0x%lx (%s)\n", k, dl.dli_fname,
+				       (unsigned long)((char *)frames[k] - (char *)dl.dli_fbase),
+				       dl.dli_sname ? dl.dli_sname : "?");
+		else
+			len = snprintf(line, sizeof(line), "  #%d %p\n", k, frames[k]);
+		if (len > 0 && write(2, line, (size_t)len) < 0)
+			return;
+	}
+}
+
 static void on_fatal_signal(int sig, siginfo_t *info, void *ucontext)
 {
 	int saved_errno = errno, i = fatal_index(sig);
@@ -182,6 +218,8 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *ucontext)
 	struct sigaction theirs;
 	finisher_fn finisher;
 
+	if (backtrace_wanted)
+		backtrace_say(sig);
 	/* A fault in our own part below (or a signal raised there): no second try. */
 	if (i < 0 || atomic_load(&fatal_tid) == tid) {
 		die_default(sig);
@@ -228,6 +266,12 @@ void exits_install_fatal(void)
 
 	if (atomic_load(&hooked))
 		return;
+	backtrace_wanted = getenv("GPT_TRACE_BACKTRACE") && !strcmp(getenv("GPT_TRACE_BACKTRACE"), "1");
+	if (backtrace_wanted) {
+		void *warm[1];
+
+		backtrace(warm, 1);	/* loads libgcc_s now, not in the handler */
+	}
 	alt_stack_install();
 	our_action(&ours);
 	for (size_t i = 0; i < NFATAL; i++) {
