@@ -177,7 +177,7 @@ struct gpu_metrics {
 	bool debug;
 	bool required_only;	/* GPT_TRACE_GPU_METRICS_SET=required: the required metrics alone */
 	/* GPT_TRACE_GPU_METRICS_SKIP (device checks): steps left out, to find which one harms */
-	bool skip_ctx_destroy, skip_thread, skip_start, skip_eval;
+	bool skip_ctx_destroy, skip_thread, skip_start, skip_eval, skip_enable, skip_decode;
 	struct collector *collector;
 	gpu_metrics_report_fn report;
 	bool profiler_initialized, profiler_failed;
@@ -295,6 +295,8 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 		g->skip_thread = strstr(skip, "thread") != NULL;
 		g->skip_start = strstr(skip, "start") != NULL;
 		g->skip_eval = strstr(skip, "eval") != NULL;
+		g->skip_enable = strstr(skip, "enable") != NULL;
+		g->skip_decode = strstr(skip, "decode") != NULL;
 	}
 	g->collector = collector;
 	g->report = report_fn;
@@ -627,6 +629,12 @@ void gpu_metrics_device(struct gpu_metrics *g, uint32_t device_id, CUcontext ctx
 		goto out;
 	if (!g->chip && !(g->chip = chip_setup(g, device_id, g->required_only)))
 		goto out;
+	if (g->skip_enable) {
+		if (g->debug)
+			report(g, "gpu metrics debug: chip %s configured, %zu metrics; no sampler",
+			       g->chip->name, g->chip->count);
+		goto out;
+	}
 	d = &g->devices[g->ndevices];
 	memset(d, 0, sizeof(*d));
 	d->id = device_id;
@@ -730,6 +738,8 @@ static void device_decode(struct gpu_metrics *g, struct device *d)
 	    .structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
 	uint64_t per_period = GPU_METRICS_DECODE_MS * 1000000ull / g->interval_ns + 1;
 
+	if (g->skip_decode)
+		return;
 	for (int rounds = 0; rounds < 64 && d->sampler; rounds++) {
 		CUpti_PmSampling_DecodeData_Params decode = {
 		    .structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};

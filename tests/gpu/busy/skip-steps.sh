@@ -5,8 +5,8 @@
 export GPT_TRACE_GPU_METRICS_EXPERIMENTAL=1 GPT_TRACE_GPU_METRICS_DEBUG=1 GPT_TRACE_BACKTRACE=1
 B=${1:-build/bin}; OUT=${2:-/tmp/skip-steps}; mkdir -p "$OUT"; L=$OUT/skip-steps.txt; : > $L
 W=/tmp/skip-steps-work; rm -rf $W; mkdir -p $W
-for rep in 1 2; do
-	for skip in none ctxdestroy thread eval start ctxdestroy,thread thread,eval,start; do
+for rep in ${REPS:-1 2}; do
+	for skip in ${SKIPS:-none ctxdestroy thread eval start ctxdestroy,thread thread,eval,start enable decode decode,thread}; do
 		GPT_TRACE_GPU_METRICS_SKIP=$skip timeout 120 $B/gpt-trace run --gpu-metrics \
 			-o $W/t.sqlite -- $B/membw --launches 20 > $W/out.txt 2>&1
 		rc=$?
