@@ -288,6 +288,13 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 	}
 	g->required_only = getenv("GPT_TRACE_GPU_METRICS_SET") &&
 			   !strcmp(getenv("GPT_TRACE_GPU_METRICS_SET"), "required");
+	if (getenv("GPT_TRACE_GPU_METRICS_TRY")) {
+		const char *t = getenv("GPT_TRACE_GPU_METRICS_TRY");
+
+		try_opts.no_deinit = strstr(t, "nodeinit") != NULL;
+		try_opts.small_image = strstr(t, "smallimage") != NULL;
+		try_opts.small_hw = strstr(t, "smallhw") != NULL;
+	}
 	if (getenv("GPT_TRACE_GPU_METRICS_SKIP")) {
 		const char *skip = getenv("GPT_TRACE_GPU_METRICS_SKIP");
 
@@ -307,12 +314,17 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 	return 0;
 }
 
+/* GPT_TRACE_GPU_METRICS_TRY (device checks): "nodeinit", "smallimage", "smallhw" variants. */
+static struct {
+	bool no_deinit, small_image, small_hw;
+} try_opts;
+
 static void host_free(CUpti_Profiler_Host_Object *host)
 {
 	gpt_host_deinitialize_params p = {
 	    .structSize = GPT_HOST_SIZE(gpt_host_deinitialize_params, pHostObject)};
 
-	if (!host)
+	if (!host || try_opts.no_deinit)
 		return;
 	p.pHostObject = host;
 	api.ProfilerHostDeinitialize(&p);
@@ -492,7 +504,7 @@ static CUptiResult device_set_config(struct gpu_metrics *g, struct device *d,
 	p.pPmSamplingObject = d->sampler;
 	p.configSize = c->config_size;
 	p.pConfig = c->config;
-	p.hardwareBufferSize = GPU_METRICS_HW_BUFFER;
+	p.hardwareBufferSize = try_opts.small_hw ? (32u << 20) : GPU_METRICS_HW_BUFFER;
 	p.samplingInterval = g->interval_ns;
 	p.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
 	p.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
@@ -516,7 +528,7 @@ static CUptiResult device_image(struct gpu_metrics *g, struct device *d, const s
 	size.pPmSamplingObject = d->sampler;
 	size.pMetricNames = (const char **)c->names;
 	size.numMetrics = c->count;
-	size.maxSamples = (uint32_t)(per_period * 3 < 64 ? 64 : per_period * 3 > 20000 ? 20000
+	size.maxSamples = try_opts.small_image ? 64 : (uint32_t)(per_period * 3 < 64 ? 64 : per_period * 3 > 20000 ? 20000
 								   : per_period * 3);
 	r = api.PmSamplingGetCounterDataSize(&size);
 	if (r != CUPTI_SUCCESS)
