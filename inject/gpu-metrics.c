@@ -128,6 +128,11 @@ static struct {
 } api;
 #undef GPU_METRICS_FIELD
 
+/* GPT_TRACE_GPU_METRICS_TRY (device checks): "nodeinit", "smallimage", "smallhw" variants. */
+static struct {
+	bool no_deinit, small_image, small_hw;
+} try_opts;
+
 /* One chip's host object and config image, with the metrics the config holds. */
 struct chip {
 	char name[64];
@@ -313,11 +318,6 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 	*out = g;
 	return 0;
 }
-
-/* GPT_TRACE_GPU_METRICS_TRY (device checks): "nodeinit", "smallimage", "smallhw" variants. */
-static struct {
-	bool no_deinit, small_image, small_hw;
-} try_opts;
 
 static void host_free(CUpti_Profiler_Host_Object *host)
 {
