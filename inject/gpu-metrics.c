@@ -288,15 +288,17 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 		g->stop_mode = !strcmp(mode, "early")	  ? STOP_EARLY_DISABLE
 			       : !strcmp(mode, "nodecode")  ? STOP_NO_FINAL_DECODE
 			       : !strcmp(mode, "decode")	  ? STOP_DECODE_ONLY
-			       : !strcmp(mode, "norelease") ? STOP_NO_RELEASE
-							    : STOP_FULL;
+			       : !strcmp(mode, "release")   ? STOP_FULL
+							    : STOP_NO_RELEASE;
 	}
 	g->required_only = getenv("GPT_TRACE_GPU_METRICS_SET") &&
 			   !strcmp(getenv("GPT_TRACE_GPU_METRICS_SET"), "required");
+	try_opts.no_deinit = true;
+	g->stop_mode = STOP_NO_RELEASE;
 	if (getenv("GPT_TRACE_GPU_METRICS_TRY")) {
 		const char *t = getenv("GPT_TRACE_GPU_METRICS_TRY");
 
-		try_opts.no_deinit = strstr(t, "nodeinit") != NULL;
+		try_opts.no_deinit = !(strstr(t, "deinit") && !strstr(t, "nodeinit"));
 		try_opts.small_image = strstr(t, "smallimage") != NULL;
 		try_opts.small_hw = strstr(t, "smallhw") != NULL;
 	}
