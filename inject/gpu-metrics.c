@@ -282,6 +282,7 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 	}
 	g->interval_ns = interval_ns;
 	g->debug = getenv("GPT_TRACE_GPU_METRICS_DEBUG") && !strcmp(getenv("GPT_TRACE_GPU_METRICS_DEBUG"), "1");
+	g->stop_mode = STOP_NO_RELEASE;
 	if (getenv("GPT_TRACE_GPU_METRICS_STOP")) {
 		const char *mode = getenv("GPT_TRACE_GPU_METRICS_STOP");
 
@@ -294,7 +295,6 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 	g->required_only = getenv("GPT_TRACE_GPU_METRICS_SET") &&
 			   !strcmp(getenv("GPT_TRACE_GPU_METRICS_SET"), "required");
 	try_opts.no_deinit = true;
-	g->stop_mode = STOP_NO_RELEASE;
 	if (getenv("GPT_TRACE_GPU_METRICS_TRY")) {
 		const char *t = getenv("GPT_TRACE_GPU_METRICS_TRY");
 
