@@ -130,7 +130,7 @@ static struct {
 
 /* GPT_TRACE_GPU_METRICS_TRY (device checks): "nodeinit", "smallimage", "smallhw" variants. */
 static struct {
-	bool no_deinit, small_image, small_hw;
+	bool no_deinit, small_image, small_hw, in_callback;
 } try_opts;
 
 /* One chip's host object and config image, with the metrics the config holds. */
@@ -195,6 +195,11 @@ struct gpu_metrics {
 	struct device devices[GPU_METRICS_MAX_DEVICES];
 	size_t ndevices;
 	bool seen[GPU_METRICS_MAX_DEVICES];
+	struct pending {
+		uint32_t id;
+		CUcontext ctx;
+	} pending[GPU_METRICS_MAX_DEVICES];	/* devices whose sampler the thread starts next */
+	size_t npending;
 	double setup_ms;
 };
 
@@ -301,6 +306,7 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 		try_opts.no_deinit = !(strstr(t, "deinit") && !strstr(t, "nodeinit"));
 		try_opts.small_image = strstr(t, "smallimage") != NULL;
 		try_opts.small_hw = strstr(t, "smallhw") != NULL;
+		try_opts.in_callback = strstr(t, "incallback") != NULL;
 	}
 	if (getenv("GPT_TRACE_GPU_METRICS_SKIP")) {
 		const char *skip = getenv("GPT_TRACE_GPU_METRICS_SKIP");
@@ -627,38 +633,57 @@ static bool profiler_init(struct gpu_metrics *g, uint32_t device)
 
 static void *decode_main(void *arg);
 
-void gpu_metrics_device(struct gpu_metrics *g, uint32_t device_id, CUcontext ctx)
+/* Configure and start device_id's sampler (under the lock, ctx current). */
+static void device_setup(struct gpu_metrics *g, uint32_t device_id, CUcontext ctx)
 {
 	struct timespec t0, t1;
 	struct device *d;
 
-	if (!g || device_id >= GPU_METRICS_MAX_DEVICES)
-		return;
-	pthread_mutex_lock(&g->lock);
-	if (g->seen[device_id] || g->stopping)
-		goto out;
-	g->seen[device_id] = true;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!profiler_init(g, device_id))
-		goto out;
+		return;
 	if (!g->chip && !(g->chip = chip_setup(g, device_id, g->required_only)))
-		goto out;
+		return;
 	if (g->skip_enable) {
 		if (g->debug)
 			report(g, "gpu metrics debug: chip %s configured, %zu metrics; no sampler",
 			       g->chip->name, g->chip->count);
-		goto out;
+		return;
 	}
 	d = &g->devices[g->ndevices];
 	memset(d, 0, sizeof(*d));
 	d->id = device_id;
 	d->ctx = ctx;
 	if (device_start(g, d) < 0)
-		goto out;
+		return;
 	g->ndevices++;
 	if (g->debug)
 		report(g, "gpu metrics debug: device %u sampling, %zu metrics, image %zu bytes",
 		       device_id, g->chip->count, d->image_size);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	g->setup_ms += (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+}
+
+/*
+ * Only noted here: the decoding thread starts the sampler, outside CUPTI's callback. Started inside
+ * the context-creation callback (the first version), the samplers corrupted the heap of every
+ * short program on the H200 (2026-11-27, tests/gpu/busy/skip-steps.sh).
+ */
+void gpu_metrics_device(struct gpu_metrics *g, uint32_t device_id, CUcontext ctx)
+{
+	if (!g || device_id >= GPU_METRICS_MAX_DEVICES)
+		return;
+	pthread_mutex_lock(&g->lock);
+	if (g->seen[device_id] || g->stopping)
+		goto out;
+	g->seen[device_id] = true;
+	if (try_opts.in_callback || g->skip_thread) {
+		device_setup(g, device_id, ctx);
+	} else {
+		g->pending[g->npending].id = device_id;
+		g->pending[g->npending++].ctx = ctx;
+		pthread_cond_signal(&g->wake);
+	}
 	if (!g->thread_started && !g->skip_thread) {
 		sigset_t all, old;
 
@@ -667,8 +692,6 @@ void gpu_metrics_device(struct gpu_metrics *g, uint32_t device_id, CUcontext ctx
 		g->thread_started = pthread_create(&g->thread, NULL, decode_main, g) == 0;
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	g->setup_ms += (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 out:
 	pthread_mutex_unlock(&g->lock);
 }
@@ -866,6 +889,14 @@ static void *decode_main(void *arg)
 
 	pthread_mutex_lock(&g->lock);
 	while (!g->stopping) {
+		for (size_t i = 0; i < g->npending; i++) {
+			bool pushed = context_push(g->pending[i].ctx) == CUDA_SUCCESS;
+
+			device_setup(g, g->pending[i].id, g->pending[i].ctx);
+			if (pushed)
+				context_pop();
+		}
+		g->npending = 0;
 		for (size_t i = 0; i < g->ndevices; i++)
 			if (g->devices[i].running)
 				device_decode(g, &g->devices[i]);
