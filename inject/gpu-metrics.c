@@ -886,6 +886,16 @@ static void *decode_main(void *arg)
 {
 	struct gpu_metrics *g = arg;
 	struct timespec until;
+	sigset_t faults;
+
+	/* Faults here kill the process anyway: let the crash handler save the trace first. */
+	sigemptyset(&faults);
+	sigaddset(&faults, SIGSEGV);
+	sigaddset(&faults, SIGBUS);
+	sigaddset(&faults, SIGILL);
+	sigaddset(&faults, SIGFPE);
+	sigaddset(&faults, SIGABRT);
+	pthread_sigmask(SIG_UNBLOCK, &faults, NULL);
 
 	pthread_mutex_lock(&g->lock);
 	while (!g->stopping) {
