@@ -130,7 +130,7 @@ static struct {
 
 /* GPT_TRACE_GPU_METRICS_TRY (device checks): "nodeinit", "smallimage", "smallhw" variants. */
 static struct {
-	bool no_deinit, small_image, small_hw, in_callback;
+	bool no_deinit, small_image, small_hw, in_callback, grow;
 } try_opts;
 
 /* One chip's host object and config image, with the metrics the config holds. */
@@ -307,6 +307,7 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 		try_opts.small_image = strstr(t, "smallimage") != NULL;
 		try_opts.small_hw = strstr(t, "smallhw") != NULL;
 		try_opts.in_callback = strstr(t, "incallback") != NULL;
+		try_opts.grow = strstr(t, "grow") != NULL;
 	}
 	if (getenv("GPT_TRACE_GPU_METRICS_SKIP")) {
 		const char *skip = getenv("GPT_TRACE_GPU_METRICS_SKIP");
@@ -446,6 +447,59 @@ static int chip_build(struct gpu_metrics *g, struct chip *c, const uint8_t *avai
 	return 0;
 }
 
+/* Is raw in tier: 0 the required metrics, 1 with the tensor pipes, 2 all. */
+static bool in_tier(const struct wanted_metric *w, int tier)
+{
+	if (tier >= 2 || w->required)
+		return true;
+	return tier == 1 && (w->raw == GPM_TENSOR_CYCLES || w->raw == GPM_TENSOR_PCT ||
+			     w->raw == GPM_HMMA_PCT);
+}
+
+/*
+ * The set in at most three configurations, largest first, each with every metric's first name:
+ * all, the required ones with the tensor pipes, the required ones. One host object per try, never
+ * deinitialized (see chip_free). Growing the set a metric at a time (try_opts.grow, the first
+ * version) made some twenty host objects and failed configurations; on the H200 every traced
+ * program then crashed inside libnvperf_host sooner or later.
+ */
+static int chip_build_tiers(struct gpu_metrics *g, struct chip *c, const uint8_t *availability,
+			    bool required_only, uint32_t device)
+{
+	for (int tier = required_only ? 0 : 2; tier >= 0; tier--) {
+		CUpti_Profiler_Host_Object *host;
+		uint8_t *config;
+		size_t size, passes, n = 0;
+		CUptiResult r;
+
+		for (size_t i = 0; i < NR_WANTED; i++) {
+			if (!in_tier(&wanted[i], tier))
+				continue;
+			c->names[n] = wanted[i].names[0];
+			c->raws[n++] = wanted[i].raw;
+		}
+		r = host_configure(c->name, availability, c->names, n, &host, &config, &size,
+				   &passes);
+		if (g->debug)
+			report(g, "gpu metrics debug: tier %d, %zu metrics: %s, %zu passes", tier, n,
+			       r == CUPTI_SUCCESS ? "configured" : "refused", r == CUPTI_SUCCESS ? passes : 0);
+		if (r != CUPTI_SUCCESS)
+			continue;
+		if (passes != 1) {
+			free(config);
+			continue;
+		}
+		c->host = host;
+		c->config = config;
+		c->config_size = size;
+		c->count = n;
+		return 0;
+	}
+	report(g, "no GPU metrics on device %u: chip %s cannot sample %s and the other required "
+	       "metrics in one pass; tracing goes on without them", device, c->name, wanted[0].names[0]);
+	return -1;
+}
+
 static void chip_free(struct chip *c)
 {
 	if (!c)
@@ -494,7 +548,8 @@ static struct chip *chip_setup(struct gpu_metrics *g, uint32_t device, bool requ
 	 */
 	c->availability = image;
 	image = NULL;
-	if (chip_build(g, c, c->availability, required_only, device) < 0) {
+	if ((try_opts.grow ? chip_build(g, c, c->availability, required_only, device)
+			   : chip_build_tiers(g, c, c->availability, required_only, device)) < 0) {
 		chip_free(c);
 		c = NULL;
 	}
