@@ -130,7 +130,7 @@ static struct {
 
 /* GPT_TRACE_GPU_METRICS_TRY (device checks): "nodeinit", "smallimage", "smallhw" variants. */
 static struct {
-	bool no_deinit, small_image, small_hw, in_callback, grow;
+	bool no_deinit, small_image, small_hw, grow;
 } try_opts;
 
 /* One chip's host object and config image, with the metrics the config holds. */
@@ -195,11 +195,6 @@ struct gpu_metrics {
 	struct device devices[GPU_METRICS_MAX_DEVICES];
 	size_t ndevices;
 	bool seen[GPU_METRICS_MAX_DEVICES];
-	struct pending {
-		uint32_t id;
-		CUcontext ctx;
-	} pending[GPU_METRICS_MAX_DEVICES];	/* devices whose sampler the thread starts next */
-	size_t npending;
 	double setup_ms;
 };
 
@@ -306,7 +301,6 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 		try_opts.no_deinit = !(strstr(t, "deinit") && !strstr(t, "nodeinit"));
 		try_opts.small_image = strstr(t, "smallimage") != NULL;
 		try_opts.small_hw = strstr(t, "smallhw") != NULL;
-		try_opts.in_callback = strstr(t, "incallback") != NULL;
 		try_opts.grow = strstr(t, "grow") != NULL;
 	}
 	if (getenv("GPT_TRACE_GPU_METRICS_SKIP")) {
@@ -720,9 +714,9 @@ static void device_setup(struct gpu_metrics *g, uint32_t device_id, CUcontext ct
 }
 
 /*
- * Only noted here: the decoding thread starts the sampler, outside CUPTI's callback. Started inside
- * the context-creation callback (the first version), the samplers corrupted the heap of every
- * short program on the H200 (2026-11-27, tests/gpu/busy/skip-steps.sh).
+ * Set up here, in CUPTI's context-creation callback, before the context runs anything. Handed to
+ * the decoding thread instead (tried on the H200, 2026-11-27), the setup raced a short program's
+ * exit: the driver tore down while the thread was still configuring, and libnvperf_host crashed.
  */
 void gpu_metrics_device(struct gpu_metrics *g, uint32_t device_id, CUcontext ctx)
 {
@@ -732,13 +726,7 @@ void gpu_metrics_device(struct gpu_metrics *g, uint32_t device_id, CUcontext ctx
 	if (g->seen[device_id] || g->stopping)
 		goto out;
 	g->seen[device_id] = true;
-	if (try_opts.in_callback || g->skip_thread) {
-		device_setup(g, device_id, ctx);
-	} else {
-		g->pending[g->npending].id = device_id;
-		g->pending[g->npending++].ctx = ctx;
-		pthread_cond_signal(&g->wake);
-	}
+	device_setup(g, device_id, ctx);
 	if (!g->thread_started && !g->skip_thread) {
 		sigset_t all, old;
 
@@ -954,14 +942,6 @@ static void *decode_main(void *arg)
 
 	pthread_mutex_lock(&g->lock);
 	while (!g->stopping) {
-		for (size_t i = 0; i < g->npending; i++) {
-			bool pushed = context_push(g->pending[i].ctx) == CUDA_SUCCESS;
-
-			device_setup(g, g->pending[i].id, g->pending[i].ctx);
-			if (pushed)
-				context_pop();
-		}
-		g->npending = 0;
 		for (size_t i = 0; i < g->ndevices; i++)
 			if (g->devices[i].running)
 				device_decode(g, &g->devices[i]);
