@@ -130,7 +130,7 @@ static struct {
 
 /* GPT_TRACE_GPU_METRICS_TRY (device checks): "nodeinit", "smallimage", "smallhw" variants. */
 static struct {
-	bool no_deinit, small_image, small_hw, grow;
+	bool no_deinit, small_image, small_hw, grow, all;
 } try_opts;
 
 /* One chip's host object and config image, with the metrics the config holds. */
@@ -302,6 +302,7 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 		try_opts.small_image = strstr(t, "smallimage") != NULL;
 		try_opts.small_hw = strstr(t, "smallhw") != NULL;
 		try_opts.grow = strstr(t, "grow") != NULL;
+		try_opts.all = strstr(t, "all") != NULL;
 	}
 	if (getenv("GPT_TRACE_GPU_METRICS_SKIP")) {
 		const char *skip = getenv("GPT_TRACE_GPU_METRICS_SKIP");
@@ -451,16 +452,17 @@ static bool in_tier(const struct wanted_metric *w, int tier)
 }
 
 /*
- * The set in at most three configurations, largest first, each with every metric's first name:
- * all, the required ones with the tensor pipes, the required ones. One host object per try, never
+ * The set in at most two configurations, each with every metric's first name: the required ones
+ * with the tensor pipes, else the required ones alone. One host object per try, never
  * deinitialized (see chip_free). Growing the set a metric at a time (try_opts.grow, the first
- * version) made some twenty host objects and failed configurations; on the H200 every traced
- * program then crashed inside libnvperf_host sooner or later.
+ * version) made some twenty host objects and refused configurations, and on the H200 every traced
+ * program then crashed inside libnvperf_host sooner or later; with the whole list tried first
+ * (try_opts.all: GH100 refuses it), one short run in four still crashed at the sampler's stop.
  */
 static int chip_build_tiers(struct gpu_metrics *g, struct chip *c, const uint8_t *availability,
 			    bool required_only, uint32_t device)
 {
-	for (int tier = required_only ? 0 : 2; tier >= 0; tier--) {
+	for (int tier = required_only ? 0 : try_opts.all ? 2 : 1; tier >= 0; tier--) {
 		CUpti_Profiler_Host_Object *host;
 		uint8_t *config;
 		size_t size, passes, n = 0;
