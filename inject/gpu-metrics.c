@@ -282,15 +282,15 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 	}
 	g->interval_ns = interval_ns;
 	g->debug = getenv("GPT_TRACE_GPU_METRICS_DEBUG") && !strcmp(getenv("GPT_TRACE_GPU_METRICS_DEBUG"), "1");
-	g->stop_mode = STOP_NO_RELEASE;
+	g->stop_mode = STOP_DECODE_ONLY;
 	if (getenv("GPT_TRACE_GPU_METRICS_STOP")) {
 		const char *mode = getenv("GPT_TRACE_GPU_METRICS_STOP");
 
 		g->stop_mode = !strcmp(mode, "early")	  ? STOP_EARLY_DISABLE
 			       : !strcmp(mode, "nodecode")  ? STOP_NO_FINAL_DECODE
-			       : !strcmp(mode, "decode")	  ? STOP_DECODE_ONLY
+			       : !strcmp(mode, "stop")	  ? STOP_NO_RELEASE
 			       : !strcmp(mode, "release")   ? STOP_FULL
-							    : STOP_NO_RELEASE;
+							    : STOP_DECODE_ONLY;
 	}
 	g->required_only = getenv("GPT_TRACE_GPU_METRICS_SET") &&
 			   !strcmp(getenv("GPT_TRACE_GPU_METRICS_SET"), "required");
@@ -993,7 +993,7 @@ int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms)
 
 void gpu_metrics_release(struct gpu_metrics *g)
 {
-	if (!g || g->stop_mode == STOP_NO_RELEASE)
+	if (!g || g->stop_mode == STOP_NO_RELEASE || g->stop_mode == STOP_DECODE_ONLY)
 		return;
 	pthread_mutex_lock(&g->lock);
 	for (size_t i = 0; i < g->ndevices; i++)
