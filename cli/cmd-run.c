@@ -71,9 +71,8 @@ static const char usage_text[] =
 	"                        event, stream and graph calls), all, or none\n"
 	"      --metrics[=SPEC]  collect kernel hardware metrics; SPEC as GPT_TRACE_METRICS\n"
 	"                        (docs/metrics.md), e.g. kernel=*gemm*,first=3; alone: all\n"
-	"      --gpu-metrics[=INTERVAL]  sample SM, tensor-pipe, DRAM, PCIe and NVLink activity\n"
-	"                        of every GPU used (CUPTI PM sampling, docs/gpu-metrics.md;\n"
-	"                        held back: needs GPT_TRACE_GPU_METRICS_EXPERIMENTAL=1);\n"
+	"      --gpu-metrics[=INTERVAL]  sample SM, tensor-pipe and DRAM activity of every GPU\n"
+	"                        used (CUPTI PM sampling, docs/gpu-metrics.md);\n"
 	"                        INTERVAL a time (100us) or a frequency (10khz, the default)\n"
 	"      --no-gpu-metrics  do not sample GPU metrics (the default)\n"
 	"      --commit-ms N     commit the trace every N ms (default 1000): a killed\n"
@@ -335,15 +334,6 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
 			if (gpu_metrics_interval_parse(optarg ? optarg : "on", &ns, why,
 						       sizeof(why)) < 0)
 				return usage_error("%s", why);
-			/* Held back: on the H100 and H200 (driver 580, CUPTI 13.0) every program traced
-			 * with it aborted at exit with a glibc heap-corruption message (device runs of
-			 * 2026-11-27, docs/gpu-metrics.md). Off for users until that is found. */
-			if (!getenv("GPT_TRACE_GPU_METRICS_EXPERIMENTAL") ||
-			    strcmp(getenv("GPT_TRACE_GPU_METRICS_EXPERIMENTAL"), "1") != 0)
-				return usage_error("--gpu-metrics is held back: on an H100/H200 every program "
-						   "traced with it aborted at exit (heap corruption in the "
-						   "sampler, docs/gpu-metrics.md); set "
-						   "GPT_TRACE_GPU_METRICS_EXPERIMENTAL=1 to try it anyway");
 			opts->gpu_metrics = ns ? (optarg ? optarg : "on") : NULL;
 			break;
 		}

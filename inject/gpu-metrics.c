@@ -3,8 +3,9 @@
  *
  * Sequence, as in NVIDIA's pm_sampling sample: cuptiProfilerInitialize; per chip a host object of
  * type PM_SAMPLING built from the first device's counter availability image, and a config image of
- * the metrics below; per device cuptiPmSamplingEnable, SetConfig (GPU time interval trigger),
- * a counter data image sized by GetCounterDataSize, Start. Our thread then, every
+ * the metrics below; per device, in CUPTI's context-creation callback, cuptiPmSamplingEnable,
+ * SetConfig (GPU time interval trigger), a counter data image sized by GetCounterDataSize, Start.
+ * Our thread then, every
  * GPU_METRICS_DECODE_MS, decodes the hardware buffer into the counter data image, reads each
  * completed sample's interval (GetSampleInfo) and values (cuptiProfilerHostEvaluateToGpuValues),
  * hands them to the collector, and initializes the image again before it fills. The counter
@@ -13,10 +14,19 @@
  * Which metrics: the sampler takes only sets that fit in one pass, and it refuses some that its
  * host API accepts (on the H100, 2026-11-27, cuptiProfilerHostConfigAddMetrics failed with
  * CUPTI_ERROR_UNKNOWN for a 34-metric set that the host API alone, without the device's
- * availability image, called one pass). So the set is grown one metric at a time, each
- * candidate kept only if the set still configures in one pass; the required ones (SM cycles, DRAM
- * bytes) come first, and a device whose SetConfig refuses the grown set gets the required ones
- * alone. Timestamps: CUPTI converts the sampler's timestamps with the clock the library registered
+ * availability image, called one pass). A refused configuration is not harmless either: see
+ * chip_build. So the set is the required metrics (SM cycles, DRAM bytes) with the tensor pipes,
+ * seven on GH100, and the required ones alone where that is refused.
+ *
+ * What CUPTI 13.0 does not survive (H200, driver 580, 2026-11-27; tests/gpu/busy/stop-modes.sh,
+ * skip-steps.sh and batch4.sh kept the runs): a host object deinitialized while the process
+ * samples, a refused configuration, cuptiPmSamplingStop at exit and cuptiPmSamplingDisable. Each
+ * corrupted the heap or crashed inside libnvperf_host in some runs, so none of them happens by
+ * default: the host objects live until the process ends, and at exit each sampler is decoded a
+ * last time and left running. With that, 38 of 38 traced runs (CUDA samples, PyTorch, torch.compile)
+ * exited cleanly; before, every one aborted.
+ *
+ * Timestamps: CUPTI converts the sampler's timestamps with the clock the library registered
  * (measured on the H100: an FMA kernel's first partial sample read 69.8% SM-active where 69.6 us of
  * its 100 us overlapped the kernel record), so they need no conversion.
  */
@@ -128,9 +138,12 @@ static struct {
 } api;
 #undef GPU_METRICS_FIELD
 
-/* GPT_TRACE_GPU_METRICS_TRY (device checks): "nodeinit", "smallimage", "smallhw" variants. */
+/*
+ * GPT_TRACE_GPU_METRICS_TRY, for re-checking a later CUPTI with tests/gpu/busy/stop-modes.sh:
+ * "all" tries the whole metric list first, "deinit" deinitializes host objects (see chip_free).
+ */
 static struct {
-	bool no_deinit, small_image, small_hw, grow, all;
+	bool deinit, all;
 } try_opts;
 
 /* One chip's host object and config image, with the metrics the config holds. */
@@ -158,22 +171,19 @@ struct device {
 };
 
 /*
- * How the samplers end (GPT_TRACE_GPU_METRICS_STOP, for the device checks). The default: decoded,
- * stopped with the device's context current and decoded once more at gpu_metrics_stop(), and
- * disabled only at gpu_metrics_release(), after CUPTI's last activity flush: XLA's PM sampler
- * (cupti_pm_sampler_impl.cc) notes that disabling a sampler finalizes all of CUPTI, and on the
- * H200 (2026-11-27) disabling it before our final activity flush aborted every traced program at
- * exit (glibc: "malloc(): unsorted double linked list corrupted"). The other modes keep the
- * orders tried on the way: "early" disables right after the stop, as the first version did;
- * "nodecode" skips the decode after the stop; "decode" only decodes, never stopping; "norelease"
- * never disables (the process ends anyway).
+ * How the samplers end (GPT_TRACE_GPU_METRICS_STOP, for re-checking a later CUPTI). The default,
+ * "decode": decoded a last time with the device's context current, neither stopped nor disabled
+ * (see the top of the file). "stop": also stopped and decoded again; "release": that, and disabled
+ * at gpu_metrics_release(), after CUPTI's last activity flush (XLA's PM sampler,
+ * cupti_pm_sampler_impl.cc, notes that disabling a sampler finalizes all of CUPTI); "early":
+ * disabled right after the stop, as the first version did; "nodecode": stopped, not decoded after.
  */
 enum stop_mode {
 	STOP_FULL,
 	STOP_EARLY_DISABLE,
 	STOP_NO_FINAL_DECODE,
 	STOP_DECODE_ONLY,
-	STOP_NO_RELEASE,
+	STOP_NO_DISABLE,
 };
 
 struct gpu_metrics {
@@ -181,8 +191,6 @@ struct gpu_metrics {
 	enum stop_mode stop_mode;
 	bool debug;
 	bool required_only;	/* GPT_TRACE_GPU_METRICS_SET=required: the required metrics alone */
-	/* GPT_TRACE_GPU_METRICS_SKIP (device checks): steps left out, to find which one harms */
-	bool skip_ctx_destroy, skip_thread, skip_start, skip_eval, skip_enable, skip_decode;
 	struct collector *collector;
 	gpu_metrics_report_fn report;
 	bool profiler_initialized, profiler_failed;
@@ -288,31 +296,17 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 
 		g->stop_mode = !strcmp(mode, "early")	  ? STOP_EARLY_DISABLE
 			       : !strcmp(mode, "nodecode")  ? STOP_NO_FINAL_DECODE
-			       : !strcmp(mode, "stop")	  ? STOP_NO_RELEASE
+			       : !strcmp(mode, "stop")	  ? STOP_NO_DISABLE
 			       : !strcmp(mode, "release")   ? STOP_FULL
 							    : STOP_DECODE_ONLY;
 	}
 	g->required_only = getenv("GPT_TRACE_GPU_METRICS_SET") &&
 			   !strcmp(getenv("GPT_TRACE_GPU_METRICS_SET"), "required");
-	try_opts.no_deinit = true;
 	if (getenv("GPT_TRACE_GPU_METRICS_TRY")) {
 		const char *t = getenv("GPT_TRACE_GPU_METRICS_TRY");
 
-		try_opts.no_deinit = !(strstr(t, "deinit") && !strstr(t, "nodeinit"));
-		try_opts.small_image = strstr(t, "smallimage") != NULL;
-		try_opts.small_hw = strstr(t, "smallhw") != NULL;
-		try_opts.grow = strstr(t, "grow") != NULL;
+		try_opts.deinit = strstr(t, "deinit") != NULL;
 		try_opts.all = strstr(t, "all") != NULL;
-	}
-	if (getenv("GPT_TRACE_GPU_METRICS_SKIP")) {
-		const char *skip = getenv("GPT_TRACE_GPU_METRICS_SKIP");
-
-		g->skip_ctx_destroy = strstr(skip, "ctxdestroy") != NULL;
-		g->skip_thread = strstr(skip, "thread") != NULL;
-		g->skip_start = strstr(skip, "start") != NULL;
-		g->skip_eval = strstr(skip, "eval") != NULL;
-		g->skip_enable = strstr(skip, "enable") != NULL;
-		g->skip_decode = strstr(skip, "decode") != NULL;
 	}
 	g->collector = collector;
 	g->report = report_fn;
@@ -328,7 +322,7 @@ static void host_free(CUpti_Profiler_Host_Object *host)
 	gpt_host_deinitialize_params p = {
 	    .structSize = GPT_HOST_SIZE(gpt_host_deinitialize_params, pHostObject)};
 
-	if (!host || try_opts.no_deinit)
+	if (!host || !try_opts.deinit)
 		return;
 	p.pHostObject = host;
 	api.ProfilerHostDeinitialize(&p);
@@ -395,53 +389,6 @@ static CUptiResult host_configure(const char *chip, const uint8_t *availability,
 	return CUPTI_SUCCESS;
 }
 
-/* Does chip's set, with name added, configure in one pass? Keeps the config when it does. */
-static bool chip_try(struct chip *c, const uint8_t *availability, const char *name,
-		     enum gpu_metric_raw raw)
-{
-	CUpti_Profiler_Host_Object *host;
-	uint8_t *config;
-	size_t size, passes;
-
-	c->names[c->count] = name;
-	if (host_configure(c->name, availability, c->names, c->count + 1, &host, &config, &size,
-			   &passes) != CUPTI_SUCCESS)
-		return false;
-	if (passes != 1) {
-		free(config);
-		host_free(host);
-		return false;
-	}
-	host_free(c->host);
-	free(c->config);
-	c->host = host;
-	c->config = config;
-	c->config_size = size;
-	c->raws[c->count++] = raw;
-	return true;
-}
-
-/* Grow the set metric by metric (see the top of the file); required_only: the required ones. */
-static int chip_build(struct gpu_metrics *g, struct chip *c, const uint8_t *availability,
-		      bool required_only, uint32_t device)
-{
-	for (size_t i = 0; i < NR_WANTED; i++) {
-		bool ok = false;
-
-		if (required_only && !wanted[i].required)
-			continue;
-		for (int k = 0; k < MAX_CANDIDATES && wanted[i].names[k] && !ok; k++)
-			ok = chip_try(c, availability, wanted[i].names[k], wanted[i].raw);
-		if (!ok && wanted[i].required) {
-			report(g, "no GPU metrics on device %u: chip %s cannot sample %s in one pass "
-			       "with the others; tracing goes on without them", device, c->name,
-			       wanted[i].names[0]);
-			return -1;
-		}
-	}
-	return 0;
-}
-
 /* Is raw in tier: 0 the required metrics, 1 with the tensor pipes, 2 all. */
 static bool in_tier(const struct wanted_metric *w, int tier)
 {
@@ -454,13 +401,13 @@ static bool in_tier(const struct wanted_metric *w, int tier)
 /*
  * The set in at most two configurations, each with every metric's first name: the required ones
  * with the tensor pipes, else the required ones alone. One host object per try, never
- * deinitialized (see chip_free). Growing the set a metric at a time (try_opts.grow, the first
- * version) made some twenty host objects and refused configurations, and on the H200 every traced
- * program then crashed inside libnvperf_host sooner or later; with the whole list tried first
- * (try_opts.all: GH100 refuses it), one short run in four still crashed at the sampler's stop.
+ * deinitialized (see chip_free). Growing the set a metric at a time (the first version) made some
+ * twenty host objects and refused configurations, and on the H200 every traced program then
+ * crashed inside libnvperf_host sooner or later; with the whole list tried first (try_opts.all:
+ * GH100 refuses it), one short run in four still crashed at the sampler's stop.
  */
-static int chip_build_tiers(struct gpu_metrics *g, struct chip *c, const uint8_t *availability,
-			    bool required_only, uint32_t device)
+static int chip_build(struct gpu_metrics *g, struct chip *c, const uint8_t *availability,
+		      bool required_only, uint32_t device)
 {
 	for (int tier = required_only ? 0 : try_opts.all ? 2 : 1; tier >= 0; tier--) {
 		CUpti_Profiler_Host_Object *host;
@@ -496,13 +443,15 @@ static int chip_build_tiers(struct gpu_metrics *g, struct chip *c, const uint8_t
 	return -1;
 }
 
+/* The host object, and the availability image it reads, stay unless try_opts.deinit. */
 static void chip_free(struct chip *c)
 {
 	if (!c)
 		return;
 	host_free(c->host);
 	free(c->config);
-	free(c->availability);
+	if (try_opts.deinit)
+		free(c->availability);
 	free(c);
 }
 
@@ -544,8 +493,7 @@ static struct chip *chip_setup(struct gpu_metrics *g, uint32_t device, bool requ
 	 */
 	c->availability = image;
 	image = NULL;
-	if ((try_opts.grow ? chip_build(g, c, c->availability, required_only, device)
-			   : chip_build_tiers(g, c, c->availability, required_only, device)) < 0) {
+	if (chip_build(g, c, c->availability, required_only, device) < 0) {
 		chip_free(c);
 		c = NULL;
 	}
@@ -563,7 +511,7 @@ static CUptiResult device_set_config(struct gpu_metrics *g, struct device *d,
 	p.pPmSamplingObject = d->sampler;
 	p.configSize = c->config_size;
 	p.pConfig = c->config;
-	p.hardwareBufferSize = try_opts.small_hw ? (32u << 20) : GPU_METRICS_HW_BUFFER;
+	p.hardwareBufferSize = GPU_METRICS_HW_BUFFER;
 	p.samplingInterval = g->interval_ns;
 	p.triggerMode = CUPTI_PM_SAMPLING_TRIGGER_MODE_GPU_TIME_INTERVAL;
 	p.hwBufferAppendMode = CUPTI_PM_SAMPLING_HARDWARE_BUFFER_APPEND_MODE_KEEP_OLDEST;
@@ -587,7 +535,7 @@ static CUptiResult device_image(struct gpu_metrics *g, struct device *d, const s
 	size.pPmSamplingObject = d->sampler;
 	size.pMetricNames = (const char **)c->names;
 	size.numMetrics = c->count;
-	size.maxSamples = try_opts.small_image ? 64 : (uint32_t)(per_period * 3 < 64 ? 64 : per_period * 3 > 20000 ? 20000
+	size.maxSamples = (uint32_t)(per_period * 3 < 64 ? 64 : per_period * 3 > 20000 ? 20000
 								   : per_period * 3);
 	r = api.PmSamplingGetCounterDataSize(&size);
 	if (r != CUPTI_SUCCESS)
@@ -651,7 +599,7 @@ static int device_start(struct gpu_metrics *g, struct device *d)
 		goto out_fail;
 	call = "cuptiPmSamplingStart";
 	start.pPmSamplingObject = d->sampler;
-	r = g->skip_start ? CUPTI_SUCCESS : api.PmSamplingStart(&start);
+	r = api.PmSamplingStart(&start);
 	if (r != CUPTI_SUCCESS)
 		goto out_fail;
 	d->running = true;
@@ -695,12 +643,6 @@ static void device_setup(struct gpu_metrics *g, uint32_t device_id, CUcontext ct
 		return;
 	if (!g->chip && !(g->chip = chip_setup(g, device_id, g->required_only)))
 		return;
-	if (g->skip_enable) {
-		if (g->debug)
-			report(g, "gpu metrics debug: chip %s configured, %zu metrics; no sampler",
-			       g->chip->name, g->chip->count);
-		return;
-	}
 	d = &g->devices[g->ndevices];
 	memset(d, 0, sizeof(*d));
 	d->id = device_id;
@@ -729,7 +671,7 @@ void gpu_metrics_device(struct gpu_metrics *g, uint32_t device_id, CUcontext ctx
 		goto out;
 	g->seen[device_id] = true;
 	device_setup(g, device_id, ctx);
-	if (!g->thread_started && !g->skip_thread) {
+	if (!g->thread_started) {
 		sigset_t all, old;
 
 		sigfillset(&all);
@@ -790,7 +732,7 @@ static void device_hand_over(struct gpu_metrics *g, struct device *d, size_t com
 	struct gpu_metrics_batch *batch;
 	size_t n = completed > d->processed ? completed - d->processed : 0;
 
-	if (!n || g->skip_eval)
+	if (!n)
 		return;
 	batch = malloc(sizeof(*batch) + n * sizeof(batch->samples[0]));
 	if (!batch)
@@ -820,8 +762,6 @@ static void device_decode(struct gpu_metrics *g, struct device *d)
 	    .structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
 	uint64_t per_period = GPU_METRICS_DECODE_MS * 1000000ull / g->interval_ns + 1;
 
-	if (g->skip_decode)
-		return;
 	for (int rounds = 0; rounds < 64 && d->sampler; rounds++) {
 		CUpti_PmSampling_DecodeData_Params decode = {
 		    .structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
@@ -993,7 +933,7 @@ int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms)
 
 void gpu_metrics_release(struct gpu_metrics *g)
 {
-	if (!g || g->stop_mode == STOP_NO_RELEASE || g->stop_mode == STOP_DECODE_ONLY)
+	if (!g || g->stop_mode == STOP_NO_DISABLE || g->stop_mode == STOP_DECODE_ONLY)
 		return;
 	pthread_mutex_lock(&g->lock);
 	for (size_t i = 0; i < g->ndevices; i++)
@@ -1006,11 +946,6 @@ void gpu_metrics_release(struct gpu_metrics *g)
 void gpu_metrics_context_destroy(struct gpu_metrics *g, CUcontext ctx)
 {
 	if (!g)
-		return;
-	if (g->debug)
-		report(g, "gpu metrics debug: context %p destroyed%s", (void *)ctx,
-		       g->skip_ctx_destroy ? ", samplers left alone" : "");
-	if (g->skip_ctx_destroy)
 		return;
 	pthread_mutex_lock(&g->lock);
 	for (size_t i = 0; i < g->ndevices; i++)

@@ -43,22 +43,24 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 void gpu_metrics_device(struct gpu_metrics *g, uint32_t device_id, CUcontext ctx);
 
 /*
- * CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: stop (and hand over) the sampler a context
- * started, while the context still exists (a program that resets its device before exiting).
+ * CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING: decode (and hand over) what the sampler a context
+ * started holds, while the context still exists (a program that resets its device before exiting).
  */
 void gpu_metrics_context_destroy(struct gpu_metrics *g, CUcontext ctx);
 
 /*
- * End the decoding thread (waiting at most timeout_ms for it), then on the calling thread stop each
- * sampler with its context current (cuptiPmSamplingStop needs one: see gpu-metrics.c), decode what
- * the hardware holds and hand the last samples to the collector; call it before collector_stop().
- * Returns 0, or -1 when the thread did not finish in time (its last samples are lost).
+ * End the decoding thread (waiting at most timeout_ms for it), then on the calling thread decode
+ * what each sampler's hardware buffer holds, with the device's context current, and hand the last
+ * samples to the collector; call it before collector_stop(). The samplers are left running: with
+ * CUPTI 13.0, stopping them at exit crashed (see gpu-metrics.c). Returns 0, or -1 when the thread
+ * did not finish in time (its last samples are lost).
  */
 int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms);
 
 /*
- * Disable the samplers, after gpu_metrics_stop() and CUPTI's last activity flush: disabling a PM
- * sampler finalizes CUPTI (see gpu-metrics.c), so nothing of CUPTI's may run after it.
+ * The last call, after CUPTI's last activity flush. By default it does nothing; with
+ * GPT_TRACE_GPU_METRICS_STOP=release it disables the samplers, which finalizes CUPTI, so nothing
+ * of CUPTI's may run after it (see gpu-metrics.c).
  */
 void gpu_metrics_release(struct gpu_metrics *g);
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # What bounds each kernel, from sampled GPU metrics (rules/kernel-efficiency.h, `gpt-trace stats`):
 # a synthetic trace whose answers are worked out in data/gpu-metrics.sql, the same rows in an
-# nsys-only layout (no GPT_* table), and the H100 fixtures of tests/fixtures/gpu/busy (README there).
+# nsys-only layout (no GPT_* table), and the H200 fixtures of tests/fixtures/gpu/busy (README there).
 . "$SRC/tests/analyzer/lib.sh"
 
 make_trace "$TMP/m.sqlite" "$SRC/tests/analyzer/data/gpu-metrics.sql"
@@ -44,7 +44,7 @@ expect "no metrics, no section" "absent" "$("$GPT" stats -q -f json "$TMP/none.s
 expect "text section title" "GPU busy time by what bounds it" \
 	"$("$GPT" stats -q -w 0:1 "$TMP/m.sqlite" | grep -x 'GPU busy time by what bounds it')"
 
-# H100 fixtures (steady state): FP32 GEMMs keep the SMs busy with the tensor pipes idle; TF32 and
+# H200 fixtures (steady state): FP32 GEMMs keep the SMs busy with the tensor pipes idle; TF32 and
 # bf16 GEMMs run on the tensor pipes (HMMA); torch.compile's fused element-wise kernel is
 # memory-bound.
 F=$SRC/tests/fixtures/gpu/busy
@@ -67,5 +67,16 @@ expect "bf16 GEMMs: tensor pipes busy" "compute-bound tensor<5:False tensor>40:T
 	"$(gemms precision-bf16 'nvjet')"
 expect "compiled element-wise chain: memory-bound" "memory-bound tensor<5:False tensor>40:False sm>80:True hmma>40:False" \
 	"$(gemms fusion-compiled 'triton_poi_fused')"
+
+# the sample pair: membw's float4 copy saturates DRAM, chase's single-warp pointer chase waits on
+# latency with the SMs almost idle; fusion eager's unfused element-wise kernels are memory-bound
+expect "membw copy4: memory-bound" "memory-bound tensor<5:True tensor>40:False sm>80:True hmma>40:False" \
+	"$(gemms membw 'copy4')"
+expect "chase pointer_chase: latency-bound" "latency-bound tensor<5:True tensor>40:False sm>80:False hmma>40:False" \
+	"$(gemms chase 'pointer_chase')"
+expect "eager element-wise kernels: memory-bound" "memory-bound" \
+	"$(gemms fusion-eager 'elementwise' | cut -d' ' -f1)"
+expect "fixtures complete" "1 1 1 1 1 1 1" "$(for f in membw chase precision-fp32 precision-tf32 precision-bf16 fusion-eager fusion-compiled; do
+	sqlite3 "$F/$f.sqlite" "SELECT value FROM GPT_META WHERE name = 'trace_complete'"; done | paste -sd' ')"
 
 exit $((failures > 0))

@@ -9,7 +9,6 @@
 #   2. the overhead table of bench/gpu-metrics.md: launch loop, resnet18, GPT-2 training step, with
 #      metrics off, at 10 kHz and at 1 kHz, interleaved, with the trace bytes.
 # Output: OUT/log.txt, OUT/classes.txt, the traces trimmed to their steps (tests/gpu/busy/trim_metrics.py).
-export GPT_TRACE_GPU_METRICS_EXPERIMENTAL=1
 B=${1:-build}; OUT=${2:-/tmp/gpu-metrics}; mkdir -p "$OUT"; T0=$(date +%s)
 G="$B/bin/gpt-trace run"; L=$OUT/log.txt
 run() { echo "=== $*" >> $L; ( /usr/bin/time -f "wall %e s" timeout 200 "$@" ) >> $L 2>&1; echo "rc=$?" >> $L; }

@@ -1,16 +1,17 @@
 #!/bin/bash
-# Which end of the PM samplers aborts a traced program at exit (issue 23), for the lead to run:
-# usage stop-modes.sh BIN OUT. BIN holds gpt-trace, libgpt_inject.so, membw.
-# Each GPT_TRACE_GPU_METRICS_STOP mode (inject/gpu-metrics.c) on membw and on a short PyTorch step,
-# three runs each, with the collector's debug lines: the exit status, glibc's message if any,
-# trace_complete and the sample count. Then a backtrace of the first aborting mode under gdb, if
-# the machine has gdb.
-export GPT_TRACE_GPU_METRICS_EXPERIMENTAL=1 GPT_TRACE_GPU_METRICS_DEBUG=1
+# Which end of the PM samplers a CUPTI survives (issue 23), to re-check a new CUPTI: usage
+# stop-modes.sh BIN OUT. BIN holds gpt-trace, libgpt_inject.so, membw. Each
+# GPT_TRACE_GPU_METRICS_STOP mode and GPT_TRACE_GPU_METRICS_TRY variant (inject/gpu-metrics.c) on
+# membw and on a short PyTorch step, three runs each, with the collector's debug lines: the exit
+# status, glibc's message if any, trace_complete and the sample count; on a fatal signal the
+# backtrace (GPT_TRACE_BACKTRACE) is in OUT/debug-*.txt. With CUPTI 13.0 on the H200
+# (2026-11-27) only the default (decode, one configuration) exited cleanly every time.
+export GPT_TRACE_GPU_METRICS_DEBUG=1 GPT_TRACE_BACKTRACE=1
 B=${1:-build/bin}; OUT=${2:-/tmp/stop-modes}; mkdir -p "$OUT"; L=$OUT/stop-modes.txt; : > $L
 W=/tmp/stop-modes-work; rm -rf $W; mkdir -p $W
-one() {	# mode set label program...
+one() {	# mode try label program...
 	local mode=$1 set=$2 label=$3; shift 3
-	GPT_TRACE_GPU_METRICS_STOP=$mode GPT_TRACE_GPU_METRICS_SET=$set timeout 120 \
+	GPT_TRACE_GPU_METRICS_STOP=$mode GPT_TRACE_GPU_METRICS_TRY=$set timeout 120 \
 		$B/gpt-trace run --gpu-metrics -o $W/t.sqlite -- "$@" > $W/out.txt 2>&1
 	local rc=$? glibc meta
 	glibc=$(grep -m1 -E "corrupt|free\(\)|malloc\(\)|double" $W/out.txt)
@@ -20,22 +21,15 @@ one() {	# mode set label program...
 	rm -f $W/t.sqlite*
 }
 for rep in 1 2 3; do
-	for mode in full early norelease decode nodecode; do
+	for mode in decode stop release early nodecode; do
 		one $mode "" membw $B/membw --launches 20
 	done
-	one full required membw $B/membw --launches 20
+	one decode all membw $B/membw --launches 20
+	one decode deinit membw $B/membw --launches 20
 done
-for mode in full early norelease; do
+for mode in decode stop release; do
 	one $mode "" torch python3 tests/gpu/busy/precision.py bf16 --steps 5
 done
-cat $OUT/last-full-membw.txt > $OUT/debug-full.txt; cat $OUT/last-early-membw.txt > $OUT/debug-early.txt
+cat $OUT/last-decode-membw.txt > $OUT/debug-decode.txt; cat $OUT/last-release-membw.txt > $OUT/debug-release.txt
 rm -f $OUT/last-*.txt
-if command -v gdb > /dev/null; then
-	GPT_TRACE_GPU_METRICS_STOP=early timeout 180 gdb -q -batch -ex 'set follow-fork-mode child' \
-		-ex 'set detach-on-fork on' -ex run -ex 'thread apply all bt 12' \
-		--args $B/gpt-trace run --gpu-metrics -o $W/g.sqlite -- $B/membw --launches 20 \
-		> $OUT/gdb-early.txt 2>&1
-else
-	echo "no gdb" > $OUT/gdb-early.txt
-fi
 cat $L
