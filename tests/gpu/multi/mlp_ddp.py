@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""The multi-GPU overhead job of issue 30: DDP over every rank of torchrun, three 2048->8192->2048
+MLP blocks, AdamW, an NVTX range per step. Prints rank 0's median ms per step over the steps after
+the warm-up: `mlp_ddp: ok ranks=4 steps=60 median_ms=7.160`.
+
+usage: torchrun --nproc-per-node N tests/gpu/multi/mlp_ddp.py [--steps 60] [--warmup 20] [--batch 256]
+"""
+import argparse
+import os
+import statistics
+import time
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+ap = argparse.ArgumentParser()
+ap.add_argument('--steps', type=int, default=60)
+ap.add_argument('--warmup', type=int, default=20)
+ap.add_argument('--batch', type=int, default=256)
+a = ap.parse_args()
+
+dist.init_process_group('nccl')
+rank = dist.get_rank()
+torch.cuda.set_device(int(os.environ.get('LOCAL_RANK', rank)))
+blocks = [torch.nn.Sequential(torch.nn.Linear(2048, 8192), torch.nn.GELU(), torch.nn.Linear(8192, 2048))
+          for _ in range(3)]
+model = DDP(torch.nn.Sequential(*blocks).cuda())
+opt = torch.optim.AdamW(model.parameters(), lr=1e-4)
+x = torch.randn(a.batch, 2048, device='cuda')
+times = []
+for i in range(a.warmup + a.steps):
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    torch.cuda.nvtx.range_push('step')
+    opt.zero_grad(set_to_none=True)
+    model(x).square().mean().backward()
+    opt.step()
+    torch.cuda.nvtx.range_pop()
+    torch.cuda.synchronize()
+    if i >= a.warmup:
+        times.append((time.perf_counter() - t0) * 1e3)
+if rank == 0:
+    print('mlp_ddp: ok ranks=%d steps=%d median_ms=%.3f' % (dist.get_world_size(), a.steps,
+                                                           statistics.median(times)), flush=True)
+dist.destroy_process_group()
