@@ -223,6 +223,15 @@ d = json.load(open('job.json'))
 print(sorted({i['straggler_rank'] for i in d['iterations'] if i['straggler_rank'] >= 0}))")
 	[ "$got" = "[1]" ] || fail "stragglers $got, want [1]"
 	ok "rank 1 named the straggler"
+	# the recorded job (tests/fixtures/kineto/README.md): rank 1 slept 30 ms before steps 3, 6 and 9,
+	# the trace's iterations 0, 3 and 6; the others waited about that long there, and less elsewhere
+	got=$(python3 -c "
+import json
+d = json.load(open('job.json'))
+print([(i['index'], i['straggler_rank']) for i in d['iterations'] if i['delay_ns'] >= 25e6],
+      d['findings'][0]['rule'], d['findings'][0]['message'].split(' held')[0])")
+	[ "$got" = "[(0, 1), (3, 1), (6, 1)] straggler rank 1" ] || fail "slept iterations: $got"
+	ok "the slept iterations, and the straggler finding first"
 	;;
 *)
 	echo "unknown case $case_name"
