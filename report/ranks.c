@@ -292,7 +292,12 @@ static void write_json(FILE *out, const struct job_report *job)
 		json_field(out, "rule", f->rule_id, 1);
 		json_field(out, "severity", severity_name(f->severity), 1);
 		json_field(out, "message", f->message, 1);
-		fprintf(out, "\"recoverable_ns\": %" PRId64 ", \"evidence\": [", f->recoverable_ns);
+		fprintf(out, "\"recoverable_ns\": %" PRId64 ", ", f->recoverable_ns);
+		if (f->owner >= 0)
+			fprintf(out, "\"owner\": \"%s\", ", kernel_owner_id((enum kernel_owner)f->owner));
+		else
+			fputs("\"owner\": null, ", out);
+		fputs("\"evidence\": [", out);
 		for (size_t e = 0; e < f->nevidence; e++) {
 			fputs(e ? ", " : "", out);
 			output_json_string(out, f->evidence[e]);
