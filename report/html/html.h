@@ -93,7 +93,8 @@ void report_write_html(FILE *out, const struct report_header *hdr, const struct 
 /* ---- shared by the renderers ---- */
 
 void html_text(FILE *out, const char *s);			/* s escaped for text and attributes */
-const char *html_at(const struct report_header *hdr, int64_t t, char *buf, size_t len); /* "+1.234 ms" */
+const char *html_time(int64_t origin, int64_t t, char *buf, size_t len);	/* "+1.234 ms" from origin */
+const char *html_at(const struct report_header *hdr, int64_t t, char *buf, size_t len); /* from hdr's origin */
 const char *html_short(int64_t ns, char *buf, size_t len);	/* 3 digits at most: "500 us", "1.23 ms" */
 const char *html_work_color(int work);
 const char *html_idle_color(int kind);
@@ -102,5 +103,51 @@ const char *html_copy_label(const struct chart_copy *c, char *buf, size_t len);
 int html_copy_pageable(const struct chart_copy *c);
 
 void html_write_timeline(FILE *out, const struct report_header *hdr, const struct findings *findings);
+
+/* ---- the frame both pages share (frame.c) ---- */
+
+/* From <!DOCTYPE> to </head>: the style sheet, then more_css (NULL: none); title escaped here. */
+void html_write_head(FILE *out, const char *title, const char *more_css);
+void html_swatch(FILE *out, const char *color, const char *label);	/* a legend entry */
+const char *html_severity_word(enum finding_severity s);
+int64_t html_nice_step(int64_t range, int ticks);	/* a 1-2-5 step giving about ticks ticks */
+/* The findings as cards (<section id="findings">); times from origin, per iteration when
+   steady_iterations > 0. */
+void html_write_findings(FILE *out, int64_t origin, int64_t steady_iterations, const struct findings *findings);
+
+/* ---- the timeline's rows, drawn by the single-trace page and the cross-rank one (timeline.c) ---- */
+
+#define TL_W 1200
+#define TL_LEFT 190	/* lane labels */
+#define TL_AXIS 24
+#define ROW_TRACE 20
+#define ROW_STEPS 14
+#define ROW_LANE 16
+
+/* One timeline SVG being drawn, row by row from the top. */
+struct html_timeline {
+	FILE *out;
+	int64_t origin;			/* times are labelled from it: "+1.234 ms" */
+	const struct chart_window *w;
+	size_t wi;			/* w's index in the lanes' windows */
+	int y, height;			/* the next row's top; the SVG's height (the grid lines') */
+};
+
+/* An iteration on a steps row. */
+struct html_step {
+	int64_t start, end;
+	int64_t number;			/* as labelled: "iteration #3" */
+	int warmup;
+	int64_t late_ns;		/* > 0: its rank was the straggler, the others waited this long */
+};
+
+double html_timeline_x(const struct html_timeline *tl, int64_t t);
+void html_timeline_label(struct html_timeline *tl, int height, const char *text, const char *cls);
+void html_timeline_axis(struct html_timeline *tl);	/* ticks and grid lines; the first row */
+/* words: the row's label; noun: one step's ("iteration", "step") */
+void html_timeline_steps(struct html_timeline *tl, const struct html_step *steps, size_t n, const char *words,
+			 const char *noun);
+/* A lane's busy time in window tl->wi, coloured by the work that dominates each pixel. */
+void html_timeline_lane(struct html_timeline *tl, const struct chart_lane *l, const char *text);
 
 #endif
