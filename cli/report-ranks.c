@@ -109,6 +109,28 @@ out:
 	return ret;
 }
 
+/* The summary of each of the job's ranks, in the job's rank order (NULL where none): a trace's is
+   the one made for it, a summary given is its own trace's. Free the array. */
+static const char **rank_summaries(const struct job_report *job, char *const *paths, char *const *summaries,
+				   size_t n)
+{
+	const char **ordered = xcalloc(job->nranks ? job->nranks : 1, sizeof(*ordered));
+
+	for (size_t i = 0; i < n; i++) {
+		struct rank_summary s = { 0 };
+		const char *trace = paths[i];
+		char err[256];
+
+		if (is_summary(paths[i]))
+			trace = rank_summary_load(paths[i], &s, err, sizeof(err)) == 0 ? s.trace : NULL;
+		for (size_t r = 0; trace && r < job->nranks; r++)
+			if (!ordered[r] && !strcmp(trace, job->ranks[r].trace))
+				ordered[r] = summaries[i];
+		rank_summary_release(&s);
+	}
+	return ordered;
+}
+
 int export_ranks(char *const *paths, size_t n, const char *output, int gzip, int quiet)
 {
 	char **summaries = xcalloc(n ? n : 1, sizeof(*summaries)), *tmpdir = NULL, *path = NULL, err[1024];
@@ -120,12 +142,7 @@ int export_ranks(char *const *paths, size_t n, const char *output, int gzip, int
 		goto out;
 	for (size_t i = 0; i < job->nnotes; i++)
 		pr_warn("%s", job->notes[i]);
-	/* the summary of each of the job's ranks, in the job's rank order */
-	ordered = xcalloc(job->nranks ? job->nranks : 1, sizeof(*ordered));
-	for (size_t r = 0; r < job->nranks; r++)
-		for (size_t i = 0; i < n; i++)
-			if (!strcmp(paths[i], job->ranks[r].trace))
-				ordered[r] = summaries[i];
+	ordered = rank_summaries(job, paths, summaries, n);
 	if (output) {
 		path = xstrdup(output);
 	} else {
@@ -156,6 +173,7 @@ out:
 int report_ranks(char *const *paths, size_t n, const struct report_ranks_options *o)
 {
 	char **summaries = xcalloc(n ? n : 1, sizeof(*summaries));
+	const char **ordered = NULL;
 	struct job_report *job = NULL;
 	char *tmpdir = NULL;
 	int ret = GPT_EXIT_USAGE;
@@ -168,7 +186,8 @@ int report_ranks(char *const *paths, size_t n, const struct report_ranks_options
 		out = stdout;
 		goto out;
 	}
-	report_ranks_write(out, job, o->format);
+	ordered = rank_summaries(job, paths, summaries, n);
+	report_ranks_write(out, job, ordered, o->format);
 	if (fflush(out) != 0 || ferror(out)) {
 		pr_err("cannot write '%s': %m", o->output ? o->output : "stdout");
 		goto out;
@@ -185,5 +204,6 @@ out:
 	for (size_t i = 0; i < n; i++)
 		free(summaries[i]);
 	free(summaries);
+	free(ordered);
 	return ret;
 }

@@ -1,8 +1,7 @@
 /*
- * The cross-rank report (see report-ranks.h). Text and Markdown show every rank up to
- * RANKS_SHOWN and then the ones that held the job up; JSON and HTML list every rank and iteration.
- * The HTML page is self-contained (no script): the same tables, and the iterations as an SVG bar
- * chart with the straggler's delay marked.
+ * The cross-rank report (see ranks.h). Text and Markdown show every rank up to RANKS_SHOWN and then
+ * the ones that held the job up; JSON lists every rank and iteration. The HTML page is
+ * report/html/ranks-page.c's.
  */
 #include "report/ranks.h"
 #include "report/html/html.h"
@@ -292,7 +291,12 @@ static void write_json(FILE *out, const struct job_report *job)
 		json_field(out, "rule", f->rule_id, 1);
 		json_field(out, "severity", severity_name(f->severity), 1);
 		json_field(out, "message", f->message, 1);
-		fprintf(out, "\"recoverable_ns\": %" PRId64 ", \"evidence\": [", f->recoverable_ns);
+		fprintf(out, "\"recoverable_ns\": %" PRId64 ", ", f->recoverable_ns);
+		if (f->owner >= 0)
+			fprintf(out, "\"owner\": \"%s\", ", kernel_owner_id((enum kernel_owner)f->owner));
+		else
+			fputs("\"owner\": null, ", out);
+		fputs("\"evidence\": [", out);
 		for (size_t e = 0; e < f->nevidence; e++) {
 			fputs(e ? ", " : "", out);
 			output_json_string(out, f->evidence[e]);
@@ -304,226 +308,11 @@ static void write_json(FILE *out, const struct job_report *job)
 	fputs("\n  ]\n}\n", out);
 }
 
-static void html_row(FILE *out, const char *const *cells, size_t n, int head)
-{
-	fputs("<tr>", out);
-	for (size_t i = 0; i < n; i++) {
-		fputs(head ? "<th>" : "<td>", out);
-		html_text(out, cells[i]);
-		fputs(head ? "</th>" : "</td>", out);
-	}
-	fputs("</tr>\n", out);
-}
-
-/* Iterations as bars: the slowest rank's time, the straggler's delay in red on top of the rest. */
-static void html_chart(FILE *out, const struct job_report *job)
-{
-	const int width = 960, height = 160, left = 60;
-	int64_t max = 1;
-	double bar;
-	char b1[48];
-
-	if (!job->niterations)
-		return;
-	for (size_t i = 0; i < job->niterations; i++)
-		if (job->iterations[i].time_ns > max)
-			max = job->iterations[i].time_ns;
-	bar = (double)(width - left) / (double)job->niterations;
-	fprintf(out, "<svg width=\"%d\" height=\"%d\" role=\"img\"><text x=\"0\" y=\"12\" class=\"axis\">%s</text>"
-		"<text x=\"0\" y=\"%d\" class=\"axis\">0</text>\n", width, height + 20, dur(b1, sizeof(b1), max),
-		height);
-	for (size_t i = 0; i < job->niterations; i++) {
-		const struct job_iteration *it = &job->iterations[i];
-		double h = (double)height * (double)it->time_ns / (double)max;
-		double d = it->straggler_rank >= 0 ? (double)height * (double)it->delay_ns / (double)max : 0;
-		double x = left + bar * (double)i;
-
-		if (d > h)
-			d = h;
-		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"%s\"><title>iteration %"
-			PRId64 ": %s", x, height - (h - d), bar * 0.8, h - d, it->steady ? "steady" : "warmup", it->index,
-			dur(b1, sizeof(b1), it->time_ns));
-		fputs("</title></rect>", out);
-		if (d > 0) {	/* the wait on top of the rest of the iteration */
-			fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" class=\"late\"><title>"
-				"iteration %" PRId64 ": the others waited %s for rank %" PRId64 "</title></rect>", x,
-				height - h, bar * 0.8, d, it->index, dur(b1, sizeof(b1), it->delay_ns), it->straggler_rank);
-		}
-		fputs("\n", out);
-	}
-	fputs("</svg>\n<p class=\"axis\">iterations: the slowest rank's time; red: how long the others waited for "
-	      "the straggler</p>\n", out);
-}
-
-/* The page's head and style, the title, the notes. */
-static void html_head(FILE *out, const struct job_report *job)
-{
-	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>gpt-trace: cross-rank report</title>\n"
-	      "<style>body{font:14px sans-serif;margin:24px}table{border-collapse:collapse;margin:8px 0 20px}"
-	      "td,th{border:1px solid #ccc;padding:3px 8px;text-align:right;white-space:nowrap}"
-	      "td:last-child{text-align:left;white-space:normal;max-width:640px;overflow-wrap:anywhere}"
-	      ".note{color:#a60}.steady{fill:#4a7ab0}.warmup{fill:#aab}.late{fill:#d33}.axis{fill:#666;color:#666;"
-	      "font-size:12px}</style></head><body>\n", out);
-	fprintf(out, "<h1>%zu rank%s", job->nranks, plural((int64_t)job->nranks));
-	if (*job->job) {
-		fputs(" of job ", out);
-		html_text(out, job->job);
-	}
-	fprintf(out, "</h1>\n<p>world size %" PRId64 ", %zu host%s</p>\n", job->world_size, job->nhosts,
-		job->nhosts == 1 ? "" : "s");
-	for (size_t i = 0; i < job->nnotes; i++) {
-		fputs("<p class=\"note\">note: ", out);
-		html_text(out, job->notes[i]);
-		fputs("</p>\n", out);
-	}
-}
-
-/* The cross-rank findings, ranked. */
-static void html_findings(FILE *out, const struct job_report *job)
-{
-	char b[1][48];
-
-	fputs("<h2>Findings</h2>\n", out);
-	for (size_t i = 0; i < job->findings.count; i++) {
-		const struct finding *f = &job->findings.items[i];
-
-		fprintf(out, "<h3>%s %s: ", severity_name(f->severity), f->rule_id);
-		html_text(out, f->message);
-		fprintf(out, "</h3>\n<p>recoverable: %s</p><ul>\n", dur(b[0], sizeof(b[0]), f->recoverable_ns));
-		for (size_t e = 0; e < f->nevidence; e++) {
-			fputs("<li>", out);
-			html_text(out, f->evidence[e]);
-			fputs("</li>\n", out);
-		}
-		fputs("</ul><p>fix: ", out);
-		html_text(out, f->fix);
-		fputs("</p>\n", out);
-	}
-	if (!job->findings.count)
-		fputs("<p>none</p>\n", out);
-}
-
-/* The iterations: the chart, then one row each. */
-static void html_iterations(FILE *out, const struct job_report *job)
-{
-	char c[12][160];
-	const char *cells[12];
-	char b[6][48];
-
-	for (int i = 0; i < 12; i++)
-		cells[i] = c[i];
-	fputs("<h2>Iterations</h2>\n", out);
-	html_chart(out, job);
-	fputs("<table>\n", out);
-	{
-		static const char *const head[] = { "iteration", "time", "slowest rank", "straggler", "others waited",
-						    "collectives", "what it did" };
-
-		html_row(out, head, 7, 1);
-	}
-	for (size_t i = 0; i < job->niterations; i++) {
-		const struct job_iteration *it = &job->iterations[i];
-
-		snprintf(c[0], sizeof(c[0]), "%" PRId64 "%s", it->index, it->steady ? "" : " (warm-up)");
-		snprintf(c[1], sizeof(c[1]), "%s", dur(b[0], sizeof(b[0]), it->time_ns));
-		snprintf(c[2], sizeof(c[2]), "%" PRId64, it->slowest_rank);
-		if (it->straggler_rank >= 0) {
-			snprintf(c[3], sizeof(c[3]), "%" PRId64, it->straggler_rank);
-			snprintf(c[4], sizeof(c[4]), "%s", dur(b[1], sizeof(b[1]), it->delay_ns));
-			snprintf(c[5], sizeof(c[5]), "%" PRId64, it->collectives);
-		} else {
-			c[3][0] = c[4][0] = c[5][0] = '\0';
-		}
-		cells[6] = it->cause ? it->cause : "";
-		html_row(out, cells, 7, 0);
-		cells[6] = c[6];
-	}
-}
-
-/* The ranks' table. */
-static void html_ranks(FILE *out, const struct job_report *job)
-{
-	char c[12][160];
-	const char *cells[12];
-	char b[6][48];
-
-	for (int i = 0; i < 12; i++)
-		cells[i] = c[i];
-	fputs("</table>\n<h2>Ranks</h2>\n<table>\n", out);
-	{
-		static const char *const head[] = { "rank", "host", "pid", "iterations", "median iteration", "collectives",
-						    "arrived last", "delay caused", "communication", "exposed",
-						    "clock correction", "trace" };
-
-		html_row(out, head, 12, 1);
-	}
-	for (size_t i = 0; i < job->nranks; i++) {
-		const struct job_rank *r = &job->ranks[i];
-
-		snprintf(c[0], sizeof(c[0]), "%" PRId64, r->rank);
-		snprintf(c[1], sizeof(c[1]), "%s", *r->host ? r->host : "-");
-		snprintf(c[2], sizeof(c[2]), "%" PRId64, r->pid);
-		snprintf(c[3], sizeof(c[3]), "%zu", r->iterations);
-		snprintf(c[4], sizeof(c[4]), "%s", dur(b[0], sizeof(b[0]), r->median_iteration_ns));
-		snprintf(c[5], sizeof(c[5]), "%" PRId64, r->collectives);
-		snprintf(c[6], sizeof(c[6]), "%" PRId64, r->last_at);
-		snprintf(c[7], sizeof(c[7]), "%s", dur(b[1], sizeof(b[1]), r->delay_ns));
-		snprintf(c[8], sizeof(c[8]), "%s", dur(b[2], sizeof(b[2]), r->comm_ns));
-		snprintf(c[9], sizeof(c[9]), "%s", dur(b[3], sizeof(b[3]), r->exposed_ns));
-		snprintf(c[10], sizeof(c[10]), "%s", signed_dur(b[4], sizeof(b[4]), r->clock_anchor_ns + r->clock_refine_ns));
-		cells[11] = r->trace;
-		html_row(out, cells, 12, 0);
-		cells[11] = c[11];
-	}
-}
-
-/* Communication per collective type, and the page's end. */
-static void html_comm(FILE *out, const struct job_report *job)
-{
-	char c[12][160];
-	const char *cells[12];
-	char b[6][48];
-
-	for (int i = 0; i < 12; i++)
-		cells[i] = c[i];
-	fputs("</table>\n<h2>Communication (steady state, per rank)</h2>\n<table>\n", out);
-	{
-		static const char *const head[] = { "collective", "calls", "time", "exposed", "transfers exposed",
-						    "waiting for late ranks" };
-
-		html_row(out, head, 6, 1);
-	}
-	for (int t = 0; t < COLLECTIVE_TYPES; t++) {
-		const struct job_comm *cm = &job->comm[t];
-		int64_t waiting = cm->exposed_ns - cm->transfer_ns;
-
-		if (!cm->count && !cm->ns)
-			continue;
-		snprintf(c[0], sizeof(c[0]), "%s", collective_type_name(t));
-		snprintf(c[1], sizeof(c[1]), "%" PRId64, cm->count);
-		snprintf(c[2], sizeof(c[2]), "%s", dur(b[0], sizeof(b[0]), cm->ns));
-		snprintf(c[3], sizeof(c[3]), "%s", dur(b[1], sizeof(b[1]), cm->exposed_ns));
-		snprintf(c[4], sizeof(c[4]), "%s", dur(b[2], sizeof(b[2]), cm->transfer_ns));
-		snprintf(c[5], sizeof(c[5]), "%s", dur(b[3], sizeof(b[3]), waiting > 0 ? waiting : 0));
-		html_row(out, cells, 6, 0);
-	}
-	fprintf(out, "</table>\n<p>%" PRId64 " collectives matched across ranks, %" PRId64 " not matched</p>\n"
-		"</body></html>\n", job->matched, job->unmatched);
-}
-
-static void write_html(FILE *out, const struct job_report *job)
-{
-	html_head(out, job);
-	html_findings(out, job);
-	html_iterations(out, job);
-	html_ranks(out, job);
-	html_comm(out, job);
-}
-
-void report_ranks_write(FILE *out, const struct job_report *job, enum output_format format)
+void report_ranks_write(FILE *out, const struct job_report *job, const char *const *summaries,
+			enum output_format format)
 {
 	if (format == OUTPUT_FORMAT_HTML)
-		write_html(out, job);
+		report_ranks_write_html(out, job, summaries);
 	else if (format == OUTPUT_FORMAT_JSON)
 		write_json(out, job);
 	else

@@ -8,6 +8,7 @@
 #include "loader/events.h"
 #include "report/html/html.h"
 #include "report/memory.h"
+#include "rules/owner.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -567,6 +568,10 @@ static void write_json(FILE *out, const struct report_header *hdr, const struct 
 			fprintf(out, ", \"stream\": %" PRId64, f->stream);
 		else
 			fprintf(out, ", \"stream\": null");
+		if (f->owner >= 0)
+			fprintf(out, ", \"owner\": \"%s\"", kernel_owner_id((enum kernel_owner)f->owner));
+		else
+			fprintf(out, ", \"owner\": null");
 		fprintf(out, ",\n     \"evidence\": ");
 		json_list(out, f->evidence, f->nevidence);
 		fprintf(out, ",\n     \"fix\": ");

@@ -78,6 +78,7 @@ static int exposed_run(const struct rule *rule, struct rule_context *ctx, char *
 				 trace_count(ctx->trace) > 1 ? ": " : "", fmt_duration(&t1, total),
 				 fmt_percent(&t2, (double)total / (double)span));
 		comm_evidence(f, comm, exposed);
+		f->owner = OWNER_NCCL;
 	}
 	rule_clock_release(&clock);
 	return ret;
@@ -112,4 +113,5 @@ void exposed_communication_judge(struct rule_context *ctx, const struct job_dige
 			 fmt_percent(&t2, (double)total / (double)job->steady_ns),
 			 fmt_duration(&t3, waiting > 0 ? waiting : 0));
 	comm_evidence(f, job->comm_ns, job->exposed_transfer_ns);
+	f->owner = OWNER_NCCL;
 }

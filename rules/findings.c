@@ -49,6 +49,7 @@ struct finding *findings_add(struct findings *list, const struct rule *rule, enu
 	va_end(ap);
 	f->device = -1;
 	f->stream = -1;
+	f->owner = -1;
 	return f;
 }
 

@@ -237,6 +237,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 kernel_owner_name(d->owner), fmt_duration(&t2, d->chained_ns),
 			 fmt_percent(&t3, d->kernel_ns ? (double)d->chained_ns / (double)d->kernel_ns : 0));
 	f->device = (int32_t)d->device;
+	f->owner = d->owner;
 	f->start = d->first;
 	f->end = d->last;
 	finding_evidence(f, "%" PRId64 " kernels in chains, the longest %" PRId64 " back to back; fused, each "

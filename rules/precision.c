@@ -241,6 +241,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	struct rule_text t1, t2, t3;
 	size_t names = 0, shown = 0;
 	int program_only = 1;
+	struct owner_weights owners = { 0 };
 	struct finding *f;
 
 	for (size_t i = 0; i < s->nkernels; i++) {
@@ -248,6 +249,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 
 		if (k->trace_id == d->trace_id && k->device == d->device) {
 			names++;
+			owner_weights_add(&owners, k->owner, (double)k->ns);
 			if (kernel_owner_kind(k->owner) != OWNER_KIND_PROGRAM)
 				program_only = 0;
 		}
@@ -259,6 +261,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 fmt_device(&t1, ctx, d->trace_id, d->device), fmt_duration(&t2, d->fp32_ns),
 			 fmt_percent(&t3, d->kernel_ns ? (double)d->fp32_ns / (double)d->kernel_ns : 0));
 	f->device = (int32_t)d->device;
+	f->owner = owner_weights_top(&owners);
 	f->start = d->first;
 	f->end = d->last;
 	finding_evidence(f, "%s%s: FP32 %.1f, %s %.1f TFLOP/s dense: these kernels would take about %s "

@@ -34,6 +34,8 @@ struct finding {
 	int64_t start, end;		/* where on the trace's clock the evidence lies; 0, 0 if nowhere */
 	int32_t device;			/* device id the finding is about, -1 for none */
 	int64_t stream;			/* stream id, -1 for none */
+	int owner;			/* enum kernel_owner (rules/owner.h) of the kernels it is about, the
+					   dominant one by time; -1 when it is about no kernel */
 };
 
 /* A growable list of findings. Zero-initialise; release with findings_release(). */

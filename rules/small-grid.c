@@ -171,6 +171,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 plural((int64_t)names), d->sms,
 			 fmt_duration(&t2, (int64_t)d->waste));
 	f->device = (int32_t)d->device;
+	f->owner = owner_weights_top(&owners);
 	f->start = d->first;
 	f->end = d->last;
 	if (d->known)

@@ -167,6 +167,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 fmt_device(&t1, ctx, d->trace_id, d->device), d->small, plural_es(d->small), d->names,
 			 plural((int64_t)d->names), fmt_duration(&t2, (int64_t)d->launch_cost));
 	f->device = (int32_t)d->device;
+	f->owner = owner_weights_top(&owners);
 	f->start = d->first;
 	f->end = d->last;
 	if (d->measured)

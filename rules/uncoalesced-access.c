@@ -191,6 +191,7 @@ static void report_kernel(const struct rule *rule, struct rule_context *ctx,
 			 worst->requests > 0 ? worst->sectors / worst->requests : 0.0,
 			 worst->requests > 0 ? worst->ideal / worst->requests : 0.0);
 	f->device = (int32_t)k->key[1];
+	f->owner = owner;
 	access_evidence(f, "loads", ld, min_excess_pct);
 	access_evidence(f, "stores", st, min_excess_pct);
 	finding_evidence(f, "%s, %" PRId64 " launch%s (%s in total); counters from %" PRId64 " of them",

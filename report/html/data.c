@@ -14,7 +14,8 @@
  * The sums come out as the former GROUP BY and (trace, device, start) ordered queries gave them:
  * groups in key order, lanes chosen in the order their streams first appear on each device.
  * Memory grows with the streams, kernel names, copy kinds, buckets and distinct kernel durations (at
- * most VALUE_COUNTS_MAX), never with the events.
+ * most VALUE_COUNTS_MAX), never with the events. The cross-rank page reads each rank's lanes the
+ * same way, over windows it chooses (report_charts_read_windows).
  */
 #include "report/html/html.h"
 #include "common/value-counts.h"
@@ -687,8 +688,7 @@ static int read_operations(struct reader *r, struct kernel_pass *kp)
 	return ret;
 }
 
-/* Cut [start, end) into CHART_BUCKETS buckets of a whole number of ns. */
-static struct chart_window window_of(int64_t start, int64_t end)
+struct chart_window html_chart_window(int64_t start, int64_t end)
 {
 	int64_t span, width, len;
 
@@ -715,12 +715,12 @@ int report_charts_read(struct trace *trace, struct report_header *hdr, char *err
 	hdr->charts = NULL;
 	gap_bins_init(c->gap_bins);
 	if (hdr->ndevices && hdr->end > hdr->start) {
-		c->windows[c->nwindows++] = window_of(hdr->start, hdr->end);
+		c->windows[c->nwindows++] = html_chart_window(hdr->start, hdr->end);
 		if (hdr->phases)
 			phases_steady_window(hdr->phases, &steady_start, &steady_end);
 		/* zoom in when the steady state is less than half the span: start-up often dwarfs it */
 		if (steady_end > steady_start && 2 * (steady_end - steady_start) < hdr->end - hdr->start)
-			c->windows[c->nwindows++] = window_of(steady_start, steady_end);
+			c->windows[c->nwindows++] = html_chart_window(steady_start, steady_end);
 	}
 	ret = read_operations(&r, &kp);
 	if (!ret)
@@ -733,6 +733,27 @@ int report_charts_read(struct trace *trace, struct report_header *hdr, char *err
 		return ret;
 	}
 	hdr->charts = c;
+	return 0;
+}
+
+int report_charts_read_windows(struct trace *trace, const struct chart_window *windows, size_t nwindows,
+			       struct report_charts **out, char *err, size_t errlen)
+{
+	struct report_charts *c = xcalloc(1, sizeof(*c));
+	struct reader r = { trace, c, err, errlen };
+	struct kernel_pass kp = { 0 };
+	int ret;
+
+	gap_bins_init(c->gap_bins);
+	for (size_t w = 0; w < nwindows && w < CHART_WINDOWS; w++)
+		c->windows[c->nwindows++] = windows[w];
+	ret = read_operations(&r, &kp);
+	kernel_pass_release(&kp);
+	if (ret < 0) {
+		report_charts_free(c);
+		return ret;
+	}
+	*out = c;
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #define CHART_BUCKETS 1000	/* pixels across a timeline: busy time is merged at this scale */
 #define CHART_WINDOWS 2		/* the whole span, and the steady state zoomed */
@@ -86,6 +87,13 @@ struct report_charts {
 /* report_charts_read() is in report.h; report_header_release() frees with this (NULL is fine). */
 void report_charts_free(struct report_charts *charts);
 
+/* For the cross-rank page: only the lanes and devices (busy and idle time per bucket), over windows
+   on the trace's clock (at most CHART_WINDOWS). Free *out with report_charts_free(). */
+int report_charts_read_windows(struct trace *trace, const struct chart_window *windows, size_t nwindows,
+			       struct report_charts **out, char *err, size_t errlen);
+/* [start, end) cut into CHART_BUCKETS buckets of a whole number of ns (end rounded up). */
+struct chart_window html_chart_window(int64_t start, int64_t end);
+
 /* The page; charts may be NULL (then only what the header and findings hold is drawn). */
 void report_write_html(FILE *out, const struct report_header *hdr, const struct findings *findings,
 		       const struct report_options *opt);
@@ -93,7 +101,8 @@ void report_write_html(FILE *out, const struct report_header *hdr, const struct 
 /* ---- shared by the renderers ---- */
 
 void html_text(FILE *out, const char *s);			/* s escaped for text and attributes */
-const char *html_at(const struct report_header *hdr, int64_t t, char *buf, size_t len); /* "+1.234 ms" */
+const char *html_time(int64_t origin, int64_t t, char *buf, size_t len);	/* "+1.234 ms" from origin */
+const char *html_at(const struct report_header *hdr, int64_t t, char *buf, size_t len); /* from hdr's origin */
 const char *html_short(int64_t ns, char *buf, size_t len);	/* 3 digits at most: "500 us", "1.23 ms" */
 const char *html_work_color(int work);
 const char *html_idle_color(int kind);
@@ -102,5 +111,90 @@ const char *html_copy_label(const struct chart_copy *c, char *buf, size_t len);
 int html_copy_pageable(const struct chart_copy *c);
 
 void html_write_timeline(FILE *out, const struct report_header *hdr, const struct findings *findings);
+
+/* ---- the frame both pages share (frame.c) ---- */
+
+/* From <!DOCTYPE> to </head>: the style sheet, then more_css (NULL: none); title escaped here. */
+void html_write_head(FILE *out, const char *title, const char *more_css);
+void html_swatch(FILE *out, const char *color, const char *label);	/* a legend entry */
+const char *html_severity_word(enum finding_severity s);
+int64_t html_nice_step(int64_t range, int ticks);	/* a 1-2-5 step giving about ticks ticks */
+/* The findings as cards (<section id="findings">); times from origin, per iteration when
+   steady_iterations > 0. */
+void html_write_findings(FILE *out, int64_t origin, int64_t steady_iterations, const struct findings *findings);
+
+/* ---- the timeline's rows, drawn by the single-trace page and the cross-rank one (timeline.c) ---- */
+
+#define TL_W 1200
+#define TL_LEFT 190	/* lane labels */
+#define TL_AXIS 24
+#define ROW_TRACE 20
+#define ROW_STEPS 14
+#define ROW_LANE 16
+
+/* One timeline SVG being drawn, row by row from the top. */
+struct html_timeline {
+	FILE *out;
+	int64_t origin;			/* times are labelled from it: "+1.234 ms" */
+	const struct chart_window *w;
+	size_t wi;			/* w's index in the lanes' windows */
+	int y, height;			/* the next row's top; the SVG's height (the grid lines') */
+};
+
+/* An iteration on a steps row. */
+struct html_step {
+	int64_t start, end;
+	int64_t number;			/* as labelled: "iteration #3" */
+	int warmup;
+	int64_t late_ns;		/* > 0: its rank was the straggler, the others waited this long */
+};
+
+double html_timeline_x(const struct html_timeline *tl, int64_t t);
+void html_timeline_label(struct html_timeline *tl, int height, const char *text, const char *cls);
+void html_timeline_axis(struct html_timeline *tl);	/* ticks and grid lines; the first row */
+/* words: the row's label; noun: one step's ("iteration", "step") */
+void html_timeline_steps(struct html_timeline *tl, const struct html_step *steps, size_t n, const char *words,
+			 const char *noun);
+/* A lane's busy time in window tl->wi, coloured by the work that dominates each pixel. */
+void html_timeline_lane(struct html_timeline *tl, const struct chart_lane *l, const char *text);
+
+/* ---- the cross-rank page (ranks-page.c) and its timeline (ranks-timeline.c) ---- */
+
+struct job_report;
+
+#define RANK_LANES_MAX 16	/* ranks drawn on the timeline: those that held the others up first */
+
+/* One rank on the cross-rank timeline. */
+struct ranks_timeline_rank {
+	size_t index;			/* into job->ranks */
+	struct html_step *steps;	/* its iterations on the job's clock, numbered as the job's */
+	size_t nsteps;
+	struct chart_lane *lanes;	/* per GPU: compute and copies (stream -1), NCCL kernels (-2); no ops
+					   counted, busy_ns in the first window */
+	size_t nlanes;
+	char *error;			/* why its trace could not be read; NULL when it was */
+};
+
+struct ranks_timeline {
+	struct chart_window windows[CHART_WINDOWS];	/* on the job's clock: steady state, one iteration */
+	size_t nwindows;
+	int64_t zoomed;			/* the job iteration windows[1] shows; -1: none */
+	int64_t origin;			/* the first GPU operation of the ranks drawn, on the job's clock */
+	ssize_t straggler;		/* index into job->ranks of the rank worth calling the straggler; -1 */
+	int compact;			/* many ranks: each its lanes only, the job's iterations once */
+	struct ranks_timeline_rank *ranks;	/* those drawn, in rank order */
+	size_t nranks;
+	struct html_step *job_steps;	/* the job's iterations on its clock; NULL when not known */
+};
+
+/* Read the ranks drawn: iterations from summaries[i] (job rank i's summary; NULL: none), busy time
+   from the traces. A rank that cannot be read is drawn with its reason. Release with
+   ranks_timeline_release(). */
+void ranks_timeline_read(const struct job_report *job, const char *const *summaries, struct ranks_timeline *tl);
+void ranks_timeline_write(FILE *out, const struct job_report *job, const struct ranks_timeline *tl);
+void ranks_timeline_release(struct ranks_timeline *tl);
+
+/* The cross-rank report as one self-contained page (report/ranks.h); summaries as above. */
+void report_ranks_write_html(FILE *out, const struct job_report *job, const char *const *summaries);
 
 #endif

@@ -27,82 +27,20 @@ static int64_t split_total(const struct time_split *s)
 	return s->compute_ns + s->comm_ns + s->copy_ns + s->idle_ns;
 }
 
-static const char *severity_word(enum finding_severity s)
-{
-	return s == SEVERITY_CRITICAL ? "critical" : s == SEVERITY_WARNING ? "warning" : "info";
-}
-
 /* ---- the page's frame ---- */
-
-static const char css[] =
-	"*{box-sizing:border-box}"
-	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',Arial,sans-serif;"
-	"color:#1a1a1a;background:#fff;margin:0 auto;max-width:1260px;padding:12px 24px 40px}"
-	"h1{font-size:22px;margin:8px 0 4px}h2{font-size:18px;margin:28px 0 8px;border-bottom:2px solid #1a1a1a;"
-	"padding-bottom:2px}h3{font-size:15px;margin:16px 0 6px}"
-	"code,.mono{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,Consolas,monospace;font-size:12.5px}"
-	".muted{color:#555}.small{font-size:12px}"
-	"dl.summary{display:grid;grid-template-columns:max-content 1fr;gap:2px 14px;margin:8px 0}"
-	"dl.summary dt{font-weight:600}dl.summary dd{margin:0;overflow-wrap:anywhere}"
-	".note{background:#fff4e0;border-left:4px solid #E69F00;padding:4px 10px;margin:6px 0}"
-	"table{border-collapse:collapse;width:100%;margin:6px 0}"
-	"th,td{text-align:left;padding:3px 8px;border-bottom:1px solid #ddd;vertical-align:top}"
-	"th{background:#f2f2f2;font-weight:600}td.num,th.num{text-align:right;white-space:nowrap;"
-	"font-variant-numeric:tabular-nums}"
-	".name{overflow-wrap:anywhere}td.nowrap{white-space:nowrap}"
-	".bar{height:12px;background:#0072B2;min-width:1px}.bar.pageable{background:#D55E00}"
-	".barcell{width:28%}.stack{display:flex;height:14px;border:1px solid #777}.stack i{display:block;height:100%}"
-	"tr.pageable td:first-child{border-left:4px solid #D55E00}"
-	".badge{display:inline-block;padding:0 6px;border-radius:3px;font-size:12px;font-weight:600;"
-	"border:1px solid #1a1a1a}"
-	".b-critical{background:#D55E00;color:#fff;border-color:#D55E00}"
-	".b-warning{background:#E69F00;color:#1a1a1a;border-color:#E69F00}"
-	".b-info{background:#fff;color:#1a1a1a;border-color:#8C8C8C}"
-	".phasebar{display:flex;height:26px;border:1px solid #1a1a1a;margin:6px 0 2px}"
-	".phasebar div{overflow:hidden;text-overflow:ellipsis;white-space:nowrap;font-size:11px;padding:5px 3px;"
-	"border-right:1px solid #fff}"
-	".ph-start-up{background:#DDDDDD}.ph-warm-up{background:#F5D9A6}.ph-steady{background:#B9DDF1}"
-	".ph-tear-down{background:#EEEEEE}"
-	".legend{display:flex;flex-wrap:wrap;gap:4px 16px;font-size:12px;margin:4px 0 10px}"
-	".legend span{display:inline-flex;align-items:center;gap:5px}"
-	".sw{display:inline-block;width:12px;height:12px;border:1px solid #777}"
-	"svg{display:block;width:100%;height:auto;font-family:inherit}"
-	"svg text{font-size:11px;fill:#1a1a1a}svg .axis{stroke:#999;stroke-width:1}"
-	"svg .grid{stroke:#e4e4e4;stroke-width:1}"
-	"article.finding{border:1px solid #ccc;border-left:6px solid #8C8C8C;padding:6px 12px;margin:10px 0;"
-	"break-inside:avoid}"
-	"article.finding.sev-critical{border-left-color:#D55E00}article.finding.sev-warning{border-left-color:#E69F00}"
-	"article.finding h3{margin:2px 0 4px}article.finding ul{margin:4px 0;padding-left:20px}"
-	"article.finding li{overflow-wrap:anywhere}li.src{list-style:square}"
-	".fix{background:#eef6ee;border-left:4px solid #009E73;padding:4px 10px;margin:6px 0 2px}"
-	".cols{display:grid;grid-template-columns:1fr 1fr;gap:18px}"
-	"nav a{margin-right:14px;color:#0b4f8a}a{color:#0b4f8a}"
-	"@media (max-width:900px){.cols{grid-template-columns:1fr}}"
-	"@media print{body{max-width:none;padding:0}h2{break-after:avoid}nav{display:none}"
-	"section,figure{break-inside:avoid-page}article.finding{break-inside:avoid}"
-	"*{-webkit-print-color-adjust:exact;print-color-adjust:exact}}";
 
 static void write_head(FILE *out, const struct report_header *hdr)
 {
-	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		     "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-		     "style-src 'unsafe-inline'\">\n"
-		     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-		     "<meta name=\"generator\" content=\"gpt-trace %s\">\n<title>gpt-trace report", GPT_TRACE_VERSION);
-	if (hdr->ntraces) {
-		fputs(": ", out);
-		html_text(out, hdr->traces[0]);
-		if (hdr->ntraces > 1)
-			fprintf(out, " and %zu more", hdr->ntraces - 1);
-	}
-	fprintf(out, "</title>\n<style>%s</style>\n</head>\n", css);
-}
+	char *title;
 
-static void swatch(FILE *out, const char *color, const char *label)
-{
-	fprintf(out, "<span><i class=\"sw\" style=\"background:%s\"></i>", color);
-	html_text(out, label);
-	fputs("</span>", out);
+	if (!hdr->ntraces)
+		title = xstrdup("gpt-trace report");
+	else if (hdr->ntraces == 1)
+		title = xasprintf("gpt-trace report: %s", hdr->traces[0]);
+	else
+		title = xasprintf("gpt-trace report: %s and %zu more", hdr->traces[0], hdr->ntraces - 1);
+	html_write_head(out, title, NULL);
+	free(title);
 }
 
 /* The legend of work kinds and idle kinds, as drawn in the timeline and the iteration bars. */
@@ -110,12 +48,12 @@ static void write_legend(FILE *out, int with_work)
 {
 	fputs("<div class=\"legend\">", out);
 	for (int w = 0; with_work && w < CHART_WORKS; w++)
-		swatch(out, html_work_color(w), work_names[w]);
+		html_swatch(out, html_work_color(w), work_names[w]);
 	for (int k = 0; k < PHASE_IDLE_KINDS; k++) {
 		char label[64];
 
 		snprintf(label, sizeof(label), "idle: %s", html_idle_words(k));
-		swatch(out, html_idle_color(k), label);
+		html_swatch(out, html_idle_color(k), label);
 	}
 	fputs("</div>\n", out);
 }
@@ -334,21 +272,6 @@ static const char *part_words(int p)
 #define IT_TOP 10
 #define IT_BOTTOM 30
 
-/* A y axis in duration: ticks at a 1-2-5 step, labelled. */
-static int64_t nice_step(int64_t range, int ticks)
-{
-	int64_t step = 1;
-
-	while (step * ticks < range) {
-		if (step * 2 * ticks >= range)
-			return step * 2;
-		if (step * 5 * ticks >= range)
-			return step * 5;
-		step *= 10;
-	}
-	return step;
-}
-
 static void write_iteration_bars(FILE *out, const struct report_header *hdr, size_t t)
 {
 	const struct trace_phases *tp = &hdr->phases->traces[t];
@@ -370,7 +293,7 @@ static void write_iteration_bars(FILE *out, const struct report_header *hdr, siz
 		if (sum / (int64_t)n > ymax)
 			ymax = sum / (int64_t)n;
 	}
-	step = nice_step(ymax, 4);
+	step = html_nice_step(ymax, 4);
 	ymax = (ymax + step - 1) / step * step;
 	bar_w = plot_w / (double)nbars;
 	fprintf(out, "<figure><svg class=\"iter-bars\" data-trace=\"%zu\" data-bars=\"%zu\" data-group=\"%zu\" "
@@ -748,8 +671,8 @@ static void write_gap_histogram(FILE *out, const struct report_header *hdr)
 		20 + plot_h);
 	fprintf(out, "<text x=\"%d\" y=\"%d\">gap length from</text></svg>\n", IT_LEFT, GH_H - 6);
 	fputs("<div class=\"legend\">", out);
-	swatch(out, "#4D4D4D", "number of gaps");
-	swatch(out, "#B0B0B0", "idle time in them");
+	html_swatch(out, "#4D4D4D", "number of gaps");
+	html_swatch(out, "#B0B0B0", "idle time in them");
 	fprintf(out, "</div><figcaption class=\"small muted\">Every gap between the GPU operations of a device over the "
 		     "whole %s (tallest bars: %" PRId64 " gaps, %s).</figcaption></figure>\n", hdr->scope ? "scope" : "trace",
 		cmax, output_duration(nsmax, a, sizeof(a)));
@@ -764,12 +687,6 @@ static void write_idle(FILE *out, const struct report_header *hdr)
 }
 
 /* ---- 5. findings ---- */
-
-/* An evidence line that names a source line ("source kernels/access.cu:17: ..."). */
-static int is_source_line(const char *s)
-{
-	return !strncmp(s, "source ", 7);
-}
 
 static int64_t recoverable_total(const struct findings *findings)
 {
@@ -806,8 +723,8 @@ static void write_findings_table(FILE *out, const struct report_header *hdr, con
 		const struct finding *f = &findings->items[i];
 
 		fprintf(out, "<tr><td class=\"num\"><a href=\"#finding-%zu\">%zu</a></td><td><span class=\"badge b-%s\">%s"
-			"</span></td><td><code>%s</code></td><td>", i + 1, i + 1, severity_word(f->severity),
-			severity_word(f->severity), f->rule_id);
+			"</span></td><td><code>%s</code></td><td>", i + 1, i + 1, html_severity_word(f->severity),
+			html_severity_word(f->severity), f->rule_id);
 		html_text(out, f->message);
 		fprintf(out, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n",
 			f->recoverable_ns > 0 ? output_duration(f->recoverable_ns, a, sizeof(a)) : "unknown",
@@ -816,60 +733,6 @@ static void write_findings_table(FILE *out, const struct report_header *hdr, con
 	}
 	fputs("</table>\n<p class=\"small muted\">Each one's evidence and fix: <a href=\"#findings\">Findings</a>."
 	      "</p>\n</div>\n", out);
-}
-
-static void write_findings(FILE *out, const struct report_header *hdr, const struct findings *findings)
-{
-	char a[32], b[32];
-
-	fputs("<section id=\"findings\">\n<h2>Findings</h2>\n", out);
-	if (!findings->count)
-		fputs("<p>None.</p>\n", out);
-	for (size_t i = 0; i < findings->count; i++) {
-		const struct finding *f = &findings->items[i];
-
-		fprintf(out, "<article class=\"finding sev-%s\" id=\"finding-%zu\" data-rank=\"%zu\" data-rule=\"%s\" "
-			"data-severity=\"%s\" data-recoverable-ns=\"%" PRId64 "\"", severity_word(f->severity), i + 1, i + 1,
-			f->rule_id, severity_word(f->severity), f->recoverable_ns);
-		if (hdr->steady_iterations > 0)
-			fprintf(out, " data-per-iteration-ns=\"%" PRId64 "\"", f->recoverable_ns / hdr->steady_iterations);
-		if (f->start || f->end)
-			fprintf(out, " data-start-ns=\"%" PRId64 "\" data-end-ns=\"%" PRId64 "\"", f->start, f->end);
-		fprintf(out, ">\n<h3>%zu. <span class=\"badge b-%s\">%s</span> <code>%s</code> ", i + 1,
-			severity_word(f->severity), severity_word(f->severity), f->rule_id);
-		html_text(out, f->message);
-		fputs("</h3>\n<p>", out);
-		if (f->recoverable_ns > 0) {
-			fprintf(out, "<b>Recoverable:</b> %s", output_duration(f->recoverable_ns, a, sizeof(a)));
-			if (hdr->steady_iterations > 0)
-				fprintf(out, " (%s per iteration)",
-					output_duration(f->recoverable_ns / hdr->steady_iterations, a, sizeof(a)));
-		} else {
-			fputs("<b>Recoverable:</b> unknown", out);
-		}
-		if (f->start || f->end)
-			fprintf(out, " &middot; <span class=\"muted\">where: %s to %s</span>", html_at(hdr, f->start, a, sizeof(a)),
-				html_at(hdr, f->end, b, sizeof(b)));
-		fputs("</p>\n", out);
-		if (f->nevidence) {
-			fputs("<ul class=\"evidence\">\n", out);
-			for (size_t j = 0; j < f->nevidence; j++) {
-				int src = is_source_line(f->evidence[j]);
-
-				fputs(src ? "<li class=\"src\"><code>" : "<li>", out);
-				html_text(out, f->evidence[j]);
-				fputs(src ? "</code></li>\n" : "</li>\n", out);
-			}
-			fputs("</ul>\n", out);
-		}
-		if (f->fix && f->fix[0]) {
-			fputs("<p class=\"fix\"><b>Fix:</b> ", out);
-			html_text(out, f->fix);
-			fputs("</p>\n", out);
-		}
-		fputs("</article>\n", out);
-	}
-	fputs("</section>\n", out);
 }
 
 void report_write_html(FILE *out, const struct report_header *hdr, const struct findings *findings,
@@ -889,7 +752,7 @@ void report_write_html(FILE *out, const struct report_header *hdr, const struct 
 	write_kernels(out, hdr);
 	write_copies(out, hdr);
 	write_idle(out, hdr);
-	write_findings(out, hdr, findings);
+	html_write_findings(out, hdr->origin, hdr->steady_iterations, findings);
 	fprintf(out, "<footer class=\"small muted\"><p>gpt-trace %s &middot; the same data as <code>gpt-trace report "
 		     "--format json</code> (docs/report-json.md); this page: docs/html-report.md</p></footer>\n"
 		     "</body>\n</html>\n", GPT_TRACE_VERSION);

@@ -10,32 +10,19 @@
  * idle cause of the iteration (or, outside iterations, the phase) the pixel lies in.
  */
 #include "report/html/html.h"
+#include "common/util.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
 
-#define TL_W 1200
-#define TL_LEFT 190	/* lane labels */
-#define TL_AXIS 24
-#define ROW_TRACE 20
 #define ROW_PHASE 16
-#define ROW_STEPS 14
 #define ROW_DEVICE 18
-#define ROW_LANE 16
 #define ROW_FINDING 14
 #define LEVELS 8	/* busy and idle shares are drawn in eighths, so neighbouring pixels merge */
 
-struct timeline {
-	FILE *out;
-	const struct report_header *hdr;
-	const struct report_charts *c;
-	const struct chart_window *w;
-	int y, height;
-};
-
-static double x_of(const struct timeline *tl, int64_t t)
+double html_timeline_x(const struct html_timeline *tl, int64_t t)
 {
 	double x = (double)(t - tl->w->start) / (double)tl->w->width;
 
@@ -46,7 +33,7 @@ static double x_of(const struct timeline *tl, int64_t t)
 	return TL_LEFT + x;
 }
 
-static void label(struct timeline *tl, int height, const char *text, const char *cls)
+void html_timeline_label(struct html_timeline *tl, int height, const char *text, const char *cls)
 {
 	fprintf(tl->out, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\"%s%s%s>", TL_LEFT - 6, tl->y + height - 4,
 		cls ? " class=\"" : "", cls ? cls : "", cls ? "\"" : "");
@@ -74,7 +61,7 @@ static const char *tick_label(int64_t t, int64_t step, char *buf, size_t len)
 	return buf;
 }
 
-static void write_axis(struct timeline *tl)
+void html_timeline_axis(struct html_timeline *tl)
 {
 	int64_t span = tl->w->end - tl->w->start, step = 1, first, target = span / 8, from;
 	char a[32];
@@ -89,14 +76,14 @@ static void write_axis(struct timeline *tl)
 		step *= 10;
 	}
 	/* ticks count from the trace's first event, as the text report's times do */
-	from = tl->w->start - tl->hdr->origin;
-	first = tl->hdr->origin + (from / step + (from % step > 0)) * step;
+	from = tl->w->start - tl->origin;
+	first = tl->origin + (from / step + (from % step > 0)) * step;
 	for (int64_t t = first; t <= tl->w->end; t += step) {
-		double x = x_of(tl, t);
+		double x = html_timeline_x(tl, t);
 
 		fprintf(tl->out, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
 			"<text x=\"%.1f\" y=\"14\" text-anchor=\"middle\">%s</text>\n", x, x, TL_AXIS - 4, tl->height, x,
-			tick_label(t - tl->hdr->origin, step, a, sizeof(a)));
+			tick_label(t - tl->origin, step, a, sizeof(a)));
 		if (t > tl->w->end - step)	/* the next tick is past the end, or past INT64_MAX */
 			break;
 	}
@@ -105,19 +92,19 @@ static void write_axis(struct timeline *tl)
 
 static const char *const phase_fill[PHASE_COUNT] = { "#DDDDDD", "#F5D9A6", "#B9DDF1", "#EEEEEE" };
 
-static void write_phases_row(struct timeline *tl, const struct trace_phases *tp)
+static void write_phases_row(struct html_timeline *tl, const struct trace_phases *tp)
 {
 	char a[32], b[32];
 
-	label(tl, ROW_PHASE, "phases", "muted");
+	html_timeline_label(tl, ROW_PHASE, "phases", "muted");
 	for (int i = 0; i < PHASE_COUNT; i++) {
 		const struct phase *ph = &tp->phase[i];
-		double x0 = x_of(tl, ph->start), x1 = x_of(tl, ph->end);
+		double x0 = html_timeline_x(tl, ph->start), x1 = html_timeline_x(tl, ph->end);
 
 		if (ph->end <= ph->start || x1 <= x0)
 			continue;
 		fprintf(tl->out, "<g class=\"tl-phase\" data-phase=\"%s\"><title>%s from %s, %s: ", phase_name((enum phase_id)i),
-			phase_name((enum phase_id)i), html_at(tl->hdr, ph->start, a, sizeof(a)),
+			phase_name((enum phase_id)i), html_time(tl->origin, ph->start, a, sizeof(a)),
 			output_duration(ph->end - ph->start, b, sizeof(b)));
 		html_text(tl->out, ph->reason);
 		fprintf(tl->out, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>", x0, tl->y + 1,
@@ -130,49 +117,84 @@ static void write_phases_row(struct timeline *tl, const struct trace_phases *tp)
 	tl->y += ROW_PHASE;
 }
 
+/* The title of steps i..j: one iteration, or the group merged to be wide enough. */
+static void step_title(struct html_timeline *tl, const struct html_step *steps, size_t i, size_t j, const char *noun,
+		       int warm, size_t late)
+{
+	int64_t o = tl->origin;
+	char a[32], b[32];
+
+	if (i == j)
+		fprintf(tl->out, "%s #%" PRId64 "%s from %s: %s", noun, steps[i].number, warm ? " (warm-up)" : "",
+			html_time(o, steps[i].start, a, sizeof(a)),
+			output_duration(steps[i].end - steps[i].start, b, sizeof(b)));
+	else
+		fprintf(tl->out, "iterations #%" PRId64 "-#%" PRId64 "%s from %s to %s", steps[i].number, steps[j].number,
+			warm ? " (some warm-up)" : "", html_time(o, steps[i].start, a, sizeof(a)),
+			html_time(o, steps[j].end, b, sizeof(b)));
+	if (i == j && late)
+		fprintf(tl->out, "; straggler: the others waited %s for this rank",
+			output_duration(steps[i].late_ns, a, sizeof(a)));
+	else if (late)
+		fprintf(tl->out, "; this rank the straggler in %zu", late);
+}
+
 /*
  * Iterations in the window: one shape each where they are at least 3 pixels wide, else merged into
- * groups that are; warm-up iterations in orange.
+ * groups that are; warm-up iterations in orange, those a straggler held up (late_ns) in red.
  */
-static void write_steps_row(struct timeline *tl, const struct trace_phases *tp)
+void html_timeline_steps(struct html_timeline *tl, const struct html_step *steps, size_t n, const char *words,
+			 const char *noun)
 {
-	char a[32], b[32], words[64];
-	size_t i = 0, shapes = 0, n = tp->niterations;
+	size_t i = 0, shapes = 0;
 
 	if (!n)
 		return;
-	snprintf(words, sizeof(words), "%s (%zu)", tp->source == ITERATIONS_KERNELS ? "iterations" : "NVTX steps", n);
 	fprintf(tl->out, "<g class=\"tl-steps\" data-iterations=\"%zu\">", n);
-	label(tl, ROW_STEPS, words, "muted");
-	while (i < n && tp->iterations[i].end <= tl->w->start)
+	html_timeline_label(tl, ROW_STEPS, words, "muted");
+	while (i < n && steps[i].end <= tl->w->start)
 		i++;
-	while (i < n && tp->iterations[i].start < tl->w->end) {
-		size_t j = i;
-		double x0 = x_of(tl, tp->iterations[i].start), x1;
+	while (i < n && steps[i].start < tl->w->end) {
+		size_t j = i, late = 0;
+		double x0 = html_timeline_x(tl, steps[i].start), x1;
 		int warm = 0;
 
-		while (j + 1 < n && tp->iterations[j + 1].start < tl->w->end && x_of(tl, tp->iterations[j].end) - x0 < 3)
+		while (j + 1 < n && steps[j + 1].start < tl->w->end && html_timeline_x(tl, steps[j].end) - x0 < 3)
 			j++;
-		x1 = x_of(tl, tp->iterations[j].end);
-		for (size_t k = i; k <= j; k++)
-			warm |= tp->iterations[k].warmup;
+		x1 = html_timeline_x(tl, steps[j].end);
+		for (size_t k = i; k <= j; k++) {
+			warm |= steps[k].warmup;
+			late += steps[k].late_ns > 0;
+		}
 		fprintf(tl->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\" stroke=\"#fff\" "
-			"stroke-width=\"0.5\"><title>", x0, tl->y + 2, x1 - x0 < 1 ? 1 : x1 - x0, ROW_STEPS - 4,
-			warm ? "#E69F00" : shapes % 2 ? "#7FA7C9" : "#4F7FA8");
-		if (i == j)
-			fprintf(tl->out, "%s #%zu%s from %s: %s", tp->source == ITERATIONS_KERNELS ? "iteration" : "step", i + 1,
-				warm ? " (warm-up)" : "", html_at(tl->hdr, tp->iterations[i].start, a, sizeof(a)),
-				output_duration(tp->iterations[i].end - tp->iterations[i].start, b, sizeof(b)));
-		else
-			fprintf(tl->out, "iterations #%zu-#%zu%s from %s to %s", i + 1, j + 1, warm ? " (some warm-up)" : "",
-				html_at(tl->hdr, tp->iterations[i].start, a, sizeof(a)),
-				html_at(tl->hdr, tp->iterations[j].end, b, sizeof(b)));
+			"stroke-width=\"0.5\"%s><title>", x0, tl->y + 2, x1 - x0 < 1 ? 1 : x1 - x0, ROW_STEPS - 4,
+			late ? "#D55E00" : warm ? "#E69F00" : shapes % 2 ? "#7FA7C9" : "#4F7FA8",
+			late ? " class=\"tl-late\"" : "");
+		step_title(tl, steps, i, j, noun, warm, late);
 		fputs("</title></rect>", tl->out);
 		shapes++;
 		i = j + 1;
 	}
 	fputs("</g>\n", tl->out);
 	tl->y += ROW_STEPS;
+}
+
+/* A trace's iterations (NVTX steps or the kernel sequence's period) on the steps row. */
+static void write_steps_row(struct html_timeline *tl, const struct trace_phases *tp)
+{
+	struct html_step *steps;
+	char words[64];
+
+	if (!tp->niterations)
+		return;
+	steps = xcalloc(tp->niterations, sizeof(*steps));
+	for (size_t i = 0; i < tp->niterations; i++)
+		steps[i] = (struct html_step){ .start = tp->iterations[i].start, .end = tp->iterations[i].end,
+					       .number = (int64_t)i + 1, .warmup = tp->iterations[i].warmup };
+	snprintf(words, sizeof(words), "%s (%zu)", tp->source == ITERATIONS_KERNELS ? "iterations" : "NVTX steps",
+		 tp->niterations);
+	html_timeline_steps(tl, steps, tp->niterations, words, tp->source == ITERATIONS_KERNELS ? "iteration" : "step");
+	free(steps);
 }
 
 /*
@@ -225,9 +247,10 @@ static const struct trace_phases *phases_of(const struct report_header *hdr, int
 	return NULL;
 }
 
-static void write_device_row(struct timeline *tl, const struct chart_device *d, size_t wi)
+static void write_device_row(struct html_timeline *tl, const struct report_header *hdr, const struct chart_device *d)
 {
-	const struct trace_phases *tp = phases_of(tl->hdr, d->trace_id);
+	const struct trace_phases *tp = phases_of(hdr, d->trace_id);
+	size_t wi = tl->wi;
 	const struct chart_window *w = tl->w;
 	char text[96], a[32], b[32], c[32], why[320];
 	int64_t b0 = 0;
@@ -236,9 +259,9 @@ static void write_device_row(struct timeline *tl, const struct chart_device *d, 
 	fprintf(tl->out, "<g class=\"tl-device\" data-trace=\"%" PRId64 "\" data-device=\"%" PRId64 "\" data-busy-ns=\"%"
 		PRId64 "\" data-idle-ns=\"%" PRId64 "\" data-gaps=\"%" PRId64 "\" data-first-ns=\"%" PRId64 "\" "
 		"data-last-ns=\"%" PRId64 "\">", d->trace_id, d->device, d->busy_ns, d->idle_ns, d->gaps, d->first, d->last);
-	label(tl, ROW_DEVICE, text, NULL);
-	fprintf(tl->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"#f4f4f4\"/>", x_of(tl, d->first),
-		tl->y + 1, x_of(tl, d->last) - x_of(tl, d->first), ROW_DEVICE - 2);
+	html_timeline_label(tl, ROW_DEVICE, text, NULL);
+	fprintf(tl->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"#f4f4f4\"/>", html_timeline_x(tl, d->first),
+		tl->y + 1, html_timeline_x(tl, d->last) - html_timeline_x(tl, d->first), ROW_DEVICE - 2);
 	/* runs of buckets with the same cause and the same share of idle time, in eighths */
 	while (b0 < CHART_BUCKETS) {
 		int64_t bs = w->start + b0 * w->width, b1 = b0, idle = d->idle[wi][b0];
@@ -266,8 +289,8 @@ static void write_device_row(struct timeline *tl, const struct chart_device *d, 
 
 			fprintf(tl->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%" PRId64 "\" height=\"%.1f\" fill=\"%s\"><title>"
 				"%s to %s: GPU %" PRId64 " idle %s (%.0f%%); ", (double)TL_LEFT + (double)b0, tl->y + 1 + (ROW_DEVICE - 2) - h,
-				b1 - b0 + 1, h, html_idle_color(kind), html_at(tl->hdr, bs, a, sizeof(a)),
-				html_at(tl->hdr, w->start + (b1 + 1) * w->width, b, sizeof(b)), d->device,
+				b1 - b0 + 1, h, html_idle_color(kind), html_time(tl->origin, bs, a, sizeof(a)),
+				html_time(tl->origin, w->start + (b1 + 1) * w->width, b, sizeof(b)), d->device,
 				output_duration(idle, c, sizeof(c)), 100.0 * (double)idle / (double)((b1 - b0 + 1) * w->width));
 			html_text(tl->out, why);
 			fputs("</title></rect>", tl->out);
@@ -278,20 +301,17 @@ static void write_device_row(struct timeline *tl, const struct chart_device *d, 
 	tl->y += ROW_DEVICE;
 }
 
-static void write_lane(struct timeline *tl, const struct chart_lane *l, size_t wi)
+void html_timeline_lane(struct html_timeline *tl, const struct chart_lane *l, const char *text)
 {
 	const struct chart_window *w = tl->w;
-	char text[64], a[32], b[32], c[32];
+	size_t wi = tl->wi;
+	char a[32], b[32], c[32];
 	int64_t b0 = 0;
 
-	if (l->stream == -1)
-		snprintf(text, sizeof(text), "other streams");
-	else
-		snprintf(text, sizeof(text), "stream %" PRId64, l->stream);
 	fprintf(tl->out, "<g class=\"tl-lane\" data-trace=\"%" PRId64 "\" data-device=\"%" PRId64 "\" data-stream=\"%" PRId64
 		"\" data-ops=\"%" PRId64 "\" data-busy-ns=\"%" PRId64 "\">", l->trace_id, l->device, l->stream, l->ops,
 		l->busy_ns);
-	label(tl, ROW_LANE, text, NULL);
+	html_timeline_label(tl, ROW_LANE, text, NULL);
 	while (b0 < CHART_BUCKETS) {
 		int64_t sum[CHART_WORKS], total = 0, b1 = b0;
 		int level, work = 0;
@@ -331,8 +351,8 @@ static void write_lane(struct timeline *tl, const struct chart_lane *l, size_t w
 
 			fprintf(tl->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%" PRId64 "\" height=\"%.1f\" fill=\"%s\"><title>%s to %s: "
 				"%s busy %s", TL_LEFT + (int)b0, tl->y + 1 + (ROW_LANE - 2) - h, b1 - b0 + 1, h,
-				html_work_color(work), html_at(tl->hdr, w->start + b0 * w->width, a, sizeof(a)),
-				html_at(tl->hdr, w->start + (b1 + 1) * w->width, b, sizeof(b)), text,
+				html_work_color(work), html_time(tl->origin, w->start + b0 * w->width, a, sizeof(a)),
+				html_time(tl->origin, w->start + (b1 + 1) * w->width, b, sizeof(b)), text,
 				output_duration(total, c, sizeof(c)));
 			for (int k = 0; k < CHART_WORKS; k++)
 				if (sum[k] && sum[k] != total)
@@ -346,7 +366,18 @@ static void write_lane(struct timeline *tl, const struct chart_lane *l, size_t w
 	tl->y += ROW_LANE;
 }
 
-static void write_findings_rows(struct timeline *tl, const struct findings *findings)
+static void write_lane(struct html_timeline *tl, const struct chart_lane *l)
+{
+	char text[64];
+
+	if (l->stream == -1)
+		snprintf(text, sizeof(text), "other streams");
+	else
+		snprintf(text, sizeof(text), "stream %" PRId64, l->stream);
+	html_timeline_lane(tl, l, text);
+}
+
+static void write_findings_rows(struct html_timeline *tl, const struct findings *findings)
 {
 	static const char *const fill[3] = { "#8C8C8C", "#E69F00", "#D55E00" };
 	char a[32], b[32], c[32], text[64];
@@ -357,20 +388,20 @@ static void write_findings_rows(struct timeline *tl, const struct findings *find
 
 		if (!f->start && !f->end)
 			continue;
-		x0 = x_of(tl, f->start);
-		x1 = x_of(tl, f->end);
+		x0 = html_timeline_x(tl, f->start);
+		x1 = html_timeline_x(tl, f->end);
 		if (x1 - x0 < 3)
 			x1 = x0 + 3;
 		snprintf(text, sizeof(text), "#%zu %s", i + 1, f->rule_id);
 		fprintf(tl->out, "<g class=\"tl-finding\" data-rank=\"%zu\" data-start-ns=\"%" PRId64 "\" data-end-ns=\"%" PRId64
 			"\">", i + 1, f->start, f->end);
-		label(tl, ROW_FINDING, text, NULL);
+		html_timeline_label(tl, ROW_FINDING, text, NULL);
 		fprintf(tl->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>#%zu %s %s: ", x0,
 			tl->y + 2, x1 - x0, ROW_FINDING - 4, fill[f->severity <= SEVERITY_CRITICAL ? f->severity : 0], i + 1,
 			f->rule_id, f->severity == SEVERITY_CRITICAL ? "critical" : f->severity == SEVERITY_WARNING ? "warning" : "info");
 		html_text(tl->out, f->message);
-		fprintf(tl->out, "\nevidence from %s to %s", html_at(tl->hdr, f->start, a, sizeof(a)),
-			html_at(tl->hdr, f->end, b, sizeof(b)));
+		fprintf(tl->out, "\nevidence from %s to %s", html_time(tl->origin, f->start, a, sizeof(a)),
+			html_time(tl->origin, f->end, b, sizeof(b)));
 		if (f->recoverable_ns > 0)
 			fprintf(tl->out, "; recoverable %s", output_duration(f->recoverable_ns, c, sizeof(c)));
 		fputs("</title></rect></g>\n", tl->out);
@@ -422,7 +453,8 @@ static int rows_height(const struct report_header *hdr, const struct findings *f
 static void write_window(FILE *out, const struct report_header *hdr, const struct findings *findings, size_t wi)
 {
 	const struct report_charts *c = hdr->charts;
-	struct timeline tl = { out, hdr, c, &c->windows[wi], 0, rows_height(hdr, findings) };
+	struct html_timeline tl = { .out = out, .origin = hdr->origin, .w = &c->windows[wi], .wi = wi,
+				    .height = rows_height(hdr, findings) };
 	int64_t excess = 0;
 	ssize_t slow = straggler(hdr, &excess);
 	char a[32], b[32];
@@ -433,7 +465,7 @@ static void write_window(FILE *out, const struct report_header *hdr, const struc
 	fprintf(out, "<figure><svg class=\"timeline\" data-window=\"%s\" data-start-ns=\"%" PRId64 "\" data-end-ns=\"%" PRId64
 		"\" data-bucket-ns=\"%" PRId64 "\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"timeline\">\n",
 		wi ? "steady" : "span", c->windows[wi].start, c->windows[wi].end, c->windows[wi].width, TL_W, tl.height);
-	write_axis(&tl);
+	html_timeline_axis(&tl);
 	for (size_t t = 0; t < hdr->ntraces; t++) {
 		const struct trace_phases *tp = phases_of(hdr, (int64_t)t);
 
@@ -459,10 +491,10 @@ static void write_window(FILE *out, const struct report_header *hdr, const struc
 		for (size_t d = 0; d < c->ndevices; d++) {
 			if (c->devices[d].trace_id != (int64_t)t)
 				continue;
-			write_device_row(&tl, &c->devices[d], wi);
+			write_device_row(&tl, hdr, &c->devices[d]);
 			for (size_t l = 0; l < c->nlanes; l++)
 				if (c->lanes[l].trace_id == (int64_t)t && c->lanes[l].device == c->devices[d].device)
-					write_lane(&tl, &c->lanes[l], wi);
+					write_lane(&tl, &c->lanes[l]);
 		}
 		fputs("</g>\n", out);
 	}

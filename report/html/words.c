@@ -56,12 +56,17 @@ const char *html_short(int64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-const char *html_at(const struct report_header *hdr, int64_t t, char *buf, size_t len)
+const char *html_time(int64_t origin, int64_t t, char *buf, size_t len)
 {
 	char d[32];
 
-	snprintf(buf, len, "+%s", output_duration(t - hdr->origin, d, sizeof(d)));
+	snprintf(buf, len, "+%s", output_duration(t - origin, d, sizeof(d)));
 	return buf;
+}
+
+const char *html_at(const struct report_header *hdr, int64_t t, char *buf, size_t len)
+{
+	return html_time(hdr->origin, t, buf, len);
 }
 
 /* Okabe-Ito: blue, reddish purple, bluish green for work. */

@@ -4,6 +4,7 @@
  * compare the renderings exactly, independent of what the real rules find.
  */
 #include "report/report.h"
+#include "rules/owner.h"
 #include "rules/rule.h"
 
 #include <stdio.h>
@@ -40,6 +41,7 @@ int main(int argc, char **argv)
 	f->start = 2000;
 	f->end = 902000;
 	f->device = 0;
+	f->owner = OWNER_CUBLAS;
 	f = findings_add(&list, &fake_gaps, SEVERITY_CRITICAL, 400000, "Launch earlier.",
 			 "device 0 idle 400 us \"between\" work");
 	finding_evidence(f, "gap of 300 us");

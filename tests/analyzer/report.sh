@@ -32,12 +32,16 @@ assert d["schema"] == "gpt-trace-report/2"
 assert d["span"]["duration_ns"] == d["span"]["end_ns"] - d["span"]["start_ns"]
 fneed = {"rank": int, "rule": str, "severity": str, "message": str, "recoverable_ns": int,
          "recoverable_share": (int, float), "start_ns": (int, type(None)), "end_ns": (int, type(None)),
-         "device": (int, type(None)), "stream": (int, type(None)), "evidence": list, "fix": str}
+         "device": (int, type(None)), "stream": (int, type(None)), "owner": (str, type(None)), "evidence": list,
+         "fix": str}
+owners = {"program", "cublas", "cudnn", "cutlass", "cufft", "cusparse", "nccl", "cccl", "aten", "inductor", "triton",
+          "xla", "nvfuser", "cupy"}
 prev = None
 for i, f in enumerate(d["findings"]):
     for k, t in fneed.items():
         assert isinstance(f[k], t), (k, f.get(k))
     assert f["rank"] == i + 1 and f["severity"] in ("info", "warning", "critical")
+    assert f["owner"] is None or f["owner"] in owners, f["owner"]
     assert prev is None or prev >= f["recoverable_ns"], "not ranked by recoverable time"
     prev = f["recoverable_ns"]
 assert d["recoverable_ns"] == sum(f["recoverable_ns"] for f in d["findings"])
@@ -73,6 +77,26 @@ assert d['events']['kernels'] == 19 and d['gpu']['devices'][0]['label'] == 'GPU 
 "$GPT" report --format json "$H200" "$CLOVER" > "$TMP/both.json"
 expect "report json two traces" "ok" "$(python3 "$TMP/check.py" "$TMP/both.json" "
 assert len(d['traces']) == 2 and d['events']['kernels'] == 1331 and len(d['gpu']['devices']) == 2")"
+
+# The owner of the kernels a finding is about (rules/owner.h), on real traces: cuBLAS's FP32 GEMMs,
+# cuDNN's small grids and launches in a ResNet, Inductor's small kernels under torch.compile, the
+# program's own strided kernels; null for a finding about no kernel (idle time, copies, syncs).
+GPU=$SRC/tests/fixtures/gpu
+owners() { "$GPT" report --no-ranks --format json "$1" > "$TMP/owners.json" && python3 "$TMP/check.py" "$TMP/owners.json" "
+o = {}
+for f in d['findings']:
+    o.setdefault(f['rule'], f['owner'])
+print(' '.join('%s=%s' % (r, o[r]) for r in sys.argv[3:]))" "${@:2}" | head -1; }
+expect "report json owner: cuBLAS FP32 GEMMs" "precision=cublas uncoalesced-access=None" \
+	"$(owners "$GPU/busy/precision-fp32.sqlite" precision uncoalesced-access)"
+expect "report json owner: cuDNN in a ResNet" "small-grid=cudnn small-kernels=cudnn" \
+	"$(owners "$GPU/real/resnet.sqlite" small-grid small-kernels)"
+expect "report json owner: torch.compile" "precision=cublas small-kernels=inductor" \
+	"$(owners "$GPU/real/compile.sqlite" precision small-kernels)"
+expect "report json owner: NCCL, ATen, none" "exposed-communication=nccl small-kernels=aten idle-gaps=None" \
+	"$(owners "$GPU/ddp/ddp-slow-exposed-rank1.sqlite" exposed-communication small-kernels idle-gaps)"
+expect "report json owner: the program's own kernels" "uncoalesced-access=program" \
+	"$(owners "$GPU/access-metrics.sqlite" uncoalesced-access)"
 
 # Markdown and text: the header and one section per finding.
 "$GPT" report --format markdown "$CLOVER" > "$TMP/clover.md"
