@@ -114,6 +114,9 @@ static void split_line(FILE *out, const struct time_split *s, int64_t per)
 
 static const char *source_words(const struct trace_phases *tp, char *buf, size_t len)
 {
+	char gap[32];
+	int n;
+
 	switch (tp->source) {
 	case ITERATIONS_STEP:
 		snprintf(buf, len, "NVTX ranges matching --step '%s'", tp->source_name);
@@ -122,8 +125,19 @@ static const char *source_words(const struct trace_phases *tp, char *buf, size_t
 		snprintf(buf, len, "NVTX range '%s'", tp->source_name);
 		break;
 	case ITERATIONS_KERNELS:
-		snprintf(buf, len, "a repeating sequence of %" PRId64 " kernels beginning with %s", tp->period_ops,
-			 tp->source_name);
+		n = snprintf(buf, len, "kernel sequence, period %" PRId64 " kernel%s, ", tp->period_ops,
+			     tp->period_ops == 1 ? "" : "s");
+		if (n < 0 || (size_t)n >= len)
+			break;
+		if (tp->start_by == ITERATION_START_GAP)
+			snprintf(buf + n, len - (size_t)n, "starting after the recurring %s idle gap, first kernel %s",
+				 output_duration(tp->start_gap_ns, gap, sizeof(gap)), tp->source_name);
+		else if (tp->start_by == ITERATION_START_OPTIMIZER)
+			snprintf(buf + n, len - (size_t)n, "starting at the optimizer's first kernel, %s (no recurring "
+				 "idle gap)", tp->source_name);
+		else
+			snprintf(buf + n, len - (size_t)n, "starting at its recurring kernel, %s (no recurring idle gap, "
+				 "no optimizer kernel)", tp->source_name);
 		break;
 	default:
 		snprintf(buf, len, "none found (no repeating NVTX range, no repeating kernel sequence)");
@@ -439,6 +453,24 @@ static const char *source_id(enum iteration_source source)
 	}
 }
 
+/* Kernel-sequence iterations: how their start was chosen; null for the others. */
+static void json_iteration_start(FILE *out, const struct trace_phases *tp)
+{
+	static const char *const by[] = { [ITERATION_START_KERNEL] = "recurring-kernel",
+					  [ITERATION_START_GAP] = "recurring-gap",
+					  [ITERATION_START_OPTIMIZER] = "optimizer" };
+
+	if (tp->source != ITERATIONS_KERNELS) {
+		fprintf(out, "null");
+		return;
+	}
+	fprintf(out, "{\"by\": \"%s\", \"gap_ns\": ", by[tp->start_by]);
+	if (tp->start_by == ITERATION_START_GAP)
+		fprintf(out, "%" PRId64 "}", tp->start_gap_ns);
+	else
+		fprintf(out, "null}");
+}
+
 /* Per-iteration rows beyond this many are left out of the JSON (the statistics cover them all). */
 #define JSON_ITERATIONS_MAX 10000
 
@@ -481,6 +513,8 @@ static void write_phases_json(FILE *out, const struct report_header *hdr)
 		}
 		fprintf(out, "],\n     \"iterations\": {\"source\": \"%s\", \"name\": ", source_id(tp->source));
 		output_json_string(out, tp->source_name);
+		fprintf(out, ", \"start\": ");
+		json_iteration_start(out, tp);
 		fprintf(out, ", \"count\": %zu, \"first_steady\": %zu, \"steady_count\": %zu, \"median_ns\": %" PRId64
 			", \"p90_ns\": %" PRId64 ", \"slowest\": [", tp->niterations, tp->first_steady,
 			tp->niterations - tp->first_steady, tp->median_ns, tp->p90_ns);
