@@ -41,7 +41,7 @@ static void peak_text(FILE *out, const struct report_header *hdr, const struct m
 	if (d->capacity > 0)
 		fprintf(out, " (%.1f%% of %s)", 100.0 * (double)d->peak_bytes / (double)d->capacity,
 			bytes_text((double)d->capacity, b, sizeof(b)));
-	fprintf(out, " at +%s", output_duration(d->peak_at - hdr->origin, c, sizeof(c)));
+	fprintf(out, " at %s", output_offset(d->peak_at - hdr->origin, c, sizeof(c)));
 	if (d->peak_iteration)
 		fprintf(out, ", iteration #%" PRId64, d->peak_iteration);
 	if (d->peak_range)
@@ -132,8 +132,8 @@ void report_memory_text(FILE *out, const struct report_header *hdr)
 		for (size_t j = 0; j < d->nlargest && j < 3; j++) {
 			const struct memory_alloc *al = &d->largest[j];
 
-			fprintf(out, "             %s %s at +%s by %s", j ? "       " : "largest", bytes_text((double)al->bytes, a,
-				sizeof(a)), output_duration(al->start - hdr->origin, b, sizeof(b)), al->call ? al->call : "?");
+			fprintf(out, "             %s %s at %s by %s", j ? "       " : "largest", bytes_text((double)al->bytes, a,
+				sizeof(a)), output_offset(al->start - hdr->origin, b, sizeof(b)), al->call ? al->call : "?");
 			if (al->range)
 				fprintf(out, " in NVTX range '%s'", al->range);
 			fprintf(out, "\n");

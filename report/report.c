@@ -27,10 +27,10 @@ static const char *where_at(int64_t at, int64_t span, char *buf, size_t len)
 	int64_t a = at < 0 ? -at : at;
 
 	if (a >= 1000000 && span >= 0 && span < a / 1000) {
-		snprintf(buf, len, "%.3f ms", (double)at / 1e6);
+		snprintf(buf, len, "%s%.3f ms", at < 0 ? "-" : "+", (double)a / 1e6);
 		return buf;
 	}
-	return output_duration(at, buf, len);
+	return output_offset(at, buf, len);
 }
 
 /* ---- rendering ---- */
@@ -195,7 +195,7 @@ static void write_phases_text(FILE *out, const struct report_header *hdr, const 
 		for (int i = 0; i < PHASE_COUNT; i++) {
 			const struct phase *ph = &tp->phase[i];
 
-			snprintf(c, sizeof(c), "+%s", output_duration(ph->start - hdr->origin, a, sizeof(a)));
+			output_offset(ph->start - hdr->origin, c, sizeof(c));
 			fprintf(out, "  %-10s %-14s %-12s %s\n", phase_name((enum phase_id)i), c,
 				output_duration(phase_length(ph), b, sizeof(b)), ph->reason ? ph->reason : "");
 		}
@@ -209,8 +209,8 @@ static void write_phases_text(FILE *out, const struct report_header *hdr, const 
 			for (size_t i = 0; i < tp->nslowest && nsteady > 2; i++) {
 				const struct iteration *it = &tp->iterations[tp->slowest[i]];
 
-				fprintf(out, "             %s #%zu at +%s: %s; ", i ? "      " : "slowest", tp->slowest[i] + 1,
-					output_duration(it->start - hdr->origin, a, sizeof(a)),
+				fprintf(out, "             %s #%zu at %s: %s; ", i ? "      " : "slowest", tp->slowest[i] + 1,
+					output_offset(it->start - hdr->origin, a, sizeof(a)),
 					output_duration(split_sum(&it->split), b, sizeof(b)));
 				slow_why(out, tp, it);
 				fprintf(out, "\n");
@@ -293,7 +293,7 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 		else
 			fprintf(out, "    recoverable: unknown\n");
 		if (f->start || f->end)
-			fprintf(out, "    %swhere: +%s to +%s from the first event%s\n", dim,
+			fprintf(out, "    %swhere: %s to %s from the first event%s\n", dim,
 				where_at(f->start - hdr->origin, f->end - f->start, a, sizeof(a)),
 				where_at(f->end - hdr->origin, f->end - f->start, b, sizeof(b)), reset);
 		for (size_t j = 0; j < f->nevidence; j++)
@@ -318,8 +318,8 @@ static void write_phases_markdown(FILE *out, const struct report_header *hdr)
 		for (int i = 0; i < PHASE_COUNT; i++) {
 			const struct phase *ph = &tp->phase[i];
 
-			fprintf(out, "| %s | +%s | %s | ", phase_name((enum phase_id)i),
-				output_duration(ph->start - hdr->origin, a, sizeof(a)),
+			fprintf(out, "| %s | %s | %s | ", phase_name((enum phase_id)i),
+				output_offset(ph->start - hdr->origin, a, sizeof(a)),
 				output_duration(phase_length(ph), b, sizeof(b)));
 			output_md_cell(out, ph->reason);
 			fprintf(out, " | ");
