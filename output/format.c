@@ -80,3 +80,11 @@ const char *output_duration(int64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%" PRId64 " ns", ns);
 	return buf;
 }
+
+const char *output_offset(int64_t ns, char *buf, size_t len)
+{
+	char d[40];
+
+	snprintf(buf, len, "%s%s", ns < 0 ? "-" : "+", output_duration(ns < 0 ? -ns : ns, d, sizeof(d)));
+	return buf;
+}

@@ -26,5 +26,8 @@ void output_json_string(FILE *out, const char *s);
 void output_md_cell(FILE *out, const char *s);
 /* ns as milliseconds or microseconds with a unit, e.g. "12.345 ms", "850.000 us". */
 const char *output_duration(int64_t ns, char *buf, size_t len);
+/* A time from the report's origin, signed: "+12.345 ms", "-265.089 us" (an event before the
+ * origin: an imported trace's first CPU op before its first CUDA call), "+0 ns". */
+const char *output_offset(int64_t ns, char *buf, size_t len);
 
 #endif

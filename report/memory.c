@@ -41,21 +41,66 @@ static void peak_text(FILE *out, const struct report_header *hdr, const struct m
 	if (d->capacity > 0)
 		fprintf(out, " (%.1f%% of %s)", 100.0 * (double)d->peak_bytes / (double)d->capacity,
 			bytes_text((double)d->capacity, b, sizeof(b)));
-	fprintf(out, " at +%s", output_duration(d->peak_at - hdr->origin, c, sizeof(c)));
+	fprintf(out, " at %s", output_offset(d->peak_at - hdr->origin, c, sizeof(c)));
 	if (d->peak_iteration)
 		fprintf(out, ", iteration #%" PRId64, d->peak_iteration);
 	if (d->peak_range)
 		fprintf(out, ", NVTX range '%s'", d->peak_range);
 }
 
+static const char *plural(int64_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/*
+ * How often something happened in the n steady iterations, right for rare events too: at least once
+ * an iteration, "2 allocations (838.86 KB)" or "1.5 allocations" (per iteration: the caller says so
+ * where per_iteration is 0); less often, "1 allocation in 12 steady iterations (419.43 KB)", bytes
+ * being the total then. count > 0.
+ */
+static void how_often(FILE *out, int64_t count, int64_t n, const char *noun, const int64_t *bytes,
+		      int per_iteration)
+{
+	char b[32];
+
+	if (count >= n) {
+		if (count % n == 0)
+			fprintf(out, "%" PRId64 " %s%s", count / n, noun, plural(count / n));
+		else
+			fprintf(out, "%.1f %ss", (double)count / (double)n, noun);
+		if (bytes)
+			fprintf(out, " (%s)", bytes_text((double)*bytes / (double)n, b, sizeof(b)));
+		if (per_iteration)
+			fprintf(out, " per iteration");
+		return;
+	}
+	fprintf(out, "%" PRId64 " %s%s in %" PRId64 " steady iterations", count, noun, plural(count), n);
+	if (bytes)
+		fprintf(out, " (%s)", bytes_text((double)*bytes, b, sizeof(b)));
+}
+
+/* After "steady: ": "2 allocations (838.86 KB) and 2 releases per iteration; in use ...", "no
+ * allocations or releases; ...", "1 allocation in 40 steady iterations (16.78 MB) and no releases; ..." */
 static void steady_text(FILE *out, const struct memory_device *d)
 {
-	char a[32], b[32], c[32], g[32];
-	double n = (double)d->steady_iterations;
+	char b[32], c[32], g[32];
+	int64_t n = d->steady_iterations, allocs = d->steady_allocs, releases = d->steady_releases;
 
-	fprintf(out, "%.1f allocations (%s) and %.1f releases per iteration; in use %s after the first steady "
-		"iteration, %s after the last (%s%s per iteration)", (double)d->steady_allocs / n,
-		bytes_text((double)d->steady_alloc_bytes / n, a, sizeof(a)), (double)d->steady_releases / n,
+	if (!allocs && !releases) {
+		fprintf(out, "no allocations or releases");
+	} else {
+		if (allocs)
+			how_often(out, allocs, n, "allocation", &d->steady_alloc_bytes, releases < n);
+		else
+			fprintf(out, "no allocations");
+		fprintf(out, " and ");
+		if (releases)
+			how_often(out, releases, n, "release", NULL, 1);
+		else
+			fprintf(out, "no releases");
+	}
+	fprintf(out, "; in use %s after the first steady iteration, %s after the last (%s%s per iteration)",
 		bytes_text((double)d->steady_first_bytes, b, sizeof(b)),
 		bytes_text((double)d->steady_last_bytes, c, sizeof(c)), d->growth_per_iteration < 0 ? "-" : "+",
 		bytes_text(d->growth_per_iteration < 0 ? -d->growth_per_iteration : d->growth_per_iteration, g,
@@ -76,8 +121,9 @@ void report_memory_text(FILE *out, const struct report_header *hdr)
 		fprintf(out, "  device %" PRId64 "%s%s  peak ", d->device, hdr->ntraces > 1 ? " of trace " : "",
 			hdr->ntraces > 1 ? hdr->traces[d->trace_id] : "");
 		peak_text(out, hdr, d);
-		fprintf(out, "\n             %" PRId64 " allocations, %" PRId64 " releases; %s in use at the end\n",
-			d->allocs, d->releases, bytes_text((double)d->end_bytes, a, sizeof(a)));
+		fprintf(out, "\n             %" PRId64 " allocation%s, %" PRId64 " release%s; %s in use at the end\n",
+			d->allocs, plural(d->allocs), d->releases, plural(d->releases),
+			bytes_text((double)d->end_bytes, a, sizeof(a)));
 		if (d->steady_iterations > 0) {
 			fprintf(out, "             steady: ");
 			steady_text(out, d);
@@ -86,8 +132,8 @@ void report_memory_text(FILE *out, const struct report_header *hdr)
 		for (size_t j = 0; j < d->nlargest && j < 3; j++) {
 			const struct memory_alloc *al = &d->largest[j];
 
-			fprintf(out, "             %s %s at +%s by %s", j ? "       " : "largest", bytes_text((double)al->bytes, a,
-				sizeof(a)), output_duration(al->start - hdr->origin, b, sizeof(b)), al->call ? al->call : "?");
+			fprintf(out, "             %s %s at %s by %s", j ? "       " : "largest", bytes_text((double)al->bytes, a,
+				sizeof(a)), output_offset(al->start - hdr->origin, b, sizeof(b)), al->call ? al->call : "?");
 			if (al->range)
 				fprintf(out, " in NVTX range '%s'", al->range);
 			fprintf(out, "\n");
@@ -112,8 +158,8 @@ void report_memory_markdown(FILE *out, const struct report_header *hdr)
 
 		fprintf(out, "| %" PRId64 " | ", d->device);
 		peak_text(out, hdr, d);
-		fprintf(out, " | %" PRId64 " allocations, %" PRId64 " releases, %s in use at the end | ", d->allocs,
-			d->releases, bytes_text((double)d->end_bytes, a, sizeof(a)));
+		fprintf(out, " | %" PRId64 " allocation%s, %" PRId64 " release%s, %s in use at the end | ", d->allocs,
+			plural(d->allocs), d->releases, plural(d->releases), bytes_text((double)d->end_bytes, a, sizeof(a)));
 		if (d->steady_iterations > 0)
 			steady_text(out, d);
 		fprintf(out, " |\n");
@@ -274,8 +320,8 @@ void report_memory_html(FILE *out, const struct report_header *hdr)
 
 		fprintf(out, "<p>device %" PRId64 ": peak ", d->device);
 		html_line(out, hdr, d, 0);
-		fprintf(out, "; %" PRId64 " allocations, %" PRId64 " releases, %s in use at the end", d->allocs, d->releases,
-			bytes_text((double)d->end_bytes, a, sizeof(a)));
+		fprintf(out, "; %" PRId64 " allocation%s, %" PRId64 " release%s, %s in use at the end", d->allocs,
+			plural(d->allocs), d->releases, plural(d->releases), bytes_text((double)d->end_bytes, a, sizeof(a)));
 		if (d->steady_iterations > 0) {
 			fputs("; steady: ", out);
 			html_line(out, hdr, d, 1);

@@ -28,10 +28,10 @@ static const char *where_at(int64_t at, int64_t span, char *buf, size_t len)
 	int64_t a = at < 0 ? -at : at;
 
 	if (a >= 1000000 && span >= 0 && span < a / 1000) {
-		snprintf(buf, len, "%.3f ms", (double)at / 1e6);
+		snprintf(buf, len, "%s%.3f ms", at < 0 ? "-" : "+", (double)a / 1e6);
 		return buf;
 	}
-	return output_duration(at, buf, len);
+	return output_offset(at, buf, len);
 }
 
 /* ---- rendering ---- */
@@ -115,6 +115,9 @@ static void split_line(FILE *out, const struct time_split *s, int64_t per)
 
 static const char *source_words(const struct trace_phases *tp, char *buf, size_t len)
 {
+	char gap[32];
+	int n;
+
 	switch (tp->source) {
 	case ITERATIONS_STEP:
 		snprintf(buf, len, "NVTX ranges matching --step '%s'", tp->source_name);
@@ -123,8 +126,19 @@ static const char *source_words(const struct trace_phases *tp, char *buf, size_t
 		snprintf(buf, len, "NVTX range '%s'", tp->source_name);
 		break;
 	case ITERATIONS_KERNELS:
-		snprintf(buf, len, "a repeating sequence of %" PRId64 " kernels beginning with %s", tp->period_ops,
-			 tp->source_name);
+		n = snprintf(buf, len, "kernel sequence, period %" PRId64 " kernel%s, ", tp->period_ops,
+			     tp->period_ops == 1 ? "" : "s");
+		if (n < 0 || (size_t)n >= len)
+			break;
+		if (tp->start_by == ITERATION_START_GAP)
+			snprintf(buf + n, len - (size_t)n, "starting after the recurring %s idle gap, first kernel %s",
+				 output_duration(tp->start_gap_ns, gap, sizeof(gap)), tp->source_name);
+		else if (tp->start_by == ITERATION_START_OPTIMIZER)
+			snprintf(buf + n, len - (size_t)n, "starting at the optimizer's first kernel, %s (no recurring "
+				 "idle gap)", tp->source_name);
+		else
+			snprintf(buf + n, len - (size_t)n, "starting at its recurring kernel, %s (no recurring idle gap, "
+				 "no optimizer kernel)", tp->source_name);
 		break;
 	default:
 		snprintf(buf, len, "none found (no repeating NVTX range, no repeating kernel sequence)");
@@ -182,7 +196,7 @@ static void write_phases_text(FILE *out, const struct report_header *hdr, const 
 		for (int i = 0; i < PHASE_COUNT; i++) {
 			const struct phase *ph = &tp->phase[i];
 
-			snprintf(c, sizeof(c), "+%s", output_duration(ph->start - hdr->origin, a, sizeof(a)));
+			output_offset(ph->start - hdr->origin, c, sizeof(c));
 			fprintf(out, "  %-10s %-14s %-12s %s\n", phase_name((enum phase_id)i), c,
 				output_duration(phase_length(ph), b, sizeof(b)), ph->reason ? ph->reason : "");
 		}
@@ -196,8 +210,8 @@ static void write_phases_text(FILE *out, const struct report_header *hdr, const 
 			for (size_t i = 0; i < tp->nslowest && nsteady > 2; i++) {
 				const struct iteration *it = &tp->iterations[tp->slowest[i]];
 
-				fprintf(out, "             %s #%zu at +%s: %s; ", i ? "      " : "slowest", tp->slowest[i] + 1,
-					output_duration(it->start - hdr->origin, a, sizeof(a)),
+				fprintf(out, "             %s #%zu at %s: %s; ", i ? "      " : "slowest", tp->slowest[i] + 1,
+					output_offset(it->start - hdr->origin, a, sizeof(a)),
 					output_duration(split_sum(&it->split), b, sizeof(b)));
 				slow_why(out, tp, it);
 				fprintf(out, "\n");
@@ -280,7 +294,7 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 		else
 			fprintf(out, "    recoverable: unknown\n");
 		if (f->start || f->end)
-			fprintf(out, "    %swhere: +%s to +%s from the first event%s\n", dim,
+			fprintf(out, "    %swhere: %s to %s from the first event%s\n", dim,
 				where_at(f->start - hdr->origin, f->end - f->start, a, sizeof(a)),
 				where_at(f->end - hdr->origin, f->end - f->start, b, sizeof(b)), reset);
 		for (size_t j = 0; j < f->nevidence; j++)
@@ -305,8 +319,8 @@ static void write_phases_markdown(FILE *out, const struct report_header *hdr)
 		for (int i = 0; i < PHASE_COUNT; i++) {
 			const struct phase *ph = &tp->phase[i];
 
-			fprintf(out, "| %s | +%s | %s | ", phase_name((enum phase_id)i),
-				output_duration(ph->start - hdr->origin, a, sizeof(a)),
+			fprintf(out, "| %s | %s | %s | ", phase_name((enum phase_id)i),
+				output_offset(ph->start - hdr->origin, a, sizeof(a)),
 				output_duration(phase_length(ph), b, sizeof(b)));
 			output_md_cell(out, ph->reason);
 			fprintf(out, " | ");
@@ -440,6 +454,24 @@ static const char *source_id(enum iteration_source source)
 	}
 }
 
+/* Kernel-sequence iterations: how their start was chosen; null for the others. */
+static void json_iteration_start(FILE *out, const struct trace_phases *tp)
+{
+	static const char *const by[] = { [ITERATION_START_KERNEL] = "recurring-kernel",
+					  [ITERATION_START_GAP] = "recurring-gap",
+					  [ITERATION_START_OPTIMIZER] = "optimizer" };
+
+	if (tp->source != ITERATIONS_KERNELS) {
+		fprintf(out, "null");
+		return;
+	}
+	fprintf(out, "{\"by\": \"%s\", \"gap_ns\": ", by[tp->start_by]);
+	if (tp->start_by == ITERATION_START_GAP)
+		fprintf(out, "%" PRId64 "}", tp->start_gap_ns);
+	else
+		fprintf(out, "null}");
+}
+
 /* Per-iteration rows beyond this many are left out of the JSON (the statistics cover them all). */
 #define JSON_ITERATIONS_MAX 10000
 
@@ -482,6 +514,8 @@ static void write_phases_json(FILE *out, const struct report_header *hdr)
 		}
 		fprintf(out, "],\n     \"iterations\": {\"source\": \"%s\", \"name\": ", source_id(tp->source));
 		output_json_string(out, tp->source_name);
+		fprintf(out, ", \"start\": ");
+		json_iteration_start(out, tp);
 		fprintf(out, ", \"count\": %zu, \"first_steady\": %zu, \"steady_count\": %zu, \"median_ns\": %" PRId64
 			", \"p90_ns\": %" PRId64 ", \"slowest\": [", tp->niterations, tp->first_steady,
 			tp->niterations - tp->first_steady, tp->median_ns, tp->p90_ns);

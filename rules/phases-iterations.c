@@ -1,7 +1,7 @@
 /*
  * Finding a trace's iterations (phases-private.h): the NVTX ranges --step names, else the repeating
- * NVTX range covering the most time (a library's own domains left out), else the period of the kernel
- * sequence. phases.c walks them and puts the phases together.
+ * NVTX range covering the most time (a library's own domains left out); the period of the kernel
+ * sequence is phases-period.c. phases.c walks them and puts the phases together.
  */
 #include "rules/phases-private.h"
 
@@ -99,7 +99,7 @@ static int in_ids(const int64_t *ids, size_t n, int64_t id)
 }
 
 /* One more iteration, of host time [host_start, host_end), its GPU work not yet walked. */
-static void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t host_end)
+void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t host_end)
 {
 	size_t n = tp->niterations;
 	struct iteration *it;
@@ -230,194 +230,5 @@ int find_nvtx_step(struct rule_context *ctx, struct trace_phases *tp, char *err,
 		}
 	}
 	free(groups);
-	return ret;
-}
-
-/* One kernel name in the launch sequence: the runs of equal distances between its launches. */
-struct token {
-	int64_t count, last_pos, dist, run, run_first;
-	int64_t best_run, best_dist, best_first;	/* best_first: occurrence index of the run's start */
-	int64_t first_end;				/* when its first launch ended */
-};
-
-/* The kernels of one trace in time order (from the event streams: no sort), as (end, nameId). */
-static const char *const kernel_cols[] = { "end", "deviceId", "streamId", "nameId" };
-enum { KERNEL_END, KERNEL_NAME = 3 };
-
-/* The next kernel of trace_id from s: 1, 0 after its last, or a negative error. */
-static int next_kernel(struct event_stream *s, int64_t trace_id, const struct event_row **row, char *err,
-		       size_t errlen)
-{
-	int ret;
-
-	while ((ret = event_stream_next(s, row, err, errlen)) > 0 && (*row)->trace_id <= trace_id)
-		if ((*row)->trace_id == trace_id)
-			return 1;
-	return ret < 0 ? ret : 0;
-}
-
-/*
- * The period of the kernel sequence: the kernel that recurs at one fixed distance (in launches) over
- * the longest stretch of launches, covering at least a fifth of them; its launches in that stretch
- * begin the iterations. Also finds when the last first launch ended (*last_first_end), for traces
- * without iterations.
- */
-/* The kernel sequence of one trace as tokens: one per kernel name, with its repeats' distances. */
-struct kernel_tokens {
-	struct key_index index;		/* name id -> tokens[], names[] */
-	struct token *tokens;
-	int64_t *names;
-	int64_t pos;			/* kernels seen */
-	int64_t first_start, last_end;
-};
-
-/* A launch of token t at position pos: the run of equal distances it extends or starts. */
-static void token_seen(struct token *t, int64_t pos)
-{
-	if (t->count) {
-		int64_t dist = pos - t->last_pos;
-
-		if (dist == t->dist) {
-			t->run++;
-		} else {
-			t->dist = dist;
-			t->run = 1;
-			t->run_first = t->count - 1;
-		}
-		if (t->run * t->dist > t->best_run * t->best_dist) {
-			t->best_run = t->run;
-			t->best_dist = t->dist;
-			t->best_first = t->run_first;
-		}
-	}
-	t->count++;
-	t->last_pos = pos;
-}
-
-/* The first pass: every kernel of the trace as a token; *last_first_end: the end of the last
- * first launch of a kernel. */
-static int read_tokens(struct rule_context *ctx, struct trace_phases *tp, struct kernel_tokens *k,
-		       int64_t *last_first_end, char *err, size_t errlen)
-{
-	struct event_stream *st;
-	const struct event_row *row;
-	int ret, rc;
-
-	k->last_end = INT64_MIN;
-	ret = event_stream_open(ctx->trace, "kernels", kernel_cols, 4, 3, -1, &st, err, errlen);
-	if (ret < 0)
-		return ret;
-	while ((rc = next_kernel(st, tp->trace_id, &row, err, errlen)) > 0) {
-		int64_t key[KEY_INDEX_WORDS] = { row->v[KERNEL_NAME] };
-		int64_t end = row->v[KERNEL_END];
-		int created;
-		size_t i = key_index_get(&k->index, key, &created);
-
-		if (!k->pos)
-			k->first_start = row->start;
-		if (end > k->last_end)
-			k->last_end = end;
-
-		if (created) {
-			k->tokens = xrealloc(k->tokens, (i + 1) * sizeof(*k->tokens));
-			k->names = xrealloc(k->names, (i + 1) * sizeof(*k->names));
-			memset(&k->tokens[i], 0, sizeof(k->tokens[i]));
-			k->names[i] = key[0];
-			k->tokens[i].first_end = end;
-			if (k->tokens[i].first_end > *last_first_end)
-				*last_first_end = k->tokens[i].first_end;
-		}
-		token_seen(&k->tokens[i], k->pos++);
-	}
-	if (rc < 0)
-		ret = rc;
-	event_stream_close(st);
-	return ret;
-}
-
-/* The token whose longest run of equal distances covers the most kernels (at least a fifth, two
- * repeats); SIZE_MAX when none does. */
-static size_t best_token(const struct kernel_tokens *k)
-{
-	int64_t best_cover = 0;
-	size_t best = SIZE_MAX;
-
-	for (size_t i = 0; i < k->index.count; i++) {
-		int64_t cover = k->tokens[i].best_run * k->tokens[i].best_dist;
-
-		/* Ties go to the shorter period: the same stretch, finer iterations. */
-		if (k->tokens[i].best_run >= 2 && cover * 5 >= k->pos &&
-		    (cover > best_cover || (cover == best_cover && k->tokens[i].best_dist < k->tokens[best].best_dist))) {
-			best_cover = cover;
-			best = i;
-		}
-	}
-	return best;
-}
-
-/* The second pass: an iteration from each launch of the best token's run to the next. */
-static int period_iterations(struct rule_context *ctx, struct trace_phases *tp, const struct kernel_tokens *k,
-			     size_t best, char *err, size_t errlen)
-{
-	const struct token *t = &k->tokens[best];
-	int64_t occ = 0, first = 0, prev = 0;
-	struct rule_text name;
-	struct event_stream *st;
-	const struct event_row *row;
-	int ret, rc = 0;
-
-	ret = event_stream_open(ctx->trace, "kernels", kernel_cols, 4, 3, -1, &st, err, errlen);
-	if (ret < 0)
-		return ret;
-	/* Its launches number best_first .. best_first + best_run in this order. */
-	while (occ <= t->best_first + t->best_run && (rc = next_kernel(st, tp->trace_id, &row, err, errlen)) > 0) {
-		int64_t start = row->start;
-
-		if (row->v[KERNEL_NAME] != k->names[best])
-			continue;
-		if (occ == t->best_first)
-			first = start;
-		else if (occ > t->best_first)
-			add_iteration(tp, prev, start);
-		prev = start;
-		occ++;
-	}
-	if (rc < 0)
-		ret = rc;
-	event_stream_close(st);
-	if (ret < 0 || !tp->niterations)
-		return ret;
-	/* The last launch begins one more iteration, as long as the others on average. */
-	add_iteration(tp, prev, prev + (prev - first) / (int64_t)tp->niterations);
-	tp->source = ITERATIONS_KERNELS;
-	tp->period_ops = t->best_dist;
-	tp->source_name = xstrdup(rule_kernel_name(&name, ctx, tp->trace_id, k->names[best]));
-	return 0;
-}
-
-int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp, int64_t *last_first_end,
-			      char *err, size_t errlen)
-{
-	struct kernel_tokens k = { 0 };
-	size_t best = SIZE_MAX;
-	int ret;
-
-	*last_first_end = INT64_MIN;
-	tp->warmup_until = INT64_MIN;
-	ret = read_tokens(ctx, tp, &k, last_first_end, err, errlen);
-	/* Without iterations, the warm-up lasts until the last first launch if that is early; when most
-	 * launches are first launches (every kernel runs about once: JIT-compiled fusions, a test),
-	 * nothing repeats and all of it is warm-up. */
-	if (k.pos && *last_first_end - k.first_start <= (k.last_end - k.first_start) / 2)
-		tp->warmup_until = *last_first_end;
-	else if (k.pos && (int64_t)k.index.count * 2 > k.pos)
-		tp->warmup_until = INT64_MAX;
-	if (!ret)
-		best = best_token(&k);
-	if (!ret && best != SIZE_MAX)
-		ret = period_iterations(ctx, tp, &k, best, err, errlen);
-	key_index_release(&k.index);
-	free(k.tokens);
-	free(k.names);
 	return ret;
 }

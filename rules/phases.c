@@ -514,16 +514,37 @@ static void warmup_phase(struct walk_state *s, struct trace_phases *tp, int64_t 
 		  xasprintf("from the first GPU operation to iteration %zu: %s %s", w + 1, which, why));
 }
 
+const char *iteration_start_words(const struct trace_phases *tp, char *buf, size_t len)
+{
+	struct rule_text gap;
+
+	switch (tp->start_by) {
+	case ITERATION_START_GAP:
+		snprintf(buf, len, "each iteration starts after the idle gap that recurs once per period (median "
+			 "%s), its first kernel %s", fmt_duration(&gap, tp->start_gap_ns), tp->source_name);
+		break;
+	case ITERATION_START_OPTIMIZER:
+		snprintf(buf, len, "no idle gap recurs once per period: each iteration starts at the optimizer's "
+			 "first kernel, %s", tp->source_name);
+		break;
+	default:
+		snprintf(buf, len, "each iteration begins with %s (no idle gap recurs once per period, and no "
+			 "optimizer kernel was found)", tp->source_name);
+	}
+	return buf;
+}
+
 /* The steady state (from the first steady iteration to the end of the last) and the tear-down. */
 static void steady_phases(struct trace_phases *tp, size_t w, int64_t trace_end)
 {
 	size_t n = tp->niterations;
+	char words[256];
 
 	if (tp->source == ITERATIONS_KERNELS)
 		phase_set(&tp->phase[PHASE_STEADY], tp->iterations[w].start, tp->iterations[n - 1].end,
 			  xasprintf("iterations %zu-%zu of %zu: the kernel sequence repeats every %" PRId64
-				    " kernels, each iteration beginning with %s", w + 1, n, n, tp->period_ops,
-				    tp->source_name));
+				    " kernel%s; %s", w + 1, n, n, tp->period_ops, tp->period_ops == 1 ? "" : "s",
+				    iteration_start_words(tp, words, sizeof(words))));
 	else
 		phase_set(&tp->phase[PHASE_STEADY], tp->iterations[w].start, tp->iterations[n - 1].end,
 			  xasprintf("iterations %zu-%zu of %zu: NVTX range '%s'%s", w + 1, n, n, tp->source_name,

@@ -16,9 +16,10 @@
  * expression matched against the range text); else the repeating user NVTX range that covers the
  * most time ("step", "train_step", PyTorch's "ProfilerStep#N": trailing digits are ignored, NCCL's
  * own ranges are not candidates); else the period of the repeating kernel sequence (the kernel that
- * recurs at one fixed distance in the launch sequence over the longest stretch); else none, and the
- * steady state is what follows the last first launch of a kernel (when that lies in the first half
- * of the GPU's active time).
+ * recurs at one fixed distance in the launch sequence over the longest stretch), each iteration
+ * starting after the idle gap that recurs once per period, else at the optimizer's first kernel,
+ * else at the recurring kernel; else none, and the steady state is what follows the last first
+ * launch of a kernel (when that lies in the first half of the GPU's active time).
  *
  * An operation belongs to the iteration whose NVTX range was open when its API call was made (the
  * host's view), or, for kernel-sequence iterations, in which it started. Each iteration adds up the
@@ -97,13 +98,23 @@ enum iteration_source {
 	ITERATIONS_KERNELS,		/* the period of the kernel sequence */
 };
 
+/* ITERATIONS_KERNELS: where in the period each iteration starts. */
+enum iteration_start {
+	ITERATION_START_KERNEL = 0,	/* at the recurring kernel (nothing better found) */
+	ITERATION_START_GAP,		/* at the first operation after the idle gap that recurs once per
+					   period: the host's work between steps (data loading, the optimizer) */
+	ITERATION_START_OPTIMIZER,	/* at the optimizer's first kernel */
+};
+
 /* One trace's phases and iterations. */
 struct trace_phases {
 	int64_t trace_id;
 	int gpu_work;			/* the trace has GPU operations; without, only start-up is set */
 	enum iteration_source source;
-	char *source_name;		/* the NVTX range's name, or the anchor kernel's */
-	int64_t period_ops;		/* ITERATIONS_KERNELS: operations per iteration */
+	char *source_name;		/* the NVTX range's name, or each iteration's first kernel's */
+	int64_t period_ops;		/* ITERATIONS_KERNELS: kernels per iteration */
+	enum iteration_start start_by;	/* ITERATIONS_KERNELS: how the start was chosen */
+	int64_t start_gap_ns;		/* ITERATION_START_GAP: the recurring gap's median length */
 	struct phase phase[PHASE_COUNT];
 	struct iteration *iterations;
 	size_t niterations;
@@ -114,6 +125,10 @@ struct trace_phases {
 	size_t slowest[5];		/* indexes of the slowest steady iterations, slowest first */
 	size_t nslowest;
 };
+
+/* ITERATIONS_KERNELS: how each iteration's start was chosen, in words ("each iteration starts after
+ * the idle gap that recurs once per period (median 312.4 us), its first kernel ..."), into buf. */
+const char *iteration_start_words(const struct trace_phases *tp, char *buf, size_t len);
 
 /* What the walk saw of one device: its busy time, the union of its operations. */
 struct phase_device {

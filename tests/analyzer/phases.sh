@@ -155,7 +155,20 @@ expect "library domain by --step" "step" "$("$GPT" report -q --format json --ste
 	python3 -c "import json,sys; print(json.load(sys.stdin)['phases'][0]['iterations']['source'])")"
 # The same on a real trace (H200, tests/gpu/busy/cub_loop.py: 3 warm-up + 12 steps, no NVTX of its
 # own, 90 cub::DeviceRadixSort ranges in CCCL's domain): before, the iterations were those ranges;
-# now the kernel sequence, one iteration per step.
-expect "cub_loop iterations" "kernel-sequence 15" "$("$GPT" report -q --format json "$GPU/real/cub_loop.sqlite" |
-	python3 -c "import json,sys; i = json.load(sys.stdin)['phases'][0]['iterations']; print(i['source'], i['count'])")"
+# now the kernel sequence, one iteration per step. The kernel it recurs by is AdamW's second
+# (LerpFunctor); each iteration starts instead after the idle gap that recurs once a step, the
+# host's ~300 us in AdamW's Python before its first kernel (the weight decay's foreach multiply).
+iters() { "$GPT" report -q --format json "$1" | python3 -c "import json,sys
+i = json.load(sys.stdin)['phases'][0]['iterations']; s = i['start']
+print(i['source'], i['count'], s['by'], int(250e3 < (s['gap_ns'] or 0) < 1e6), i['name'].split('::')[-1])"; }
+expect "cub_loop iterations" "kernel-sequence 15 recurring-gap 1 multiplies<float>, float)" \
+	"$(iters "$GPU/real/cub_loop.sqlite")"
+# CloverLeaf (nsys export, A100): each timestep starts with ideal_gas after the host's ~0.84 ms
+# between timesteps (the dt reduction read back): not the recurring update_halo kernel.
+expect "cloverleaf iterations" "kernel-sequence 10 recurring-gap 1 Range2d, T1)" "$(iters "$CLOVER")"
+expect "cloverleaf starts at ideal_gas" "1" "$("$GPT" report "$CLOVER" | grep -c '^  iterations .*idle gap, first kernel .*ideal_gas_kernel')"
+# resnet18 (H100, GPU-bound: no gap recurs above launch latency): at SGD's first kernel. The first
+# step's SGD differs (no momentum buffers yet) and the last's has no step after it: 38 of 40.
+expect "resnet iterations" "kernel-sequence 38 optimizer 0 multiplies<float>, float)" \
+	"$(iters "$GPU/real/resnet.sqlite")"
 finish

@@ -151,4 +151,22 @@ for r in json.load(sys.stdin)["rules"]:
 print("ok")')"
 expect "rules markdown" "$nrules" "$("$GPT" rules --format markdown | grep -c '^### ')"
 expect_exit "rules unknown" 2 "unknown rule 'nope'" "$GPT" rules nope
+
+# The memory section's steady state, worded for rare and fractional counts (real H100/H200 pairs):
+# near_oom allocates once in its 40 steady iterations (it used to read "0.0 allocations (419.43 KB)
+# and 0.0 releases per iteration"), leak-fixed 21 times, leak-bad 161 times (4.0 per iteration),
+# empty_cache-bad twice per iteration, empty_cache-fixed never.
+PAIRS=$SRC/tests/fixtures/gpu/pairs
+steady_memory() { "$GPT" report "$PAIRS/$1.sqlite" | sed -n 's/^ *steady: \([^;]*\);.*/\1/p'; }
+expect "memory: one allocation in the steady state" "1 allocation in 40 steady iterations (16.78 MB) and no releases" \
+	"$(steady_memory near_oom-bad)"
+expect "memory: rarer than once an iteration" "21 allocations in 40 steady iterations (352.32 MB) and no releases" \
+	"$(steady_memory leak-fixed)"
+expect "memory: fractional per iteration" "4.0 allocations (75.81 MB) per iteration and no releases" \
+	"$(steady_memory leak-bad)"
+expect "memory: whole per iteration" "2 allocations (33.55 MB) and 2 releases per iteration" \
+	"$(steady_memory empty_cache-bad)"
+expect "memory: none" "no allocations or releases" "$(steady_memory empty_cache-fixed)"
+expect "memory: one allocation, singular" "1" "$("$GPT" report --format markdown "$PAIRS/near_oom-bad.sqlite" |
+	grep -c '| 1 allocation in 40 steady iterations (16.78 MB) and no releases; in use ')"
 finish

@@ -210,6 +210,32 @@ PY
 	"$GPT" report steps.json | grep -q "the last ProfilerStep" || fail "the report does not carry the note"
 	ok "the cut-short last step is noted"
 	;;
+offsets)
+	# Times before the report's origin print signed. An imported trace's first CPU op (an NVTX range
+	# here) comes before its first CUDA call, so its start-up begins before the origin (the first API
+	# call or GPU operation): 265.089 us before in the ResNet-18 schedule trace, which read
+	# "+-265.089 us". No report of a fixture may print "+-".
+	cp "$FIX/device-resnet18-schedule.pt.trace.json.gz" a.json.gz
+	"$GPT" report -q -f json -o a.json a.json.gz || fail "report json"
+	got=$(python3 -c "
+import json
+d = json.load(open('a.json'))
+print(d['phases'][0]['phases'][0]['start_ns'] - d['origin_ns'])")
+	[ "$got" = "-265089" ] || fail "start-up at $got ns from the origin, want -265089"
+	"$GPT" report a.json.gz | grep -q '^  start-up   -265.089 us    265.089 us ' ||
+		fail "text: $("$GPT" report a.json.gz | grep start-up)"
+	"$GPT" report -f markdown a.json.gz | grep -q '^| start-up | -265.089 us | 265.089 us |' ||
+		fail "markdown: $("$GPT" report -f markdown a.json.gz | grep start-up)"
+	for f in "$FIX"/*.json.gz; do
+		cp "$f" b.json.gz
+		for fmt in text markdown; do
+			"$GPT" report -f $fmt b.json.gz > b.txt 2>&1 || fail "report $fmt of $(basename "$f")"
+			! grep -n -- '+-' b.txt || fail "'+-' in the $fmt report of $(basename "$f")"
+		done
+		rm -f b.json.gz.sqlite
+	done
+	ok "negative offsets signed, in text and Markdown"
+	;;
 ddp-straggler)
 	# a 2-rank DDP job recorded with torch.profiler, rank 1 slow every third step
 	# (tests/gpu/kineto/record_ddp.py): the cross-rank report names rank 1
