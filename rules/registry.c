@@ -20,6 +20,7 @@ extern const struct rule rule_sync_memcpy;
 extern const struct rule rule_small_grid;
 extern const struct rule rule_precision;
 extern const struct rule rule_fusion;
+extern const struct rule rule_tensor_idle;
 extern const struct rule rule_exposed_communication;
 extern const struct rule rule_straggler;
 
@@ -37,6 +38,7 @@ const struct rule *const rule_table[] = {
 	&rule_small_grid,
 	&rule_precision,
 	&rule_fusion,
+	&rule_tensor_idle,
 	&rule_exposed_communication,
 	&rule_straggler,
 	NULL,

@@ -79,4 +79,24 @@ expect "eager element-wise kernels: memory-bound" "memory-bound" \
 expect "fixtures complete" "1 1 1 1 1 1 1" "$(for f in membw chase precision-fp32 precision-tf32 precision-bf16 fusion-eager fusion-compiled; do
 	sqlite3 "$F/$f.sqlite" "SELECT value FROM GPT_META WHERE name = 'trace_complete'"; done | paste -sd' ')"
 
+# tensor-idle, the vocabulary pair (tests/gpu/busy/vocab.py, H200): GPT-2 with 50257 tokens runs its
+# LM head on cuBLAS's align1 CUTLASS kernels with the tensor pipes at 18-28%; padded to 50304 it does
+# not. Untraced, the padding saved 0.57 ms per step (medians of 3: 18.80 against 18.23 ms); the
+# estimate must be within 2x of that.
+tensor_idle() {
+	"$GPT" report -q -f json "$F/$1.sqlite" | python3 -c '
+import json, sys
+f = [x for x in json.load(sys.stdin)["findings"] if x["rule"] == "tensor-idle"]
+if not f:
+    print("none")
+else:
+    f = f[0]
+    per = f["recoverable_per_iteration_ns"]
+    print(f["owner"], "align1-fix:%s" % ("50304" in f["fix"]), "within2x:%s" % (570e3 / 2 <= per <= 570e3 * 2))'
+}
+expect "tensor-idle on the 50257-token vocabulary" "cublas align1-fix:True within2x:True" "$(tensor_idle vocab-bad)"
+expect "tensor-idle clean once padded" "none" "$(tensor_idle vocab-fixed)"
+expect "tensor-idle: not on FP32 (precision's) nor well-used bf16 GEMMs" "none none none" \
+	"$(tensor_idle precision-fp32) $(tensor_idle precision-tf32) $(tensor_idle precision-bf16)"
+
 exit $((failures > 0))
