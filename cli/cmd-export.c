@@ -197,8 +197,8 @@ static int export_timeline(struct export_command *cmd, char **paths, int npaths,
 	}
 	if (!stat(output, &st))
 		printf("wrote '%s' (%s%s, %lld bytes)\n", output,
-		       cmd->opts.format == EXPORT_CHROME ? "chrome json" : "perfetto", cmd->opts.gzip ? ", gzip" : "",
-		       (long long)st.st_size);
+		       cmd->opts.format == EXPORT_CHROME ? "chrome json" : "perfetto",
+		       cmd->opts.gzip ? ", gzip" : "", (long long)st.st_size);
 	ret = 0;
 out:
 	cmd->opts.findings = NULL;

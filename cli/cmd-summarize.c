@@ -208,8 +208,8 @@ int cmd_summarize(int argc, char **argv)
 		/* under a launcher the node's cores are shared with the launch's other processes */
 		cmd.jobs = cmd.launcher ? 1 : cores > 0 ? (int)cores : 1;
 	}
-	if (rank_summaries_make((const char *const *)traces, (const char *const *)outs, n, cmd.jobs, cmd.step, err,
-				sizeof(err)) < 0) {
+	if (rank_summaries_make((const char *const *)traces, (const char *const *)outs, n, cmd.jobs, cmd.step,
+				err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}

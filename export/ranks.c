@@ -172,8 +172,8 @@ static void write_process(struct out *o, const struct job_rank *r, int64_t pid)
 }
 
 /* The kernels, copies and sets, a track per stream: 0 or -EIO. */
-static int write_gpu_work(struct out *o, struct trace *trace, const struct job_rank *r, int64_t pid, int64_t shift,
-			  char *err, size_t errlen)
+static int write_gpu_work(struct out *o, struct trace *trace, const struct job_rank *r, int64_t pid,
+			  int64_t shift, char *err, size_t errlen)
 {
 	static const char work_sql[] =
 		"SELECT streamId, start, end, name, 'kernel' FROM kernels WHERE end > start "
