@@ -83,7 +83,50 @@ static int same_file(const char *a, const char *b)
 	return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int cmd_export(int argc, char **argv)
+/* What the command line asked for. */
+struct export_command {
+	struct export_options opts;
+	const char *output;
+	int no_findings;
+};
+
+/* One option into cmd: 0, or a usage error said (-1), or --help printed (1). */
+static int export_option(struct export_command *cmd, int c, char **argv)
+{
+	switch (c) {
+	case 'f':
+		cmd->opts.format = export_format_parse(optarg);
+		if (!cmd->opts.format) {
+			pr_err("unknown export format '%s'; use perfetto or chrome", optarg);
+			return -1;
+		}
+		return 0;
+	case 'o':
+		cmd->output = optarg;
+		return 0;
+	case 'q':
+		progress_enabled = 0;
+		return 0;
+	case 'z':
+		cmd->opts.gzip = 1;
+		return 0;
+	case 'F':
+		cmd->no_findings = 1;
+		return 0;
+	case 'h':
+		fputs(usage_text, stdout);
+		return 1;
+	case ':':
+		pr_err("option '%s' needs a value; see 'gpt-trace export --help'", argv[optind - 1]);
+		return -1;
+	default:
+		pr_err("unknown option '%s'; see 'gpt-trace export --help'", argv[optind - 1]);
+		return -1;
+	}
+}
+
+/* The options, then at least one trace: 0, or -1 (said), or 1 (--help printed). */
+static int export_parse(struct export_command *cmd, int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "format", required_argument, NULL, 'f' },
@@ -94,100 +137,104 @@ int cmd_export(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct export_options opts = { .format = EXPORT_PERFETTO };
-	struct findings findings = { 0 };
-	struct trace *trace = NULL;
-	const char *output = NULL;
-	char *default_output = NULL, **paths = NULL;
-	int no_findings = 0, status = GPT_EXIT_USAGE, c, npaths = 0;
-	char err[1024];
-	struct stat st;
+	int c, ret;
 
 	optind = 1;
 	opterr = 0;	/* one message of our own, not getopt's plus the usage */
 	while ((c = getopt_long(argc, argv, ":f:o:zqh", options, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			opts.format = export_format_parse(optarg);
-			if (!opts.format) {
-				pr_err("unknown export format '%s'; use perfetto or chrome", optarg);
-				return GPT_EXIT_USAGE;
-			}
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'q':
-			progress_enabled = 0;
-			break;
-		case 'z':
-			opts.gzip = 1;
-			break;
-		case 'F':
-			no_findings = 1;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return GPT_EXIT_OK;
-		case ':':
-			pr_err("option '%s' needs a value; see 'gpt-trace export --help'", argv[optind - 1]);
-			return GPT_EXIT_USAGE;
-		default:
-			pr_err("unknown option '%s'; see 'gpt-trace export --help'", argv[optind - 1]);
-			return GPT_EXIT_USAGE;
-		}
+		ret = export_option(cmd, c, argv);
+		if (ret)
+			return ret;
 	}
 	if (optind >= argc) {
 		pr_err("export needs at least one trace file; see 'gpt-trace export --help'");
-		return GPT_EXIT_USAGE;
+		return -1;
 	}
-	paths = trace_args_paths(argv + optind, argc - optind, &npaths);
-	if (!paths)
-		return GPT_EXIT_USAGE;
-	if (report_ranks_wanted(paths, (size_t)npaths, -1)) {
-		status = export_ranks(paths, (size_t)npaths, output, opts.gzip, !progress_enabled);
-		goto out;
-	}
-	if (!output) {
-		default_output = export_default_path(paths[0], &opts);
-		if (!default_output)
-			die("out of memory");
-		output = default_output;
-	}
+	return 0;
+}
+
+/* The output is neither an input trace nor a directory: 0 or -1 (said). */
+static int check_output(char **paths, int npaths, const char *output)
+{
+	struct stat st;
+
 	for (int i = 0; i < npaths; i++) {
 		if (same_file(paths[i], output)) {
 			pr_err("cannot write '%s': it is the input trace", output);
-			goto out;
+			return -1;
 		}
 	}
 	if (!stat(output, &st) && S_ISDIR(st.st_mode)) {
 		pr_err("cannot write '%s': is a directory", output);
-		goto out;
+		return -1;
 	}
+	return 0;
+}
+
+/* The traces' timeline, with the report's findings unless --no-findings, into output: 0 or -1 (said). */
+static int export_timeline(struct export_command *cmd, char **paths, int npaths, const char *output)
+{
+	struct findings findings = { 0 };
+	struct trace *trace = NULL;
+	char err[1024];
+	struct stat st;
+	int ret = -1;
 
 	if (trace_open((const char *const *)paths, (size_t)npaths, &trace, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}
 	export_keep(trace);
-	if (!no_findings) {
+	if (!cmd->no_findings) {
 		phases_keep_walk(trace);	/* into the export's copies: each table still read once */
 		if (collect_findings(trace, &findings) < 0)
 			goto out;
-		opts.findings = &findings;
+		cmd->opts.findings = &findings;
 	}
-	if (export_write(trace, &opts, output, err, sizeof(err)) < 0) {
+	if (export_write(trace, &cmd->opts, output, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}
 	if (!stat(output, &st))
 		printf("wrote '%s' (%s%s, %lld bytes)\n", output,
-		       opts.format == EXPORT_CHROME ? "chrome json" : "perfetto", opts.gzip ? ", gzip" : "",
-		       (long long)st.st_size);
-	status = GPT_EXIT_OK;
+		       cmd->opts.format == EXPORT_CHROME ? "chrome json" : "perfetto",
+		       cmd->opts.gzip ? ", gzip" : "", (long long)st.st_size);
+	ret = 0;
 out:
+	cmd->opts.findings = NULL;
 	findings_release(&findings);
 	trace_close(trace);
+	return ret;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct export_command cmd = { .opts = { .format = EXPORT_PERFETTO } };
+	const char *output;
+	char *default_output = NULL, **paths = NULL;
+	int status = GPT_EXIT_USAGE, parsed, npaths = 0;
+
+	parsed = export_parse(&cmd, argc, argv);
+	if (parsed)
+		return parsed > 0 ? GPT_EXIT_OK : GPT_EXIT_USAGE;
+	paths = trace_args_paths(argv + optind, argc - optind, &npaths);
+	if (!paths)
+		return GPT_EXIT_USAGE;
+	if (report_ranks_wanted(paths, (size_t)npaths, -1)) {
+		status = export_ranks(paths, (size_t)npaths, cmd.output, cmd.opts.gzip, !progress_enabled);
+		goto out;
+	}
+	output = cmd.output;
+	if (!output) {
+		default_output = export_default_path(paths[0], &cmd.opts);
+		if (!default_output)
+			die("out of memory");
+		output = default_output;
+	}
+	if (check_output(paths, npaths, output) < 0 || export_timeline(&cmd, paths, npaths, output) < 0)
+		goto out;
+	status = GPT_EXIT_OK;
+out:
 	trace_args_paths_free(paths, npaths);
 	free(default_output);
 	return status;

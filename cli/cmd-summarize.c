@@ -76,7 +76,49 @@ static char *expand_rank(const char *path, long rank)
 	return out;
 }
 
-int cmd_summarize(int argc, char **argv)
+/* What the command line asked for. */
+struct summarize_command {
+	const char *dir, *step;
+	int jobs, launcher, quiet;
+};
+
+/* One option into cmd: 0, or a usage error said (-1), or --help printed (1). */
+static int summarize_option(struct summarize_command *cmd, int c, char **argv)
+{
+	switch (c) {
+	case 'o':
+		cmd->dir = optarg;
+		return 0;
+	case 'j':
+		cmd->jobs = atoi(optarg);
+		if (cmd->jobs < 1) {
+			pr_err("invalid --jobs '%s': want a positive number", optarg);
+			return -1;
+		}
+		return 0;
+	case 'L':
+		cmd->launcher = 1;
+		return 0;
+	case 'S':
+		cmd->step = optarg;
+		return 0;
+	case 'q':
+		cmd->quiet = 1;
+		return 0;
+	case 'h':
+		fputs(usage_text, stdout);
+		return 1;
+	case ':':
+		pr_err("option '%s' needs a value; see 'gpt-trace summarize --help'", argv[optind - 1]);
+		return -1;
+	default:
+		pr_err("unknown option '%s'; see 'gpt-trace summarize --help'", argv[optind - 1]);
+		return -1;
+	}
+}
+
+/* The options, then at least one trace: 0, or -1 (said), or 1 (--help printed). */
+static int summarize_parse(struct summarize_command *cmd, int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "output-dir", required_argument, NULL, 'o' },
@@ -87,89 +129,91 @@ int cmd_summarize(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = NULL, *step = NULL;
-	char **traces = NULL, **outs = NULL, err[1024];
-	size_t n = 0;
-	long rank = 0, size = 1;
-	int c, jobs = 0, launcher = 0, quiet = 0, ret = GPT_EXIT_USAGE;
+	int c, ret;
 
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:j:qh", options, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			dir = optarg;
-			break;
-		case 'j':
-			jobs = atoi(optarg);
-			if (jobs < 1) {
-				pr_err("invalid --jobs '%s': want a positive number", optarg);
-				return GPT_EXIT_USAGE;
-			}
-			break;
-		case 'L':
-			launcher = 1;
-			break;
-		case 'S':
-			step = optarg;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return GPT_EXIT_OK;
-		case ':':
-			pr_err("option '%s' needs a value; see 'gpt-trace summarize --help'", argv[optind - 1]);
-			return GPT_EXIT_USAGE;
-		default:
-			pr_err("unknown option '%s'; see 'gpt-trace summarize --help'", argv[optind - 1]);
-			return GPT_EXIT_USAGE;
-		}
+		ret = summarize_option(cmd, c, argv);
+		if (ret)
+			return ret;
 	}
 	if (optind >= argc) {
 		pr_err("no trace given; usage: gpt-trace summarize [options] TRACE...");
-		return GPT_EXIT_USAGE;
+		return -1;
 	}
-	if (launcher && !launch_slot(&rank, &size)) {
+	return 0;
+}
+
+/* Where trace's summary goes: DIR/NAME.summary with -o, else beside the trace. */
+static char *summary_out(const struct summarize_command *cmd, const char *trace)
+{
+	char *copy, *out;
+
+	if (!cmd->dir)
+		return rank_summary_path(trace);
+	copy = xstrdup(trace);
+	out = xasprintf("%s/%s%s", cmd->dir, basename(copy), RANK_SUMMARY_SUFFIX);
+	free(copy);
+	return out;
+}
+
+/*
+ * This process's traces among args (every one, or under a launcher those of its rank) into traces,
+ * their summaries' paths into outs; returns how many.
+ */
+static size_t pick_traces(const struct summarize_command *cmd, char **args, int nargs, long rank, long size,
+			  char **traces, char **outs)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < nargs; i++) {
+		char *trace;
+
+		if (cmd->launcher && strstr(args[i], "%r"))
+			trace = expand_rank(args[i], rank);
+		else if (!cmd->launcher || (long)i % size == rank)
+			trace = xstrdup(args[i]);
+		else
+			continue;
+		traces[n] = trace;
+		outs[n] = summary_out(cmd, trace);
+		n++;
+	}
+	return n;
+}
+
+int cmd_summarize(int argc, char **argv)
+{
+	struct summarize_command cmd = { 0 };
+	char **traces = NULL, **outs = NULL, err[1024];
+	size_t n = 0;
+	long rank = 0, size = 1;
+	int parsed, ret = GPT_EXIT_USAGE;
+
+	parsed = summarize_parse(&cmd, argc, argv);
+	if (parsed)
+		return parsed > 0 ? GPT_EXIT_OK : GPT_EXIT_USAGE;
+	if (cmd.launcher && !launch_slot(&rank, &size)) {
 		pr_err("--launcher: no MPI or Slurm rank in the environment (OMPI_COMM_WORLD_RANK, PMI_RANK, "
 		       "SLURM_PROCID); run under mpirun or srun, or leave --launcher out");
 		return GPT_EXIT_USAGE;
 	}
 	traces = xcalloc((size_t)argc, sizeof(*traces));
 	outs = xcalloc((size_t)argc, sizeof(*outs));
-	for (int i = optind; i < argc; i++) {
-		char *trace;
-
-		if (launcher && strstr(argv[i], "%r"))
-			trace = expand_rank(argv[i], rank);
-		else if (!launcher || (long)(i - optind) % size == rank)
-			trace = xstrdup(argv[i]);
-		else
-			continue;
-		traces[n] = trace;
-		if (dir) {
-			char *copy = xstrdup(trace);
-
-			outs[n] = xasprintf("%s/%s%s", dir, basename(copy), RANK_SUMMARY_SUFFIX);
-			free(copy);
-		} else {
-			outs[n] = rank_summary_path(trace);
-		}
-		n++;
-	}
-	if (jobs <= 0) {
+	n = pick_traces(&cmd, argv + optind, argc - optind, rank, size, traces, outs);
+	if (cmd.jobs <= 0) {
 		long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
 		/* under a launcher the node's cores are shared with the launch's other processes */
-		jobs = launcher ? 1 : cores > 0 ? (int)cores : 1;
+		cmd.jobs = cmd.launcher ? 1 : cores > 0 ? (int)cores : 1;
 	}
-	if (rank_summaries_make((const char *const *)traces, (const char *const *)outs, n, jobs, step, err,
-				sizeof(err)) < 0) {
+	if (rank_summaries_make((const char *const *)traces, (const char *const *)outs, n, cmd.jobs, cmd.step,
+				err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}
-	if (!quiet)
+	if (!cmd.quiet)
 		for (size_t i = 0; i < n; i++)
 			printf("%s\n", outs[i]);
 	ret = GPT_EXIT_OK;

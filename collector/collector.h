@@ -58,7 +58,7 @@ struct collector_options {
 	void (*created)(const char *path);
 	/*
 	 * SQLite journal mode: 0 the rollback journal (DELETE, the default), 1 WAL. WAL exists for
-	 * the per-launch cost comparison (GPT_TRACE_JOURNAL=wal, tests/gpu/crash.sh); see writer.c.
+	 * the per-launch cost comparison (GPT_TRACE_JOURNAL=wal, tests/gpu/crash.sh); see writer-file.c.
 	 */
 	int wal;
 	/*
@@ -154,7 +154,7 @@ void collector_time_replayed_launch(struct collector *collector, uint32_t correl
 				    uint64_t start, uint64_t end);
 
 /*
- * A synchronization the library saw from API callbacks (inject/cupti.c says why it does not use
+ * A synchronization the library saw from API callbacks (inject/cupti-sync.c says why it does not use
  * CUPTI's SYNCHRONIZATION records): start and end in absolute ns on the records' clock, sync_type
  * as ENUM_CUPTI_SYNC_TYPE, 0xFFFFFFFF for a stream or event id that does not apply.
  */

@@ -160,9 +160,20 @@ static int sql_error(struct trace *trace, const char *path, char *err, size_t er
 	return -EIO;
 }
 
-/* One rank: its process, its streams' GPU work, its NVTX ranges, its flows. */
-static int write_rank(struct out *o, const struct job_report *job, size_t index, const char *summary,
-		      const struct counts *common, char *err, size_t errlen)
+/* The rank's process: its name and its place among the others. */
+static void write_process(struct out *o, const struct job_rank *r, int64_t pid)
+{
+	char host[128];
+
+	emit(o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64 ",\"args\":{\"name\":\"rank %" PRId64
+	     " (%s, pid %" PRId64 ")\"}}", pid, r->rank, json_text(host, sizeof(host), *r->host ? r->host : "-"), r->pid);
+	emit(o, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%" PRId64 ",\"args\":{\"sort_index\":%" PRId64 "}}",
+	     pid, r->rank);
+}
+
+/* The kernels, copies and sets, a track per stream: 0 or -EIO. */
+static int write_gpu_work(struct out *o, struct trace *trace, const struct job_rank *r, int64_t pid,
+			  int64_t shift, char *err, size_t errlen)
 {
 	static const char work_sql[] =
 		"SELECT streamId, start, end, name, 'kernel' FROM kernels WHERE end > start "
@@ -171,30 +182,13 @@ static int write_rank(struct out *o, const struct job_report *job, size_t index,
 		"FROM copies WHERE end > start "
 		"UNION ALL SELECT streamId, start, end, 'Memset', 'set' FROM sets WHERE end > start "
 		"ORDER BY 1, 2, 3 DESC";
-	static const char nvtx_sql[] = "SELECT tid, start, end, text FROM nvtx WHERE eventType = 59 AND end >= start "
-				       "ORDER BY tid, start, end DESC";
-	const struct job_rank *r = &job->ranks[index];
-	const char *paths[1] = { r->trace };
-	int64_t pid = r->rank + 1, shift = r->clock_anchor_ns + r->clock_refine_ns, stream = INT64_MIN, last_end = 0;
-	struct rank_summary s = { 0 };
-	struct flows f = { .o = o, .common = common, .index = index, .nranks = job->nranks, .shift = shift,
-			   .pid = pid };
-	struct trace *trace = NULL;
+	int64_t stream = INT64_MIN, last_end = 0;
 	sqlite3_stmt *st = NULL;
-	char name[512], host[128];
-	int rc, ret;
+	char name[512];
+	int rc, ret = 0;
 
-	ret = trace_open(paths, 1, &trace, err, errlen);
-	if (ret < 0)
-		return ret;
-	emit(o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64 ",\"args\":{\"name\":\"rank %" PRId64
-	     " (%s, pid %" PRId64 ")\"}}", pid, r->rank, json_text(host, sizeof(host), *r->host ? r->host : "-"), r->pid);
-	emit(o, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%" PRId64 ",\"args\":{\"sort_index\":%" PRId64 "}}",
-	     pid, r->rank);
-	if (sqlite3_prepare_v2(trace_db(trace), work_sql, -1, &st, NULL) != SQLITE_OK) {
-		ret = sql_error(trace, r->trace, err, errlen);
-		goto out;
-	}
+	if (sqlite3_prepare_v2(trace_db(trace), work_sql, -1, &st, NULL) != SQLITE_OK)
+		return sql_error(trace, r->trace, err, errlen);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t sid = sqlite3_column_int64(st, 0), start = sqlite3_column_int64(st, 1);
 		int64_t end = sqlite3_column_int64(st, 2);
@@ -216,16 +210,22 @@ static int write_rank(struct out *o, const struct job_report *job, size_t index,
 		     (const char *)sqlite3_column_text(st, 4),
 		     json_text(name, sizeof(name), (const char *)sqlite3_column_text(st, 3)));
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != SQLITE_DONE)
 		ret = sql_error(trace, r->trace, err, errlen);
-		goto out;
-	}
 	sqlite3_finalize(st);
-	st = NULL;
-	/* NVTX push/pop ranges nest per thread; host tracks get tids above any stream's */
-	if (sqlite3_prepare_v2(trace_db(trace), nvtx_sql, -1, &st, NULL) == SQLITE_OK) {
-		int64_t thread = INT64_MIN;
+	return ret;
+}
 
+/* NVTX push/pop ranges nest per thread; host tracks get tids above any stream's. */
+static void write_nvtx(struct out *o, struct trace *trace, int64_t pid, int64_t shift)
+{
+	static const char nvtx_sql[] = "SELECT tid, start, end, text FROM nvtx WHERE eventType = 59 AND end >= start "
+				       "ORDER BY tid, start, end DESC";
+	int64_t thread = INT64_MIN;
+	sqlite3_stmt *st = NULL;
+	char name[512];
+
+	if (sqlite3_prepare_v2(trace_db(trace), nvtx_sql, -1, &st, NULL) == SQLITE_OK) {
 		while (sqlite3_step(st) == SQLITE_ROW) {
 			int64_t tid = sqlite3_column_int64(st, 0);
 
@@ -242,25 +242,52 @@ static int write_rank(struct out *o, const struct job_report *job, size_t index,
 			     json_text(name, sizeof(name), (const char *)sqlite3_column_text(st, 3)));
 		}
 	}
-	/* flows: NCCL stream ordinals are in order of first use, as rules/collectives.c numbers them */
-	if (summary && rank_summary_load(summary, &s, err, errlen) == 0) {
-		static const char first_sql[] = "SELECT streamId, MIN(start) FROM kernels WHERE name LIKE 'nccl%' "
-						"GROUP BY streamId ORDER BY 2";
-		sqlite3_stmt *q;
+	sqlite3_finalize(st);
+}
 
+/* Flows from the rank's summary: NCCL stream ordinals are in order of first use, as rules/collectives.c
+   numbers them. Without a readable summary, none. */
+static void write_flows(struct trace *trace, const char *summary, struct flows *f, char *err, size_t errlen)
+{
+	static const char first_sql[] = "SELECT streamId, MIN(start) FROM kernels WHERE name LIKE 'nccl%' "
+					"GROUP BY streamId ORDER BY 2";
+	struct rank_summary s = { 0 };
+	sqlite3_stmt *q;
+
+	if (summary && rank_summary_load(summary, &s, err, errlen) == 0) {
 		if (sqlite3_prepare_v2(trace_db(trace), first_sql, -1, &q, NULL) == SQLITE_OK) {
 			while (sqlite3_step(q) == SQLITE_ROW) {
-				f.stream_of_ordinal = xrealloc(f.stream_of_ordinal, (f.nordinals + 1) * sizeof(int64_t));
-				f.stream_of_ordinal[f.nordinals++] = sqlite3_column_int64(q, 0) + 1;
+				f->stream_of_ordinal = xrealloc(f->stream_of_ordinal, (f->nordinals + 1) * sizeof(int64_t));
+				f->stream_of_ordinal[f->nordinals++] = sqlite3_column_int64(q, 0) + 1;
 			}
 			sqlite3_finalize(q);
 		}
-		rank_summary_collectives(&s, emit_flows, &f, err, errlen);
+		rank_summary_collectives(&s, emit_flows, f, err, errlen);
 	}
-	ret = 0;
-out:
-	sqlite3_finalize(st);
 	rank_summary_release(&s);
+}
+
+/* One rank: its process, its streams' GPU work, its NVTX ranges, its flows. */
+static int write_rank(struct out *o, const struct job_report *job, size_t index, const char *summary,
+		      const struct counts *common, char *err, size_t errlen)
+{
+	const struct job_rank *r = &job->ranks[index];
+	const char *paths[1] = { r->trace };
+	int64_t pid = r->rank + 1, shift = r->clock_anchor_ns + r->clock_refine_ns;
+	struct flows f = { .o = o, .common = common, .index = index, .nranks = job->nranks, .shift = shift,
+			   .pid = pid };
+	struct trace *trace = NULL;
+	int ret;
+
+	ret = trace_open(paths, 1, &trace, err, errlen);
+	if (ret < 0)
+		return ret;
+	write_process(o, r, pid);
+	ret = write_gpu_work(o, trace, r, pid, shift, err, errlen);
+	if (ret == 0) {
+		write_nvtx(o, trace, pid, shift);
+		write_flows(trace, summary, &f, err, errlen);
+	}
 	free(f.stream_of_ordinal);
 	trace_close(trace);
 	return ret;

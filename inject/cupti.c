@@ -1,10 +1,9 @@
 /*
- * Everything that talks to CUPTI (see inject.h).
- *
- * CUPTI is dlopen'ed only when CUDA initialises, so that the many processes of a job that never use
- * CUDA (shells, compilers, data loaders) do not map its 4 MiB, nor pay its constructors. The library
- * already in the process wins (PyTorch links its own libcupti.so.13); otherwise we search the usual
- * places. All calls go through the function table below.
+ * Everything that talks to CUPTI (see inject.h): the subscription, the activity kinds and API
+ * records enabled, the buffers, the callbacks dispatched, stepping aside for the program's own
+ * profiler. Its parts (cupti-private.h): CUPTI found, loaded and its function table (cupti-load.c),
+ * the hardware-metrics launches and the record iterator (cupti-launch.c), the synchronisations
+ * (cupti-sync.c).
  *
  * Activity records: kernels (concurrent), copies (plain and peer), sets, synchronisations, devices,
  * contexts and streams; host API spans only for the calls that launch, copy, set, synchronise,
@@ -14,17 +13,14 @@
  *
  * Hardware metrics (GPT_TRACE_METRICS, inject/metrics.h): only then are the kernel-launch API
  * callbacks and the module-loaded callback enabled, and our callback hands them to the metrics
- * session; without metrics the subscriber sees the same few resource callbacks as before, so the
- * default path costs nothing more. Each launch the session profiles with kernel replay is also
- * noted with the collector, which keeps one kernel record per launch (collector.h). Around each
- * kernel's one SASS-instrumented launch, kernel activity tracing is paused (the two
- * instrumentations do not mix on the H200) and the library makes that launch's kernel record.
+ * session (cupti-launch.c); without metrics the subscriber sees the same few resource callbacks as
+ * before, so the default path costs nothing more.
  */
 #define _GNU_SOURCE
 #include "inject/inject.h"
+#include "inject/cupti-private.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -34,38 +30,8 @@
 #include <cupti.h>
 
 #include "inject/clock.h"
-#include "inject/cupti-search.h"
 #include "inject/gpu-metrics.h"
 #include "inject/metrics.h"
-
-#define CUPTI_FN(name) __typeof__(&cupti##name) name
-static struct {
-	void *lib;
-	char path[PATH_MAX];
-	CUPTI_FN(GetVersion);
-	CUPTI_FN(Subscribe);
-	CUPTI_FN(Subscribe_v2);
-	CUPTI_FN(Unsubscribe);
-	CUPTI_FN(EnableCallback);
-	CUPTI_FN(GetCallbackName);
-	CUPTI_FN(GetResultString);
-	CUPTI_FN(ActivityEnable);
-	CUPTI_FN(ActivityDisable);
-	CUPTI_FN(ActivityEnableRuntimeApi);
-	CUPTI_FN(ActivityEnableDriverApi);
-	CUPTI_FN(ActivityRegisterCallbacks);
-	CUPTI_FN(ActivityFlushAll);
-	CUPTI_FN(ActivityGetNumDroppedRecords);
-	CUPTI_FN(ActivityGetNextRecord);
-	CUPTI_FN(ActivitySetAttribute);
-	CUPTI_FN(ActivityRegisterTimestampCallback);
-	CUPTI_FN(SetThreadIdType);
-	CUPTI_FN(GetTimestamp);
-	CUPTI_FN(GetContextId);
-	CUPTI_FN(GetDeviceId);
-	CUPTI_FN(GetStreamIdEx);
-} cupti;
-#undef CUPTI_FN
 
 static CUpti_SubscriberHandle subscriber;
 static struct collector *_Atomic sink;	/* NULL once stopped */
@@ -100,48 +66,6 @@ static const CUpti_CallbackId metrics_driver_launches[] = {
 	CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
 };
 
-/*
- * Synchronization records come from callbacks on the synchronizing calls, not from CUPTI's
- * SYNCHRONIZATION activity: on the H200, enabling that activity cost PyTorch about 2 us per
- * tiny op (bench/overhead/torch-probe-kinds-2026-11-21.log: +2.54 us per op against +0.45 us for
- * kernel records alone), because CUPTI then watches far more calls than the few that synchronize;
- * callbacks on these calls cost nothing elsewhere. A row spans the outermost synchronizing call
- * (the runtime call, not the driver call it makes) and carries its correlation id, as CUPTI's did.
- * Event ids are numbered per process in order of first use (CUPTI's own event ids are not exposed).
- */
-struct sync_call {
-	CUpti_CallbackDomain domain;
-	CUpti_CallbackId cbid;
-	CUpti_ActivitySynchronizationType type;
-	uint8_t per_thread_stream;	/* the _ptsz variant: NULL means the per-thread stream */
-};
-
-#define SYNC_CONTEXT CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE
-#define SYNC_STREAM CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE
-#define SYNC_EVENT CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE
-#define SYNC_WAIT CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT
-#define RT(name) CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_##name
-#define DRV(name) CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_##name
-static const struct sync_call sync_calls[] = {
-	{ RT(cudaDeviceSynchronize_v3020), SYNC_CONTEXT, 0 },
-	{ RT(cudaThreadSynchronize_v3020), SYNC_CONTEXT, 0 },
-	{ RT(cudaStreamSynchronize_v3020), SYNC_STREAM, 0 },
-	{ RT(cudaStreamSynchronize_ptsz_v7000), SYNC_STREAM, 1 },
-	{ RT(cudaEventSynchronize_v3020), SYNC_EVENT, 0 },
-	{ RT(cudaStreamWaitEvent_v3020), SYNC_WAIT, 0 },
-	{ RT(cudaStreamWaitEvent_ptsz_v7000), SYNC_WAIT, 1 },
-	{ DRV(cuCtxSynchronize), SYNC_CONTEXT, 0 },
-	{ DRV(cuCtxSynchronize_v2), SYNC_CONTEXT, 0 },
-	{ DRV(cuStreamSynchronize), SYNC_STREAM, 0 },
-	{ DRV(cuStreamSynchronize_ptsz), SYNC_STREAM, 1 },
-	{ DRV(cuEventSynchronize), SYNC_EVENT, 0 },
-	{ DRV(cuStreamWaitEvent), SYNC_WAIT, 0 },
-	{ DRV(cuStreamWaitEvent_ptsz), SYNC_WAIT, 1 },
-};
-#undef RT
-#undef DRV
-#define SYNC_INVALID 0xFFFFFFFFu
-
 /* Contexts alive, for per-context dropped counts. */
 static pthread_mutex_t contexts_lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext contexts[64];
@@ -172,111 +96,6 @@ static const char *const default_driver_calls[] = {
 	"cuMemAddressReserve", "cuMemAddressFree",   "cuMemSetAccess",	   "cuMemHostUnregister",
 	"cuMemPool",	     NULL,
 };
-
-static int dl_find_cupti(struct dl_phdr_info *info, size_t size, void *data)
-{
-	(void)size;
-	if (info->dlpi_name && strstr(info->dlpi_name, "libcupti.so")) {
-		snprintf(data, PATH_MAX, "%s", info->dlpi_name);
-		return 1;
-	}
-	return 0;
-}
-
-static int dl_find_cudart_dir(struct dl_phdr_info *info, size_t size, void *data)
-{
-	const char *slash;
-
-	(void)size;
-	if (info->dlpi_name && strstr(info->dlpi_name, "libcudart.so") &&
-	    (slash = strrchr(info->dlpi_name, '/'))) {
-		snprintf(data, PATH_MAX, "%.*s", (int)(slash - info->dlpi_name), info->dlpi_name);
-		return 1;
-	}
-	return 0;
-}
-
-static void *cupti_try(const char *path, int flags)
-{
-	void *lib = dlopen(path, flags);
-
-	if (lib && snprintf(cupti.path, sizeof(cupti.path), "%s", path) >= (int)sizeof(cupti.path))
-		cupti.path[0] = '\0';
-	return lib;
-}
-
-static void *cupti_open(char *err, size_t errlen)
-{
-	char loaded[PATH_MAX] = "", dir[PATH_MAX] = "", path[PATH_MAX + 32];
-	const char *env = getenv("GPT_TRACE_CUPTI_LIB");
-	void *lib;
-
-	/* One CUPTI per process: use the program's own if it has one. */
-	if (dl_iterate_phdr(dl_find_cupti, loaded) && (lib = cupti_try(loaded, RTLD_NOW | RTLD_NOLOAD)))
-		return lib;
-	if (env && *env && (lib = cupti_try(env, RTLD_NOW | RTLD_LOCAL)))
-		return lib;
-	for (size_t i = 0; i < sizeof(cupti_places) / sizeof(cupti_places[0]); i++) {
-		if (cupti_places[i].path) {
-			if ((lib = cupti_try(cupti_places[i].path, RTLD_NOW | RTLD_LOCAL)))
-				return lib;
-		} else if (dl_iterate_phdr(dl_find_cudart_dir, dir)) {
-			snprintf(path, sizeof(path), "%s/" GPT_CUPTI_SONAME, dir);
-			if ((lib = cupti_try(path, RTLD_NOW | RTLD_LOCAL)))
-				return lib;
-		}
-	}
-	snprintf(err, errlen, "cannot load CUPTI (libcupti.so.13: %s): running untraced", dlerror());
-	return NULL;
-}
-
-static int cupti_load(char *err, size_t errlen)
-{
-	cupti.lib = cupti_open(err, errlen);
-	if (!cupti.lib)
-		return -1;
-#define LOAD(name) (cupti.name = (__typeof__(cupti.name))dlsym(cupti.lib, "cupti" #name))
-	LOAD(GetVersion);
-	LOAD(Subscribe);
-	LOAD(Subscribe_v2);
-	LOAD(Unsubscribe);
-	LOAD(EnableCallback);
-	LOAD(GetCallbackName);
-	LOAD(GetResultString);
-	LOAD(ActivityEnable);
-	LOAD(ActivityDisable);
-	LOAD(ActivityEnableRuntimeApi);
-	LOAD(ActivityEnableDriverApi);
-	LOAD(ActivityRegisterCallbacks);
-	LOAD(ActivityFlushAll);
-	LOAD(ActivityGetNumDroppedRecords);
-	LOAD(ActivityGetNextRecord);
-	LOAD(ActivitySetAttribute);
-	LOAD(ActivityRegisterTimestampCallback);
-	LOAD(SetThreadIdType);
-	LOAD(GetTimestamp);
-	LOAD(GetContextId);
-	LOAD(GetDeviceId);
-	LOAD(GetStreamIdEx);
-#undef LOAD
-	if (!(cupti.Subscribe || cupti.Subscribe_v2) || !cupti.EnableCallback ||
-	    !cupti.ActivityEnable || !cupti.ActivityRegisterCallbacks || !cupti.ActivityFlushAll ||
-	    !cupti.ActivityGetNextRecord || !cupti.ActivityGetNumDroppedRecords) {
-		snprintf(err, errlen, "cannot use CUPTI '%s': a required function is missing: "
-			 "running untraced", cupti.path);
-		return -1;
-	}
-	return 0;
-}
-
-static const char *cupti_result(CUptiResult result)
-{
-	const char *text = NULL;
-
-	if (!cupti.GetResultString || cupti.GetResultString(result, &text) != CUPTI_SUCCESS || !text)
-		return "unknown CUPTI error";
-	return text;
-}
 
 static uint64_t CUPTIAPI cupti_clock(void)
 {
@@ -335,342 +154,6 @@ static void context_remove(CUcontext ctx)
 			break;
 		}
 	pthread_mutex_unlock(&contexts_lock);
-}
-
-/*
- * The launch carrying a kernel's SASS instrumentation runs with kernel activity tracing paused
- * (metrics_session_sass_hooks: on the H200 the two instrumentations did not mix), so CUPTI makes no
- * kernel record for it. The library makes one instead, from what the launch calls say: name,
- * grid, block, dynamic shared memory, stream, correlation id of the outermost call; it spans from
- * the launch call's return (its exit callback) to the moment the module's synchronization
- * returned (kernel_synced): the kernel ran by then, mostly inside that span (an approximation: it
- * may have begun during the call). Registers,
- * static shared and local memory are unknown (0). Such a record travels in a buffer of our own,
- * marked by its first bytes, which cupti_next_record() reads itself.
- *
- * The module synchronizes the context twice inside such a launch call (before pausing tracing,
- * and before reading the counts): those cuCtxSynchronize calls are the library's, not the
- * program's, so sync_callback() ignores synchronizations inside a launch call and
- * cupti_next_record() drops their driver API records (known by the launch's correlation id).
- */
-static pthread_mutex_t internal_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint32_t internal_ids[1024];	/* correlation ids of the instrumented launches */
-static size_t ninternal;
-
-static void internal_sync_note(uint32_t correlation_id)
-{
-	pthread_mutex_lock(&internal_lock);
-	if (ninternal < sizeof(internal_ids) / sizeof(internal_ids[0])) {
-		internal_ids[ninternal] = correlation_id;
-		__atomic_store_n(&ninternal, ninternal + 1, __ATOMIC_RELEASE);
-	}
-	pthread_mutex_unlock(&internal_lock);
-}
-
-static int internal_sync_record(const CUpti_Activity *record)
-{
-	const CUpti_ActivityAPI *api = (const CUpti_ActivityAPI *)record;
-	int found = 0;
-
-	if (record->kind != CUPTI_ACTIVITY_KIND_DRIVER ||
-	    api->cbid != CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize)
-		return 0;
-	pthread_mutex_lock(&internal_lock);
-	for (size_t i = 0; i < ninternal && !found; i++)
-		found = internal_ids[i] == api->correlationId;
-	pthread_mutex_unlock(&internal_lock);
-	return found;
-}
-static const char synth_magic[8] = "gptsynth";
-
-struct synth_buffer {
-	char magic[8];
-	CUpti_ActivityKernel10 record;
-	char name[];
-};
-
-static __thread struct {
-	int on;
-	int geometry;			/* grid and block known */
-	unsigned depth;			/* launch calls open on this thread */
-	CUcontext ctx;
-	CUstream stream;
-	uint8_t per_thread_stream;
-	uint8_t cooperative;
-	uint32_t correlation_id;
-	uint32_t grid[3], block[3], shared;
-	uint64_t start, end;
-	char name[512];
-} synth;
-
-/* Grid, block, shared memory and stream from the launch call's parameters (runtime or driver). */
-static void synth_geometry(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *params)
-{
-	if (!params || synth.geometry)
-		return;
-	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
-	    (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
-	     cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 ||
-	     cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000 ||
-	     cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000)) {
-		const cudaLaunchKernel_v7000_params *p = params;
-
-		synth.grid[0] = p->gridDim.x, synth.grid[1] = p->gridDim.y, synth.grid[2] = p->gridDim.z;
-		synth.block[0] = p->blockDim.x, synth.block[1] = p->blockDim.y;
-		synth.block[2] = p->blockDim.z;
-		synth.shared = (uint32_t)p->sharedMem;
-		synth.stream = (CUstream)p->stream;
-		synth.per_thread_stream = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 ||
-			cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000;
-		synth.cooperative = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000 ||
-			cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000;
-		synth.geometry = 1;
-	} else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
-		   (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
-		    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060)) {
-		const cudaLaunchConfig_t *c = ((const cudaLaunchKernelExC_v11060_params *)params)->config;
-
-		if (!c)
-			return;
-		synth.grid[0] = c->gridDim.x, synth.grid[1] = c->gridDim.y, synth.grid[2] = c->gridDim.z;
-		synth.block[0] = c->blockDim.x, synth.block[1] = c->blockDim.y;
-		synth.block[2] = c->blockDim.z;
-		synth.shared = (uint32_t)c->dynamicSmemBytes;
-		synth.stream = (CUstream)c->stream;
-		synth.per_thread_stream = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060;
-		synth.geometry = 1;
-	} else if (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
-		   (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
-		    cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-		    cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
-		    cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz)) {
-		/* cuLaunchCooperativeKernel's parameters begin as cuLaunchKernel's do. */
-		const cuLaunchKernel_params *p = params;
-
-		synth.grid[0] = p->gridDimX, synth.grid[1] = p->gridDimY, synth.grid[2] = p->gridDimZ;
-		synth.block[0] = p->blockDimX, synth.block[1] = p->blockDimY;
-		synth.block[2] = p->blockDimZ;
-		synth.shared = p->sharedMemBytes;
-		synth.stream = p->hStream;
-		synth.per_thread_stream = cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-			cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
-		synth.cooperative = cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
-			cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
-		synth.geometry = 1;
-	} else if (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
-		   (cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
-		    cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz)) {
-		const CUlaunchConfig *c = ((const cuLaunchKernelEx_params *)params)->config;
-
-		if (!c)
-			return;
-		synth.grid[0] = c->gridDimX, synth.grid[1] = c->gridDimY, synth.grid[2] = c->gridDimZ;
-		synth.block[0] = c->blockDimX, synth.block[1] = c->blockDimY;
-		synth.block[2] = c->blockDimZ;
-		synth.shared = c->sharedMemBytes;
-		synth.stream = c->hStream;
-		synth.per_thread_stream = cbid == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz;
-		synth.geometry = 1;
-	}
-}
-
-/* The instrumented launch's kernel record, into the collector like a CUPTI buffer. */
-static void synth_submit(struct collector *collector, uint64_t end)
-{
-	size_t len = strlen(synth.name) + 1;
-	struct synth_buffer *b = calloc(1, sizeof(*b) + len);
-	CUpti_ActivityKernel10 *k;
-	uint32_t id = 0;
-
-	if (!b)
-		return;
-	memcpy(b->magic, synth_magic, sizeof(b->magic));
-	memcpy(b->name, synth.name, len);
-	k = &b->record;
-	k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-	k->start = synth.start;
-	k->end = end > synth.start ? end : synth.start + 1;
-	if (cupti.GetDeviceId && cupti.GetDeviceId(synth.ctx, &id) == CUPTI_SUCCESS)
-		k->deviceId = id;
-	if (cupti.GetContextId && cupti.GetContextId(synth.ctx, &id) == CUPTI_SUCCESS)
-		k->contextId = id;
-	if (cupti.GetStreamIdEx &&
-	    cupti.GetStreamIdEx(synth.ctx, synth.stream, synth.per_thread_stream, &id) == CUPTI_SUCCESS)
-		k->streamId = id;
-	k->correlationId = synth.correlation_id;
-	k->name = b->name;
-	k->launchType = synth.cooperative ? CUPTI_ACTIVITY_LAUNCH_TYPE_COOPERATIVE_SINGLE_DEVICE
-					  : CUPTI_ACTIVITY_LAUNCH_TYPE_REGULAR;
-	k->gridX = (int32_t)synth.grid[0], k->gridY = (int32_t)synth.grid[1];
-	k->gridZ = (int32_t)synth.grid[2];
-	k->blockX = (int32_t)synth.block[0], k->blockY = (int32_t)synth.block[1];
-	k->blockZ = (int32_t)synth.block[2];
-	k->dynamicSharedMemory = (int32_t)synth.shared;
-	collector_submit_buffer(collector, (uint8_t *)b, sizeof(*b) + len, sizeof(*b) + len);
-}
-
-/* Around the SASS launch (metrics_session_sass_hooks): the context is idle. */
-static void kernel_tracing_pause(CUcontext ctx)
-{
-	(void)ctx;
-	/* Known as the library's before its first synchronization's record can be read. */
-	internal_sync_note(synth.correlation_id);
-	/* No traced kernel may still be running when the kind goes off. */
-	metrics_context_synchronize();
-	/* Hand over what tracing has completed before the kind goes off. */
-	cupti.ActivityFlushAll(0);
-	cupti.ActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-}
-
-static void kernel_synced(CUcontext ctx)
-{
-	(void)ctx;
-	synth.end = gpt_clock_now();
-}
-
-static void kernel_tracing_resume(CUcontext ctx)
-{
-	(void)ctx;
-	cupti.ActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-}
-
-/*
- * A launch API call (only those of the lists above are enabled, and only with metrics). Enter and
- * exit are passed on even once the trace has stopped: the session holds a lock from a launch's
- * enter to its exit. A replayed launch's kernel record comes without timestamps (measured on the
- * H200): its row is placed to end where the launch call returned, the last replay pass having run
- * by then, and lasts the duration the range profiler measured. An instrumented launch gets a
- * record of ours (above).
- */
-static void metrics_launch_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
-				    const CUpti_CallbackData *call)
-{
-	static __thread uint64_t entered;	/* when the outermost launch call began */
-	struct collector *collector;
-	int outer;
-
-	if (call->callbackSite != CUPTI_API_ENTER) {
-		uint64_t returned = gpt_clock_now();
-		uint64_t duration = metrics_launch_exit(metrics);
-		uint64_t start = duration < returned - entered ? returned - duration : entered;
-
-		if (duration && returned > entered && (collector = atomic_load(&sink)))
-			collector_time_replayed_launch(collector, call->correlationId, start,
-						       returned);
-		if (synth.depth && --synth.depth == 0 && synth.on) {
-			synth.on = 0;
-			synth.start = returned;
-			if ((collector = atomic_load(&sink)))
-				synth_submit(collector, synth.end > returned ? synth.end
-									 : gpt_clock_now());
-		}
-		return;
-	}
-	outer = synth.depth++ == 0;
-	if (outer)
-		synth.correlation_id = call->correlationId;	/* for kernel_tracing_pause() */
-	if (!metrics_launch_replayed(metrics))
-		entered = gpt_clock_now();
-	metrics_launch_enter(metrics, call->context, call->symbolName, call->correlationId);
-	if (outer && metrics_launch_instrumented(metrics)) {
-		synth.on = 1;
-		synth.geometry = 0;
-		synth.end = 0;
-		synth.ctx = call->context;
-		synth.stream = NULL;
-		synth.per_thread_stream = synth.cooperative = 0;
-		synth.correlation_id = call->correlationId;
-		snprintf(synth.name, sizeof(synth.name), "%s",
-			 call->symbolName ? call->symbolName : "");
-	}
-	if (synth.on)
-		synth_geometry(domain, cbid, call->functionParams);
-	/*
-	 * Noted before the kernel is submitted, so ahead of its records. The nested driver call is
-	 * noted too: harmless, and right whichever id the kernel record carries.
-	 */
-	if (metrics_launch_replayed(metrics) && (collector = atomic_load(&sink)))
-		collector_note_replayed_launch(collector, call->correlationId);
-}
-
-static const struct sync_call *sync_call_find(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
-{
-	for (size_t i = 0; i < sizeof(sync_calls) / sizeof(sync_calls[0]); i++)
-		if (sync_calls[i].domain == domain && sync_calls[i].cbid == cbid)
-			return &sync_calls[i];
-	return NULL;
-}
-
-/* Events get small ids in order of first use; a full table gives SYNC_INVALID. */
-static uint32_t event_number(const void *event)
-{
-	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-	static const void *events[1024];
-	static uint32_t nevents;
-	uint32_t id = SYNC_INVALID;
-
-	if (!event)
-		return SYNC_INVALID;
-	pthread_mutex_lock(&lock);
-	for (uint32_t i = 0; i < nevents; i++)
-		if (events[i] == event)
-			id = i + 1;
-	if (id == SYNC_INVALID && nevents < sizeof(events) / sizeof(events[0])) {
-		events[nevents++] = event;
-		id = nevents;
-	}
-	pthread_mutex_unlock(&lock);
-	return id;
-}
-
-static uint32_t stream_number(CUcontext context, const void *stream, uint8_t per_thread)
-{
-	uint32_t id = SYNC_INVALID;
-
-	if (!cupti.GetStreamIdEx ||
-	    cupti.GetStreamIdEx(context, (CUstream)stream, per_thread, &id) != CUPTI_SUCCESS)
-		return SYNC_INVALID;
-	return id;
-}
-
-static void sync_callback(const struct sync_call *call, const CUpti_CallbackData *data)
-{
-	/* The outermost synchronizing call of this thread; nested (driver) calls only count depth. */
-	static __thread struct collector_sync open;
-	static __thread unsigned depth;
-	const void *const *params = data->functionParams;
-	struct collector *collector;
-
-	/* Inside a launch call: the metrics module's own synchronization (synth, below). */
-	if (synth.depth)
-		return;
-	if (data->callbackSite == CUPTI_API_ENTER) {
-		if (depth++)
-			return;
-		/* Every call of the table takes the stream, or the event, as its first argument. */
-		open = (struct collector_sync){
-			.sync_type = call->type,
-			.correlation_id = data->correlationId,
-			.context_id = SYNC_INVALID,
-			.stream_id = SYNC_INVALID,
-			.event_id = SYNC_INVALID,
-		};
-		if (data->context && cupti.GetContextId)
-			cupti.GetContextId(data->context, &open.context_id);
-		if (call->type == SYNC_STREAM || call->type == SYNC_WAIT)
-			open.stream_id = stream_number(data->context, params[0], call->per_thread_stream);
-		if (call->type == SYNC_EVENT)
-			open.event_id = event_number(params[0]);
-		else if (call->type == SYNC_WAIT)
-			open.event_id = event_number(params[1]);
-		open.start = gpt_clock_now();
-		return;
-	}
-	if (!depth || --depth)
-		return;
-	open.end = gpt_clock_now();
-	if ((collector = atomic_load(&sink)))
-		collector_submit_sync(collector, &open);
 }
 
 /*
@@ -734,12 +217,12 @@ static void CUPTIAPI cupti_callback(void *userdata, CUpti_CallbackDomain domain,
 	if (capture_callback(domain, cbid, data))
 		return;
 	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) {
-		const struct sync_call *sync = sync_call_find(domain, cbid);
+		const struct sync_call *sync = cupti_sync_call_find(domain, cbid);
 
 		if (sync)
-			sync_callback(sync, data);
+			cupti_sync_callback(sync, data, &sink);
 		else if (metrics)
-			metrics_launch_callback(domain, cbid, data);
+			cupti_launch_callback(metrics, &sink, domain, cbid, data);
 		return;
 	}
 	if (domain != CUPTI_CB_DOMAIN_RESOURCE)
@@ -905,8 +388,8 @@ static void metrics_enable(struct metrics_session *session)
 	metrics = session;
 	/* Source lines by default, now that kernel tracing can step aside for the SASS launch. */
 	if (cupti.ActivityDisable) {
-		metrics_session_sass_hooks(session, kernel_tracing_pause, kernel_synced,
-					   kernel_tracing_resume);
+		metrics_session_sass_hooks(session, cupti_kernel_tracing_pause, cupti_kernel_synced,
+					   cupti_kernel_tracing_resume);
 		metrics_session_default_source(session, true);
 	}
 	for (i = 0; i < sizeof(metrics_runtime_launches) / sizeof(metrics_runtime_launches[0]); i++)
@@ -957,8 +440,7 @@ int cupti_trace_enable(const struct inject_config *config, struct collector *col
 	enable_kind(CUPTI_ACTIVITY_KIND_MEMCPY2, "memcpy2");
 	enable_kind(CUPTI_ACTIVITY_KIND_MEMSET, "memset");
 	if (kind_wanted("synchronization"))
-		for (size_t i = 0; i < sizeof(sync_calls) / sizeof(sync_calls[0]); i++)
-			cupti.EnableCallback(1, subscriber, sync_calls[i].domain, sync_calls[i].cbid);
+		cupti_sync_enable(subscriber);
 	enable_kind(CUPTI_ACTIVITY_KIND_DEVICE, "device");
 	enable_kind(CUPTI_ACTIVITY_KIND_CONTEXT, "context");
 	/* One record per stream created (priority, flags): TARGET_INFO_CUDA_STREAM. */
@@ -1023,24 +505,6 @@ const char *cupti_api_name(int event_class, uint32_t cbid)
 				  cbid, &name) != CUPTI_SUCCESS)
 		return NULL;
 	return name;
-}
-
-CUptiResult cupti_next_record(uint8_t *buffer, size_t valid, CUpti_Activity **record)
-{
-	/* One of ours (synth_submit): a single kernel record. */
-	if (valid >= sizeof(struct synth_buffer) && !memcmp(buffer, synth_magic, sizeof(synth_magic))) {
-		if (*record)
-			return CUPTI_ERROR_MAX_LIMIT_REACHED;
-		*record = (CUpti_Activity *)&((struct synth_buffer *)buffer)->record;
-		return CUPTI_SUCCESS;
-	}
-	for (;;) {
-		CUptiResult r = cupti.ActivityGetNextRecord(buffer, valid, record);
-
-		if (r != CUPTI_SUCCESS || !__atomic_load_n(&ninternal, __ATOMIC_RELAXED) ||
-		    !internal_sync_record(*record))
-			return r;
-	}
 }
 
 void cupti_trace_describe(struct collector *collector)

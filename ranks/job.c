@@ -406,6 +406,118 @@ static void align_clocks(struct job_report *job, struct member *m, size_t k, str
 	free(host_of);
 }
 
+/* The member with the most iterations, the first of those tied. */
+static size_t reference_member(const struct member *m, size_t k)
+{
+	size_t ref = 0;
+
+	for (size_t i = 1; i < k; i++)
+		if (m[i].s->niterations > m[ref].s->niterations)
+			ref = i;
+	return ref;
+}
+
+/* The reference iteration that holds mid (on the common clock), or -1: the first that ends after it. */
+static int64_t iteration_at(const struct rank_summary *rs, int64_t ref_shift, int64_t mid)
+{
+	size_t lo = 0, hi = rs->niterations;
+
+	while (lo < hi) {
+		size_t h = lo + (hi - lo) / 2;
+
+		if (rs->iterations[h].end + ref_shift <= mid)
+			lo = h + 1;
+		else
+			hi = h;
+	}
+	if (lo < rs->niterations && rs->iterations[lo].start + ref_shift <= mid)
+		return (int64_t)lo;
+	return -1;
+}
+
+/* Member i's iterations mapped to the reference's (map), and its time in each of them (rank_time). */
+static void map_iterations(const struct job_report *job, const struct member *m, size_t i,
+			   const struct rank_summary *rs, int64_t ref_shift, int by_time, int64_t *map,
+			   int64_t *rank_time)
+{
+	const struct rank_summary *s = m[i].s;
+	int64_t shift = job->ranks[i].clock_anchor_ns + job->ranks[i].clock_refine_ns;
+	size_t n = job->niterations;
+
+	memset(rank_time, 0, (n ? n : 1) * sizeof(*rank_time));
+	for (size_t it = 0; it < s->niterations; it++) {
+		int64_t mid = s->iterations[it].start + (s->iterations[it].end - s->iterations[it].start) / 2 + shift;
+		int64_t j;
+
+		if (!by_time)
+			j = it < n ? (int64_t)it : -1;
+		else
+			j = iteration_at(rs, ref_shift, mid);
+		map[it] = j;
+		if (j >= 0)
+			rank_time[j] = sat_add64(rank_time[j], s->iterations[it].end - s->iterations[it].start);
+	}
+}
+
+/* Member i's time per job iteration into the job's: the sum, its count of ranks, and the slowest rank. */
+static void add_rank_time(struct job_report *job, size_t i, const int64_t *rank_time, int64_t *sum)
+{
+	for (size_t j = 0; j < job->niterations; j++) {
+		struct job_iteration *ji = &job->iterations[j];
+
+		if (!rank_time[j])
+			continue;
+		sum[j] = sat_add64(sum[j], rank_time[j]);
+		ji->ranks++;
+		if (rank_time[j] > ji->time_ns) {
+			ji->time_ns = rank_time[j];
+			ji->slowest_rank = job->ranks[i].rank;
+		}
+	}
+}
+
+/* Each iteration's mean over ranks; the steady iterations' total and median. */
+static void steady_iterations(struct job_report *job, const int64_t *sum)
+{
+	size_t n = job->niterations, nsteady = 0;
+	int64_t *steady_times = xcalloc(n ? n : 1, sizeof(*steady_times));
+
+	for (size_t j = 0; j < n; j++) {
+		struct job_iteration *ji = &job->iterations[j];
+
+		ji->mean_ns = ji->ranks ? sum[j] / ji->ranks : 0;
+		if (ji->steady && ji->ranks) {
+			steady_times[nsteady++] = ji->time_ns;
+			job->digest.steady_ns = sat_add64(job->digest.steady_ns, ji->time_ns);
+		}
+	}
+	if (nsteady) {
+		qsort(steady_times, nsteady, sizeof(*steady_times), cmp_i64);
+		job->median_iteration_ns = steady_times[nsteady / 2];
+	}
+	job->digest.iterations = (int64_t)nsteady;
+	job->digest.median_iteration_ns = job->median_iteration_ns;
+	free(steady_times);
+}
+
+/* The slowest rank overall: the highest median steady iteration, unless every rank is within 1%. */
+static int64_t slowest_rank(const struct job_report *job, size_t k)
+{
+	int64_t lo = INT64_MAX, hi = -1, slowest = -1;
+
+	for (size_t i = 0; i < k; i++) {
+		if (job->ranks[i].median_iteration_ns > hi) {
+			hi = job->ranks[i].median_iteration_ns;
+			slowest = job->ranks[i].rank;
+		}
+		if (job->ranks[i].median_iteration_ns < lo)
+			lo = job->ranks[i].median_iteration_ns;
+	}
+	if (k < 2 || (double)(hi - lo) <= 0.01 * (double)hi)
+		return -1;
+	return slowest;
+}
+
 /*
  * The job's iterations are those of the rank with the most of them (the reference); every rank's
  * iterations are matched to them by time on the common clock (an iteration goes to the reference
@@ -416,104 +528,32 @@ static void align_clocks(struct job_report *job, struct member *m, size_t k, str
  */
 static void iterations(struct job_report *job, struct member *m, size_t k, int64_t **maps, int by_time)
 {
-	size_t n, first_steady, ref = 0, nsteady = 0;
-	int64_t *steady_times, *sum, *rank_time, ref_shift;
+	size_t n, first_steady, ref = reference_member(m, k);
+	int64_t *sum, *rank_time, ref_shift;
 	const struct rank_summary *rs;
 
-	for (size_t i = 1; i < k; i++)
-		if (m[i].s->niterations > m[ref].s->niterations)
-			ref = i;
 	rs = k ? m[ref].s : NULL;
 	n = rs ? rs->niterations : 0;
 	first_steady = rs ? rs->first_steady : 0;
 	ref_shift = k ? job->ranks[ref].clock_anchor_ns + job->ranks[ref].clock_refine_ns : 0;
 	job->iterations = xcalloc(n ? n : 1, sizeof(*job->iterations));
 	job->niterations = n;
-	steady_times = xcalloc(n ? n : 1, sizeof(*steady_times));
-	sum = xcalloc(n ? n : 1, sizeof(*sum));
-	rank_time = xcalloc(n ? n : 1, sizeof(*rank_time));
 	for (size_t it = 0; it < n; it++) {
 		job->iterations[it].index = (int64_t)it;
 		job->iterations[it].steady = it >= first_steady;
 		job->iterations[it].slowest_rank = job->iterations[it].straggler_rank = -1;
 	}
+	sum = xcalloc(n ? n : 1, sizeof(*sum));
+	rank_time = xcalloc(n ? n : 1, sizeof(*rank_time));
 	for (size_t i = 0; i < k; i++) {
-		const struct rank_summary *s = m[i].s;
-		int64_t shift = job->ranks[i].clock_anchor_ns + job->ranks[i].clock_refine_ns;
-
-		maps[i] = xcalloc(s->niterations ? s->niterations : 1, sizeof(**maps));
-		memset(rank_time, 0, (n ? n : 1) * sizeof(*rank_time));
-		for (size_t it = 0; it < s->niterations; it++) {
-			int64_t mid = s->iterations[it].start + (s->iterations[it].end - s->iterations[it].start) / 2 + shift;
-			int64_t j = -1;
-
-			if (!by_time) {
-				j = it < n ? (int64_t)it : -1;
-			} else {
-				size_t lo = 0, hi = n;
-
-				while (lo < hi) {	/* the first reference iteration that ends after mid */
-					size_t h = lo + (hi - lo) / 2;
-
-					if (rs->iterations[h].end + ref_shift <= mid)
-						lo = h + 1;
-					else
-						hi = h;
-				}
-				if (lo < n && rs->iterations[lo].start + ref_shift <= mid)
-					j = (int64_t)lo;
-			}
-			maps[i][it] = j;
-			if (j >= 0)
-				rank_time[j] = sat_add64(rank_time[j], s->iterations[it].end - s->iterations[it].start);
-		}
-		for (size_t j = 0; j < n; j++) {
-			struct job_iteration *ji = &job->iterations[j];
-
-			if (!rank_time[j])
-				continue;
-			sum[j] = sat_add64(sum[j], rank_time[j]);
-			ji->ranks++;
-			if (rank_time[j] > ji->time_ns) {
-				ji->time_ns = rank_time[j];
-				ji->slowest_rank = job->ranks[i].rank;
-			}
-		}
+		maps[i] = xcalloc(m[i].s->niterations ? m[i].s->niterations : 1, sizeof(**maps));
+		map_iterations(job, m, i, rs, ref_shift, by_time, maps[i], rank_time);
+		add_rank_time(job, i, rank_time, sum);
 	}
-	for (size_t j = 0; j < n; j++) {
-		struct job_iteration *ji = &job->iterations[j];
-
-		ji->mean_ns = ji->ranks ? sum[j] / ji->ranks : 0;
-		if (ji->steady && ji->ranks) {
-			steady_times[nsteady++] = ji->time_ns;
-			job->digest.steady_ns = sat_add64(job->digest.steady_ns, ji->time_ns);
-		}
-	}
+	steady_iterations(job, sum);
 	free(sum);
 	free(rank_time);
-	if (nsteady) {
-		qsort(steady_times, nsteady, sizeof(*steady_times), cmp_i64);
-		job->median_iteration_ns = steady_times[nsteady / 2];
-	}
-	job->digest.iterations = (int64_t)nsteady;
-	job->digest.median_iteration_ns = job->median_iteration_ns;
-	/* the slowest rank overall: the highest median steady iteration, unless every rank is within 1% */
-	job->slowest_rank = -1;
-	{
-		int64_t lo = INT64_MAX, hi = -1;
-
-		for (size_t i = 0; i < k; i++) {
-			if (job->ranks[i].median_iteration_ns > hi) {
-				hi = job->ranks[i].median_iteration_ns;
-				job->slowest_rank = job->ranks[i].rank;
-			}
-			if (job->ranks[i].median_iteration_ns < lo)
-				lo = job->ranks[i].median_iteration_ns;
-		}
-		if (k < 2 || (double)(hi - lo) <= 0.01 * (double)hi)
-			job->slowest_rank = -1;
-	}
-	free(steady_times);
+	job->slowest_rank = slowest_rank(job, k);
 }
 
 /* A kernel name of at most 80 characters: longer ones lose their middle (templates). */
@@ -647,19 +687,11 @@ static void judge_collectives(struct job_report *job, struct member *m, struct a
 	qsort(job->events, job->nevents, sizeof(*job->events), by_delay);
 }
 
-int job_merge(const char *const *paths, size_t n, const struct rule_config *config, struct job_report **out,
-	      char *err, size_t errlen)
+/* Read every summary, noting those left out; returns how many were read into s. */
+static size_t load_summaries(struct job_report *job, const char *const *paths, size_t n, struct rank_summary *s)
 {
-	struct job_report *job = xcalloc(1, sizeof(*job));
-	struct rank_summary *s = xcalloc(n ? n : 1, sizeof(*s));
-	struct acc_table table = { 0 };
-	struct rule_context ctx = { .config = config, .out = &job->findings };
-	struct member *m;
-	int64_t **maps;
-	size_t ns = 0, k;
-	int by_time = 1;
+	size_t ns = 0;
 
-	*out = NULL;
 	for (size_t i = 0; i < n; i++) {
 		char why[1024];
 
@@ -675,14 +707,12 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 		}
 		ns++;
 	}
-	if (!ns) {
-		snprintf(err, errlen, "no rank trace could be read%s%s", job->nnotes ? ": " : "",
-			 job->nnotes ? job->notes[0] : "");
-		job_report_free(job);
-		free(s);
-		return -EINVAL;
-	}
-	m = choose_members(job, s, ns, &k);
+	return ns;
+}
+
+/* The job's ranks from its members, and the communication per type averaged over them. */
+static void fill_ranks(struct job_report *job, const struct member *m, size_t k)
+{
 	job->ranks = xcalloc(k ? k : 1, sizeof(*job->ranks));
 	job->nranks = k;
 	job->digest.nranks = k;
@@ -712,17 +742,23 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 		job->comm[t].ns /= (int64_t)k;
 		job->comm[t].exposed_ns /= (int64_t)k;
 	}
-	align_clocks(job, m, k, &table, &by_time);
-	maps = xcalloc(k ? k : 1, sizeof(*maps));
-	iterations(job, m, k, maps, by_time);
+}
+
+/* Every rank's collectives into the table, matched by key. */
+static void match_collectives(struct job_report *job, struct member *m, size_t k, struct acc_table *table)
+{
 	for (size_t i = 0; i < k; i++) {
-		struct pass p = { .job = job, .table = &table, .rank = i, .s = m[i].s, .max_seq = -1 };
+		struct pass p = { .job = job, .table = table, .rank = i, .s = m[i].s, .max_seq = -1 };
 		char why[1024];
 
 		if (rank_summary_collectives(m[i].s, accumulate, &p, why, sizeof(why)) < 0)
 			note(job, "rank %" PRId64 ": %s; its collectives are matched as far as they go", m[i].rank, why);
 	}
-	judge_collectives(job, m, &table, config, maps);
+}
+
+/* A note for each rank with fewer collectives than the most any rank has, or an incomplete trace. */
+static void note_short_ranks(struct job_report *job, const struct member *m, size_t k)
+{
 	for (size_t i = 0; i < k; i++) {
 		int64_t most = 0;
 
@@ -737,6 +773,13 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 			     "is incomplete (truncated: no trace_complete mark)",
 			     job->ranks[i].collectives, most);
 	}
+}
+
+/* The job's digest, and the cross-rank rules' findings on it (a job of one rank has none). */
+static void judge_job(struct job_report *job, const struct rule_config *config, size_t k)
+{
+	struct rule_context ctx = { .config = config, .out = &job->findings };
+
 	for (int t = 0; t < COLLECTIVE_TYPES; t++) {
 		job->digest.comm_ns[t] = job->comm[t].ns;
 		job->digest.exposed_ns[t] = job->comm[t].exposed_ns;
@@ -749,6 +792,37 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 		exposed_communication_judge(&ctx, &job->digest);
 		findings_rank(&job->findings);
 	}
+}
+
+int job_merge(const char *const *paths, size_t n, const struct rule_config *config, struct job_report **out,
+	      char *err, size_t errlen)
+{
+	struct job_report *job = xcalloc(1, sizeof(*job));
+	struct rank_summary *s = xcalloc(n ? n : 1, sizeof(*s));
+	struct acc_table table = { 0 };
+	struct member *m;
+	int64_t **maps;
+	size_t ns, k;
+	int by_time = 1;
+
+	*out = NULL;
+	ns = load_summaries(job, paths, n, s);
+	if (!ns) {
+		snprintf(err, errlen, "no rank trace could be read%s%s", job->nnotes ? ": " : "",
+			 job->nnotes ? job->notes[0] : "");
+		job_report_free(job);
+		free(s);
+		return -EINVAL;
+	}
+	m = choose_members(job, s, ns, &k);
+	fill_ranks(job, m, k);
+	align_clocks(job, m, k, &table, &by_time);
+	maps = xcalloc(k ? k : 1, sizeof(*maps));
+	iterations(job, m, k, maps, by_time);
+	match_collectives(job, m, k, &table);
+	judge_collectives(job, m, &table, config, maps);
+	note_short_ranks(job, m, k);
+	judge_job(job, config, k);
 	free(table.slots);
 	for (size_t i = 0; i < k; i++)
 		free(maps[i]);

@@ -410,6 +410,130 @@ static int damaged(const char *path, const char *why, char *err, size_t errlen)
 	return -EINVAL;
 }
 
+/* A line of text the summary keeps (its trace, error, host, launcher, job, exit): 1 if it was one. */
+static int text_line(struct rank_summary *s, const char *line)
+{
+	if (!strncmp(line, "source ", 7)) {
+		const char *p = strchr(line + 7, ' ');
+
+		p = p ? strchr(p + 1, ' ') : NULL;
+		free(s->trace);
+		s->trace = xstrdup(p ? p + 1 : "");
+	} else if (!strncmp(line, "error ", 6)) {
+		free(s->error);
+		s->error = text_after(line, 5);
+	} else if (!strncmp(line, "host ", 5)) {
+		free(s->host);
+		s->host = text_after(line, 4);
+	} else if (!strncmp(line, "launcher ", 9)) {
+		free(s->launcher);
+		s->launcher = text_after(line, 8);
+	} else if (!strncmp(line, "job ", 4)) {
+		free(s->job);
+		s->job = text_after(line, 3);
+	} else if (!strncmp(line, "exit ", 5)) {
+		free(s->exit_reason);
+		s->exit_reason = text_after(line, 4);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* An "i" line: one iteration of the cap_it announced. */
+static int iteration_line(struct rank_summary *s, const char *line, size_t cap_it)
+{
+	struct rank_iteration *it = s->iterations ? &s->iterations[s->niterations] : NULL;
+
+	if (s->niterations >= cap_it ||
+	    sscanf(line + 2, "%" SCNd64 " %" SCNd64 " %d", &it->start, &it->end, &it->warmup) != 3 ||
+	    !in_range(it->start) || !in_range(it->end) || it->end < it->start)
+		return -1;
+	s->niterations++;
+	return 0;
+}
+
+/* A "comm" line: one collective type's count, time and overlap. */
+static int comm_line(struct rank_summary *s, const char *line)
+{
+	int t;
+	int64_t a, b, c;
+
+	if (sscanf(line + 5, "%d %" SCNd64 " %" SCNd64 " %" SCNd64, &t, &a, &b, &c) != 4 || t < 0 ||
+	    t >= COLLECTIVE_TYPES || a < 0 || !in_range(b) || b < 0 || !in_range(c) || c < 0 || c > b)
+		return -1;
+	s->comm_count[t] = a, s->comm_ns[t] = b, s->overlap_ns[t] = c;
+	return 0;
+}
+
+/* A "k" line: one kernel name. */
+static void name_line(struct rank_summary *s, const char *line)
+{
+	char *end;
+	int64_t id = strtoll(line + 2, &end, 10);
+
+	s->names = xrealloc(s->names, (s->nnames + 1) * sizeof(*s->names));
+	s->names[s->nnames].id = id;
+	s->names[s->nnames].text = xstrdup(*end == ' ' ? end + 1 : "");
+	s->nnames++;
+}
+
+/*
+ * One line of the summary's head into s: 1 at its end (the collectives follow at f's position, or
+ * "end"), -1 for a damaged line, 0 to read on. cap_it: the iterations announced.
+ */
+static int summary_line(struct rank_summary *s, FILE *f, const char *line, size_t *cap_it)
+{
+	if (text_line(s, line))
+		return 0;
+	if (!strncmp(line, "rank ", 5)) {
+		/* ranks beyond 2^24 are no job's: a damaged count must not drive the missing-rank scan */
+		if (sscanf(line + 5, "%" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %d %d", &s->rank,
+			   &s->local_rank, &s->world_size, &s->pid, &s->format, &s->complete) != 6 ||
+		    s->rank < -1 || s->rank >= (1 << 24) || s->world_size < -1 || s->world_size > (1 << 24) ||
+		    !in_range(s->pid))
+			return -1;
+	} else if (!strncmp(line, "clock ", 6)) {
+		if (sscanf(line + 6, "%" SCNd64 " %" SCNd64 " %d", &s->origin_ns, &s->wall_ns, &s->has_anchor) != 3 ||
+		    !in_range(s->origin_ns) || !in_range(s->wall_ns))
+			return -1;
+	} else if (!strncmp(line, "iterations ", 11)) {
+		/* a count no trace reaches is a damaged file, not an allocation to attempt */
+		if (sscanf(line + 11, "%zu %zu %" SCNd64, cap_it, &s->first_steady, &s->median_ns) != 3 ||
+		    *cap_it > 100000000 || s->iterations)
+			return -1;
+		s->iterations = xcalloc(*cap_it ? *cap_it : 1, sizeof(*s->iterations));
+	} else if (!strncmp(line, "i ", 2)) {
+		return iteration_line(s, line, *cap_it);
+	} else if (!strncmp(line, "comm ", 5)) {
+		return comm_line(s, line);
+	} else if (!strncmp(line, "k ", 2)) {
+		name_line(s, line);
+	} else if (!strncmp(line, "collectives ", 12)) {
+		s->ncollectives = (size_t)strtoull(line + 12, NULL, 10);
+		s->collectives_at = ftell(f);
+		return 1;
+	} else if (!strcmp(line, "end")) {
+		return 1;
+	}
+	return 0;
+}
+
+/* The texts a summary left out, empty (its trace: the summary's own path). */
+static void text_defaults(struct rank_summary *s, const char *path)
+{
+	if (!s->host)
+		s->host = xstrdup("");
+	if (!s->launcher)
+		s->launcher = xstrdup("");
+	if (!s->job)
+		s->job = xstrdup("");
+	if (!s->exit_reason)
+		s->exit_reason = xstrdup("");
+	if (!s->trace)
+		s->trace = xstrdup(path);
+}
+
 int rank_summary_load(const char *path, struct rank_summary *s, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
@@ -433,90 +557,17 @@ int rank_summary_load(const char *path, struct rank_summary *s, char *err, size_
 		goto out;
 	}
 	while (!ended && read_line(f, &line, &cap) >= 0) {
-		int t;
-		int64_t a, b, c;
+		int r = summary_line(s, f, line, &cap_it);
 
-		if (!strncmp(line, "source ", 7)) {
-			const char *p = strchr(line + 7, ' ');
-
-			p = p ? strchr(p + 1, ' ') : NULL;
-			free(s->trace);
-			s->trace = xstrdup(p ? p + 1 : "");
-		} else if (!strncmp(line, "error ", 6)) {
-			free(s->error);
-			s->error = text_after(line, 5);
-		} else if (!strncmp(line, "rank ", 5)) {
-			/* ranks beyond 2^24 are no job's: a damaged count must not drive the missing-rank scan */
-			if (sscanf(line + 5, "%" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %d %d", &s->rank,
-				   &s->local_rank, &s->world_size, &s->pid, &s->format, &s->complete) != 6 ||
-			    s->rank < -1 || s->rank >= (1 << 24) || s->world_size < -1 || s->world_size > (1 << 24) ||
-			    !in_range(s->pid))
-				break;
-		} else if (!strncmp(line, "host ", 5)) {
-			free(s->host);
-			s->host = text_after(line, 4);
-		} else if (!strncmp(line, "launcher ", 9)) {
-			free(s->launcher);
-			s->launcher = text_after(line, 8);
-		} else if (!strncmp(line, "job ", 4)) {
-			free(s->job);
-			s->job = text_after(line, 3);
-		} else if (!strncmp(line, "exit ", 5)) {
-			free(s->exit_reason);
-			s->exit_reason = text_after(line, 4);
-		} else if (!strncmp(line, "clock ", 6)) {
-			if (sscanf(line + 6, "%" SCNd64 " %" SCNd64 " %d", &s->origin_ns, &s->wall_ns, &s->has_anchor) != 3 ||
-			    !in_range(s->origin_ns) || !in_range(s->wall_ns))
-				break;
-		} else if (!strncmp(line, "iterations ", 11)) {
-			/* a count no trace reaches is a damaged file, not an allocation to attempt */
-			if (sscanf(line + 11, "%zu %zu %" SCNd64, &cap_it, &s->first_steady, &s->median_ns) != 3 ||
-			    cap_it > 100000000 || s->iterations)
-				break;
-			s->iterations = xcalloc(cap_it ? cap_it : 1, sizeof(*s->iterations));
-		} else if (!strncmp(line, "i ", 2)) {
-			struct rank_iteration *it = s->iterations ? &s->iterations[s->niterations] : NULL;
-
-			if (s->niterations >= cap_it ||
-			    sscanf(line + 2, "%" SCNd64 " %" SCNd64 " %d", &it->start, &it->end, &it->warmup) != 3 ||
-			    !in_range(it->start) || !in_range(it->end) || it->end < it->start)
-				break;
-			s->niterations++;
-		} else if (!strncmp(line, "comm ", 5)) {
-			if (sscanf(line + 5, "%d %" SCNd64 " %" SCNd64 " %" SCNd64, &t, &a, &b, &c) != 4 || t < 0 ||
-			    t >= COLLECTIVE_TYPES || a < 0 || !in_range(b) || b < 0 || !in_range(c) || c < 0 || c > b)
-				break;
-			s->comm_count[t] = a, s->comm_ns[t] = b, s->overlap_ns[t] = c;
-		} else if (!strncmp(line, "k ", 2)) {
-			char *end;
-			int64_t id = strtoll(line + 2, &end, 10);
-
-			s->names = xrealloc(s->names, (s->nnames + 1) * sizeof(*s->names));
-			s->names[s->nnames].id = id;
-			s->names[s->nnames].text = xstrdup(*end == ' ' ? end + 1 : "");
-			s->nnames++;
-		} else if (!strncmp(line, "collectives ", 12)) {
-			s->ncollectives = (size_t)strtoull(line + 12, NULL, 10);
-			s->collectives_at = ftell(f);
-			ended = 1;
-		} else if (!strcmp(line, "end")) {
-			ended = 1;
-		}
+		if (r < 0)
+			break;
+		ended = r;
 	}
 	if (!ended)
 		ret = damaged(path, "truncated or damaged", err, errlen);
 	if (s->niterations != cap_it && !ret)
 		ret = damaged(path, "fewer iterations than announced", err, errlen);
-	if (!s->host)
-		s->host = xstrdup("");
-	if (!s->launcher)
-		s->launcher = xstrdup("");
-	if (!s->job)
-		s->job = xstrdup("");
-	if (!s->exit_reason)
-		s->exit_reason = xstrdup("");
-	if (!s->trace)
-		s->trace = xstrdup(path);
+	text_defaults(s, path);
 out:
 	free(line);
 	fclose(f);

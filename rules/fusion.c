@@ -110,14 +110,11 @@ static struct device_fusion *device_get(struct fusion_state *s, int64_t trace_id
 {
 	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
 	int created;
-	size_t i = key_index_get(&s->device_index, key, &created);
+	size_t i = rule_slot(&s->device_index, key, &s->devices, &s->ndevices, sizeof(*s->devices), &created);
 
 	if (created) {
-		s->devices = xrealloc(s->devices, (i + 1) * sizeof(*s->devices));
-		memset(&s->devices[i], 0, sizeof(s->devices[i]));
 		s->devices[i].trace_id = trace_id;
 		s->devices[i].device = device;
-		s->ndevices = i + 1;
 	}
 	return &s->devices[i];
 }
@@ -126,13 +123,10 @@ static void kernel_add(struct fusion_state *s, int64_t trace_id, int64_t device,
 {
 	int64_t key[KEY_INDEX_WORDS] = { trace_id, device, name_id };
 	int created;
-	size_t i = key_index_get(&s->kernel_index, key, &created);
+	size_t i = rule_slot(&s->kernel_index, key, &s->kernels, &s->nkernels, sizeof(*s->kernels), &created);
 
-	if (created) {
-		s->kernels = xrealloc(s->kernels, (i + 1) * sizeof(*s->kernels));
+	if (created)
 		s->kernels[i] = (struct chained_kernel){ trace_id, device, name_id, 0, 0 };
-		s->nkernels = i + 1;
-	}
 	s->kernels[i].launches++;
 	s->kernels[i].ns += ns;
 }
@@ -168,14 +162,11 @@ static int on_op(const struct gap *g, void *arg)
 	size_t name = 0;
 	struct chain *c;
 	int created, fits;
-	size_t i = key_index_get(&s->stream_index, key, &created);
+	size_t i = rule_slot(&s->stream_index, key, &s->chains, &s->nchains, sizeof(*s->chains), &created);
 
 	if (created) {
-		s->chains = xrealloc(s->chains, (i + 1) * sizeof(*s->chains));
-		memset(&s->chains[i], 0, sizeof(s->chains[i]));
 		s->chains[i].trace_id = g->trace_id;
 		s->chains[i].device = g->device;
-		s->nchains = i + 1;
 	}
 	c = &s->chains[i];
 	if (g->next_op == GPU_OP_KERNEL) {
@@ -312,7 +303,7 @@ static int fusion_finish(const struct rule *rule, struct rule_context *ctx, void
 	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
 	struct fusion_state *s = state;
 	struct rule_clock clock = { 0 };
-	int ret = 0, have_clock = 0;
+	int ret = 0;
 
 	if (!walk)
 		goto out;
@@ -324,12 +315,9 @@ static int fusion_finish(const struct rule *rule, struct rule_context *ctx, void
 
 		if (!d->chains || (double)d->saving * 100.0 < min_gpu_pct * (double)d->kernel_ns)
 			continue;
-		if (!have_clock) {
-			ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-			if (ret < 0)
+		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
+		if (ret < 0)
 				goto out;
-			have_clock = 1;
-		}
 		report_device(rule, ctx, s, d, &clock);
 	}
 out:

@@ -1,5 +1,6 @@
 /*
- * GPU idle gaps and their causes (see gaps.h for the definitions), and the classes of API names.
+ * GPU idle gaps and their causes (see gaps.h for the definitions); the classes of API names are
+ * api-names.c's, the table of launches in flight pending-calls.c's.
  *
  * The loader's time-ordered event streams (loader/events.h: each table read in storage order, no
  * SQL sort) are merged: the GPU operations (kernels, copies, memsets), the API calls (those that
@@ -8,7 +9,7 @@
  * before the operation it issues, so by the time an operation comes up its call has been read: calls
  * that issue work wait in a table keyed by correlation id until their operation arrives (launches in
  * flight - a few thousand at most, since CUDA's launch queues are bounded; the table drops the
- * oldest beyond PENDING_MAX), and blocking calls are kept per host thread in a ring of the most recent
+ * oldest beyond PENDING_CALLS_MAX), and blocking calls are kept per host thread in a ring of the most recent
  * ones. An operation's gap is blamed by asking its issuing thread's ring whether a blocking call other
  * than its own was running when the device went idle. Calls on one thread do not overlap, so only
  * calls made while the device idled can push the one that matters out of the ring; RECENT_CALLS of
@@ -16,6 +17,7 @@
  * API call, which cost SQLite an index over all API calls per walk.
  */
 #include "rules/gaps.h"
+#include "rules/pending-calls.h"
 
 #include "loader/events.h"
 #include "loader/windows.h"
@@ -30,238 +32,6 @@
 #include <string.h>
 
 #define RECENT_CALLS 16
-#define PENDING_MAX (1u << 18)
-
-/* ---- API names ---- */
-
-static int has_prefix(const char *name, const char *const *prefixes, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
-			return 1;
-	return 0;
-}
-
-/* Calls that allocate, free, map or pin memory: the runtime's, the driver's, pools, pinning. */
-static int allocation_call(const char *name)
-{
-	static const char *const prefixes[] = {
-		"cudaMalloc", "cudaFree", "cudaHostAlloc", "cudaHostRegister", "cudaHostUnregister",
-		"cudaMemPool", "cuMemAlloc", "cuMemFree", "cuMemCreate", "cuMemMap", "cuMemUnmap",
-		"cuMemRelease", "cuMemAddressReserve", "cuMemAddressFree", "cuMemHostAlloc",
-		"cuMemHostRegister", "cuMemHostUnregister", "cuMemPool", "cuMemSetAccess",
-	};
-
-	return has_prefix(name, prefixes, sizeof(prefixes) / sizeof(prefixes[0])) &&
-	       strncmp(name, "cuMemMapArray", 13) != 0;
-}
-
-static int module_call(const char *name)
-{
-	static const char *const parts[] = { "ModuleLoad", "LibraryLoad", "ModuleGet", "LibraryGet", "Link",
-					     "FuncGet", "ModuleUnload", "LibraryUnload", "KernelGet" };
-
-	if (strncmp(name, "cu", 2))
-		return 0;
-	for (size_t i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
-		if (strstr(name, parts[i]))
-			return 1;
-	return 0;
-}
-
-unsigned api_class_of(const char *name)
-{
-	static const char *const syncs[] = {
-		"cudaDeviceSynchronize", "cudaStreamSynchronize", "cudaEventSynchronize",
-		"cudaThreadSynchronize", "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
-	};
-	unsigned cls = 0;
-
-	if (has_prefix(name, syncs, sizeof(syncs) / sizeof(syncs[0])))
-		return API_SYNC;
-	if (!strncmp(name, "cudaGraphLaunch", 15) || !strncmp(name, "cuGraphLaunch", 13))
-		return API_LAUNCH | API_GRAPH;
-	if (!strncmp(name, "cudaLaunch", 10) || !strncmp(name, "cuLaunch", 8))
-		return API_LAUNCH;
-	if (!strncmp(name, "cudaMemcpy", 10) || !strncmp(name, "cuMemcpy", 8)) {
-		cls = API_COPY;
-		if (!strstr(name, "Async"))
-			cls |= API_BLOCKING_COPY;
-		return cls;
-	}
-	if (!strncmp(name, "cudaMemset", 10) || !strncmp(name, "cuMemset", 8))
-		return API_SET;
-	if (allocation_call(name))
-		return API_ALLOC;
-	return 0;
-}
-
-const char *api_category(const char *name)
-{
-	static const struct {
-		const char *part, *category;
-	} table[] = {
-		{ "Memcpy", "copy" }, { "Memset", "memset" }, { "Launch", "launch" },
-		{ "Event", "event" }, { "Stream", "stream" }, { "Graph", "graph" },
-		{ "Ctx", "context" }, { "DevicePrimaryCtx", "context" }, { "Init", "initialization" },
-	};
-
-	if (!name || (strncmp(name, "cu", 2)))
-		return NULL;
-	if (allocation_call(name))
-		return "allocation";
-	if (module_call(name))
-		return "module load or JIT";
-	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
-		if (strstr(name, table[i].part))
-			return table[i].category;
-	return "other";
-}
-
-enum idle_family api_family(const char *name)
-{
-	unsigned cls;
-
-	if (!name)
-		return FAMILY_OTHER;
-	if (module_call(name))
-		return FAMILY_MODULE;
-	cls = api_class_of(name);
-	if (cls & API_ALLOC)
-		return FAMILY_ALLOCATION;
-	if (cls & API_BLOCKS)
-		return FAMILY_SYNC;
-	if (cls & (API_COPY | API_SET))
-		return FAMILY_COPY;
-	if (cls & API_LAUNCH)
-		return FAMILY_LAUNCH;
-	return FAMILY_OTHER;
-}
-
-enum idle_family idle_family_of(enum idle_kind kind, const char *detail)
-{
-	switch (kind) {
-	case IDLE_SYNC:
-		return FAMILY_SYNC;
-	case IDLE_CUDA:
-		return api_family(detail);
-	case IDLE_RANGE:
-	case IDLE_HOST:
-		return FAMILY_HOST;
-	case IDLE_LAUNCH:
-	case IDLE_QUEUED:
-		return FAMILY_LAUNCH;
-	default:
-		return FAMILY_OTHER;
-	}
-}
-
-const char *idle_family_name(enum idle_family family)
-{
-	static const char *const names[IDLE_NFAMILIES] = {
-		[FAMILY_ALLOCATION] = "allocation", [FAMILY_MODULE] = "module load and JIT",
-		[FAMILY_COPY] = "copies", [FAMILY_SYNC] = "synchronization", [FAMILY_LAUNCH] = "launch",
-		[FAMILY_HOST] = "host code", [FAMILY_OTHER] = "other CUDA calls",
-	};
-
-	return (unsigned)family < IDLE_NFAMILIES ? names[family] : "other CUDA calls";
-}
-
-const char *idle_kind_name(enum idle_kind kind)
-{
-	static const char *const names[IDLE_NKINDS] = {
-		[IDLE_SYNC] = "sync", [IDLE_CUDA] = "cuda-call", [IDLE_RANGE] = "nvtx-range",
-		[IDLE_HOST] = "host", [IDLE_LAUNCH] = "launch", [IDLE_QUEUED] = "queued",
-		[IDLE_UNKNOWN] = "unknown",
-	};
-
-	return (unsigned)kind < IDLE_NKINDS ? names[kind] : "unknown";
-}
-
-int api_names_load(const struct rule *rule, struct rule_context *ctx, struct api_names *names,
-		   char *err, size_t errlen)
-{
-	/* Every CUDA API name starts with "cu"; kernel names and the rest are skipped in SQL. Names of
-	 * every class are kept (class 0 too): gap attribution names the calls a thread was in. */
-	static const char sql[] = "SELECT traceId, id, value FROM strings WHERE value LIKE 'cu%'";
-	sqlite3_stmt *st;
-	int ret, rc;
-
-	memset(names, 0, sizeof(*names));
-	ret = rule_prepare(rule, ctx, sql, &st, err, errlen);
-	if (ret < 0)
-		return ret;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t key[KEY_INDEX_WORDS] = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1) };
-		const char *name = rule_column_text(st, 2);
-		unsigned cls = api_class_of(name);
-		int created;
-		size_t i;
-
-		i = key_index_get(&names->index, key, &created);
-		if (!created)
-			continue;
-		names->keys = xrealloc(names->keys, (i + 1) * sizeof(*names->keys));
-		names->keys[i][0] = key[0];
-		names->keys[i][1] = key[1];
-		names->classes = xrealloc(names->classes, (i + 1) * sizeof(*names->classes));
-		names->names = xrealloc(names->names, (i + 1) * sizeof(*names->names));
-		names->classes[i] = cls;
-		names->names[i] = xstrdup(name);
-		names->n = i + 1;
-	}
-	if (rc != SQLITE_DONE)
-		ret = rule_step_error(rule, ctx, err, errlen);
-	sqlite3_finalize(st);
-	if (ret < 0)
-		api_names_release(names);
-	return ret;
-}
-
-unsigned api_names_class(const struct api_names *names, int64_t trace_id, int64_t name_id)
-{
-	int64_t key[KEY_INDEX_WORDS] = { trace_id, name_id };
-	size_t i = key_index_find(&names->index, key);
-
-	return i == SIZE_MAX ? 0 : names->classes[i];
-}
-
-const char *api_names_name(const struct api_names *names, int64_t trace_id, int64_t name_id)
-{
-	int64_t key[KEY_INDEX_WORDS] = { trace_id, name_id };
-	size_t i = key_index_find(&names->index, key);
-
-	return i == SIZE_MAX ? "?" : names->names[i];
-}
-
-char *api_names_sql(const struct api_names *names, unsigned mask)
-{
-	sqlite3_str *s = sqlite3_str_new(NULL);
-	int first = 1;
-
-	/* Few names qualify (tens), so a literal list is the cheapest filter for SQLite. */
-	for (size_t i = 0; i < names->n; i++) {
-		if (!(names->classes[i] & mask))
-			continue;
-		sqlite3_str_appendf(s, "%s(traceId = %lld AND nameId = %lld)", first ? "" : " OR ",
-				    (long long)names->keys[i][0], (long long)names->keys[i][1]);
-		first = 0;
-	}
-	if (first)
-		sqlite3_str_appendall(s, "0");
-	return sqlite3_str_finish(s);
-}
-
-void api_names_release(struct api_names *names)
-{
-	for (size_t i = 0; i < names->n; i++)
-		free(names->names[i]);
-	free(names->names);
-	free(names->classes);
-	free(names->keys);
-	key_index_release(&names->index);
-	memset(names, 0, sizeof(*names));
-}
 
 /* ---- the walk ---- */
 
@@ -289,23 +59,12 @@ struct host_thread {
 	size_t nranges, ranges_cap;
 };
 
-/* An API call that issued work whose operation has not come up yet. */
-struct pending_call {
-	int64_t trace_id, pid, correlation;
-	int64_t start, end, tid, name_id;
-	unsigned cls;
-	int used;
-};
-
 struct walker {
 	const struct api_names *names;
 	struct key_index thread_index;		/* (traceId, globalTid) -> threads[] */
 	struct host_thread *threads;
 	size_t nthreads;
-	struct pending_call *pending;		/* open addressing, cap a power of two */
-	size_t npending, cap;
-	int64_t (*order)[3];			/* keys in arrival order, a ring of PENDING_MAX */
-	size_t order_head, order_len, order_cap;
+	struct pending_calls pending;		/* issuing calls whose operation has not come up yet */
 	size_t last_device;			/* index of the device of the previous operation */
 	int64_t trace_id;			/* the trace being walked */
 	int64_t trace_first;			/* its first API call or NVTX range; INT64_MAX: none */
@@ -368,103 +127,6 @@ static const char *intern(struct walker *w, const char *s)
 	walk->texts[i] = xstrdup(s);
 	walk->ntexts++;
 	return walk->texts[i];
-}
-
-static size_t pending_hash(int64_t trace_id, int64_t pid, int64_t correlation, size_t cap)
-{
-	uint64_t h = (uint64_t)correlation * 0x9e3779b97f4a7c15ull;
-
-	h ^= (uint64_t)pid * 0xc2b2ae3d27d4eb4full + (uint64_t)trace_id;
-	return (size_t)(h ^ (h >> 31)) & (cap - 1);
-}
-
-static struct pending_call *pending_slot(struct walker *w, int64_t trace_id, int64_t pid,
-					 int64_t correlation)
-{
-	size_t i = pending_hash(trace_id, pid, correlation, w->cap);
-
-	while (w->pending[i].used && (w->pending[i].correlation != correlation ||
-				      w->pending[i].pid != pid || w->pending[i].trace_id != trace_id))
-		i = (i + 1) & (w->cap - 1);
-	return &w->pending[i];
-}
-
-/* Linear-probing deletion by shifting later members of the cluster back. */
-static void pending_delete(struct walker *w, struct pending_call *slot)
-{
-	size_t i = (size_t)(slot - w->pending), j = i;
-
-	w->pending[i].used = 0;
-	w->npending--;
-	for (;;) {
-		size_t home;
-
-		j = (j + 1) & (w->cap - 1);
-		if (!w->pending[j].used)
-			return;
-		home = pending_hash(w->pending[j].trace_id, w->pending[j].pid, w->pending[j].correlation,
-				    w->cap);
-		/* Move j back to i unless its home lies cyclically in (i, j]. */
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			w->pending[i] = w->pending[j];
-			w->pending[j].used = 0;
-			i = j;
-		}
-	}
-}
-
-static void pending_add(struct walker *w, const struct pending_call *call)
-{
-	struct pending_call *slot;
-
-	if ((w->npending + 1) * 2 > w->cap) {
-		struct pending_call *old = w->pending;
-		size_t oldcap = w->cap;
-
-		w->cap = w->cap ? 2 * w->cap : 1024;
-		w->pending = xcalloc(w->cap, sizeof(*w->pending));
-		for (size_t i = 0; i < oldcap; i++)
-			if (old[i].used)
-				*pending_slot(w, old[i].trace_id, old[i].pid, old[i].correlation) = old[i];
-		free(old);
-	}
-	slot = pending_slot(w, call->trace_id, call->pid, call->correlation);
-	/* A runtime call and the driver call inside it share a correlation id: keep the outer one. */
-	if (slot->used)
-		return;
-	*slot = *call;
-	slot->used = 1;
-	w->npending++;
-
-	/* Remember the arrival order; beyond PENDING_MAX calls, the oldest is dropped if unmatched. */
-	if (w->order_len == PENDING_MAX) {
-		int64_t *old = w->order[w->order_head];
-		struct pending_call *victim = pending_slot(w, old[0], old[1], old[2]);
-
-		if (victim->used)
-			pending_delete(w, victim);
-		w->order_head = (w->order_head + 1) % w->order_cap;
-		w->order_len--;
-	}
-	if (w->order_len == w->order_cap) {
-		size_t cap = w->order_cap ? 2 * w->order_cap : 1024;
-		int64_t (*order)[3] = xmalloc(cap * sizeof(*order));
-
-		for (size_t i = 0; i < w->order_len; i++)
-			memcpy(order[i], w->order[(w->order_head + i) % w->order_cap], sizeof(order[i]));
-		free(w->order);
-		w->order = order;
-		w->order_cap = cap;
-		w->order_head = 0;
-	}
-	{
-		int64_t *o = w->order[(w->order_head + w->order_len) % w->order_cap];
-
-		o[0] = call->trace_id;
-		o[1] = call->pid;
-		o[2] = call->correlation;
-		w->order_len++;
-	}
 }
 
 static struct host_thread *thread_get(struct walker *w, int64_t trace_id, int64_t tid, int create)
@@ -587,7 +249,7 @@ static void take_call(struct walker *w, const struct event_row *row, unsigned cl
 			.cls = cls,
 		};
 
-		pending_add(w, &call);
+		pending_calls_add(&w->pending, &call);
 	}
 }
 
@@ -1053,11 +715,8 @@ static void gap_of_op(struct walk_run *r, const struct event_row *op, int kind, 
 	g->next_blocks = kind == GPU_OP_KERNEL ? blocks_of(op) : -1;
 	g->api_start = g->api_end = g->api_name_id = -1;
 	*t = NULL;
-	if (w->cap && !event_null(op, OP_CORRELATION)) {
-		call = pending_slot(w, op->trace_id, op->v[OP_PID], op->v[OP_CORRELATION]);
-		if (!call->used)
-			call = NULL;
-	}
+	if (!event_null(op, OP_CORRELATION))
+		call = pending_calls_find(&w->pending, op->trace_id, op->v[OP_PID], op->v[OP_CORRELATION]);
 	if (!call)
 		return;
 	g->api_start = call->start;
@@ -1068,7 +727,7 @@ static void gap_of_op(struct walk_run *r, const struct event_row *op, int kind, 
 		*t = thread_get(w, op->trace_id, call->tid, 0);
 	/* A graph launch issues many operations; keep it for the others. */
 	if (!(call->cls & API_GRAPH))
-		pending_delete(w, call);
+		pending_calls_remove(&w->pending, call);
 }
 
 /*
@@ -1179,8 +838,7 @@ static void walk_release(struct walk_run *r)
 		free(w->threads[i].ranges);
 	}
 	free(w->threads);
-	free(w->pending);
-	free(w->order);
+	pending_calls_release(&w->pending);
 	free(w->parts[0]);
 	free(w->parts[1]);
 	trace_windows_release(&w->windows);

@@ -421,23 +421,21 @@ static int qualifies(const struct device_idle *d, const struct gap_device *dev, 
 	return active > 0 && blamed > 0 && (double)blamed * 100.0 >= min_idle_pct * (double)active;
 }
 
-static void report_device(const struct rule *rule, struct rule_context *ctx, struct idle_state *s,
-			  const struct device_idle *d, const struct gap_device *dev,
-			  const struct rule_clock *clock, double min_gap_us)
+/* The device's finding: its idle time by cause, the family most host-wait is in, and the fix. */
+static struct finding *device_finding(const struct rule *rule, struct rule_context *ctx, struct idle_state *s,
+				      const struct device_idle *d, const struct gap_device *dev,
+				      const struct rule_clock *clock)
 {
 	int64_t active = gap_device_active(dev);
 	int64_t host = d->cause[GAP_HOST_WAIT].ns, sync = d->cause[GAP_SYNC_WAIT].ns;
-	int64_t other = d->cause[GAP_OTHER].ns, idle = host + sync + other;
-	int64_t count = d->cause[0].count + d->cause[1].count + d->cause[2].count;
+	int64_t idle = host + sync + d->cause[GAP_OTHER].ns;
 	struct rule_text t1, t2, t3, t4, t5, t6;
 	const char *fix;
 	struct finding *f;
-	size_t shown;
-
 	enum idle_family family = top_family(d);
 	int64_t claimed = d->claimed_ns;
 	int have_family = host > 0 && d->family_ns[family] > 0;
-	char families[RULE_NAME_MAX * 4] = "", headline[RULE_NAME_MAX * 3];
+	char headline[RULE_NAME_MAX * 3];
 
 	if (sync >= host)
 		fix = "Let the host queue work ahead: remove synchronizations between launches "
@@ -455,6 +453,19 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 fmt_duration(&t5, sync), fmt_duration(&t6, host), have_family ? ", mostly " : "",
 			 have_family ? family_text(headline, sizeof(headline), s, d, family) : "");
 	f->device = (int32_t)d->device;
+	return f;
+}
+
+/* The gaps by cause, the device's active span, host-wait by family and the allocation calls' share. */
+static void evidence_totals(struct finding *f, const struct device_idle *d, const struct gap_device *dev,
+			    const struct rule_clock *clock, double min_gap_us)
+{
+	int64_t host = d->cause[GAP_HOST_WAIT].ns, sync = d->cause[GAP_SYNC_WAIT].ns;
+	int64_t other = d->cause[GAP_OTHER].ns;
+	int64_t count = d->cause[0].count + d->cause[1].count + d->cause[2].count;
+	char families[RULE_NAME_MAX * 4] = "";
+	struct rule_text t1, t2, t3;
+
 	finding_evidence(f, "%" PRId64 " gap%s of at least %.1f us: host-wait %" PRId64 " (%s), sync-wait %" PRId64
 			 " (%s), other %" PRId64 " (%s)",
 			 count, plural(count), min_gap_us, d->cause[GAP_HOST_WAIT].count, fmt_duration(&t1, host),
@@ -466,10 +477,18 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 		families_text(families, sizeof(families), d);
 	if (families[0])
 		finding_evidence(f, "host-wait by family: %s", families);
-	if (claimed > 0)
+	if (d->claimed_ns > 0)
 		finding_evidence(f, "%s of the host-wait is the allocation calls' (counted by allocation-churn and "
-				 "host-pinning-in-loop, not here)", fmt_duration(&t1, claimed));
-	shown = 0;
+				 "host-pinning-in-loop, not here)", fmt_duration(&t1, d->claimed_ns));
+}
+
+/* The device's largest host-wait causes (4), streams (4) and blocking calls (3). */
+static void evidence_tops(struct finding *f, const struct idle_state *s, const struct device_idle *d)
+{
+	int64_t host = d->cause[GAP_HOST_WAIT].ns;
+	struct rule_text t1, t2, t3;
+	size_t shown = 0;
+
 	for (size_t i = 0; i < s->ncauses && shown < 4; i++) {
 		const struct host_cause *c = &s->causes[i];
 
@@ -504,6 +523,14 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 				 b->total.count, plural(b->total.count), fmt_duration(&t2, b->total.ns));
 		shown++;
 	}
+}
+
+/* The device's largest gaps, the first one the finding's time range. */
+static void evidence_largest(struct finding *f, struct rule_context *ctx, const struct device_idle *d,
+			     const struct rule_clock *clock)
+{
+	struct rule_text t1, t2, t3, t4, t5;
+
 	for (size_t i = 0; i < d->nlargest; i++) {
 		const struct gap *g = &d->largest[i];
 
@@ -523,6 +550,17 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 					 fmt_at(&t3, clock, g->end), op_text(&t4, ctx, g), g->stream,
 					 gap_cause_name(g->cause));
 	}
+}
+
+static void report_device(const struct rule *rule, struct rule_context *ctx, struct idle_state *s,
+			  const struct device_idle *d, const struct gap_device *dev,
+			  const struct rule_clock *clock, double min_gap_us)
+{
+	struct finding *f = device_finding(rule, ctx, s, d, dev, clock);
+
+	evidence_totals(f, d, dev, clock, min_gap_us);
+	evidence_tops(f, s, d);
+	evidence_largest(f, ctx, d, clock);
 }
 
 static int idle_gaps_begin(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
@@ -554,7 +592,7 @@ static int idle_gaps_finish(const struct rule *rule, struct rule_context *ctx, v
 	double min_idle_pct = rule_param(ctx, rule, "min_idle_pct");
 	struct idle_state *s = state;
 	struct rule_clock clock = { 0 };
-	int ret = 0, have_clock = 0;
+	int ret = 0;
 
 	if (!walk)
 		goto out;
@@ -574,12 +612,9 @@ static int idle_gaps_finish(const struct rule *rule, struct rule_context *ctx, v
 			if (s->devices[j].trace_id != dev->trace_id || s->devices[j].device != dev->device ||
 			    !qualifies(&s->devices[j], dev, min_idle_pct))
 				continue;
-			if (!have_clock) {
-				ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-				if (ret < 0)
+			ret = rule_clock_once(&clock, rule, ctx, err, errlen);
+			if (ret < 0)
 					goto out;
-				have_clock = 1;
-			}
 			report_device(rule, ctx, s, &s->devices[j], dev, &clock, min_gap_us);
 		}
 	}

@@ -70,7 +70,7 @@ static int memory_growth_run(const struct rule *rule, struct rule_context *ctx, 
 	double min_iterations = rule_param(ctx, rule, "min_iterations");
 	struct memory_summary *m;
 	struct rule_clock clock = { 0 };
-	int ret, have_clock = 0;
+	int ret;
 
 	if (!ctx->steady)
 		return 0;	/* no iterations to compare */
@@ -83,12 +83,9 @@ static int memory_growth_run(const struct rule *rule, struct rule_context *ctx, 
 		if ((double)d->steady_iterations < min_iterations || d->growth_per_iteration < min_growth ||
 		    (double)d->growing_iterations < min_rising * (double)(d->steady_iterations - 1))
 			continue;
-		if (!have_clock) {
-			ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-			if (ret < 0)
+		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
+		if (ret < 0)
 				break;
-			have_clock = 1;
-		}
 		report_device(rule, ctx, d, &clock);
 	}
 	rule_clock_release(&clock);

@@ -66,7 +66,7 @@ static int near_oom_run(const struct rule *rule, struct rule_context *ctx, char 
 	double max_pct = rule_param(ctx, rule, "max_pct");
 	struct memory_summary *m;
 	struct rule_clock clock = { 0 };
-	int ret, have_clock = 0;
+	int ret;
 
 	ret = memory_summary_compute(ctx->trace, ctx->steady, &m, err, errlen);
 	if (ret < 0)
@@ -76,12 +76,9 @@ static int near_oom_run(const struct rule *rule, struct rule_context *ctx, char 
 
 		if (d->capacity <= 0 || (double)d->peak_bytes * 100.0 < max_pct * (double)d->capacity)
 			continue;
-		if (!have_clock) {
-			ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-			if (ret < 0)
+		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
+		if (ret < 0)
 				break;
-			have_clock = 1;
-		}
 		report_device(rule, ctx, d, &clock);
 	}
 	rule_clock_release(&clock);

@@ -117,15 +117,12 @@ static struct device_precision *device_get(struct precision_state *s, int64_t tr
 {
 	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
 	int created;
-	size_t i = key_index_get(&s->device_index, key, &created);
+	size_t i = rule_slot(&s->device_index, key, &s->devices, &s->ndevices, sizeof(*s->devices), &created);
 
 	if (created) {
-		s->devices = xrealloc(s->devices, (i + 1) * sizeof(*s->devices));
-		memset(&s->devices[i], 0, sizeof(s->devices[i]));
 		s->devices[i].trace_id = trace_id;
 		s->devices[i].device = device;
 		s->devices[i].arch = s->default_arch;
-		s->ndevices = i + 1;
 	}
 	return &s->devices[i];
 }
@@ -134,18 +131,16 @@ static const struct name_class *name_class(struct precision_state *s, int64_t tr
 {
 	int64_t key[KEY_INDEX_WORDS] = { trace_id, name_id };
 	int created;
-	size_t i = key_index_get(&s->name_index, key, &created);
+	size_t i = rule_slot(&s->name_index, key, &s->names, &s->nnames, sizeof(*s->names), &created);
 
 	if (created) {
 		const char *name = NULL;
 		char err[256];
 
-		s->names = xrealloc(s->names, (i + 1) * sizeof(*s->names));
 		if (trace_string(s->ctx->trace, trace_id, name_id, &name, err, sizeof(err)) < 0)
 			name = NULL;
 		s->names[i].fp32 = name && fp32_simt_matmul(name);
 		s->names[i].owner = kernel_owner(name);
-		s->nnames = i + 1;
 	}
 	return &s->names[i];
 }
@@ -169,15 +164,12 @@ static int on_op(const struct gap *g, void *arg)
 	d->owners_seen |= 1u << c->owner;
 	if (!c->fp32)
 		return 0;
-	i = key_index_get(&s->kernel_index, key, &created);
+	i = rule_slot(&s->kernel_index, key, &s->kernels, &s->nkernels, sizeof(*s->kernels), &created);
 	if (created) {
-		s->kernels = xrealloc(s->kernels, (i + 1) * sizeof(*s->kernels));
-		memset(&s->kernels[i], 0, sizeof(s->kernels[i]));
 		s->kernels[i].trace_id = g->trace_id;
 		s->kernels[i].device = g->device;
 		s->kernels[i].name_id = g->next_name_id;
 		s->kernels[i].owner = c->owner;
-		s->nkernels = i + 1;
 	}
 	k = &s->kernels[i];
 	k->launches++;
@@ -342,7 +334,7 @@ static int precision_finish(const struct rule *rule, struct rule_context *ctx, v
 	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
 	struct precision_state *s = state;
 	struct rule_clock clock = { 0 };
-	int ret = 0, have_clock = 0;
+	int ret = 0;
 
 	if (!walk)
 		goto out;
@@ -354,12 +346,9 @@ static int precision_finish(const struct rule *rule, struct rule_context *ctx, v
 		/* No Tensor Cores before Volta; arch NULL means older than the table. */
 		if (!d->launches || !d->arch || (double)d->fp32_ns * 100.0 < min_gpu_pct * (double)d->kernel_ns)
 			continue;
-		if (!have_clock) {
-			ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-			if (ret < 0)
+		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
+		if (ret < 0)
 				goto out;
-			have_clock = 1;
-		}
 		report_device(rule, ctx, s, d, &clock);
 	}
 out:

@@ -73,6 +73,14 @@ int rule_clock_init(struct rule_clock *clock, const struct rule *rule, struct ru
 	return ret;
 }
 
+int rule_clock_once(struct rule_clock *clock, const struct rule *rule, struct rule_context *ctx,
+		    char *err, size_t errlen)
+{
+	if (clock->span_start)
+		return 0;
+	return rule_clock_init(clock, rule, ctx, err, errlen);
+}
+
 void rule_clock_release(struct rule_clock *clock)
 {
 	free(clock->span_start);
@@ -391,4 +399,21 @@ int64_t rule_steady_iterations(const struct rule_context *ctx, int64_t trace_id)
 			return (int64_t)(tp->niterations - tp->first_steady);
 	}
 	return 0;
+}
+
+size_t rule_slot(struct key_index *index, const int64_t *key, void *items, size_t *count, size_t size,
+		 int *created)
+{
+	size_t i = key_index_get(index, key, created);
+	char *array;
+
+	if (!*created)
+		return i;
+	/* items points to the caller's typed pointer: copied, not cast, to stay clear of aliasing */
+	memcpy(&array, items, sizeof(array));
+	array = xrealloc(array, (i + 1) * size);
+	memset(array + i * size, 0, size);
+	memcpy(items, &array, sizeof(array));
+	*count = i + 1;
+	return i;
 }

@@ -7,6 +7,7 @@
 
 #include "rules/owner.h"
 #include "rules/rule.h"
+#include "common/key-index.h"
 
 #include <sqlite3.h>
 
@@ -57,8 +58,21 @@ struct rule_clock {
 };
 int rule_clock_init(struct rule_clock *clock, const struct rule *rule, struct rule_context *ctx,
 		    char *err, size_t errlen);
+/* rule_clock_init() on the first call (clock zero-initialised), nothing after: for a rule that needs
+ * the clock only once a finding qualifies. */
+int rule_clock_once(struct rule_clock *clock, const struct rule *rule, struct rule_context *ctx,
+		    char *err, size_t errlen);
 void rule_clock_release(struct rule_clock *clock);
 int64_t rule_clock_span(const struct rule_clock *clock, int64_t trace_id);
+
+/*
+ * Records kept per key in one growing array (a rule's devices, kernels, streams), dense in the
+ * key_index's order of first appearance: the index of key's record. items is the address of the
+ * array's pointer, *count its records, size one record's bytes; a new key's record is added zeroed,
+ * with *created set.
+ */
+size_t rule_slot(struct key_index *index, const int64_t *key, void *items, size_t *count, size_t size,
+		 int *created);
 
 /* Critical from 20% of the span, warning from 5%, info below. */
 enum finding_severity rule_severity(int64_t recoverable_ns, int64_t span_ns);

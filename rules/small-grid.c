@@ -71,15 +71,12 @@ static struct device_grid *device_get(struct grid_state *s, int64_t trace_id, in
 {
 	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
 	int created;
-	size_t i = key_index_get(&s->device_index, key, &created);
+	size_t i = rule_slot(&s->device_index, key, &s->devices, &s->ndevices, sizeof(*s->devices), &created);
 
 	if (created) {
-		s->devices = xrealloc(s->devices, (i + 1) * sizeof(*s->devices));
-		memset(&s->devices[i], 0, sizeof(s->devices[i]));
 		s->devices[i].trace_id = trace_id;
 		s->devices[i].device = device;
 		s->devices[i].sms = default_sms;
-		s->ndevices = i + 1;
 	}
 	return &s->devices[i];
 }
@@ -106,18 +103,14 @@ static int on_op(const struct gap *g, void *arg)
 	waste = (double)ns - fmax((double)ns * (double)blocks / (double)d->sms, s->min_kernel_ns);
 	if (waste <= 0)
 		return 0;
-	i = key_index_get(&s->kernel_index, key, &created);
+	i = rule_slot(&s->kernel_index, key, &s->kernels, &s->nkernels, sizeof(*s->kernels), &created);
+	k = &s->kernels[i];
 	if (created) {
-		s->kernels = xrealloc(s->kernels, (i + 1) * sizeof(*s->kernels));
-		k = &s->kernels[i];
-		memset(k, 0, sizeof(*k));
 		k->trace_id = trace_id;
 		k->device = device;
 		k->name_id = name_id;
 		k->min_blocks = k->max_blocks = blocks;
-		s->nkernels = i + 1;
 	}
-	k = &s->kernels[i];
 	if (blocks < k->min_blocks)
 		k->min_blocks = blocks;
 	if (blocks > k->max_blocks)
@@ -246,7 +239,7 @@ static int small_grid_finish(const struct rule *rule, struct rule_context *ctx, 
 	double min_waste_pct = rule_param(ctx, rule, "min_waste_pct");
 	struct grid_state *s = state;
 	struct rule_clock clock = { 0 };
-	int ret = 0, have_clock = 0;
+	int ret = 0;
 
 	if (!walk)
 		goto out;
@@ -257,12 +250,9 @@ static int small_grid_finish(const struct rule *rule, struct rule_context *ctx, 
 
 		if (!d->launches || d->waste * 100.0 < min_waste_pct * (double)d->kernel_ns)
 			continue;
-		if (!have_clock) {
-			ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-			if (ret < 0)
+		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
+		if (ret < 0)
 				goto out;
-			have_clock = 1;
-		}
 		report_device(rule, ctx, s, d, &clock);
 	}
 out:

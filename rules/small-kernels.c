@@ -78,14 +78,11 @@ static struct device_small *device_get(struct small_state *s, int64_t trace_id, 
 {
 	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
 	int created;
-	size_t i = key_index_get(&s->device_index, key, &created);
+	size_t i = rule_slot(&s->device_index, key, &s->devices, &s->ndevices, sizeof(*s->devices), &created);
 
 	if (created) {
-		s->devices = xrealloc(s->devices, (i + 1) * sizeof(*s->devices));
-		memset(&s->devices[i], 0, sizeof(s->devices[i]));
 		s->devices[i].trace_id = trace_id;
 		s->devices[i].device = device;
-		s->ndevices = i + 1;
 	}
 	return &s->devices[i];
 }
@@ -102,15 +99,12 @@ static int on_launch(const struct gap *g, void *arg)
 	/* Kernels launched from a graph share one launch call: their launch cost is amortised. */
 	if (g->next_op != GPU_OP_KERNEL || g->next_graph_node)
 		return 0;
-	i = key_index_get(&s->kernel_index, key, &created);
+	i = rule_slot(&s->kernel_index, key, &s->kernels, &s->nkernels, sizeof(*s->kernels), &created);
 	if (created) {
-		s->kernels = xrealloc(s->kernels, (i + 1) * sizeof(*s->kernels));
-		memset(&s->kernels[i], 0, sizeof(s->kernels[i]));
 		s->kernels[i].trace_id = g->trace_id;
 		s->kernels[i].device = g->device;
 		s->kernels[i].name_id = g->next_name_id;
 		s->kernels[i].first = g->next_start;
-		s->nkernels = i + 1;
 	}
 	k = &s->kernels[i];
 	dur_hist_add(&k->durations, g->next_end - g->next_start);
@@ -220,7 +214,7 @@ static int small_kernels_finish(const struct rule *rule, struct rule_context *ct
 	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
 	struct small_state *s = state;
 	struct rule_clock clock = { 0 };
-	int ret = 0, have_clock = 0;
+	int ret = 0;
 
 	if (!walk)
 		goto out;
@@ -266,12 +260,9 @@ static int small_kernels_finish(const struct rule *rule, struct rule_context *ct
 		if (!d->small || ((double)d->small < min_launches &&
 				  (double)d->small_ns * 100.0 < min_gpu_pct * (double)d->kernel_ns))
 			continue;
-		if (!have_clock) {
-			ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-			if (ret < 0)
+		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
+		if (ret < 0)
 				goto out;
-			have_clock = 1;
-		}
 		report_device(rule, ctx, s, d, &clock);
 	}
 out:

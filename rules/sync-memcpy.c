@@ -70,22 +70,17 @@ static int on_op(const struct gap *g, void *arg)
 	    g->copy_kind != 10 && g->copy_kind != 13) {
 		int64_t key[KEY_INDEX_WORDS] = { g->trace_id, g->device, g->api_name_id, g->copy_kind };
 		int created;
-		size_t i = key_index_get(&s->group_index, key, &created);
-		struct copy_group *c;
+		size_t i = rule_slot(&s->group_index, key, &s->groups, &s->ngroups, sizeof(*s->groups), &created);
+		struct copy_group *c = &s->groups[i];
 
 		if (created) {
-			s->groups = xrealloc(s->groups, (i + 1) * sizeof(*s->groups));
-			c = &s->groups[i];
-			memset(c, 0, sizeof(*c));
 			c->trace_id = g->trace_id;
 			c->device = g->device;
 			c->name_id = g->api_name_id;
 			c->kind = g->copy_kind;
 			c->name = api_names_name(s->names, g->trace_id, g->api_name_id);
 			c->first = g->api_start;
-			s->ngroups = i + 1;
 		}
-		c = &s->groups[i];
 		c->count++;
 		c->host_ns += g->api_end - g->api_start;
 		c->gpu_ns += g->next_end - g->next_start;
@@ -229,7 +224,7 @@ static int sync_memcpy_finish(const struct rule *rule, struct rule_context *ctx,
 	double min_copies = rule_param(ctx, rule, "min_copies");
 	struct memcpy_state *s = state;
 	struct rule_clock clock = { 0 };
-	int ret = 0, have_clock = 0;
+	int ret = 0;
 
 	if (!walk || !s->walked)
 		goto out;
@@ -244,12 +239,9 @@ static int sync_memcpy_finish(const struct rule *rule, struct rule_context *ctx,
 			count += s->groups[j].count;
 		if ((double)count < min_copies || !count)
 			continue;
-		if (!have_clock) {
-			ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-			if (ret < 0)
+		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
+		if (ret < 0)
 				goto out;
-			have_clock = 1;
-		}
 		report_device(rule, ctx, &s->groups[i], j - i, s, &clock);
 	}
 out:

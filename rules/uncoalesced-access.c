@@ -202,20 +202,21 @@ static void report_kernel(const struct rule *rule, struct rule_context *ctx,
 	add_source_lines(ctx, f, k);
 }
 
-static int uncoalesced_access_run(const struct rule *rule, struct rule_context *ctx, char *err,
-				  size_t errlen)
+/*
+ * The measured kernels, by (traceId, deviceId, nameId), each direction judged, into *out (*n of
+ * them). Without the view, or without rows in it, one INFO finding says so and *n is 0. Returns 0
+ * or a negative error.
+ */
+static int read_kernels(const struct rule *rule, struct rule_context *ctx, double min_excess_pct, double assumed,
+			struct kernel_access **out, size_t *n, char *err, size_t errlen)
 {
-	double min_excess_pct = rule_param(ctx, rule, "min_excess_pct");
-	double assumed = rule_param(ctx, rule, "assumed_sectors");
-	size_t max_kernels = (size_t)rule_param(ctx, rule, "max_kernels");
 	struct kernel_access *kernels = NULL;
-	size_t n = 0, cap = 0, reported = 0;
-	size_t ntraces = trace_count(ctx->trace);
-	int64_t *gpu_ns = xcalloc(ntraces + 1, sizeof(*gpu_ns));	/* kernel time by traceId */
+	size_t cap = 0;
 	sqlite3 *db = trace_db(ctx->trace);
 	sqlite3_stmt *st = NULL;
 	int ret = 0, rc;
 
+	*n = 0;
 	if (sqlite3_prepare_v2(db, metrics_sql, -1, &st, NULL) != SQLITE_OK) {
 		/* The view belongs to the metrics feature; a trace recorded without it lacks it. */
 		if (strstr(sqlite3_errmsg(db), "no such table")) {
@@ -223,22 +224,20 @@ static int uncoalesced_access_run(const struct rule *rule, struct rule_context *
 				   "the trace has a GPT_KERNEL_METRICS table, but no kernel_metrics view "
 				   "reads it (this gpt-trace build does not load metrics)" :
 				   "the trace has no kernel_metrics view: it was recorded without --metrics");
-			free(gpu_ns);
 			return 0;
 		}
 		snprintf(err, errlen, "rule %s: cannot query the trace: %s", rule->id, sqlite3_errmsg(db));
 		sqlite3_finalize(st);
-		free(gpu_ns);
 		return -EIO;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct kernel_access *k;
 
-		if (n == cap) {
+		if (*n == cap) {
 			cap = cap ? 2 * cap : 16;
 			kernels = xrealloc(kernels, cap * sizeof(*kernels));
 		}
-		k = &kernels[n++];
+		k = &kernels[(*n)++];
 		memset(k, 0, sizeof(*k));
 		for (int i = 0; i < 3; i++)
 			k->key[i] = sqlite3_column_int64(st, i);
@@ -253,21 +252,26 @@ static int uncoalesced_access_run(const struct rule *rule, struct rule_context *
 			judge(a, min_excess_pct / 100.0, assumed);
 		}
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != SQLITE_DONE)
 		ret = rule_step_error(rule, ctx, err, errlen);
-		goto out;
-	}
 	sqlite3_finalize(st);
-	st = NULL;
-	if (!n) {
+	*out = kernels;
+	if (!ret && !*n)
 		no_metrics(rule, ctx, "the trace's kernel_metrics view has no rows for its kernels");
-		goto out;
-	}
+	return ret;
+}
 
-	/* Kernel time over all launches, metrics or not. */
+/* Kernel time over all launches, metrics or not: each measured kernel's launches and time, and each
+   trace's kernel time (gpu_ns, by traceId). */
+static int add_kernel_times(const struct rule *rule, struct rule_context *ctx, struct kernel_access *kernels,
+			    size_t n, int64_t *gpu_ns, size_t ntraces, char *err, size_t errlen)
+{
+	sqlite3_stmt *st = NULL;
+	int ret, rc;
+
 	ret = rule_prepare(rule, ctx, times_sql, &st, err, errlen);
 	if (ret < 0)
-		goto out;
+		return ret;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t key[3] = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
 				   sqlite3_column_int64(st, 2) };
@@ -280,10 +284,19 @@ static int uncoalesced_access_run(const struct rule *rule, struct rule_context *
 		k->launches++;
 		k->ns += sqlite3_column_int64(st, 3);
 	}
-	if (rc != SQLITE_DONE) {
+	if (rc != SQLITE_DONE)
 		ret = rule_step_error(rule, ctx, err, errlen);
-		goto out;
-	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* Each kernel's recoverable time (its share of excess sectors), then a finding for each flagged
+   kernel, most recoverable first, max_kernels at most. */
+static void report_kernels(const struct rule *rule, struct rule_context *ctx, struct kernel_access *kernels,
+			   size_t n, const int64_t *gpu_ns, size_t ntraces, double min_excess_pct, size_t max_kernels)
+{
+	size_t reported = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		struct kernel_access *k = &kernels[i];
 		double total = k->dir[LOADS].sectors + k->dir[STORES].sectors;
@@ -299,8 +312,24 @@ static int uncoalesced_access_run(const struct rule *rule, struct rule_context *
 			      (size_t)kernels[i].key[0] < ntraces ? gpu_ns[kernels[i].key[0]] : 0, min_excess_pct);
 		reported++;
 	}
-out:
-	sqlite3_finalize(st);
+}
+
+static int uncoalesced_access_run(const struct rule *rule, struct rule_context *ctx, char *err,
+				  size_t errlen)
+{
+	double min_excess_pct = rule_param(ctx, rule, "min_excess_pct");
+	double assumed = rule_param(ctx, rule, "assumed_sectors");
+	size_t max_kernels = (size_t)rule_param(ctx, rule, "max_kernels");
+	struct kernel_access *kernels = NULL;
+	size_t n = 0, ntraces = trace_count(ctx->trace);
+	int64_t *gpu_ns = xcalloc(ntraces + 1, sizeof(*gpu_ns));	/* kernel time by traceId */
+	int ret;
+
+	ret = read_kernels(rule, ctx, min_excess_pct, assumed, &kernels, &n, err, errlen);
+	if (!ret && n)
+		ret = add_kernel_times(rule, ctx, kernels, n, gpu_ns, ntraces, err, errlen);
+	if (!ret && n)
+		report_kernels(rule, ctx, kernels, n, gpu_ns, ntraces, min_excess_pct, max_kernels);
 	free(gpu_ns);
 	free(kernels);
 	return ret;

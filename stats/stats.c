@@ -1,5 +1,6 @@
 /*
- * gpt-trace stats: the summary tables of stats.h, computed (their output: write.c).
+ * gpt-trace stats: the summary tables of stats.h, computed (the groups they are made with: groups.c;
+ * their output: write.c).
  *
  * Every table is made the same way: rows go through a small hash table keyed by up to three integers
  * (traceId and nameId, or the copy kinds, or a stream) that keeps count, sum, extremes and a running
@@ -19,6 +20,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "stats/stats.h"
+#include "stats/groups.h"
 #include "stats/efficiency.h"
 #include "common/corr-map.h"
 #include "common/value-counts.h"
@@ -36,354 +38,26 @@
 
 #define KEY_NULL STATS_KEY_NULL
 
-/* ---- a hash of groups keyed by three integers ---- */
-
-struct group {
-	int64_t key[3];
-	struct stats_summary sum;
-	int64_t seen;		/* pass two: rows of this group seen so far */
-	double lo;		/* pass two: the lower middle value */
-	size_t merged;		/* index of the row of the output table this group feeds */
-	struct value_counts *values;	/* its distinct durations (counted passes), NULL: none yet */
-};
-
-struct group_map {
-	struct key_index index;	/* key -> groups[] */
-	struct group *groups;	/* dense, in order of first appearance */
-	size_t count, cap;
-};
-
-/* The group of key, created when create is set; NULL when absent. */
-static struct group *map_get(struct group_map *m, const int64_t *key, int create)
-{
-	const int64_t k[KEY_INDEX_WORDS] = { key[0], key[1], key[2] };
-	int created;
-	size_t i;
-
-	if (!create) {
-		i = key_index_find(&m->index, k);
-		return i == SIZE_MAX ? NULL : &m->groups[i];
-	}
-	i = key_index_get(&m->index, k, &created);
-	if (created) {
-		if (m->count == m->cap) {
-			m->cap = m->cap ? m->cap * 2 : 64;
-			m->groups = xrealloc(m->groups, m->cap * sizeof(*m->groups));
-		}
-		memset(&m->groups[i], 0, sizeof(struct group));
-		memcpy(m->groups[i].key, key, sizeof(m->groups[i].key));
-		m->count++;
-	}
-	return &m->groups[i];
-}
-
-static void map_release(struct group_map *m)
-{
-	for (size_t i = 0; i < m->count; i++)
-		value_counts_free(m->groups[i].values);
-	free(m->groups);
-	key_index_release(&m->index);
-	memset(m, 0, sizeof(*m));
-}
-
-/* The row of table labelled text, created (with a copy of text) when absent; labels holds the
- * table's labels, row i labelled by its string i. */
-static size_t row_for_label(struct strtab *labels, struct stats_table *table, size_t *cap, const char *text)
-{
-	int created;
-	size_t row = strtab_get(labels, text, &created);
-
-	if (!created)
-		return row;
-	if (table->count == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		table->rows = xrealloc(table->rows, *cap * sizeof(*table->rows));
-	}
-	memset(&table->rows[table->count], 0, sizeof(table->rows[0]));
-	table->rows[table->count].label = xstrdup(text);
-	table->rows[table->count].key[0] = table->rows[table->count].key[1] = -1;
-	table->rows[table->count].key[2] = -1;
-	return table->count++;
-}
-
-/* ---- summaries ---- */
-
-static void summary_add(struct stats_summary *s, int64_t dur, int64_t bytes)
-{
-	double delta;
-
-	if (!s->count || dur < s->min)
-		s->min = dur;
-	if (!s->count || dur > s->max)
-		s->max = dur;
-	s->count++;
-	s->total = sat_add64(s->total, dur);
-	s->bytes = sat_add64(s->bytes, bytes);
-	delta = (double)dur - s->mean;
-	s->mean += delta / (double)s->count;
-	s->m2 += delta * ((double)dur - s->mean);
-}
-
-/* Chan et al.'s pairwise combination of two running variances. */
-static void summary_merge(struct stats_summary *a, const struct stats_summary *b)
-{
-	double n, delta;
-
-	if (!b->count)
-		return;
-	if (!a->count) {
-		*a = *b;
-		return;
-	}
-	n = (double)(a->count + b->count);
-	delta = b->mean - a->mean;
-	a->m2 += b->m2 + delta * delta * (double)a->count * (double)b->count / n;
-	a->mean += delta * (double)b->count / n;
-	a->min = b->min < a->min ? b->min : a->min;
-	a->max = b->max > a->max ? b->max : a->max;
-	a->count += b->count;
-	a->total = sat_add64(a->total, b->total);
-	a->bytes = sat_add64(a->bytes, b->bytes);
-}
-
-double stats_mean(const struct stats_summary *s)
-{
-	return s->count ? (double)s->total / (double)s->count : 0.0;
-}
-
-double stats_stddev(const struct stats_summary *s)
-{
-	return s->count > 1 ? sqrt(s->m2 / (double)(s->count - 1)) : 0.0;
-}
-
-/* ---- exact medians from counted durations (value-counts.h) ---- */
-
-/* The median of each row of table from its groups' counted durations; the counts are freed. */
-static void medians_from_counts(struct group_map *map, struct stats_table *table)
-{
-	size_t *first = xmalloc((table->count + 1) * sizeof(*first)), *order, n = map->count;
-	struct value_counts **sets = xmalloc((n ? n : 1) * sizeof(*sets));
-
-	/* the groups by row (a counting sort): row r's are sets[first[r] .. first[r + 1]) */
-	memset(first, 0, (table->count + 1) * sizeof(*first));
-	for (size_t g = 0; g < n; g++)
-		first[map->groups[g].merged + 1]++;
-	for (size_t r = 0; r < table->count; r++)
-		first[r + 1] += first[r];
-	order = xmalloc((table->count + 1) * sizeof(*order));
-	memcpy(order, first, (table->count + 1) * sizeof(*order));
-	for (size_t g = 0; g < n; g++)
-		sets[order[map->groups[g].merged]++] = map->groups[g].values;
-	for (size_t r = 0; r < table->count; r++)
-		table->rows[r].sum.median = value_counts_median(sets + first[r], first[r + 1] - first[r],
-								 table->rows[r].sum.count);
-	for (size_t g = 0; g < n; g++) {
-		value_counts_free(map->groups[g].values);
-		map->groups[g].values = NULL;
-	}
-	free(order);
-	free(first);
-	free(sets);
-}
-
-/* ---- SQL plumbing ---- */
-
-struct pass {
-	struct trace *trace;
-	char *err;
-	size_t errlen;
-	struct progress progress;	/* events read by the passes so far, of all they will read */
-};
-
-/*
- * The progress line counts the rows each pass reads, a tick per row (SQLite's progress handler keeps
- * it fresh inside a query that sorts). Totals come from the loader's summaries, and only when the
- * line can show.
- */
-static int64_t view_rows(struct pass *p, const char *view)
-{
-	int64_t n = 0;
-
-	for (size_t t = 0; t < trace_count(p->trace); t++) {
-		struct event_summary m;
-
-		if (event_summary_get(p->trace, view, t, &m, p->err, p->errlen) < 0)
-			return 0;
-		n += m.rows;
-	}
-	return n;
-}
-
 static int on_sqlite_progress(void *arg)
 {
 	progress_update(arg);
 	return 0;
 }
 
-static int sql_error(struct pass *p, const char *what)
-{
-	snprintf(p->err, p->errlen, "cannot compute %s: %s", what, sqlite3_errmsg(trace_db(p->trace)));
-	return -EIO;
-}
-
-static int prepare(struct pass *p, const char *what, const char *sql, sqlite3_stmt **st)
-{
-	if (sqlite3_prepare_v2(trace_db(p->trace), sql, -1, st, NULL) != SQLITE_OK)
-		return sql_error(p, what);
-	return 0;
-}
-
-static int64_t col_key(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? KEY_NULL : sqlite3_column_int64(st, i);
-}
-
-static void table_push(struct stats_table *t, size_t *cap, const struct stats_row *row)
-{
-	if (t->count == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		t->rows = xrealloc(t->rows, *cap * sizeof(*t->rows));
-	}
-	t->rows[t->count++] = *row;
-}
-
-static void table_release(struct stats_table *t)
-{
-	for (size_t i = 0; i < t->count; i++)
-		free(t->rows[i].label);
-	free(t->rows);
-	memset(t, 0, sizeof(*t));
-}
-
-/*
- * The medians' second pass: sql returns (key0, key1, key2, dur) ordered by dur over the rows the
- * groups were made of; the median of each output row (merged groups) is the middle of its values in
- * that order.
- */
-static int pass_medians(struct pass *p, const char *what, const char *sql, struct group_map *map,
-			struct stats_table *table)
-{
-	struct group_map counters = { 0 };
-	sqlite3_stmt *st;
-	int rc, ret;
-
-	/* one counter per output row, keyed by its index */
-	for (size_t i = 0; i < table->count; i++) {
-		int64_t key[3] = { (int64_t)i, 0, 0 };
-
-		map_get(&counters, key, 1);
-	}
-	ret = prepare(p, what, sql, &st);
-	if (ret < 0) {
-		map_release(&counters);
-		return ret;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t key[3] = { col_key(st, 0), col_key(st, 1), col_key(st, 2) };
-		struct group *g = map_get(map, key, 0), *c;
-		struct stats_row *row;
-		int64_t n, dur = sqlite3_column_int64(st, 3);
-
-		if (!g || sqlite3_column_type(st, 3) == SQLITE_NULL)
-			continue;
-		row = &table->rows[g->merged];
-		c = &counters.groups[g->merged];
-		n = row->sum.count;
-		if (c->seen == (n - 1) / 2)
-			c->lo = (double)dur;
-		if (c->seen == n / 2)
-			row->sum.median = (c->lo + (double)dur) / 2;
-		c->seen++;
-	}
-	sqlite3_finalize(st);
-	map_release(&counters);
-	return rc == SQLITE_DONE ? 0 : sql_error(p, what);
-}
-
-/*
- * Merge groups keyed (traceId, nameId) into one row per name, so that a kernel seen in several
- * per-process traces is one row.
- */
-static void merge_by_name(struct pass *p, struct group_map *map, struct stats_table *table)
-{
-	struct strtab names = { 0 };
-	size_t cap = 0;
-
-	for (size_t i = 0; i < map->count; i++) {
-		struct group *g = &map->groups[i];
-		const char *name = NULL;
-		char *label;
-		size_t row;
-
-		/* a name that cannot be read is shown by its id, as one that is absent */
-		if (g->key[1] != KEY_NULL && trace_string(p->trace, g->key[0], g->key[1], &name, p->err, p->errlen) < 0)
-			name = NULL;
-		if (name)
-			label = xstrdup(name);
-		else
-			label = g->key[1] == KEY_NULL ? xstrdup("(unnamed)")
-						      : xasprintf("(name id %" PRId64 ")", g->key[1]);
-		row = row_for_label(&names, table, &cap, label);
-		free(label);
-		summary_merge(&table->rows[row].sum, &g->sum);
-		g->merged = row;
-	}
-	strtab_release(&names);
-}
-
-static int compare_total_desc(const void *pa, const void *pb)
-{
-	const struct stats_row *a = pa, *b = pb;
-
-	if (a->sum.total != b->sum.total)
-		return a->sum.total > b->sum.total ? -1 : 1;
-	return strcmp(a->label, b->label);
-}
-
-static int compare_index_total_desc(const void *pa, const void *pb, void *arg)
-{
-	const struct stats_row *rows = arg;
-
-	return compare_total_desc(&rows[*(const size_t *)pa], &rows[*(const size_t *)pb]);
-}
-
-/* Sort rows by total time, most first, and re-point the groups of map at their rows. */
-static void sort_rows(struct stats_table *t, struct group_map *map)
-{
-	size_t n = t->count ? t->count : 1;
-	size_t *order = xmalloc(n * sizeof(*order)), *where = xmalloc(n * sizeof(*where));
-	struct stats_row *sorted = xmalloc(n * sizeof(*sorted));
-
-	for (size_t i = 0; i < t->count; i++)
-		order[i] = i;
-	qsort_r(order, t->count, sizeof(*order), compare_index_total_desc, t->rows);
-	for (size_t i = 0; i < t->count; i++) {
-		sorted[i] = t->rows[order[i]];
-		where[order[i]] = i;
-	}
-	if (t->count)
-		memcpy(t->rows, sorted, t->count * sizeof(*sorted));
-	for (size_t g = 0; map && g < map->count; g++)
-		map->groups[g].merged = where[map->groups[g].merged];
-	free(sorted);
-	free(where);
-	free(order);
-}
-
 /* ---- the tables ---- */
 
 /* The kernel table from the operations pass's groups (traceId, nameId): one row per name. */
-static int stats_kernels(struct pass *p, struct stats *st, struct group_map *map, const struct value_budget *values)
+static int stats_kernels(struct stats_pass *p, struct stats *st, struct group_map *map, const struct value_budget *values)
 {
-	merge_by_name(p, map, &st->kernels);
-	sort_rows(&st->kernels, map);
+	stats_merge_by_name(p, map, &st->kernels);
+	stats_sort_rows(&st->kernels, map);
 	for (size_t i = 0; i < st->kernels.count; i++)
 		st->kernel_ns += st->kernels.rows[i].sum.total;
 	if (!values->over) {
-		medians_from_counts(map, &st->kernels);
+		stats_medians_from_counts(map, &st->kernels);
 		return 0;
 	}
-	return pass_medians(p, "kernel medians", "SELECT traceId, nameId, 0, dur FROM kernels ORDER BY dur", map,
+	return stats_pass_medians(p, "kernel medians", "SELECT traceId, nameId, 0, dur FROM kernels ORDER BY dur", map,
 			    &st->kernels);
 }
 
@@ -406,7 +80,7 @@ static const char *mem_kind(int64_t k)
 
 /* The memory operation table from the operations pass's groups (copy kind, source and destination
  * memory; memsets: -1, memory kind). */
-static int stats_memops(struct pass *p, struct stats *st, struct group_map *map, const struct value_budget *values)
+static int stats_memops(struct stats_pass *p, struct stats *st, struct group_map *map, const struct value_budget *values)
 {
 	size_t cap = 0;
 
@@ -423,33 +97,33 @@ static int stats_memops(struct pass *p, struct stats *st, struct group_map *map,
 					    g->key[1] == KEY_NULL ? "unknown" : mem_kind(g->key[1]),
 					    g->key[2] == KEY_NULL ? "unknown" : mem_kind(g->key[2]));
 		g->merged = st->memops.count;
-		table_push(&st->memops, &cap, &r);
+		stats_table_push(&st->memops, &cap, &r);
 	}
-	sort_rows(&st->memops, map);
+	stats_sort_rows(&st->memops, map);
 	if (!values->over) {
-		medians_from_counts(map, &st->memops);
+		stats_medians_from_counts(map, &st->memops);
 		return 0;
 	}
-	return pass_medians(p, "memory operation medians",
+	return stats_pass_medians(p, "memory operation medians",
 			    "SELECT copyKind, srcKind, dstKind, dur FROM copies "
 			    "UNION ALL SELECT -1, memKind, NULL, dur FROM sets ORDER BY 4", map, &st->memops);
 }
 
 /* The API table from its groups (traceId, nameId): one row per name. */
-static int api_table(struct pass *p, struct stats *st, struct group_map *map, const struct value_budget *values)
+static int api_table(struct stats_pass *p, struct stats *st, struct group_map *map, const struct value_budget *values)
 {
-	merge_by_name(p, map, &st->api);
-	sort_rows(&st->api, map);
+	stats_merge_by_name(p, map, &st->api);
+	stats_sort_rows(&st->api, map);
 	if (!values->over) {
-		medians_from_counts(map, &st->api);
+		stats_medians_from_counts(map, &st->api);
 		return 0;
 	}
-	return pass_medians(p, "API medians", "SELECT traceId, nameId, 0, dur FROM api_calls ORDER BY dur", map,
+	return stats_pass_medians(p, "API medians", "SELECT traceId, nameId, 0, dur FROM api_calls ORDER BY dur", map,
 			    &st->api);
 }
 
 /* Widen the span to the first start and last end of every file's rows of view. */
-static int widen_by(struct pass *p, struct stats *st, const char *view)
+static int widen_by(struct stats_pass *p, struct stats *st, const char *view)
 {
 	return event_span_widen(p->trace, view, &st->start, &st->end, p->err, p->errlen);
 }
@@ -500,18 +174,18 @@ static void op_tables_add(struct op_tables *t, int view, const struct event_row 
 		key[0] = r->trace_id;
 		key[1] = event_int(r, 3, KEY_NULL);
 		key[2] = 0;
-		g = map_get(&t->kernels, key, 1);
-		summary_add(&g->sum, dur, 0);
+		g = group_map_get(&t->kernels, key, 1);
+		stats_summary_add(&g->sum, dur, 0);
 		value_counts_add(&g->values, &t->kernel_values, dur);
 	} else {
 		key[0] = view == 1 ? event_int(r, 4, KEY_NULL) : -1;
 		key[1] = event_int(r, view == 1 ? 5 : 4, KEY_NULL);
 		key[2] = view == 1 ? event_int(r, 6, KEY_NULL) : KEY_NULL;
-		g = map_get(&t->memops, key, 1);
-		summary_add(&g->sum, dur, event_int(r, 3, 0));
+		g = group_map_get(&t->memops, key, 1);
+		stats_summary_add(&g->sum, dur, event_int(r, 3, 0));
 		value_counts_add(&g->values, &t->memop_values, dur);
 	}
-	summary_add(&map_get(t->streams, skey, 1)->sum, dur, 0);
+	stats_summary_add(&group_map_get(t->streams, skey, 1)->sum, dur, 0);
 }
 
 /* A kernel (columns as kernel_cols) into the launches map. */
@@ -532,7 +206,7 @@ static void launch_add(struct corr_map *launches, const struct event_row *r)
 	*w = count << LAUNCH_DUR_BITS | dur;
 }
 
-static int operations_pass(struct pass *p, struct stats *st, struct op_tables *tables)
+static int operations_pass(struct stats_pass *p, struct stats *st, struct op_tables *tables)
 {
 	struct group_map map = { 0 };	/* key: traceId, deviceId; sum.min/max hold the open interval */
 	struct event_stream *in[3] = { NULL };
@@ -584,7 +258,7 @@ static int operations_pass(struct pass *p, struct stats *st, struct op_tables *t
 			key[2] = 0;
 			s = r->start;
 			e = r->v[0];
-			g = map_get(&map, key, 1);
+			g = group_map_get(&map, key, 1);
 			if (!g->seen) {
 				g->sum.min = s;
 				g->sum.max = e;
@@ -604,7 +278,7 @@ static int operations_pass(struct pass *p, struct stats *st, struct op_tables *t
 	for (int k = 0; k < 3; k++)
 		event_stream_close(in[k]);
 	if (ret < 0) {
-		map_release(&map);
+		group_map_release(&map);
 		return ret;
 	}
 	for (size_t i = 0; i < map.count; i++) {
@@ -614,9 +288,9 @@ static int operations_pass(struct pass *p, struct stats *st, struct op_tables *t
 		r.busy_ns = sat_add64(g->sum.total, busy_span(g->sum.min, g->sum.max));
 		r.sum.count = g->sum.count;
 		r.label = trace_device_label(p->trace, g->key[0], g->key[1]);
-		table_push(&st->devices, &cap, &r);
+		stats_table_push(&st->devices, &cap, &r);
 	}
-	map_release(&map);
+	group_map_release(&map);
 	return 0;
 }
 
@@ -650,7 +324,7 @@ static void stats_streams(struct stats *st, struct group_map *streams)
 			r.label = xstrdup("stream ?");
 		else
 			r.label = xasprintf("stream %" PRId64, g->key[2]);
-		table_push(&st->streams, &cap, &r);
+		stats_table_push(&st->streams, &cap, &r);
 	}
 	sort_by_keys(&st->streams);
 	sort_by_keys(&st->devices);
@@ -698,10 +372,10 @@ static void close_ended(struct stats_table *t, struct thread_ranges *th, int64_t
 }
 
 /* Whether the trace has NVTX ranges (then the operations pass fills the launches map). */
-static int nvtx_ranges(struct pass *p, int64_t *n)
+static int nvtx_ranges(struct stats_pass *p, int64_t *n)
 {
 	sqlite3_stmt *q;
-	int ret = prepare(p, "NVTX statistics", "SELECT count(*) FROM nvtx WHERE end IS NOT NULL", &q);
+	int ret = stats_pass_prepare(p, "NVTX statistics", "SELECT count(*) FROM nvtx WHERE end IS NOT NULL", &q);
 
 	*n = 0;
 	if (ret < 0)
@@ -713,7 +387,7 @@ static int nvtx_ranges(struct pass *p, int64_t *n)
 }
 
 /* The launches map, sized by each file's kernel correlation ids (one scan of that column). */
-static int launches_new(struct pass *p, struct corr_map **out)
+static int launches_new(struct stats_pass *p, struct corr_map **out)
 {
 	size_t n = trace_count(p->trace);
 	int64_t *lo = xmalloc((n ? n : 1) * sizeof(*lo)), *hi = xmalloc((n ? n : 1) * sizeof(*hi));
@@ -725,7 +399,7 @@ static int launches_new(struct pass *p, struct corr_map **out)
 		lo[t] = INT64_MAX;
 		hi[t] = INT64_MIN;
 	}
-	ret = prepare(p, "NVTX statistics", "SELECT traceId, correlationId FROM kernels WHERE correlationId IS NOT NULL",
+	ret = stats_pass_prepare(p, "NVTX statistics", "SELECT traceId, correlationId FROM kernels WHERE correlationId IS NOT NULL",
 		      &q);
 	if (ret < 0)
 		goto out;
@@ -743,7 +417,7 @@ static int launches_new(struct pass *p, struct corr_map **out)
 	}
 	sqlite3_finalize(q);
 	if (rc != SQLITE_DONE)
-		ret = sql_error(p, "NVTX statistics");
+		ret = stats_pass_error(p, "NVTX statistics");
 	else if (corr_map_new(out, lo, hi, ids, n) < 0)
 		ret = -ENOMEM;
 out:
@@ -758,7 +432,7 @@ static const char *const range_cols[] = { "end", "globalTid", "eventType", "text
 
 /* The host pass's state: the API table's groups, and the NVTX ranges open on each thread. */
 struct host_pass {
-	struct pass *p;
+	struct stats_pass *p;
 	struct stats *st;
 	struct corr_map *launches;		/* NULL: no NVTX table (no launches to credit) */
 	struct group_map api;			/* (traceId, nameId): the API table's groups */
@@ -773,9 +447,9 @@ struct host_pass {
 static void host_api_call(struct host_pass *h, const struct event_row *r)
 {
 	int64_t akey[3] = { r->trace_id, event_int(r, 1, KEY_NULL), 0 };
-	struct group *g = map_get(&h->api, akey, 1);
+	struct group *g = group_map_get(&h->api, akey, 1);
 
-	summary_add(&g->sum, r->v[0] - r->start, 0);
+	stats_summary_add(&g->sum, r->v[0] - r->start, 0);
 	value_counts_add(&g->values, &h->api_values, r->v[0] - r->start);
 	if (r->start < h->st->start)
 		h->st->start = r->start;
@@ -801,7 +475,7 @@ static void host_launch(struct host_pass *h, const struct event_row *r, const in
 	struct group *g;
 
 	/* an API call that launched no kernel, on a thread with no range: nothing to add */
-	if (!w || !*w || !(g = map_get(&h->thread_index, key, 0)))
+	if (!w || !*w || !(g = group_map_get(&h->thread_index, key, 0)))
 		return;
 	th = &h->threads[g->merged];
 	close_ended(&h->st->nvtx, th, r->start);
@@ -814,7 +488,7 @@ static void host_launch(struct host_pass *h, const struct event_row *r, const in
 /* A range opens on its thread (those that ended before it close) and counts in its text's row. */
 static void host_range(struct host_pass *h, const struct event_row *r, const int64_t *key)
 {
-	struct group *g = map_get(&h->thread_index, key, 1);
+	struct group *g = group_map_get(&h->thread_index, key, 1);
 	struct thread_ranges *th;
 	size_t at;
 
@@ -826,8 +500,8 @@ static void host_range(struct host_pass *h, const struct event_row *r, const int
 	}
 	th = &h->threads[g->merged];
 	close_ended(&h->st->nvtx, th, r->start);
-	at = row_for_label(&h->texts, &h->st->nvtx, &h->cap, r->text ? r->text : "(unnamed)");
-	summary_add(&h->st->nvtx.rows[at].sum, r->v[0] - r->start, 0);
+	at = stats_row_for_label(&h->texts, &h->st->nvtx, &h->cap, r->text ? r->text : "(unnamed)");
+	stats_summary_add(&h->st->nvtx.rows[at].sum, r->v[0] - r->start, 0);
 	if (th->n == th->cap) {
 		th->cap = th->cap ? th->cap * 2 : 16;
 		th->open = xrealloc(th->open, th->cap * sizeof(*th->open));
@@ -853,7 +527,7 @@ static void host_row(struct host_pass *h, int k, const struct event_row *r)
 		host_range(h, r, key);
 }
 
-static int stats_host(struct pass *p, struct stats *st, struct corr_map *launches)
+static int stats_host(struct stats_pass *p, struct stats *st, struct corr_map *launches)
 {
 	struct host_pass h = { .p = p, .st = st, .launches = launches };
 	struct event_stream *in[2] = { NULL };
@@ -885,12 +559,12 @@ static int stats_host(struct pass *p, struct stats *st, struct corr_map *launche
 	for (int k = 0; k < 2; k++)
 		event_stream_close(in[k]);
 	strtab_release(&h.texts);
-	map_release(&h.thread_index);
+	group_map_release(&h.thread_index);
 	if (ret >= 0) {
-		sort_rows(&st->nvtx, NULL);
+		stats_sort_rows(&st->nvtx, NULL);
 		ret = api_table(p, st, &h.api, &h.api_values);
 	}
-	map_release(&h.api);
+	group_map_release(&h.api);
 	return ret;
 }
 
@@ -916,7 +590,7 @@ void stats_keep(struct trace *trace)
 
 int stats_compute(struct trace *trace, struct stats **out, char *err, size_t errlen)
 {
-	struct pass p = { .trace = trace, .err = err, .errlen = errlen };
+	struct stats_pass p = { .trace = trace, .err = err, .errlen = errlen };
 	struct group_map streams = { 0 };
 	struct op_tables tables = { .streams = &streams };
 	struct stats *st = xcalloc(1, sizeof(*st));
@@ -930,10 +604,10 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 	if (progress_visible()) {
 		int64_t ops;
 
-		kernels = view_rows(&p, "kernels");
-		ops = kernels + view_rows(&p, "copies") + view_rows(&p, "sets");
-		api = view_rows(&p, "api_calls");
-		nvtx = view_rows(&p, "nvtx");
+		kernels = stats_pass_rows(&p, "kernels");
+		ops = kernels + stats_pass_rows(&p, "copies") + stats_pass_rows(&p, "sets");
+		api = stats_pass_rows(&p, "api_calls");
+		nvtx = stats_pass_rows(&p, "nvtx");
 		/* every pass ticks per row: the operations and API calls once; with NVTX ranges, the
 		 * kernels' correlation ids and the ranges too (the syncs' span is their summary's) */
 		progress_begin(&p.progress, "stats", "events", ops + api + (nvtx ? kernels + nvtx : 0));
@@ -956,10 +630,10 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 		ret = stats_host(&p, st, tables.launches);
 	sqlite3_progress_handler(trace_db(trace), 0, NULL, NULL);
 	progress_end(&p.progress);
-	map_release(&tables.kernels);
-	map_release(&tables.memops);
+	group_map_release(&tables.kernels);
+	group_map_release(&tables.memops);
 	corr_map_free(tables.launches);
-	map_release(&streams);
+	group_map_release(&streams);
 	if (ret < 0) {
 		stats_free(st);
 		return ret;
@@ -970,7 +644,7 @@ int stats_compute(struct trace *trace, struct stats **out, char *err, size_t err
 }
 
 /* The devices' span widened by API calls and syncs; then *out is st, or st is freed on failure. */
-static int widen_span(struct pass *p, struct stats *st, struct stats **out)
+static int widen_span(struct stats_pass *p, struct stats *st, struct stats **out)
 {
 	int ret = widen_by(p, st, "api_calls");
 
@@ -988,7 +662,7 @@ static int widen_span(struct pass *p, struct stats *st, struct stats **out)
 
 int stats_compute_devices(struct trace *trace, struct stats **out, char *err, size_t errlen)
 {
-	struct pass p = { .trace = trace, .err = err, .errlen = errlen };
+	struct stats_pass p = { .trace = trace, .err = err, .errlen = errlen };
 	struct stats *st = xcalloc(1, sizeof(*st));
 	int ret;
 
@@ -1008,12 +682,12 @@ void stats_free(struct stats *st)
 {
 	if (!st)
 		return;
-	table_release(&st->kernels);
-	table_release(&st->memops);
-	table_release(&st->api);
-	table_release(&st->devices);
-	table_release(&st->streams);
-	table_release(&st->nvtx);
+	stats_table_release(&st->kernels);
+	stats_table_release(&st->memops);
+	stats_table_release(&st->api);
+	stats_table_release(&st->devices);
+	stats_table_release(&st->streams);
+	stats_table_release(&st->nvtx);
 	stats_efficiency_free(st->efficiency);
 	free(st);
 }
