@@ -15,8 +15,14 @@
  * its own, so the estimate leans high: on the H100 pair it is 25.5 ms of a measured 24.9 ms per step.
  * Devices before Volta have no Tensor Cores and are left alone; on Volta and Turing the lever is
  * FP16 autocast, and the ratio is FP16's.
+ *
+ * Where the trace has GPU metrics (gpt-trace run --gpu-metrics), the samples that overlap these
+ * kernels confirm it: the evidence gives their tensor-pipe and SM activity (on the H200 precision
+ * pair, 0% and 97%). Where those samples show the tensor pipes busy (max_tensor_pct and above), the
+ * names misled, and the device gets no finding.
  */
 #include "rules/gaps.h"
+#include "rules/kernel-efficiency.h"
 #include "rules/owner.h"
 #include "rules/rule-util.h"
 
@@ -24,6 +30,7 @@
 #include "common/util.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +41,9 @@ static const struct rule_param params[] = {
 	  "its kernel time" },
 	{ "compute_major", 9, "major",
 	  "compute capability assumed when the trace does not record the device's (9: Hopper)" },
+	{ "max_tensor_pct", 10, "%",
+	  "with GPU metrics: no finding when the sampled tensor pipes were at least this busy during "
+	  "the kernels" },
 };
 
 /* Dense peak throughput ratios by architecture, from NVIDIA's datasheets (SXM parts). */
@@ -101,7 +111,14 @@ struct name_class {
 	enum kernel_owner owner;
 };
 
+/* What the GPU metrics say of a device's FP32 kernels: sampled time and time-weighted means. */
+struct sampled {
+	int64_t ns;
+	double tensor, sm;
+};
+
 struct precision_state {
+	struct kernel_efficiencies *metrics;	/* NULL: the trace has no GPU metrics */
 	const struct arch_peaks *default_arch;
 	struct rule_context *ctx;
 	struct key_index device_index, kernel_index, name_index;
@@ -225,8 +242,32 @@ static const char *fix_text(const struct device_precision *d, int program_only)
 	       "mantissa: check that the loss curve still matches.";
 }
 
+/* The samples over d's FP32 kernels (all devices' kernels of those names: the metrics are merged). */
+static struct sampled sampled_of(struct precision_state *s, const struct device_precision *d)
+{
+	struct sampled out = { 0 };
+
+	for (size_t i = 0; s->metrics && i < s->metrics->count; i++) {
+		const struct kernel_efficiency *k = &s->metrics->kernels[i];
+		double w = (double)k->sampled_ns;
+
+		if (k->sampled_ns <= 0 || isnan(k->tensor_pct) || !fp32_simt_matmul(k->name))
+			continue;
+		out.tensor += k->tensor_pct * w;
+		out.sm += (isnan(k->sm_pct) ? 0 : k->sm_pct) * w;
+		out.ns += k->sampled_ns;
+	}
+	(void)d;
+	if (out.ns) {
+		out.tensor /= (double)out.ns;
+		out.sm /= (double)out.ns;
+	}
+	return out;
+}
+
 static void report_device(const struct rule *rule, struct rule_context *ctx, struct precision_state *s,
-			  const struct device_precision *d, const struct rule_clock *clock)
+			  const struct device_precision *d, const struct rule_clock *clock,
+			  const struct sampled *seen)
 {
 	double keep = kept_share(d->arch, 0), keep_half = kept_share(d->arch, 1);
 	int64_t saving = (int64_t)((double)d->fp32_ns * (1.0 - keep));
@@ -277,6 +318,10 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	}
 	if (names > shown)
 		finding_evidence(f, "... and %zu more kernel%s", names - shown, plural((int64_t)(names - shown)));
+	if (seen->ns)
+		finding_evidence(f, "GPU metrics confirm it: over %s of these kernels the tensor pipes were "
+				 "%.0f%% busy and the SMs %.0f%%", fmt_duration(&t1, seen->ns), seen->tensor,
+				 seen->sm);
 }
 
 static const char gpus_sql[] = "SELECT traceId, id, MAX(computeMajor), MAX(computeMinor) FROM gpus "
@@ -286,6 +331,7 @@ static void state_free(struct precision_state *s)
 {
 	if (!s)
 		return;
+	kernel_efficiency_free(s->metrics);
 	key_index_release(&s->device_index);
 	key_index_release(&s->kernel_index);
 	key_index_release(&s->name_index);
@@ -342,14 +388,20 @@ static int precision_finish(const struct rule *rule, struct rule_context *ctx, v
 		qsort(s->kernels, s->nkernels, sizeof(*s->kernels), compare_ns);
 	for (size_t i = 0; i < s->ndevices; i++) {
 		const struct device_precision *d = &s->devices[i];
+		struct sampled seen;
 
 		/* No Tensor Cores before Volta; arch NULL means older than the table. */
 		if (!d->launches || !d->arch || (double)d->fp32_ns * 100.0 < min_gpu_pct * (double)d->kernel_ns)
 			continue;
+		if (!s->metrics && kernel_efficiency_compute(ctx->trace, 0, 0, &s->metrics, err, errlen) < 0)
+			s->metrics = NULL;	/* unreadable samples: judged by names alone */
+		seen = sampled_of(s, d);
+		if (seen.ns && seen.tensor >= rule_param(ctx, rule, "max_tensor_pct"))
+			continue;
 		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
 		if (ret < 0)
-				goto out;
-		report_device(rule, ctx, s, d, &clock);
+			goto out;
+		report_device(rule, ctx, s, d, &clock, &seen);
 	}
 out:
 	rule_clock_release(&clock);

@@ -99,4 +99,11 @@ expect "tensor-idle clean once padded" "none" "$(tensor_idle vocab-fixed)"
 expect "tensor-idle: not on FP32 (precision's) nor well-used bf16 GEMMs" "none none none" \
 	"$(tensor_idle precision-fp32) $(tensor_idle precision-tf32) $(tensor_idle precision-bf16)"
 
+# precision, confirmed by the samples: the FP32 GEMMs ran with the tensor pipes idle; with the
+# threshold at 0% (every sampled kernel counts as tensor-busy), the samples overrule the names
+expect "precision confirmed by GPU metrics" "1" \
+	"$("$GPT" report -q -r precision "$F/precision-fp32.sqlite" | grep -c 'GPU metrics confirm it: over .* the tensor pipes were 0% busy and the SMs 9[0-9]%')"
+expect "precision overruled by busy tensor pipes" "0" \
+	"$("$GPT" report -q -r precision -s precision.max_tensor_pct=0 "$F/precision-fp32.sqlite" | grep -c 'precision  device')"
+
 exit $((failures > 0))
