@@ -262,7 +262,8 @@ int kernel_efficiency_compute(struct trace *trace, int64_t start, int64_t end,
 		e->total_ns += e->kernels[i].time_ns;
 		e->bound_ns[e->kernels[i].bound] += e->kernels[i].time_ns;
 	}
-	qsort(e->kernels, e->count, sizeof(*e->kernels), compare_time_desc);
+	if (e->count > 1)
+		qsort(e->kernels, e->count, sizeof(*e->kernels), compare_time_desc);
 	*out = e;
 	e = NULL;
 	ret = 1;

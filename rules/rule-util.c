@@ -140,7 +140,9 @@ const char *fmt_bytes(struct rule_text *t, double bytes)
 
 const char *fmt_at(struct rule_text *t, const struct rule_clock *clock, int64_t ns)
 {
-	snprintf(t->s, sizeof(t->s), "+%.3f ms", (double)(ns - clock->origin) / 1e6);
+	/* An event before the origin (a Kineto trace's first CPU op) reads "-0.265 ms", not "+-0.265". */
+	snprintf(t->s, sizeof(t->s), "%s%.3f ms", ns < clock->origin ? "-" : "+",
+		 (double)(ns < clock->origin ? clock->origin - ns : ns - clock->origin) / 1e6);
 	return t->s;
 }
 
