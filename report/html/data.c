@@ -727,6 +727,8 @@ int report_charts_read(struct trace *trace, struct report_header *hdr, char *err
 		ret = merge_kernel_names(&r, &kp);
 	if (!ret)
 		ret = read_kernel_medians(&r, &kp);
+	if (!ret)
+		ret = html_util_read(trace, hdr, c, err, errlen);
 	kernel_pass_release(&kp);
 	if (ret < 0) {
 		report_charts_free(c);
@@ -761,6 +763,7 @@ void report_charts_free(struct report_charts *c)
 {
 	if (!c)
 		return;
+	html_util_release(c);
 	for (size_t i = 0; i < c->nlanes; i++)
 		for (size_t w = 0; w < CHART_WINDOWS; w++)
 			free(c->lanes[i].busy[w]);

@@ -69,6 +69,28 @@ struct chart_gap_bin {
 	int64_t count, ns;
 };
 
+/* The sampled GPU metrics drawn as a device's utilization chart (utilization.c). */
+enum chart_util_metric {
+	UTIL_SM,		/* SMs active: share of the SMs holding a warp */
+	UTIL_TENSOR,		/* tensor pipes active */
+	UTIL_DRAM_READ,		/* DRAM read bandwidth, share of peak */
+	UTIL_DRAM_WRITE,
+};
+#define UTIL_METRICS 4
+
+/* One device's GPU metrics (gpt-trace run --gpu-metrics), per bucket of each window. */
+struct chart_util {
+	int64_t trace_id, device;
+	int64_t first, last;		/* the sampled range: the first sample's start, the last one's end */
+	int64_t samples, period_ns;	/* how many, and the median sampling period */
+	int present[UTIL_METRICS];	/* some sample holds the metric */
+	/* per bucket, percent: the time-weighted mean of the samples over the part of the bucket in
+	   [first, last), time without a stored sample (the GPU was idle) counting 0; NaN outside it */
+	float (*pct[CHART_WINDOWS])[UTIL_METRICS];
+};
+
+struct kernel_efficiencies;
+
 struct report_charts {
 	struct chart_window windows[CHART_WINDOWS];
 	size_t nwindows;		/* 0 without GPU work; 2 when the steady state is worth zooming */
@@ -82,6 +104,10 @@ struct report_charts {
 	struct chart_copy *copies;	/* most total time first */
 	size_t ncopies;
 	struct chart_gap_bin gap_bins[CHART_GAP_BINS];
+	struct chart_util *utils;	/* devices drawn with GPU metrics, by trace and device; none without */
+	size_t nutils;
+	struct kernel_efficiencies *bounds;	/* kernel time by what bounds it; NULL without GPU metrics */
+	int64_t bounds_start, bounds_end;	/* its window: the steady state; both 0: the whole scope */
 };
 
 /* report_charts_read() is in report.h; report_header_release() frees with this (NULL is fine). */
@@ -109,6 +135,8 @@ const char *html_idle_color(int kind);
 const char *html_idle_words(int kind);				/* "blocked in a sync", ... */
 const char *html_copy_label(const struct chart_copy *c, char *buf, size_t len);
 int html_copy_pageable(const struct chart_copy *c);
+/* A long C++ kernel name as its head and tail ("void at::native::...::LerpFunctor<float>, float)"). */
+void html_kernel_name(FILE *out, const char *name);
 
 void html_write_timeline(FILE *out, const struct report_header *hdr, const struct findings *findings);
 
@@ -157,6 +185,24 @@ void html_timeline_steps(struct html_timeline *tl, const struct html_step *steps
 			 const char *noun);
 /* A lane's busy time in window tl->wi, coloured by the work that dominates each pixel. */
 void html_timeline_lane(struct html_timeline *tl, const struct chart_lane *l, const char *text);
+
+/* ---- GPU utilization under the timeline, and what bounds the GPU (utilization.c) ---- */
+
+#define ROW_UTIL 106	/* UTIL_PAD + 3 x (UTIL_BAND + UTIL_GAP) (utilization.c) */
+
+/*
+ * Into charts, once its windows and devices are read: each device's GPU metrics per bucket of each
+ * window, and the kernel time by what bounds it (rules/kernel-efficiency.h) over hdr's steady state
+ * (the whole scope when a scope was given or nothing repeats). Nothing when the trace holds no GPU
+ * metrics. Returns 0 or a negative error with one line in err; html_util_release() frees.
+ */
+int html_util_read(struct trace *trace, const struct report_header *hdr, struct report_charts *charts, char *err,
+		   size_t errlen);
+void html_util_release(struct report_charts *charts);
+/* A device's utilization chart, the timeline's next row (ROW_UTIL high). */
+void html_util_row(struct html_timeline *tl, const struct chart_util *u);
+/* Under the timeline: the chart's legend, then what bounds the GPU; nothing without GPU metrics. */
+void html_write_utilization(FILE *out, const struct report_header *hdr);
 
 /* ---- the cross-rank page (ranks-page.c) and its timeline (ranks-timeline.c) ---- */
 

@@ -444,32 +444,6 @@ static void write_iterations(FILE *out, const struct report_header *hdr)
 
 /* ---- 4. kernels, copies, idle time ---- */
 
-/* A long C++ name as its head and tail ("void at::native::...::LerpFunctor<float>, float)"). */
-static void write_short_name(FILE *out, const char *name)
-{
-	size_t n = strlen(name), head = 40, tail = 44;
-
-	if (n <= head + tail + 3) {
-		html_text(out, name);
-		return;
-	}
-	/* cut at byte boundaries that do not split a UTF-8 sequence */
-	while (head > 0 && ((unsigned char)name[head] & 0xC0) == 0x80)
-		head--;
-	while (tail > 0 && ((unsigned char)name[n - tail] & 0xC0) == 0x80)
-		tail--;
-	{
-		char *h = xmalloc(head + 1);
-
-		memcpy(h, name, head);
-		h[head] = 0;
-		html_text(out, h);
-		free(h);
-	}
-	fputs("&#8230;", out);
-	html_text(out, name + n - tail);
-}
-
 static void write_kernels(FILE *out, const struct report_header *hdr)
 {
 	const struct report_charts *c = hdr->charts;
@@ -493,7 +467,7 @@ static void write_kernels(FILE *out, const struct report_header *hdr)
 		fputs("\"><td class=\"name mono\" title=\"", out);
 		html_text(out, k->name);
 		fputs("\">", out);
-		write_short_name(out, k->name);
+		html_kernel_name(out, k->name);
 		fprintf(out, "</td><td class=\"barcell\"><div class=\"bar\" style=\"width:%.2f%%\"></div></td>"
 			"<td class=\"num\">%s</td><td class=\"num\">%.1f%%</td><td class=\"num\">%" PRId64 "</td>"
 			"<td class=\"num\">%s</td></tr>\n", 100.0 * (double)k->total_ns / (double)(c->kernels[0].total_ns ? c->kernels[0].total_ns : 1),
@@ -746,6 +720,7 @@ void report_write_html(FILE *out, const struct report_header *hdr, const struct 
 	fputs("<section id=\"timeline\">\n<h2>Timeline</h2>\n", out);
 	html_write_timeline(out, hdr, findings);
 	write_legend(out, 1);
+	html_write_utilization(out, hdr);
 	fputs("</section>\n", out);
 	report_memory_html(out, hdr);
 	write_iterations(out, hdr);

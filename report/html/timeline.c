@@ -443,7 +443,7 @@ static int rows_height(const struct report_header *hdr, const struct findings *f
 	if (!hdr->phases)
 		for (size_t t = 0; t < hdr->ntraces; t++)
 			h += hdr->ntraces > 1 ? ROW_TRACE : 0;
-	h += (int)c->ndevices * ROW_DEVICE + (int)c->nlanes * ROW_LANE;
+	h += (int)c->ndevices * ROW_DEVICE + (int)c->nlanes * ROW_LANE + (int)c->nutils * ROW_UTIL;
 	for (size_t i = 0; i < findings->count; i++)
 		if (findings->items[i].start || findings->items[i].end)
 			h += ROW_FINDING;
@@ -495,6 +495,9 @@ static void write_window(FILE *out, const struct report_header *hdr, const struc
 			for (size_t l = 0; l < c->nlanes; l++)
 				if (c->lanes[l].trace_id == (int64_t)t && c->lanes[l].device == c->devices[d].device)
 					write_lane(&tl, &c->lanes[l]);
+			for (size_t u = 0; u < c->nutils; u++)
+				if (c->utils[u].trace_id == (int64_t)t && c->utils[u].device == c->devices[d].device)
+					html_util_row(&tl, &c->utils[u]);
 		}
 		fputs("</g>\n", out);
 	}

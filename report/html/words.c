@@ -131,3 +131,28 @@ int html_copy_pageable(const struct chart_copy *c)
 {
 	return c->copy_kind != -1 && (c->src_kind == 0 || c->dst_kind == 0);
 }
+
+void html_kernel_name(FILE *out, const char *name)
+{
+	size_t n = strlen(name), head = 40, tail = 44;
+
+	if (n <= head + tail + 3) {
+		html_text(out, name);
+		return;
+	}
+	/* cut at byte boundaries that do not split a UTF-8 sequence */
+	while (head > 0 && ((unsigned char)name[head] & 0xC0) == 0x80)
+		head--;
+	while (tail > 0 && ((unsigned char)name[n - tail] & 0xC0) == 0x80)
+		tail--;
+	{
+		char *h = xmalloc(head + 1);
+
+		memcpy(h, name, head);
+		h[head] = 0;
+		html_text(out, h);
+		free(h);
+	}
+	fputs("&#8230;", out);
+	html_text(out, name + n - tail);
+}

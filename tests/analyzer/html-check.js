@@ -89,12 +89,12 @@ const COLLECT = `(() => {
 		if (!Object.keys(data).length) continue;
 		const r = e.getBoundingClientRect();
 		els.push({ tag: e.tagName.toLowerCase(), cls: e.getAttribute('class') || '', id: e.id || '',
-			data, w: r.width, h: r.height,
+			data, x: r.left, w: r.width, h: r.height,
 			text: e.tagName.toLowerCase() === 'tr' || e.tagName === 'ARTICLE' ? e.textContent.slice(0, 400) : '' });
 	}
 	const svgs = [...document.querySelectorAll('svg')].map((s) => {
 		const r = s.getBoundingClientRect();
-		return { cls: s.getAttribute('class') || '', w: r.width, h: r.height, shapes: s.querySelectorAll('rect').length,
+		return { cls: s.getAttribute('class') || '', x: r.left, w: r.width, h: r.height, shapes: s.querySelectorAll('rect').length,
 			titles: s.querySelectorAll('title').length };
 	});
 	return JSON.stringify({ els, svgs, title: document.title, scrollWidth: document.documentElement.scrollWidth,
