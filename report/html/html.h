@@ -5,8 +5,9 @@
  * reports; what those do not hold (per-stream busy time at pixel scale, top kernels, copies by kind,
  * idle gaps by length) is struct report_charts, read from the canonical views in a few aggregating
  * passes whose memory grows with the number of streams, kernel names and pixels, never with the
- * number of events (data.c). timeline.c draws the overview timeline,
- * page.c the rest of the page.
+ * number of events (data.c). timeline.c draws the overview timeline, utilization.c the GPU
+ * utilization chart under its lanes and what bounds the GPU (traces with GPU metrics), page.c the
+ * rest of the page.
  */
 #ifndef GPT_REPORT_HTML_HTML_H
 #define GPT_REPORT_HTML_HTML_H

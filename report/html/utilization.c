@@ -4,9 +4,9 @@
  * same axis, and a short "what bounds the GPU" summary beside it.
  *
  * The chart draws, per pixel column (one of the window's CHART_BUCKETS buckets, as the lanes above),
- * the time-weighted mean of the PM samples over the column: SMs active as an area, tensor pipes
- * active as an area over it, DRAM read + write (share of peak) as a line. Samples the writer left
- * out because the GPU was idle count 0 (docs/gpu-metrics.md: they are counted, not stored); before
+ * the time-weighted mean of the PM samples over the column, in three bands of 0-100% as nsys draws
+ * its metric rows: SMs active, tensor pipes active, DRAM read + write (share of peak). Samples the
+ * writer left out because the GPU was idle count 0 (docs/gpu-metrics.md: counted, not stored); before
  * the device's first stored sample and after its last the column is blank, since nothing says
  * whether the sampler ran there. A mean, not a maximum, so that the chart reads as utilization
  * and its average over a window is the trace's; in the zoomed steady state a pixel is a few samples.
@@ -42,7 +42,7 @@ enum util_series { SERIES_SM, SERIES_TENSOR, SERIES_DRAM };
 static const struct {
 	const char *id, *label, *color;
 } series[UTIL_SERIES] = {
-	{ "sm", "SMs active", "#56B4E9" },
+	{ "sm", "SMs active", "#0072B2" },
 	{ "tensor", "tensor pipes", "#009E73" },
 	{ "dram", "DRAM rd+wr", "#D55E00" },
 };
@@ -349,12 +349,14 @@ static void write_util_legend(FILE *out, const struct report_charts *c)
 	fputs("<div class=\"legend\">", out);
 	for (int s = 0; s < UTIL_SERIES; s++)
 		html_swatch(out, series[s].color, series[s].label);
-	fprintf(out, "</div>\n<p class=\"small muted\">GPU utilization rows: GPU metrics sampled every %s (<code>gpt-trace "
-		     "run --gpu-metrics</code>), on the timeline's axis. Each pixel column is the time-weighted mean of the "
-		     "samples over it; a sample the recorder left out because the GPU was idle counts 0; blank before the "
-		     "first sample and after the last. SMs active: the share of SMs holding a warp (residency, not issue "
-		     "rate); DRAM: read + write bandwidth as CUPTI's share of the peak. Hover for the values.</p>\n",
-		html_short(c->utils[0].period_ns, a, sizeof(a)));
+	fputs("</div>\n<p class=\"small muted\">GPU utilization: three bands of 0 to 100% per GPU from its GPU metrics", out);
+	if (c->utils[0].period_ns > 0)
+		fprintf(out, ", sampled every %s", html_short(c->utils[0].period_ns, a, sizeof(a)));
+	fputs(" (<code>gpt-trace run --gpu-metrics</code>), on the timeline's axis. Each pixel column is the "
+	      "time-weighted mean of the samples over it; a sample the recorder left out because the GPU was idle "
+	      "counts 0; blank before the first sample and after the last. SMs active: the share of SMs holding a "
+	      "warp (residency, not issue rate); DRAM: read + write bandwidth, each CUPTI's share of the peak (cut at "
+	      "100%). Hover for the values.</p>\n", out);
 }
 
 /* The class's largest kernel with its sampled shares. */
