@@ -1,6 +1,7 @@
 /*
- * The part of CUPTI's profiler host API (cupti_profiler_host.h, CUDA 13.0) that inject/metrics.c
- * calls, declared for C.
+ * The part of CUPTI's profiler host API (cupti_profiler_host.h, CUDA 13.0) that the range profiler
+ * (inject/metrics-counters.c) and the PM sampler (inject/gpu-metrics-chip.c) call, declared for C;
+ * and metrics-host.c, the steps both take with it.
  *
  * Why a copy: cupti_profiler_host.h includes <string>, so no C compiler can read it, and the
  * injected library is C. The structures below repeat the header's field for field; CUPTI checks
@@ -122,6 +123,32 @@ CUptiResult cuptiProfilerHostEvaluateToGpuValues(gpt_host_evaluate_params *param
 #ifdef __cplusplus
 }
 #endif
+
+/*
+ * metrics-host.c: the host API looked up in the CUPTI library lib (NULL: the process's symbols).
+ * Returns 0, or -1 with *missing the first function this CUPTI lacks.
+ */
+int metrics_host_load(void *lib, const char **missing);
+/* A host object of type for chip; it reads availability, which must outlive it. */
+CUptiResult metrics_host_open(gpt_cupti_profiler_type type, const char *chip,
+			      const uint8_t *availability, CUpti_Profiler_Host_Object **host);
+/* cuptiProfilerHostDeinitialize; NULL does nothing. */
+void metrics_host_close(CUpti_Profiler_Host_Object *host);
+/* CUPTI_SUCCESS when host's chip has metric. */
+CUptiResult metrics_host_metric_check(CUpti_Profiler_Host_Object *host, const char *metric);
+/*
+ * The config image of names for host: *config malloc'd, the caller's, of *size bytes. On failure
+ * *config is NULL and *call the CUPTI call that failed (NULL: out of memory, and the result
+ * CUPTI_ERROR_OUT_OF_MEMORY).
+ */
+CUptiResult metrics_host_config(CUpti_Profiler_Host_Object *host, const char *const *names,
+				size_t count, uint8_t **config, size_t *size, const char **call);
+/* The passes the config image takes. */
+CUptiResult metrics_host_passes(const uint8_t *config, size_t size, size_t *passes);
+/* The values of names in range (or sample) index of a counter data image, in names' order. */
+CUptiResult metrics_host_evaluate(CUpti_Profiler_Host_Object *host, const uint8_t *image,
+				  size_t image_size, size_t index, const char *const *names,
+				  size_t count, double *values);
 #endif
 
 #endif

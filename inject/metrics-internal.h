@@ -1,6 +1,7 @@
 /*
  * Private to inject/metrics*.c: the session's state, shared between metrics.c (spec, filter, what
- * is kept, the tables written) and metrics-cupti.c (the Range Profiler and SASS Metrics calls).
+ * is kept, the tables written) and the CUPTI side: metrics-cupti.c (what the two below share,
+ * metrics-cupti.h), metrics-counters.c (the Range Profiler) and metrics-sass.c (SASS Metrics).
  */
 #ifndef GPT_INJECT_METRICS_INTERNAL_H
 #define GPT_INJECT_METRICS_INTERNAL_H
@@ -176,21 +177,25 @@ void metrics_debug(struct metrics_session *s, const char *fmt, ...)
 /* metrics-cupti.c */
 int metrics_cupti_load(void *lib, char *err, size_t errlen);
 struct metrics_context *metrics_context_get(struct metrics_session *s, CUcontext ctx);
+const char *metrics_cupti_reason(CUptiResult r);
+
+/* metrics-counters.c */
 int metrics_counters_setup(struct metrics_session *s, struct metrics_context *c);
 int metrics_counters_start(struct metrics_session *s, struct metrics_context *c);
 int metrics_counters_stop(struct metrics_session *s, struct metrics_context *c,
 			  struct metrics_row *row);
+void metrics_context_release(struct metrics_session *s, struct metrics_context *c);
+void metrics_chips_free(struct metrics_session *s);
+
+/* metrics-sass.c */
 int metrics_sass_setup(struct metrics_session *s, struct metrics_context *c);
 int metrics_sass_start(struct metrics_session *s, struct metrics_context *c);
 int metrics_sass_stop(struct metrics_session *s, struct metrics_context *c,
 		      struct metrics_kernel *k, struct metrics_row *row);
-void metrics_context_release(struct metrics_session *s, struct metrics_context *c);
 void metrics_sass_unset(struct metrics_session *s);
-void metrics_chips_free(struct metrics_session *s);
-const char *metrics_cupti_reason(CUptiResult r);
 uint64_t metrics_cubin_crc(const void *cubin, size_t size);
 
-/* metrics.c */
+/* metrics-session.c */
 struct metrics_line *metrics_kernel_line(struct metrics_kernel *k, const char *file, uint32_t line);
 struct metrics_cubin *metrics_cubin_find(struct metrics_session *s, uint32_t crc);
 

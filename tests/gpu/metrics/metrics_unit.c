@@ -7,7 +7,10 @@
  */
 #include "inject/metrics.c"
 #include "inject/metrics-cupti.c"
+#include "inject/metrics-counters.c"
+#include "inject/metrics-sass.c"
 #include "inject/metrics-session.c"
+#include "inject/metrics-host.c"
 
 static int failures;
 static char last_report[1024];
