@@ -1,5 +1,5 @@
 /*
- * GPU metrics samples (issue 23): what inject/gpu-metrics.c hands the collector, and how a sample
+ * GPU metrics samples (issue 23): what inject/gpu-metrics-sampler.c hands the collector, and how a sample
  * becomes rows the way Nsight Systems stores its GPU metrics.
  *
  * A sample is one PM-sampling interval of one device: its start and end (absolute ns on the
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* What a sample carries, whatever CUPTI metric measured it (inject/gpu-metrics.c names them). */
+/* What a sample carries, whatever CUPTI metric measured it (inject/gpu-metrics-chip.c names them). */
 enum gpu_metric_raw {
 	GPM_SM_CYCLES_ELAPSED,	/* sum over SMs of cycles elapsed */
 	GPM_SM_CYCLES_ACTIVE,	/* sum over SMs of cycles with at least one warp resident */
