@@ -227,10 +227,14 @@ static void write_phases(FILE *out, const struct report_header *hdr)
 			html_text(out, tp->source_name);
 			fputs("'", out);
 			break;
-		case ITERATIONS_KERNELS:
-			fprintf(out, "a repeating sequence of %" PRId64 " kernels beginning with ", tp->period_ops);
-			html_text(out, tp->source_name);
+		case ITERATIONS_KERNELS: {
+			char words[512];
+
+			/* How its start was chosen, as the text report says it (rules/phases.h). */
+			fprintf(out, "a repeating sequence of %" PRId64 " kernels: ", tp->period_ops);
+			html_text(out, iteration_start_words(tp, words, sizeof(words)));
 			break;
+		}
 		default:
 			fputs("none found (no repeating NVTX range, no repeating kernel sequence)", out);
 		}

@@ -109,6 +109,11 @@ expect "lanes: GPU 1's lanes are its first 28 streams" "$(seq 133 160 | tr '\n' 
 	"$(echo "$lanes" | grep '^1:' | grep -v ':-1:' | cut -d: -f2 | sort -n | tr '\n' ' ')"
 expect "lanes: GPU 1's merged lane holds the other 32 streams' kernels" "1:-1:64" "$(echo "$lanes" | grep ':-1:')"
 
+# a kernel-sequence trace says, as the text report does, where each iteration starts (issue 31)
+"$GPT" report -q --format html -o "$TMP/cub.html" "$SRC/tests/fixtures/gpu/real/cub_loop.sqlite"
+expect "iterations: how the kernel sequence's start was chosen" "1" \
+	"$(grep -c 'a repeating sequence of 71 kernels: each iteration starts after the idle gap that recurs once per period' "$TMP/cub.html")"
+
 expect_exit "html needs -o" 2 "needs an output file" "$GPT" report --format html "$TMP/one-kernel.sqlite"
 expect_exit "html unwritable output" 2 "cannot write" "$GPT" report --format html -o "$TMP/no/such/dir/r.html" \
 	"$TMP/one-kernel.sqlite"
