@@ -17,14 +17,6 @@ static const char *dur(char *buf, size_t len, int64_t ns)
 	return output_duration(ns, buf, len);
 }
 
-static const char *signed_dur(char *buf, size_t len, int64_t ns)
-{
-	char tmp[48];
-
-	snprintf(buf, len, "%s%s", ns < 0 ? "-" : "+", output_duration(ns < 0 ? -ns : ns, tmp, sizeof(tmp)));
-	return buf;
-}
-
 /* Whether a rank's row is shown in text and Markdown: all of a small job, the late ones of a large one. */
 static int shown(const struct job_report *job, const struct job_rank *r)
 {
@@ -90,7 +82,7 @@ static void text_ranks(FILE *out, const struct job_report *job, int md)
 			r->rank, *r->host ? r->host : "-", r->pid, r->iterations, dur(b1, sizeof(b1), r->median_iteration_ns),
 			r->collectives, r->last_at, dur(b2, sizeof(b2), r->delay_ns), dur(b3, sizeof(b3), r->comm_ns),
 			dur(b4, sizeof(b4), r->exposed_ns),
-			signed_dur(b5, sizeof(b5), r->clock_anchor_ns + r->clock_refine_ns));
+			output_offset(r->clock_anchor_ns + r->clock_refine_ns, b5, sizeof(b5)));
 	}
 	if (hidden)
 		fprintf(out, md ? "\n%zu more ranks arrived last at no collective (JSON lists them)\n"
@@ -177,8 +169,8 @@ static void text_comm(FILE *out, const struct job_report *job, int md)
 				continue;
 			fprintf(out, md ? "- rank %" PRId64 " (%s): anchor %s, refined by %s\n"
 					: "  rank %" PRId64 " (%s): anchor %s, refined by %s\n",
-				r->rank, *r->host ? r->host : "-", signed_dur(b1, sizeof(b1), r->clock_anchor_ns),
-				signed_dur(b2, sizeof(b2), r->clock_refine_ns));
+				r->rank, *r->host ? r->host : "-", output_offset(r->clock_anchor_ns, b1, sizeof(b1)),
+				output_offset(r->clock_refine_ns, b2, sizeof(b2)));
 		}
 	}
 }
