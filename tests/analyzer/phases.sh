@@ -163,6 +163,19 @@ i = json.load(sys.stdin)['phases'][0]['iterations']; s = i['start']
 print(i['source'], i['count'], s['by'], int(250e3 < (s['gap_ns'] or 0) < 1e6), i['name'].split('::')[-1])"; }
 expect "cub_loop iterations" "kernel-sequence 15 recurring-gap 1 multiplies<float>, float)" \
 	"$(iters "$GPU/real/cub_loop.sqlite")"
+# The same loop with a range of the user's own, one per step, beside CUB's six per step in CCCL's
+# domain: the user's range is the iteration (issue 31). The ranges are laid over the kernel
+# sequence's iterations (default domain, push/pop on the program's thread).
+cp "$GPU/real/cub_loop.sqlite" "$TMP/cub_user.sqlite"
+"$GPT" report -q --format json "$GPU/real/cub_loop.sqlite" | python3 -c "
+import json, sys
+tid = sys.argv[1]
+for it in json.load(sys.stdin)['phases'][0]['iterations']['items']:
+    print(\"INSERT INTO NVTX_EVENTS(start, end, eventType, text, globalTid, domainId) VALUES (%d, %d, 59, 'train_step', %s, 0);\" %
+          (it['start_ns'] - 50000, it['end_ns'] - 50000, tid))" \
+	"$(sqlite3 "$GPU/real/cub_loop.sqlite" 'SELECT globalTid FROM NVTX_EVENTS LIMIT 1')" | sqlite3 "$TMP/cub_user.sqlite"
+expect "cub_loop with a user range" "nvtx train_step 15" "$("$GPT" report -q --format json "$TMP/cub_user.sqlite" |
+	python3 -c "import json,sys; i = json.load(sys.stdin)['phases'][0]['iterations']; print(i['source'], i['name'], i['count'])")"
 # CloverLeaf (nsys export, A100): each timestep starts with ideal_gas after the host's ~0.84 ms
 # between timesteps (the dt reduction read back): not the recurring update_halo kernel.
 expect "cloverleaf iterations" "kernel-sequence 10 recurring-gap 1 Range2d, T1)" "$(iters "$CLOVER")"
