@@ -242,8 +242,8 @@ static const char *fix_text(const struct device_precision *d, int program_only)
 	       "mantissa: check that the loss curve still matches.";
 }
 
-/* The samples over d's FP32 kernels (all devices' kernels of those names: the metrics are merged). */
-static struct sampled sampled_of(struct precision_state *s, const struct device_precision *d)
+/* The samples over the FP32 kernels, by name over every device (kernel_efficiency merges them). */
+static struct sampled sampled_of(struct precision_state *s)
 {
 	struct sampled out = { 0 };
 
@@ -257,7 +257,6 @@ static struct sampled sampled_of(struct precision_state *s, const struct device_
 		out.sm += (isnan(k->sm_pct) ? 0 : k->sm_pct) * w;
 		out.ns += k->sampled_ns;
 	}
-	(void)d;
 	if (out.ns) {
 		out.tensor /= (double)out.ns;
 		out.sm /= (double)out.ns;
@@ -395,7 +394,7 @@ static int precision_finish(const struct rule *rule, struct rule_context *ctx, v
 			continue;
 		if (!s->metrics && kernel_efficiency_compute(ctx->trace, 0, 0, &s->metrics, err, errlen) < 0)
 			s->metrics = NULL;	/* unreadable samples: judged by names alone */
-		seen = sampled_of(s, d);
+		seen = sampled_of(s);
 		if (seen.ns && seen.tensor >= rule_param(ctx, rule, "max_tensor_pct"))
 			continue;
 		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
