@@ -317,7 +317,7 @@ static int fusion_finish(const struct rule *rule, struct rule_context *ctx, void
 			continue;
 		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
 		if (ret < 0)
-				goto out;
+			goto out;
 		report_device(rule, ctx, s, d, &clock);
 	}
 out:

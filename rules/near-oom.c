@@ -78,7 +78,7 @@ static int near_oom_run(const struct rule *rule, struct rule_context *ctx, char 
 			continue;
 		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
 		if (ret < 0)
-				break;
+			break;
 		report_device(rule, ctx, d, &clock);
 	}
 	rule_clock_release(&clock);

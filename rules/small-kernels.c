@@ -262,7 +262,7 @@ static int small_kernels_finish(const struct rule *rule, struct rule_context *ct
 			continue;
 		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
 		if (ret < 0)
-				goto out;
+			goto out;
 		report_device(rule, ctx, s, d, &clock);
 	}
 out:

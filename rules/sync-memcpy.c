@@ -241,7 +241,7 @@ static int sync_memcpy_finish(const struct rule *rule, struct rule_context *ctx,
 			continue;
 		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
 		if (ret < 0)
-				goto out;
+			goto out;
 		report_device(rule, ctx, &s->groups[i], j - i, s, &clock);
 	}
 out:
