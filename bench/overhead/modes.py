@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""What each way of running gpt-trace costs, against bare and Nsight Systems, in one GPU call.
+
+usage: modes.py BINDIR OUT_DIR [--reps 3] [--launches 200000] [--modes a,b,...] [--workloads ...]
+
+Modes (interleaved, --reps rounds; every mode of a round runs before the next round starts):
+    bare          the program alone
+    armed         gpt-trace run --start-later, never started (issue 25: armed and idle)
+    default       gpt-trace run
+    gm10k         gpt-trace run --gpu-metrics (10 kHz, issue 23)
+    gm1k          gpt-trace run --gpu-metrics=1khz
+    nsys          nsys profile -t cuda (the collector yardstick)
+    nsys-gm       nsys profile -t cuda --gpu-metrics-devices=all (10 kHz, its default)
+Workloads: the launch-bound loop (BINDIR/bench_launch_loop, ns per launch) and the PyTorch steps of
+torch_bench.py (tinyops, resnet18, transformer: ms per step, mean of 20 timed steps after warm-up).
+Prints one Markdown table per workload: the median of the rounds, min-max, and the median against
+bare; trace bytes of the last round. Writes modes.json to OUT_DIR.
+"""
+import argparse, json, os, re, statistics, subprocess, sys, time
+
+NSYS = "/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys"
+HERE = os.path.dirname(os.path.abspath(__file__))
+ALL = ["bare", "armed", "default", "gm10k", "gm1k", "nsys", "nsys-gm"]
+
+
+def prefix(mode, b, out, tag):
+    trace = f"{out}/{tag}-{mode}.sqlite"
+    gpt = [f"{b}/gpt-trace", "run", "-q", "-f", "-o", trace]
+    return {
+        "bare": ([], None),
+        "armed": (gpt + ["--start-later", "--"], None),
+        "default": (gpt + ["--"], trace),
+        "gm10k": (gpt + ["--gpu-metrics", "--"], trace),
+        "gm1k": (gpt + ["--gpu-metrics=1khz", "--"], trace),
+        "nsys": ([NSYS, "profile", "-t", "cuda", "--force-overwrite", "true", "-o", f"{out}/nsys-{tag}"], None),
+        "nsys-gm": ([NSYS, "profile", "-t", "cuda", "--gpu-metrics-devices=all", "--force-overwrite", "true",
+                     "-o", f"{out}/nsysgm-{tag}"], None),
+    }[mode]
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "", "timeout", -1
+    return p.stdout, p.stderr, p.returncode
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("bindir")
+    ap.add_argument("out")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--launches", type=int, default=200000)
+    ap.add_argument("--modes", default=",".join(ALL))
+    ap.add_argument("--workloads", default="launch,tinyops,resnet18,transformer")
+    a = ap.parse_args()
+    b, out = os.path.abspath(a.bindir), os.path.abspath(a.out)
+    os.makedirs(out, exist_ok=True)
+    modes = [m for m in a.modes.split(",") if m != "nsys" or os.access(NSYS, os.X_OK)]
+    works = a.workloads.split(",")
+    env_control = os.path.join(out, "control")	# armed processes announce themselves here
+    os.environ["GPT_TRACE_CONTROL_DIR"] = env_control
+    res = {w: {m: [] for m in modes} for w in works}
+    size = {w: {} for w in works}
+    torch_works = [w for w in works if w != "launch"]
+    for rep in range(a.reps):
+        for mode in modes:
+            if "launch" in works:
+                pre, trace = prefix(mode, b, out, "launch")
+                o, e, rc = run(pre + [f"{b}/bench_launch_loop", str(a.launches)], 300)
+                m = re.search(r"ns_per_launch=([\d.]+)", o)
+                res["launch"][mode].append(float(m.group(1)) if m and rc == 0 else None)
+                if rc:
+                    print(f"launch {mode} rep {rep}: rc={rc} {e.strip()[-300:]}", file=sys.stderr)
+                if trace and os.path.exists(trace):
+                    size["launch"][mode] = os.path.getsize(trace)
+            for w in torch_works:
+                pre, trace = prefix(mode, b, out, w)
+                o, e, rc = run(pre + [sys.executable, f"{HERE}/torch_bench.py", "--only", w], 600)
+                m = re.search(w + r" ms_per_step=([\d.]+)", o)
+                res[w][mode].append(float(m.group(1)) if m and rc == 0 else None)
+                if rc or not m:
+                    print(f"{w} {mode} rep {rep}: rc={rc} {e.strip()[-300:]}", file=sys.stderr)
+                if trace and os.path.exists(trace):
+                    size[w][mode] = os.path.getsize(trace)
+            print(f"round {rep + 1} {mode} done {time.strftime('%H:%M:%S')}", file=sys.stderr, flush=True)
+    gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                         capture_output=True, text=True).stdout.strip().splitlines()[0]
+    print(f"# {time.strftime('%Y-%m-%d')}, {gpu}, {a.reps} interleaved rounds\n")
+    for w in works:
+        unit = "ns/launch" if w == "launch" else "ms/step"
+        xs = [x for x in res[w]["bare"] if x is not None] if "bare" in res[w] else []
+        base = statistics.median(xs) if xs else None
+        print(f"## {w} ({unit})\n\n| mode | median | min-max | against bare | trace bytes |\n|---|---|---|---|---|")
+        for mode in modes:
+            v = [x for x in res[w][mode] if x is not None]
+            if not v:
+                print(f"| {mode} | failed | | | |")
+                continue
+            med = statistics.median(v)
+            rel = f"{(med / base - 1) * 100:+.1f}%" if base else ""
+            print(f"| {mode} | {med:.3f} | {min(v):.3f}-{max(v):.3f} | {rel} | {size[w].get(mode, '')} |")
+        print()
+    with open(os.path.join(out, "modes.json"), "w") as fh:
+        json.dump({"gpu": gpu, "results": res, "bytes": size}, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
