@@ -5,9 +5,10 @@
 --   strided_gather  200 us  loads 32/request (ideal 4: 87.5% excess), stores 4: loads flagged;
 --                           recoverable 200000 x 28672 / 36864 = 155555 ns
 --   transpose       150 us  loads 4, stores 32/request (ideal 4): stores flagged, 116666 ns
---   double_copy     120 us  loads and stores 8/request, no ideal counts: against the assumed 4,
---                           both 50% excess and flagged, 60000 ns (a 64-bit copy: the false
---                           positive that assumed_sectors=8 or the ideal columns remove)
+--   double_copy     120 us  loads and stores 8/request, no ideal counts: against the default
+--                           assumed 16 (128-bit accesses) not flagged, which is right for a
+--                           64-bit copy; with assumed_sectors=4 (32-bit accesses) both 50%
+--                           excess and flagged, 60000 ns: the false positive the default avoids
 CREATE TABLE GPT_KERNEL_METRICS (correlationId INTEGER NOT NULL, deviceId INTEGER,
 	contextId INTEGER, kernelName TEXT, shortName TEXT, source TEXT, gldSectors INTEGER,
 	gldRequests INTEGER, gstSectors INTEGER, gstRequests INTEGER, gldSectorsIdeal INTEGER,
