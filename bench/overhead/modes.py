@@ -85,6 +85,8 @@ def main():
                 if trace and os.path.exists(trace):
                     size[w][mode] = os.path.getsize(trace)
             print(f"round {rep + 1} {mode} done {time.strftime('%H:%M:%S')}", file=sys.stderr, flush=True)
+        with open(os.path.join(out, "modes.json"), "w") as fh:	# what a timeout would leave
+            json.dump({"rounds": rep + 1, "results": res, "bytes": size}, fh, indent=1)
     gpu = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
                          capture_output=True, text=True).stdout.strip().splitlines()[0]
     print(f"# {time.strftime('%Y-%m-%d')}, {gpu}, {a.reps} interleaved rounds\n")

@@ -7,7 +7,8 @@
 #   nvtx       -c nvtx -p 'ProfilerStep#4'                     step 4
 #   repeat     -c nvtx -p 'ProfilerStep#*' --capture-range-end repeat:3   steps 1, 2, 3 (3 windows)
 #   profapi    -c cudaProfilerApi, torch.cuda.profiler.start/stop around steps 6-8   steps 6, 7, 8
-#   ondemand   --start-later, `gpt-trace start PID` after 1.5 s, `gpt-trace stop PID` 1 s later,
+#   ondemand   --start-later, `gpt-trace start all` 0.5 s after the process is armed (its CUDA
+#              start), `gpt-trace stop all` 1 s later,
 #              steps 50 ms apart: one window of whole, contiguous steps (at least 10)
 # Each case also checks that the program's output (but its pid) and exit status are the untraced
 # run's. Prints PASS/FAIL lines and "N passed, M failed"; exit 1 on any FAIL.
@@ -96,7 +97,12 @@ export GPT_TRACE_CONTROL_DIR=$out/control
 "$bin/gpt-trace" run -f --start-later -o "$out/ondemand.sqlite" -- "${prog[@]}" --steps 80 --pace 0.05 \
 	>"$out/ondemand.out" 2>"$out/ondemand.err" &
 pid=$!
-sleep 1.5
+# The library announces itself when CUDA starts (after torch's import): wait for that, then 0.5 s.
+for _ in $(seq 100); do
+	ls "$GPT_TRACE_CONTROL_DIR"/*.armed >/dev/null 2>&1 && break
+	sleep 0.2
+done
+sleep 0.5
 "$bin/gpt-trace" start all >"$out/ondemand.start" 2>&1
 sleep 1
 "$bin/gpt-trace" stop all >"$out/ondemand.stop" 2>&1

@@ -7,7 +7,13 @@ loss on a held-out batch without torch.no_grad(). The bad variant keeps that los
 for logging: each kept tensor holds its graph, and the graph holds the forward pass's saved
 activations (about L x B x D x 4 bytes x 2), so memory in use grows every step and the caching
 allocator has to call cudaMalloc for fresh blocks every step. With --fixed the list keeps
-loss.detach(): the graph and its activations are freed when the step ends.
+loss.detach().clone(): the graph and its activations are freed when the step ends.
+
+Why clone: with PyTorch 2.11 a kept loss.detach() (or a loss computed under torch.no_grad()) still
+holds one batch x width x 4-byte block, allocated inside F.mse_loss, per step: 8 MiB a step here
+(H200, 2026-11-27, tests/gpu/pairs/leak_diag.py: memory_allocated() +8.00 MiB a step, and the
+allocator's snapshot lists 40 live 8 MiB blocks from mse_loss after 40 steps), which gpt-trace's
+memory-growth rule reported on the earlier fixed variant. A clone (or .item()) holds 4 bytes.
 
 Prints one result line:
     leak: ok variant=<bad|fixed> steps=<S> median_step_us=<f> mean_step_us=<f> warmup=<W>
@@ -33,7 +39,7 @@ def main():
     p.add_argument("--batch", type=int, default=1024, help="batch size (default 1024)")
     p.add_argument("--width", type=int, default=2048, help="features of every layer (default 2048)")
     p.add_argument("--layers", type=int, default=4, help="Linear layers (default 4)")
-    p.add_argument("--fixed", action="store_true", help="keep loss.detach(), not the loss with its graph")
+    p.add_argument("--fixed", action="store_true", help="keep loss.detach().clone(), not the loss with its graph")
     args = p.parse_args()
     if min(args.steps, args.warmup, args.batch, args.width, args.layers) < 1:
         p.error("--steps, --warmup, --batch, --width and --layers must be at least 1")
@@ -61,7 +67,7 @@ def main():
         loss.backward()
         opt.step()
         watch = F.mse_loss(model(xv), yv)	# monitoring loss, graph built (no torch.no_grad())
-        history.append(watch.detach() if args.fixed else watch)
+        history.append(watch.detach().clone() if args.fixed else watch)
         return loss
 
     with torch.cuda.nvtx.range("warmup"):

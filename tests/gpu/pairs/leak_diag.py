@@ -8,7 +8,8 @@ innermost Python frames that allocated them, from torch.cuda.memory._snapshot())
 
 Variants:
     graph    history.append(watch)             (leak.py's bad variant)
-    detach   history.append(watch.detach())    (leak.py --fixed today)
+    detach   history.append(watch.detach())    (leak.py --fixed until 2026-11-27)
+    clone    history.append(watch.detach().clone())   (leak.py --fixed since)
     nograd   the monitoring loss under torch.no_grad(), kept as is
     item     history.append(watch.item())      (a host float; syncs every step)
     none     the monitoring loss is not kept at all
@@ -52,6 +53,8 @@ def run(variant, steps, warmup, batch, width, layers, snapshot):
             history.append(watch)
         elif variant == "detach":
             history.append(watch.detach())
+        elif variant == "clone":
+            history.append(watch.detach().clone())
         elif variant == "item":
             history.append(watch.item())
 
@@ -91,7 +94,7 @@ def run(variant, steps, warmup, batch, width, layers, snapshot):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--variants", default="graph,detach,nograd,item,none")
+    p.add_argument("--variants", default="graph,detach,clone,nograd,item,none")
     p.add_argument("--snapshot", default="detach", help="variant whose live blocks are listed")
     p.add_argument("--steps", type=int, default=40)
     p.add_argument("--warmup", type=int, default=5)

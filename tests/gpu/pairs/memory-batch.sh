@@ -4,7 +4,8 @@
 # bin/gpt-trace, bin/libgpt_inject.so, bin/steady_malloc and the pairs' .py files; writes
 # OUT/mem.tgz (traces, logs, pairs.tsv, cost.txt).
 #   empty_cache.py  torch.cuda.empty_cache() every step (bad) vs not (fixed)
-#   leak.py         monitoring loss kept with its graph (bad) vs detached (fixed)
+#   leak.py         monitoring loss kept with its graph (bad) vs a detached clone (fixed)
+# PAIRS='leak ...' runs only those pairs; NOCOST=1 leaves the cost runs out.
 #   near_oom.py     memory filled to 92% of the device (bad) vs 50% (fixed)
 # Cost: steady_malloc (one cudaMalloc + cudaFree a step) and empty_cache bad traced with the memory
 # records on (default) and off (GPT_TRACE_KINDS without "memory"), alternating.
@@ -28,7 +29,7 @@ traced() { # NAME VARIANT ARGS...
 		> "$W/$n-$v.traced.out" 2>&1
 	echo $? > "$W/$n-$v.traced.rc"
 }
-for n in empty_cache leak near_oom; do
+for n in ${PAIRS:-empty_cache leak near_oom}; do
 	for r in 1 2; do untraced $n bad; untraced $n fixed --fixed; done
 	traced $n bad; traced $n fixed --fixed
 	for v in bad fixed; do
@@ -37,6 +38,10 @@ for n in empty_cache leak near_oom; do
 			"$(cat "$W/$n-$v.traced.rc")" "-" >> "$tsv"
 	done
 done
+if [ -n "${NOCOST:-}" ]; then	# the pairs only
+	tar -C "$W" -czf "$OUT/mem.tgz" .
+	exit 0
+fi
 # The cost of the memory records: same program traced with them and without, alternating.
 NOMEM=memcpy,memcpy2,memset,synchronization,device,context,stream,runtime,driver
 {
