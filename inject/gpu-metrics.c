@@ -31,6 +31,9 @@
 #include <string.h>
 #include <time.h>
 
+/* How long a destroyed context waits for the decoding thread before leaving its samples. */
+#define GPU_METRICS_DESTROY_WAIT_MS 1000
+
 int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cupti_lib,
 		     gpu_metrics_report_fn report_fn, struct gpu_metrics **out, char *err,
 		     size_t errlen)
@@ -70,18 +73,26 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 	return 0;
 }
 
-int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms)
+/* The CLOCK_REALTIME time timeout_ms from now, as the timed waits take it. */
+static struct timespec deadline(unsigned timeout_ms)
 {
 	struct timespec until;
-	int rc = 0;
 
-	if (!g)
-		return 0;
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += timeout_ms / 1000;
 	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000l;
 	until.tv_sec += until.tv_nsec / 1000000000l;
 	until.tv_nsec %= 1000000000l;
+	return until;
+}
+
+int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms)
+{
+	struct timespec until = deadline(timeout_ms);
+	int rc = 0;
+
+	if (!g)
+		return 0;
 	if (pthread_mutex_timedlock(&g->lock, &until) != 0)
 		return -1;
 	g->stopping = true;
@@ -95,7 +106,9 @@ int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms)
 		pthread_join(g->thread, NULL);
 	g->thread_started = false;
 	/* Under the lock: a context destroyed now (CUDA's teardown) stops its device too. */
-	pthread_mutex_lock(&g->lock);
+	until = deadline(timeout_ms);
+	if (pthread_mutex_timedlock(&g->lock, &until) != 0)
+		return -1;
 	for (size_t i = 0; i < g->ndevices; i++)
 		gpu_metrics_device_stop(g, &g->devices[i]);
 	pthread_mutex_unlock(&g->lock);
@@ -114,11 +127,23 @@ void gpu_metrics_release(struct gpu_metrics *g)
 	pthread_mutex_unlock(&g->lock);
 }
 
+/*
+ * Called by CUPTI from the thread destroying ctx, inside the driver. The decoding thread may hold the
+ * lock while it waits in CUPTI for that same driver: wait a bounded time, then leave the samples.
+ */
 void gpu_metrics_context_destroy(struct gpu_metrics *g, CUcontext ctx)
 {
+	struct timespec until = deadline(GPU_METRICS_DESTROY_WAIT_MS);
+
 	if (!g)
 		return;
-	pthread_mutex_lock(&g->lock);
+	if (g->debug)
+		gpu_metrics_report(g, "gpu metrics debug: a context is being destroyed");
+	if (pthread_mutex_timedlock(&g->lock, &until) != 0) {
+		gpu_metrics_report(g, "gpu metrics: a context was destroyed while its sampler was being "
+				   "decoded; its last samples are not written");
+		return;
+	}
 	for (size_t i = 0; i < g->ndevices; i++)
 		if (g->devices[i].ctx == ctx)
 			gpu_metrics_device_stop(g, &g->devices[i]);
