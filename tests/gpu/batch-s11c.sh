@@ -13,7 +13,7 @@ say() { echo "== $* ($(date +%T))" >>"$L"; }
 export PYTHONUNBUFFERED=1
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader >>"$L"
 say "1. hang hunt"
-timeout 300 bash tests/gpu/busy/hang-hunt.sh "$B" 4 60 >>"$L" 2>&1
+timeout 270 bash tests/gpu/busy/hang-hunt.sh "$B" 4 60 >>"$L" 2>&1
 say "2. modes"
 timeout 200 python3 bench/overhead/modes.py "$B" /tmp/modes --reps 3 --modes bare,armed,default \
 	--workloads launch,resnet18 >/tmp/modes.md 2>/tmp/modes.err
