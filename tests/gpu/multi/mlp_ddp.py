@@ -4,6 +4,10 @@ MLP blocks, AdamW, an NVTX range per step. Prints rank 0's median ms per step ov
 the warm-up: `mlp_ddp: ok ranks=4 steps=60 median_ms=7.160`.
 
 usage: torchrun --nproc-per-node N tests/gpu/multi/mlp_ddp.py [--steps 60] [--warmup 20] [--batch 256]
+           [--named-steps] [--slow-rank R]
+--named-steps names the step ranges ProfilerStep#1, #2, ... (torch.profiler's names: --steps and the
+cross-rank report read the numbers); --slow-rank R makes rank R sleep 20 ms inside every third
+step before its forward pass, so that it holds up the others' all-reduce (a known straggler).
 """
 import argparse
 import os
@@ -18,6 +22,8 @@ ap = argparse.ArgumentParser()
 ap.add_argument('--steps', type=int, default=60)
 ap.add_argument('--warmup', type=int, default=20)
 ap.add_argument('--batch', type=int, default=256)
+ap.add_argument('--named-steps', action='store_true')
+ap.add_argument('--slow-rank', type=int, default=-1)
 a = ap.parse_args()
 
 dist.init_process_group('nccl')
@@ -32,7 +38,9 @@ times = []
 for i in range(a.warmup + a.steps):
     torch.cuda.synchronize()
     t0 = time.perf_counter()
-    torch.cuda.nvtx.range_push('step')
+    torch.cuda.nvtx.range_push('ProfilerStep#%d' % (i + 1) if a.named_steps else 'step')
+    if rank == a.slow_rank and i % 3 == 0:
+        time.sleep(0.02)
     opt.zero_grad(set_to_none=True)
     model(x).square().mean().backward()
     opt.step()
