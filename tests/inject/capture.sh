@@ -201,6 +201,23 @@ on_demand)
 	[ -e "$armed" ] && fail ".armed left behind"
 	"$gpt" stop "$pid" >stop.out 2>stop.err && fail "stop of a finished process succeeded"
 	;;
+on_demand_duration)
+	# `gpt-trace start all --duration 1` and no stop: one window of about a second, closed by the
+	# duration, whole batches of launches inside it (a 2-rank torchrun job kept none, 2026-11-27).
+	export GPT_TRACE_CONTROL_DIR="$work/control"
+	env GPT_TRACE_CUPTI_LIB="$fake" FAKE_BATCH_MS=500 "$gpt" run -o "$work/t.sqlite" --commit-ms 100 \
+		--start-later -- "$bindir/fake_launch" "$lib" "$fake" exit 8000 >out 2>err &
+	launcher=$!
+	for i in $(seq 50); do ls control/*.armed >/dev/null 2>&1 && break; sleep 0.1; done
+	sleep 1
+	"$gpt" start all --duration 1 >start.out 2>start.err || fail "start exited $?: $(cat start.err)"
+	wait $launcher
+	[ $? -eq 0 ] || fail "exit status"
+	windows "start command-duration"
+	got=$(q 'SELECT count(*), max(correlationId) - min(correlationId) + 1 FROM CUPTI_ACTIVITY_KIND_KERNEL' | tr '|' ' ')
+	set -- $got
+	[ "$1" = "$2" ] && [ "$1" -ge 1000 ] && [ "$1" -lt 8000 ] || fail "kernels (count span): $got"
+	;;
 plain)
 	# No capture option: every launch, no window rows, no capture facts.
 	run 50
