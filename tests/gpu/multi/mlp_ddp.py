@@ -7,7 +7,9 @@ usage: torchrun --nproc-per-node N tests/gpu/multi/mlp_ddp.py [--steps 60] [--wa
            [--named-steps] [--slow-rank R]
 --named-steps names the step ranges ProfilerStep#1, #2, ... (torch.profiler's names: --steps and the
 cross-rank report read the numbers); --slow-rank R makes rank R sleep 20 ms inside every third
-step before its forward pass, so that it holds up the others' all-reduce (a known straggler).
+step before its forward pass, so that it holds up the others' all-reduce (a known straggler);
+--ready-file PATH: each rank creates PATH.RANK once its warm-up is done (an on-demand start can wait
+for it: torchrun's OMP_NUM_THREADS=1 makes the model's initialisation take seconds).
 """
 import argparse
 import os
@@ -24,6 +26,7 @@ ap.add_argument('--warmup', type=int, default=20)
 ap.add_argument('--batch', type=int, default=256)
 ap.add_argument('--named-steps', action='store_true')
 ap.add_argument('--slow-rank', type=int, default=-1)
+ap.add_argument('--ready-file', default='', help='each rank creates PATH.RANK when its warm-up is done')
 a = ap.parse_args()
 
 dist.init_process_group('nccl')
@@ -48,6 +51,8 @@ for i in range(a.warmup + a.steps):
     torch.cuda.synchronize()
     if i >= a.warmup:
         times.append((time.perf_counter() - t0) * 1e3)
+    if a.ready_file and i == a.warmup - 1:
+        open('%s.%d' % (a.ready_file, rank), 'w').close()
 if rank == 0:
     print('mlp_ddp: ok ranks=%d steps=%d median_ms=%.3f' % (dist.get_world_size(), a.steps,
                                                            statistics.median(times)), flush=True)

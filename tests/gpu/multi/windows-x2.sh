@@ -16,12 +16,13 @@ export GPT_TRACE_CONTROL_DIR=$W/ctl
 job=(torchrun --standalone --nproc-per-node 2 tests/gpu/multi/mlp_ddp.py --warmup 20 --named-steps --slow-rank 1)
 nvidia-smi --query-gpu=name --format=csv,noheader | tr '\n' ' ' >>"$L"; echo >>"$L"
 [ "${ONLY:-}" = ondemand ] || { timeout 120 "${job[@]}" --steps 800 >$W/bare.out 2>&1; echo "bare rc=$? $(grep -h 'mlp_ddp: ok' $W/bare.out)" >>"$L"; }
-timeout 150 $B/gpt-trace run --start-later -o "$W/od/rank%r.sqlite" -- "${job[@]}" --steps 800 >$W/od.out 2>&1 &
+timeout 150 $B/gpt-trace run --start-later -o "$W/od/rank%r.sqlite" -- "${job[@]}" --steps 800 \
+	--ready-file $W/ready >$W/od.out 2>&1 &
 pid=$!
-# Both ranks armed (torchrun's own process, which asks CUDA for the device count, is armed too),
-# then 4 s for NCCL, DDP and the warm-up: the start lands in the steps.
-for _ in $(seq 300); do [ "$(grep -l mlp_ddp.py $GPT_TRACE_CONTROL_DIR/*.armed 2>/dev/null | wc -l)" -ge 2 ] && break; sleep 0.2; done
-sleep 4
+# Both ranks past their warm-up (torchrun's own process, which asks CUDA for the device count, is
+# armed too; the model's initialisation on one CPU thread takes seconds), then the start.
+for _ in $(seq 600); do [ -e $W/ready.0 ] && [ -e $W/ready.1 ] && break; sleep 0.1; done
+sleep 0.5
 $B/gpt-trace start all --duration 0.3 >>"$L" 2>&1
 wait $pid; echo "ondemand rc=$? $(grep -h 'mlp_ddp: ok' $W/od.out)" >>"$L"; grep gpt-trace $W/od.out >>"$L"
 [ "${ONLY:-}" = ondemand ] || timeout 120 $B/gpt-trace run --steps 40-55 -o "$W/st/rank%r.sqlite" -- "${job[@]}" --steps 60 >$W/st.out 2>&1
