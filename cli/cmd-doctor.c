@@ -13,6 +13,7 @@
 #define _GNU_SOURCE
 #include "cli/commands.h"
 #include "cli/inject-lib.h"
+#include "cli/usage.h"
 #include "cli/version.h"
 #include "common/util.h"
 #include "inject/cupti-search.h"
@@ -464,13 +465,8 @@ static int parse_options(int argc, char **argv, struct doctor *d)
 		case 'h':
 			return 1;
 		case ':':
-			pr_err("doctor: option '%s' needs a value; see 'gpt-trace doctor --help'",
-			       argv[optind - 1]);
-			return GPT_EXIT_USAGE;
 		default:
-			pr_err("doctor: unknown option '%s'; see 'gpt-trace doctor --help'",
-			       argv[optind - 1]);
-			return GPT_EXIT_USAGE;
+			return usage_option_error("doctor", USAGE_NAMED, c, argv);
 		}
 	}
 	if (optind < argc) {

@@ -6,6 +6,7 @@
  */
 #include "cli/commands.h"
 #include "cli/trace-args.h"
+#include "cli/usage.h"
 #include "common/util.h"
 #include "import/kineto.h"
 
@@ -140,10 +141,8 @@ static int parse_options(int argc, char **argv, const char **output, int *quiet)
 			fputs(usage_text, stdout);
 			return 1;
 		case ':':
-			pr_err("option '%s' needs a value; see 'gpt-trace import --help'", argv[optind - 1]);
-			return -1;
 		default:
-			pr_err("unknown option '%s'; see 'gpt-trace import --help'", argv[optind - 1]);
+			usage_option_error("import", USAGE_PLAIN, c, argv);
 			return -1;
 		}
 	}

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/report-ranks.h"
 #include "cli/trace-args.h"
+#include "cli/usage.h"
 #include "common/progress.h"
 #include "common/util.h"
 #include "rules/memory.h"
@@ -234,10 +235,8 @@ static int report_option(struct report_command *cmd, int c, char **argv)
 		fputs(usage_text, stdout);
 		return 1;
 	case ':':
-		pr_err("option '%s' needs a value; see 'gpt-trace report --help'", argv[optind - 1]);
-		return -1;
 	default:
-		pr_err("unknown option '%s'; see 'gpt-trace report --help'", argv[optind - 1]);
+		usage_option_error("report", USAGE_PLAIN, c, argv);
 		return -1;
 	}
 }

@@ -5,6 +5,7 @@
  */
 #include "report/report.h"
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "common/util.h"
 #include "rules/rule.h"
 
@@ -119,11 +120,8 @@ int cmd_rules(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return GPT_EXIT_OK;
 		case ':':
-			pr_err("option '%s' needs a value; see 'gpt-trace rules --help'", argv[optind - 1]);
-			return GPT_EXIT_USAGE;
 		default:
-			pr_err("unknown option '%s'; see 'gpt-trace rules --help'", argv[optind - 1]);
-			return GPT_EXIT_USAGE;
+			return usage_option_error("rules", USAGE_PLAIN, c, argv);
 		}
 	}
 	for (int i = optind; i < argc; i++) {

@@ -16,6 +16,7 @@
 #include "cli/run-child.h"
 #include "cli/run-session.h"
 #include "cli/run-summary.h"
+#include "cli/usage.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -347,14 +348,8 @@ static int parse_options(int argc, char **argv, struct run_options *opts)
 						   optarg, MAX_COMMIT_MS);
 			break;
 		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			if (optopt) {
-				char option[3] = { '-', (char)optopt, '\0' };
-
-				return usage_error("unknown option '%s'", option);
-			}
-			return usage_error("unknown option '%s'", argv[optind - 1]);
+			return usage_option_error("run", USAGE_NAMED, c, argv);
 		}
 	}
 	if (optind >= argc)

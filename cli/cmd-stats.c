@@ -6,6 +6,7 @@
 #include "stats/efficiency.h"
 #include "cli/commands.h"
 #include "cli/trace-args.h"
+#include "cli/usage.h"
 #include "common/progress.h"
 #include "common/util.h"
 
@@ -81,11 +82,8 @@ int cmd_stats(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return GPT_EXIT_OK;
 		case ':':
-			pr_err("option '%s' needs a value; see 'gpt-trace stats --help'", argv[optind - 1]);
-			return GPT_EXIT_USAGE;
 		default:
-			pr_err("unknown option '%s'; see 'gpt-trace stats --help'", argv[optind - 1]);
-			return GPT_EXIT_USAGE;
+			return usage_option_error("stats", USAGE_PLAIN, c, argv);
 		}
 	}
 	if (optind >= argc) {

@@ -4,6 +4,7 @@
  * summaries travel to where `gpt-trace report *.summary` merges them (docs/multi-rank.md).
  */
 #include "cli/commands.h"
+#include "cli/usage.h"
 #include "common/util.h"
 #include "ranks/summary.h"
 
@@ -109,10 +110,8 @@ static int summarize_option(struct summarize_command *cmd, int c, char **argv)
 		fputs(usage_text, stdout);
 		return 1;
 	case ':':
-		pr_err("option '%s' needs a value; see 'gpt-trace summarize --help'", argv[optind - 1]);
-		return -1;
 	default:
-		pr_err("unknown option '%s'; see 'gpt-trace summarize --help'", argv[optind - 1]);
+		usage_option_error("summarize", USAGE_PLAIN, c, argv);
 		return -1;
 	}
 }

@@ -2,6 +2,7 @@
  * Shared command-line handling of diff, check and baseline (see diff-options.h).
  */
 #include "cli/diff-options.h"
+#include "cli/usage.h"
 #include "diff/baseline.h"
 #include "loader/trace.h"
 #include "common/progress.h"
@@ -212,10 +213,8 @@ static const struct diff_option {
 /* The option as the user wrote it: argv holds it only for errors, not after a value. */
 static void option_words(char *opt, size_t len, int c, int longindex, char **argv)
 {
-	if (c == '?' && optopt)
-		snprintf(opt, len, "-%c", optopt);
-	else if (c == '?' || c == ':')
-		snprintf(opt, len, "%.*s", (int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
+	if (c == '?' || c == ':')
+		usage_option_word(opt, len, argv);
 	else if (longindex >= 0)
 		snprintf(opt, len, "--%s", diff_option_table[longindex].name);
 	else

@@ -2,12 +2,15 @@
  * The tally of allocation calls for allocation-churn and host-pinning-in-loop (see alloc-tally.h).
  * A trace calls a handful of distinct allocation functions, so names are kept in a short array and
  * found by a linear search; calls come from the walk's on_call (class API_ALLOC), idle time from the
- * host-wait gaps (all of it per trace, and the parts inside each call for the evidence).
+ * host-wait gaps (all of it per trace, and the parts inside each call for the evidence). The two
+ * rules' begin and finish, and the evidence they both list per call name, are here too.
  */
 #include "rules/alloc-tally.h"
 
 #include "common/util.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,12 +195,6 @@ static int compare_names(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
-void alloc_tally_finish(struct alloc_tally *tally)
-{
-	if (tally->nnames > 1)
-		qsort(tally->names, tally->nnames, sizeof(*tally->names), compare_names);
-}
-
 const struct alloc_trace *alloc_tally_trace(const struct alloc_tally *tally, int64_t trace_id)
 {
 	for (size_t i = 0; i < tally->ntraces; i++)
@@ -223,4 +220,64 @@ void alloc_tally_release(struct alloc_tally *tally)
 	free(tally->devices);
 	free(tally->error);
 	memset(tally, 0, sizeof(*tally));
+}
+
+struct alloc_tally *alloc_tally_new(struct rule_context *ctx, int pinning, int64_t min_gap,
+				    struct gap_visitor *visitor)
+{
+	struct alloc_tally *t = xcalloc(1, sizeof(*t));
+
+	t->ctx = ctx;
+	t->pinning = pinning;
+	alloc_tally_visitor(t, min_gap, visitor);
+	return t;
+}
+
+int alloc_tally_report(struct alloc_tally *t, const struct rule *rule, struct rule_context *ctx,
+		       const struct gap_walk *walk, alloc_report_fn *report, char *err, size_t errlen)
+{
+	struct rule_clock clock = { 0 };
+	int ret = 0;
+
+	if (!walk || !t->nnames)
+		goto out;
+	if (t->error) {
+		snprintf(err, errlen, "%s: %s", rule->id, t->error);
+		ret = -1;
+		goto out;
+	}
+	if (t->nnames > 1)
+		qsort(t->names, t->nnames, sizeof(*t->names), compare_names);
+	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+	for (size_t i = 0; ret >= 0 && i < t->nnames; i++)
+		if (i == 0 || t->names[i].trace_id != t->names[i - 1].trace_id)
+			ret = report(rule, ctx, t, t->names[i].trace_id, &clock, err, errlen);
+out:
+	rule_clock_release(&clock);
+	alloc_tally_release(t);
+	free(t);
+	return ret;
+}
+
+void alloc_tally_evidence(struct finding *f, const struct alloc_tally *t, int64_t trace_id, int64_t iterations)
+{
+	struct rule_text t1, t2, t3, t4;
+	char per[64] = "";
+
+	for (size_t i = 0; i < t->nnames; i++) {
+		const struct alloc_name *n = &t->names[i];
+
+		if (n->trace_id != trace_id)
+			continue;
+		if (iterations > 0)
+			snprintf(per, sizeof(per), " (%.1f per iteration)", (double)n->calls / (double)iterations);
+		finding_evidence(f, "%s: %" PRId64 " call%s%s, %s inside (%s each on average), GPU idle %s while inside",
+				 fmt_name(&t1, n->name), n->calls, plural(n->calls), per,
+				 fmt_duration(&t2, n->call_ns), fmt_duration(&t3, n->calls ? n->call_ns / n->calls : 0),
+				 fmt_duration(&t4, n->idle_ns));
+		if (!f->end || n->first < f->start)
+			f->start = n->first;
+		if (!f->end || n->last > f->end)
+			f->end = n->last;
+	}
 }

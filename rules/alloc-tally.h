@@ -75,9 +75,25 @@ void alloc_tally_visitor(struct alloc_tally *tally, int64_t min_gap, struct gap_
 int alloc_tally_gap(const struct gap *gap, void *tally);
 void alloc_tally_call(const struct gap_call *call, void *tally);
 
-/* After the walk: sort the names, most time in the calls first. */
-void alloc_tally_finish(struct alloc_tally *tally);
 void alloc_tally_release(struct alloc_tally *tally);
+
+/*
+ * What allocation-churn and host-pinning-in-loop share around their findings. alloc_tally_new() is a
+ * rule's begin: a new tally of the pinning calls (pinning 1) or the others (0), fed by the visitor.
+ * alloc_tally_report() is its finish: after a walk (walk NULL: it failed), the first name lookup that
+ * failed as the rule's error, else report() once per trace with a call of the tally's kind, in trace
+ * order, with the names sorted most time in the calls first; it frees the tally either way.
+ */
+typedef int alloc_report_fn(const struct rule *rule, struct rule_context *ctx, const struct alloc_tally *tally,
+			    int64_t trace_id, const struct rule_clock *clock, char *err, size_t errlen);
+struct alloc_tally *alloc_tally_new(struct rule_context *ctx, int pinning, int64_t min_gap,
+				    struct gap_visitor *visitor);
+int alloc_tally_report(struct alloc_tally *tally, const struct rule *rule, struct rule_context *ctx,
+		       const struct gap_walk *walk, alloc_report_fn *report, char *err, size_t errlen);
+/* One evidence line per call name of the trace (with calls per iteration when iterations > 0), and the
+ * finding's time range widened to the calls'. */
+void alloc_tally_evidence(struct finding *f, const struct alloc_tally *tally, int64_t trace_id,
+			  int64_t iterations);
 /* The trace's entry (NULL when it made no allocation call), and a device's claim. */
 const struct alloc_trace *alloc_tally_trace(const struct alloc_tally *tally, int64_t trace_id);
 int64_t alloc_tally_device_claim(const struct alloc_tally *tally, int64_t trace_id, int64_t device);

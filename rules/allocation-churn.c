@@ -17,7 +17,6 @@
 #include "rules/owner.h"
 #include "rules/rule-util.h"
 
-#include "common/util.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -120,7 +119,7 @@ static int report_trace(const struct rule *rule, struct rule_context *ctx, const
 {
 	const struct alloc_trace *tr = alloc_tally_trace(t, trace_id);
 	int64_t calls, call_ns, claim, iterations = rule_steady_iterations(ctx, trace_id);
-	struct rule_text t1, t2, t3, t4;
+	struct rule_text t1, t2;
 	char names[RULE_NAME_MAX * 4], per[64] = "";
 	enum framework framework;
 	int frees, pooled, ret;
@@ -146,22 +145,7 @@ static int report_trace(const struct rule *rule, struct rule_context *ctx, const
 			 "waiting for the host",
 			 calls, ctx->steady ? "steady state" : "scope", per, names, fmt_duration(&t1, call_ns),
 			 fmt_duration(&t2, tr->host_idle));
-	for (size_t i = 0; i < t->nnames; i++) {
-		const struct alloc_name *n = &t->names[i];
-
-		if (n->trace_id != trace_id)
-			continue;
-		if (iterations > 0)
-			snprintf(per, sizeof(per), " (%.1f per iteration)", (double)n->calls / (double)iterations);
-		finding_evidence(f, "%s: %" PRId64 " call%s%s, %s inside (%s each on average), GPU idle %s while inside",
-				 fmt_name(&t1, n->name), n->calls, plural(n->calls), iterations > 0 ? per : "",
-				 fmt_duration(&t2, n->call_ns), fmt_duration(&t3, n->calls ? n->call_ns / n->calls : 0),
-				 fmt_duration(&t4, n->idle_ns));
-		if (!f->end || n->first < f->start)
-			f->start = n->first;
-		if (!f->end || n->last > f->end)
-			f->end = n->last;
-	}
+	alloc_tally_evidence(f, t, trace_id, iterations);
 	finding_evidence(f, "saving: the host-wait idle time that followed the calls, at most their time (%s of %s "
 			 "in the calls): the host gets that time back, and cudaFree's device synchronization no longer "
 			 "empties the queue", fmt_duration(&t1, claim), fmt_duration(&t2, call_ns));
@@ -174,40 +158,16 @@ static int report_trace(const struct rule *rule, struct rule_context *ctx, const
 static int churn_begin(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
 		       void **state, char *err, size_t errlen)
 {
-	struct alloc_tally *t = xcalloc(1, sizeof(*t));
-
 	(void)err;
 	(void)errlen;
-	t->ctx = ctx;
-	alloc_tally_visitor(t, (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3), visitor);
-	*state = t;
+	*state = alloc_tally_new(ctx, 0, (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3), visitor);
 	return 0;
 }
 
 static int churn_finish(const struct rule *rule, struct rule_context *ctx, void *state,
 			const struct gap_walk *walk, char *err, size_t errlen)
 {
-	struct alloc_tally *t = state;
-	struct rule_clock clock = { 0 };
-	int ret = 0;
-
-	if (!walk || !t->nnames)
-		goto out;
-	if (t->error) {
-		snprintf(err, errlen, "%s: %s", rule->id, t->error);
-		ret = -1;
-		goto out;
-	}
-	alloc_tally_finish(t);
-	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-	for (size_t i = 0; ret >= 0 && i < t->nnames; i++)
-		if (i == 0 || t->names[i].trace_id != t->names[i - 1].trace_id)
-			ret = report_trace(rule, ctx, t, t->names[i].trace_id, &clock, err, errlen);
-out:
-	rule_clock_release(&clock);
-	alloc_tally_release(t);
-	free(t);
-	return ret;
+	return alloc_tally_report(state, rule, ctx, walk, report_trace, err, errlen);
 }
 
 const struct rule rule_allocation_churn = {

@@ -10,33 +10,33 @@
 #include "rules/alloc-tally.h"
 #include "rules/rule-util.h"
 
-#include "common/util.h"
 
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 static const struct rule_param params[] = {
 	{ "min_gap_us", 5, "us", "idle time counts in gaps of at least this long (as idle-gaps)" },
 	{ "min_calls", 2, "count", "report a trace from this many pinning calls in the scope" },
 };
 
-static void report_trace(const struct rule *rule, struct rule_context *ctx, const struct alloc_tally *t,
-			 int64_t trace_id, const struct rule_clock *clock)
+static int report_trace(const struct rule *rule, struct rule_context *ctx, const struct alloc_tally *t,
+			int64_t trace_id, const struct rule_clock *clock, char *err, size_t errlen)
 {
 	const struct alloc_trace *tr = alloc_tally_trace(t, trace_id);
 	int64_t calls, call_ns, claim, iterations = rule_steady_iterations(ctx, trace_id);
-	struct rule_text t1, t2, t3, t4;
+	struct rule_text t1, t2;
 	char per[64] = "";
 	struct finding *f;
 
+	(void)err;
+	(void)errlen;
 	if (!tr)
-		return;
+		return 0;
 	calls = tr->calls[1];
 	call_ns = tr->call_ns[1];
 	claim = tr->claim[1];
 	if (calls < (int64_t)rule_param(ctx, rule, "min_calls"))
-		return;
+		return 0;
 	if (iterations > 0)
 		snprintf(per, sizeof(per), ", %.1f per iteration", (double)calls / (double)iterations);
 	f = findings_add(ctx->out, rule, rule_severity(claim, rule_clock_span(clock, trace_id)), claim,
@@ -48,59 +48,23 @@ static void report_trace(const struct rule *rule, struct rule_context *ctx, cons
 			 "waiting for the host",
 			 calls, ctx->steady ? "steady state" : "scope", per, fmt_duration(&t1, call_ns),
 			 fmt_duration(&t2, tr->host_idle));
-	for (size_t i = 0; i < t->nnames; i++) {
-		const struct alloc_name *n = &t->names[i];
-
-		if (n->trace_id != trace_id)
-			continue;
-		finding_evidence(f, "%s: %" PRId64 " call%s, %s inside (%s each on average), GPU idle %s while inside",
-				 fmt_name(&t1, n->name), n->calls, plural(n->calls), fmt_duration(&t2, n->call_ns),
-				 fmt_duration(&t3, n->calls ? n->call_ns / n->calls : 0), fmt_duration(&t4, n->idle_ns));
-		if (!f->end || n->first < f->start)
-			f->start = n->first;
-		if (!f->end || n->last > f->end)
-			f->end = n->last;
-	}
+	alloc_tally_evidence(f, t, trace_id, 0);
+	return 0;
 }
 
 static int pinning_begin(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
 			 void **state, char *err, size_t errlen)
 {
-	struct alloc_tally *t = xcalloc(1, sizeof(*t));
-
 	(void)err;
 	(void)errlen;
-	t->ctx = ctx;
-	t->pinning = 1;
-	alloc_tally_visitor(t, (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3), visitor);
-	*state = t;
+	*state = alloc_tally_new(ctx, 1, (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3), visitor);
 	return 0;
 }
 
 static int pinning_finish(const struct rule *rule, struct rule_context *ctx, void *state,
 			  const struct gap_walk *walk, char *err, size_t errlen)
 {
-	struct alloc_tally *t = state;
-	struct rule_clock clock = { 0 };
-	int ret = 0;
-
-	if (!walk || !t->nnames)
-		goto out;
-	if (t->error) {
-		snprintf(err, errlen, "%s: %s", rule->id, t->error);
-		ret = -1;
-		goto out;
-	}
-	alloc_tally_finish(t);
-	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
-	for (size_t i = 0; ret >= 0 && i < t->nnames; i++)
-		if (i == 0 || t->names[i].trace_id != t->names[i - 1].trace_id)
-			report_trace(rule, ctx, t, t->names[i].trace_id, &clock);
-out:
-	rule_clock_release(&clock);
-	alloc_tally_release(t);
-	free(t);
-	return ret;
+	return alloc_tally_report(state, rule, ctx, walk, report_trace, err, errlen);
 }
 
 const struct rule rule_host_pinning_in_loop = {

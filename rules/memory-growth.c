@@ -7,8 +7,7 @@
  * the end of each steady iteration (rules/memory.h); the rule fires on a least-squares growth of at
  * least min_mb_per_iteration that rises in at least min_rising_pct of the iterations.
  */
-#include "rules/memory.h"
-#include "rules/rule-util.h"
+#include "rules/memory-rule.h"
 
 #include "common/util.h"
 
@@ -24,7 +23,7 @@ static const struct rule_param params[] = {
 static void report_device(const struct rule *rule, struct rule_context *ctx, const struct memory_device *d,
 			  const struct rule_clock *clock)
 {
-	struct rule_text t1, t2, t3, t4, t5;
+	struct rule_text t1, t2, t3, t4;
 	struct finding *f;
 	double left;
 
@@ -60,37 +59,24 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, con
 				 a->range ? " in NVTX range '" : "", a->range ? fmt_name(&t4, a->range) : "",
 				 a->range ? "'" : "");
 	}
-	(void)t5;
 }
 
-static int memory_growth_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
+/* A trend over enough steady iterations: growth of at least min_mb_per_iteration, rising often enough. */
+static int growing(const struct rule *rule, struct rule_context *ctx, const struct memory_device *d)
 {
 	double min_growth = rule_param(ctx, rule, "min_mb_per_iteration") * 1048576.0;
 	double min_rising = rule_param(ctx, rule, "min_rising_pct") / 100.0;
 	double min_iterations = rule_param(ctx, rule, "min_iterations");
-	struct memory_summary *m;
-	struct rule_clock clock = { 0 };
-	int ret;
 
+	return !((double)d->steady_iterations < min_iterations || d->growth_per_iteration < min_growth ||
+		 (double)d->growing_iterations < min_rising * (double)(d->steady_iterations - 1));
+}
+
+static int memory_growth_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
+{
 	if (!ctx->steady)
 		return 0;	/* no iterations to compare */
-	ret = memory_summary_compute(ctx->trace, ctx->steady, &m, err, errlen);
-	if (ret < 0)
-		return ret;
-	for (size_t i = 0; i < m->ndevices && ret >= 0; i++) {
-		const struct memory_device *d = &m->devices[i];
-
-		if ((double)d->steady_iterations < min_iterations || d->growth_per_iteration < min_growth ||
-		    (double)d->growing_iterations < min_rising * (double)(d->steady_iterations - 1))
-			continue;
-		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
-		if (ret < 0)
-			break;
-		report_device(rule, ctx, d, &clock);
-	}
-	rule_clock_release(&clock);
-	memory_summary_free(m);
-	return ret < 0 ? ret : 0;
+	return memory_rule_run(rule, ctx, growing, report_device, err, errlen);
 }
 
 const struct rule rule_memory_growth = {

@@ -6,8 +6,7 @@
  * what CUDA reserves for its context is not in the records, so the true headroom is a little
  * smaller than shown. No time is recovered: the finding is about headroom.
  */
-#include "rules/memory.h"
-#include "rules/rule-util.h"
+#include "rules/memory-rule.h"
 
 #include "common/util.h"
 
@@ -61,29 +60,16 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, con
 	}
 }
 
-static int near_oom_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
+static int near_full(const struct rule *rule, struct rule_context *ctx, const struct memory_device *d)
 {
 	double max_pct = rule_param(ctx, rule, "max_pct");
-	struct memory_summary *m;
-	struct rule_clock clock = { 0 };
-	int ret;
 
-	ret = memory_summary_compute(ctx->trace, ctx->steady, &m, err, errlen);
-	if (ret < 0)
-		return ret;
-	for (size_t i = 0; i < m->ndevices && ret >= 0; i++) {
-		const struct memory_device *d = &m->devices[i];
+	return !(d->capacity <= 0 || (double)d->peak_bytes * 100.0 < max_pct * (double)d->capacity);
+}
 
-		if (d->capacity <= 0 || (double)d->peak_bytes * 100.0 < max_pct * (double)d->capacity)
-			continue;
-		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
-		if (ret < 0)
-			break;
-		report_device(rule, ctx, d, &clock);
-	}
-	rule_clock_release(&clock);
-	memory_summary_free(m);
-	return ret < 0 ? ret : 0;
+static int near_oom_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
+{
+	return memory_rule_run(rule, ctx, near_full, report_device, err, errlen);
 }
 
 const struct rule rule_near_oom = {

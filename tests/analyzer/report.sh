@@ -128,6 +128,11 @@ expect_exit "report unknown rule" 2 "unknown rule 'no-such-rule'" "$GPT" report 
 expect_exit "report bad format" 2 "unknown format" "$GPT" report --format pdf "$B"
 expect_exit "report bad option" 2 "unknown option" "$GPT" report --bogus "$B"
 expect_exit "report missing value" 2 "needs a value" "$GPT" report "$B" --format
+# the refused option as written: alone, not its cluster nor the word before it; without "=VALUE"
+expect_exit "report unknown short option in a cluster" 2 "unknown option '-Z'; see" "$GPT" report -Zq "$B"
+expect_exit "report unknown short option ending a cluster" 2 "unknown option '-Z'; see" "$GPT" report -qZ "$B"
+expect_exit "report short option without its value in a cluster" 2 "option '-f' needs a value" "$GPT" report "$B" -qf
+expect_exit "report unknown long option with a value" 2 "unknown option '--bogus'; see" "$GPT" report --bogus=1 "$B"
 expect_exit "report no trace" 2 "no trace given" "$GPT" report
 expect_exit "report unwritable output" 2 "cannot write" "$GPT" report -o "$TMP/no/such/dir/r.txt" "$B"
 

@@ -97,6 +97,10 @@ usage)
 	expect_grep "unknown long option" "unknown option '--bogus'" err
 	usage_error -x sh -c 'touch ran'
 	expect_grep "unknown short option" "unknown option '-x'" err
+	usage_error -qx sh -c 'touch ran'
+	expect_grep "unknown short option in a cluster" "unknown option '-x'" err
+	usage_error --no-gpu-metrics=1 sh -c 'touch ran'
+	expect_grep "value of an option without one" "unknown option '--no-gpu-metrics'" err
 	usage_error --api=some sh -c 'touch ran'
 	expect_grep "bad --api" "invalid --api 'some'" err
 	usage_error --api
