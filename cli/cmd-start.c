@@ -15,9 +15,10 @@ static const char usage_text[] =
 	"usage: gpt-trace start [PID|all] [-d|--duration S]\n"
 	"\n"
 	"Start recording in an armed process (gpt-trace run --start-later), or in every armed\n"
-	"process of this user on this host (all, the default). The process opens a capture window\n"
-	"at its next tick (within half its commit interval, 0.5 s by default); with --duration it\n"
-	"closes it S seconds later. Stop with 'gpt-trace stop'.\n";
+	"process of this user on this host (all, the default). Every process opens its capture\n"
+	"window at the same instant, 1 s after this command (each reads it at its next tick, within\n"
+	"half its commit interval, 0.5 s by default), so that the ranks of a job record the same\n"
+	"steps; with --duration it closes S seconds later. Stop with 'gpt-trace stop'.\n";
 
 int cmd_start(int argc, char **argv)
 {
@@ -49,6 +50,7 @@ int cmd_start(int argc, char **argv)
 			return GPT_EXIT_USAGE;
 		}
 	}
-	snprintf(command, sizeof(command), "start %llu", duration);
+	snprintf(command, sizeof(command), "start %llu %llu", duration,
+		 (unsigned long long)(monotonic_ns() + CONTROL_LEAD_NS));
 	return control_send(target, command, "start");
 }

@@ -14,11 +14,13 @@ static const char usage_text[] =
 	"\n"
 	"Stop recording in an armed process (gpt-trace run --start-later) that 'gpt-trace start'\n"
 	"started, or in every armed process of this user on this host (all, the default). The\n"
-	"process closes its capture window at its next tick and stays armed.\n";
+	"process closes its capture window 1 s after this command, all of them at the same\n"
+	"instant (as 'gpt-trace start' opens them), and stays armed.\n";
 
 int cmd_stop(int argc, char **argv)
 {
 	const char *target = "all";
+	char command[64];
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -31,5 +33,6 @@ int cmd_stop(int argc, char **argv)
 		}
 		target = argv[i];
 	}
-	return control_send(target, "stop", "stop");
+	snprintf(command, sizeof(command), "stop %llu", (unsigned long long)(monotonic_ns() + CONTROL_LEAD_NS));
+	return control_send(target, command, "stop");
 }

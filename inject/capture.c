@@ -24,8 +24,11 @@
  * itself with a file <dir>/<pid>.armed (dir: $GPT_TRACE_CONTROL_DIR, else /tmp/gpt-trace-<uid>).
  * `gpt-trace start` and `stop` (cli/cmd-start.c) write a command to <dir>/<pid>.cmd, which the
  * library's flush thread reads at its next tick (half the commit interval: 500 ms by default):
- * "start [DURATION_NS]" turns the kinds on and opens a window, "stop" closes it and turns them off.
- * A file and not a signal: a signal would reach the program's own handlers.
+ * "start DURATION_NS AT_NS" turns the kinds on and opens a window at AT_NS, "stop AT_NS" closes it
+ * at AT_NS and then turns them off. AT_NS, on CLOCK_MONOTONIC, is the same instant for every
+ * process the command reached (cli/run-control.h), so the ranks of a job record the same steps;
+ * a process that reads its command after that instant acts at once. A file and not a signal: a
+ * signal would reach the program's own handlers.
  */
 #define _GNU_SOURCE
 #include "inject/inject.h"
@@ -479,21 +482,40 @@ void capture_armed(void)
 		close(fd);
 }
 
+/* A command's instant, AT_NS on CLOCK_MONOTONIC, on the trace's clock: now if none or past. */
+static uint64_t command_instant(unsigned long long at_monotonic, uint64_t now)
+{
+	uint64_t mono = monotonic_now();
+
+	if (!at_monotonic || at_monotonic <= mono)
+		return now;
+	return now + (at_monotonic - mono);
+}
+
 /* A start or stop command (lock held). */
 static void demand(const char *command, uint64_t now)
 {
-	unsigned long long duration = 0;
+	unsigned long long duration = 0, at = 0;
+	uint64_t when;
 
 	if (!strncmp(command, "start", 5) && !demand_open && !finished) {
-		sscanf(command + 5, "%llu", &duration);
-		cupti_trace_pause(0);
-		collector_window_open(sink, now, "start command");
+		sscanf(command + 5, "%llu %llu", &duration, &at);
+		when = command_instant(at, now);
+		cupti_trace_pause(0);	/* records before `when` are left out by the window */
+		collector_window_open(sink, when, "start command");
 		demand_open = 1;
-		demand_deadline = duration ? now + duration : 0;
+		demand_deadline = duration ? when + duration : 0;
 		if (demand_deadline)
 			collector_window_close(sink, demand_deadline, "duration");
 	} else if (!strncmp(command, "stop", 4) && demand_open) {
-		collector_window_close(sink, now, "stop command");
+		sscanf(command + 4, "%llu", &at);
+		when = command_instant(at, now);
+		collector_window_close(sink, when, "stop command");
+		if (when > now) {	/* the kinds go off at the next tick after it */
+			if (!demand_deadline || when < demand_deadline)
+				demand_deadline = when;
+			return;
+		}
 		demand_open = 0;
 		cupti_trace_pause(1);
 	}

@@ -37,6 +37,7 @@ static CUpti_SubscriberHandle subscriber;
 static struct collector *_Atomic sink;	/* NULL once stopped */
 static atomic_ullong dropped_records;
 static unsigned api_calls_enabled;
+static int api_selection_off;	/* the default selection turned off by a pause (on demand) */
 static char kinds_failed[256];
 static struct metrics_session *metrics;	/* NULL: no hardware metrics */
 static struct gpu_metrics *_Atomic gpu_metrics;	/* NULL: no GPU metrics sampling */
@@ -618,14 +619,31 @@ void cupti_trace_pause(int pause)
 		else
 			cupti.ActivityEnable(kind);
 	}
+	/*
+	 * The default selection of API calls, once turned off call by call, did not come back when
+	 * turned on again the same way: an on-demand window of a PyTorch loop had its kernels and no
+	 * API record (CUPTI 13.0, H200, 2026-11-27), while --api all's kinds came back (30,874 API
+	 * records in 0.5 s). So the first pause turns the selection off for good, and windows record
+	 * every runtime and driver call through the kinds, as --api all does (docs/run.md).
+	 */
 	if (cupti.GetCallbackName && cupti.ActivityEnableRuntimeApi && cupti.ActivityEnableDriverApi &&
 	    api_calls_enabled) {
 		unsigned enabled = api_calls_enabled;
 
-		enable_api_calls(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
-				 cupti.ActivityEnableRuntimeApi, default_runtime_calls, !pause);
-		enable_api_calls(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
-				 cupti.ActivityEnableDriverApi, default_driver_calls, !pause);
+		if (pause && !api_selection_off) {
+			enable_api_calls(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE,
+					 cupti.ActivityEnableRuntimeApi, default_runtime_calls, 0);
+			enable_api_calls(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE,
+					 cupti.ActivityEnableDriverApi, default_driver_calls, 0);
+			api_selection_off = 1;
+		}
+		if (pause) {
+			cupti.ActivityDisable(CUPTI_ACTIVITY_KIND_RUNTIME);
+			cupti.ActivityDisable(CUPTI_ACTIVITY_KIND_DRIVER);
+		} else {
+			cupti.ActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME);
+			cupti.ActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER);
+		}
 		api_calls_enabled = enabled;	/* a count of the calls selected, not of toggles */
 	}
 out:

@@ -218,6 +218,39 @@ on_demand_duration)
 	set -- $got
 	[ "$1" = "$2" ] && [ "$1" -ge 1000 ] && [ "$1" -lt 8000 ] || fail "kernels (count span): $got"
 	;;
+on_demand_together)
+	# Two armed processes, one `gpt-trace start all`: both windows open at the same instant, 1 s
+	# after the command (cli/run-control.h), though each reads it at its own tick; the duration
+	# closes both at the same instant too.
+	command -v python3 >/dev/null || { echo "skipped: python3 is needed"; exit 77; }
+	export GPT_TRACE_CONTROL_DIR="$work/control"
+	for i in 1 2; do
+		env GPT_TRACE_CUPTI_LIB="$fake" FAKE_BATCH_MS=500 "$gpt" run -o "$work/t$i.sqlite" \
+			--commit-ms $((i * 300)) --start-later -- "$bindir/fake_launch" "$lib" "$fake" exit 8000 \
+			>out$i 2>err$i &
+	done
+	for i in $(seq 50); do [ "$(ls control/*.armed 2>/dev/null | wc -l)" -ge 2 ] && break; sleep 0.1; done
+	sent=$(python3 -c 'import time; print(time.monotonic_ns())')
+	"$gpt" start all --duration 1 >start.out 2>start.err || fail "start exited $?: $(cat start.err)"
+	wait
+	# on the host's clock: trace times count from the trace's origin (GPT_META time_origin_ns)
+	abs="SELECT start + o, \"end\" + o FROM GPT_CAPTURE_WINDOWS,
+		(SELECT CAST(value AS INTEGER) AS o FROM GPT_META WHERE name = 'time_origin_ns')"
+	w1=$(sqlite3 -readonly t1.sqlite "$abs")
+	w2=$(sqlite3 -readonly t2.sqlite "$abs")
+	python3 - "$sent" "$w1" "$w2" <<'PY' || fail "windows $w1 and $w2, command sent at $sent"
+import sys
+sent = int(sys.argv[1])
+(a1, e1), (a2, e2) = ([int(v) for v in w.split("|")] for w in sys.argv[2:4])
+assert abs(a1 - a2) < 1_000_000 and abs(e1 - e2) < 1_000_000, "not together"
+assert 0.9e9 <= a1 - sent <= 1.3e9, "start %d ns after the command" % (a1 - sent)
+assert abs((e1 - a1) - 1e9) < 1e6, "duration"
+PY
+	for i in 1 2; do
+		n=$(sqlite3 -readonly t$i.sqlite "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")
+		[ "$n" -ge 1000 ] || fail "process $i kept $n kernels"
+	done
+	;;
 plain)
 	# No capture option: every launch, no window rows, no capture facts.
 	run 50
