@@ -64,11 +64,11 @@ pair fusion fusion "element-wise,torch.compile"
 # precision finding in both variants.
 pair empty_cache allocation-churn "cudaFree_v3020 78,cudaMalloc_v3020 78,4.0 per iteration,empty_cache(),expandable_segments" precision
 
-# A monitoring loss kept with its graph every step vs detached: memory in use grows by the graph's
-# activations each step (memory-growth), and the allocator calls cudaMalloc for it every step
-# (allocation-churn's estimate against the measured difference). The fixed variant still grows by
-# about one 8 MB activation a step (PyTorch reports the same: memory_allocated() 1953 MB after 200
-# steps), nine times less: its rate is checked against the bad one's.
+# A monitoring loss kept with its graph every step vs a detached clone (H200): memory in use grows
+# by the graph's activations each step (memory-growth) in the bad variant and not in the fixed one.
+# The loop is GPU-bound, so the bad variant's cudaMalloc calls cost no step time: allocation-churn
+# says the GPU idled 0 ns for them, and the untraced means differ by 3.7 us of 3 ms. The estimate
+# and the measured difference must agree within 3% of the step (README.md, "The leak pair").
 expect "pair leak" "ok" "$(python3 - "$TMP" "$P/pairs.tsv" <<'PY' 2>&1 | tail -1
 import json, re, sys
 tmp, tsv = sys.argv[1:3]
@@ -82,12 +82,13 @@ fixed = json.load(open(tmp + "/leak-fixed.json"))
 rate = lambda d: [float(re.search(r"grows by ([0-9.]+) MB", f["message"]).group(1))
                   for f in d["findings"] if f["rule"] == "memory-growth"]
 assert rate(bad) and rate(bad)[0] > 50, rate(bad)
-assert not rate(fixed) or rate(fixed)[0] * 5 < rate(bad)[0], (rate(fixed), rate(bad))
+assert not rate(fixed), rate(fixed)
 churn = [f for f in bad["findings"] if f["rule"] == "allocation-churn"][0]
-assert not [f for f in fixed["findings"] if f["rule"] == "allocation-churn" and f["severity"] != "info"]
+assert "4.0 per iteration" in churn["message"], churn["message"]
+assert not [f for f in fixed["findings"] if f["rule"] == "allocation-churn"]
 estimate = churn["recoverable_ns"] / bad["steady_iterations"]
 measured = mean["bad"] - mean["fixed"]
-assert 0.5 <= estimate / measured <= 2.0, (estimate, measured)
+assert abs(estimate - measured) <= 0.03 * mean["fixed"], (estimate, measured)
 print("ok")
 PY
 )"
