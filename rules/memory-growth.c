@@ -28,9 +28,10 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, con
 	double left;
 
 	f = findings_add(ctx->out, rule, SEVERITY_WARNING, 0,
-			 "Something keeps a reference to each step's tensors: keep loss.item() or loss.detach() "
-			 "(not the loss with its graph) for logging, compute monitoring outputs under "
-			 "torch.no_grad(), and clear lists or caches that gain an entry every step. "
+			 "Something keeps a reference to each step's tensors: for logging keep loss.item() or "
+			 "loss.detach().clone(), not the loss (its graph holds the step's activations; even a "
+			 "detached loss can hold the buffer it was reduced from), and clear lists or caches that "
+			 "gain an entry every step. "
 			 "torch.cuda.memory._record_memory_history() and torch.cuda.memory._snapshot() show the "
 			 "stack that allocated what stays.",
 			 "%s: memory in use grows by %s per iteration in the steady state (%s after the first "
