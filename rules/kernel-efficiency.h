@@ -1,16 +1,20 @@
 /*
  * How well each heavy kernel uses the GPU while it runs, from sampled GPU metrics (issue 23):
- * for each kernel (by name and launch configuration) the samples that overlap its executions,
- * weighted by the overlap, give its SMs-active, tensor-pipe (by precision where sampled) and DRAM
- * bandwidth shares; each kernel is then classified (thresholds below, docs/gpu-metrics.md):
+ * for each kernel (by name and launch configuration) the samples that it covers for at least
+ * KEFF_MIN_PURITY of their interval (its executions together), weighted by that coverage, give its
+ * SMs-active, tensor-pipe (by precision where sampled) and DRAM bandwidth shares; a sample's values
+ * are means over its interval, so a kernel much shorter than the interval is not judged by its
+ * neighbours' activity. Each kernel is then classified (thresholds below, docs/gpu-metrics.md):
  *
  *   memory-bound     DRAM read + write bandwidth >= KEFF_MEMORY_DRAM_PCT % of the device's peak
  *   compute-bound    otherwise, tensor pipes active >= KEFF_COMPUTE_TENSOR_PCT %, or SMs active
  *                    >= KEFF_COMPUTE_SM_PCT % (SMs active is residency, not issue rate: a kernel that
  *                    fills every SM and then waits on latency also lands here)
  *   latency-bound    neither: most SMs empty (a small grid, low occupancy) or waiting on latency
- *   unknown          less than KEFF_MIN_COVERAGE of its time had samples (not sampled: before the
- *                    sampler started, or in a gap; a quarter suffices for a kernel that repeats)
+ *   unknown          less than KEFF_MIN_COVERAGE of its time lay in samples it covers (not
+ *                    sampled: before the sampler started, or in a gap; or shorter than the sampling
+ *                    interval, with other work in the same samples: sample faster); a quarter
+ *                    suffices for a kernel that repeats
  *
  * DRAM bandwidth is CUPTI's own share of peak (dram__read/write_throughput pct_of_peak_sustained,
  * what nsys stores as "DRAM Read/Write Bandwidth [Throughput %]"); the GB/s shown next to it is
@@ -31,6 +35,7 @@
 #define KEFF_COMPUTE_TENSOR_PCT 30.0
 #define KEFF_COMPUTE_SM_PCT 70.0
 #define KEFF_MIN_COVERAGE 0.25
+#define KEFF_MIN_PURITY 0.5
 
 enum kernel_bound {
 	KERNEL_BOUND_UNKNOWN,
@@ -48,7 +53,7 @@ struct kernel_efficiency {
 	int64_t grid[3], block[3];
 	int64_t launches;
 	int64_t time_ns;	/* its executions' total time in the window */
-	int64_t sampled_ns;	/* of which covered by samples */
+	int64_t sampled_ns;	/* of which in samples it covers for KEFF_MIN_PURITY of their interval */
 	/* overlap-weighted means over the samples, percent; NaN where not sampled */
 	double sm_pct, tensor_pct, hmma_pct, imma_pct, dmma_pct, dram_read_pct, dram_write_pct;
 	double dram_gbps;	/* (read + write) share of the peak bandwidth; NaN: no peak known */

@@ -116,10 +116,12 @@ void stats_efficiency_text(FILE *out, const struct stats_efficiency *e, enum out
 	fprintf(out, md ? "### GPU busy time by what bounds it\n\n" : "GPU busy time by what bounds it\n");
 	fprintf(out, md ? "Window: %s; %" PRId64 " GPU metric samples. Memory-bound: DRAM read+write >= "
 			  "%.0f%% of peak; compute-bound: tensor pipes >= %.0f%% or SMs active >= %.0f%%; "
-			  "latency-bound: neither; unknown: under %.0f%% of its time sampled.\n\n"
+			  "latency-bound: neither; unknown: under %.0f%% of its time in samples it fills at least half of "
+			  "(shorter kernels: sample faster, e.g. --gpu-metrics=20us).\n\n"
 			: "  window: %s; %" PRId64 " GPU metric samples\n  memory-bound: DRAM read+write >= "
 			  "%.0f%% of peak; compute-bound: tensor pipes >= %.0f%% or SMs active >= %.0f%%;\n"
-			  "  latency-bound: neither; unknown: under %.0f%% of its time sampled\n",
+			  "  latency-bound: neither; unknown: under %.0f%% of its time in samples it fills at least\n"
+			  "  half of (shorter kernels: sample faster, e.g. --gpu-metrics=20us)\n",
 		e->window, k->samples, KEFF_MEMORY_DRAM_PCT, KEFF_COMPUTE_TENSOR_PCT,
 		KEFF_COMPUTE_SM_PCT, KEFF_MIN_COVERAGE * 100);
 	text_classes(out, k, md);

@@ -422,7 +422,8 @@ static void write_bounds(FILE *out, const struct report_header *hdr, const struc
 	}
 	fprintf(out, "</table>\n<p class=\"small muted\">Memory-bound: DRAM read + write at least %.0f%% of peak; "
 		"compute-bound: otherwise tensor pipes at least %.0f%% or SMs active at least %.0f%%; latency-bound: "
-		"neither (few SMs busy, or waiting on latency); unknown: under %.0f%% of its time sampled "
+		"neither (few SMs busy, or waiting on latency); unknown: under %.0f%% of its time in samples it "
+		"fills at least half of (shorter kernels: sample faster, e.g. --gpu-metrics=20us) "
 		"(docs/gpu-metrics.md).</p>\n</div>\n", KEFF_MEMORY_DRAM_PCT, KEFF_COMPUTE_TENSOR_PCT, KEFF_COMPUTE_SM_PCT,
 		KEFF_MIN_COVERAGE * 100);
 }

@@ -159,14 +159,22 @@ expect_exit "rules unknown" 2 "unknown rule 'nope'" "$GPT" rules nope
 
 # The memory section's steady state, worded for rare and fractional counts (real H100/H200 pairs):
 # near_oom allocates once in its 40 steady iterations (it used to read "0.0 allocations (419.43 KB)
-# and 0.0 releases per iteration"), leak-fixed 21 times, leak-bad 161 times (4.0 per iteration),
+# and 0.0 releases per iteration"), leak-fixed once (three times in a copy), leak-bad 161 times (4.0 per iteration),
 # empty_cache-bad twice per iteration, empty_cache-fixed never.
 PAIRS=$SRC/tests/fixtures/gpu/pairs
 steady_memory() { "$GPT" report "$PAIRS/$1.sqlite" | sed -n 's/^ *steady: \([^;]*\);.*/\1/p'; }
 expect "memory: one allocation in the steady state" "1 allocation in 40 steady iterations (16.78 MB) and no releases" \
 	"$(steady_memory near_oom-bad)"
-expect "memory: rarer than once an iteration" "21 allocations in 40 steady iterations (352.32 MB) and no releases" \
+expect "memory: once in the steady state" "1 allocation in 40 steady iterations (20.97 MB) and no releases" \
 	"$(steady_memory leak-fixed)"
+# leak-fixed with its one steady allocation made three times (two copies, 1 and 2 ms later)
+cp "$PAIRS/leak-fixed.sqlite" "$TMP/leak3.sqlite"
+sqlite3 "$TMP/leak3.sqlite" "CREATE TEMP TABLE one AS SELECT * FROM CUDA_GPU_MEMORY_USAGE_EVENTS
+	WHERE memKind = 2 AND bytes = 20971520 ORDER BY start DESC LIMIT 1;
+	UPDATE one SET start = start + 1000000, address = address + 1; INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS SELECT * FROM one;
+	UPDATE one SET start = start + 1000000, address = address + 1; INSERT INTO CUDA_GPU_MEMORY_USAGE_EVENTS SELECT * FROM one;"
+expect "memory: rarer than once an iteration" "3 allocations in 40 steady iterations (62.91 MB) and no releases" \
+	"$("$GPT" report "$TMP/leak3.sqlite" | sed -n 's/^ *steady: \([^;]*\);.*/\1/p')"
 expect "memory: fractional per iteration" "4.0 allocations (75.81 MB) per iteration and no releases" \
 	"$(steady_memory leak-bad)"
 expect "memory: whole per iteration" "2 allocations (33.55 MB) and 2 releases per iteration" \
