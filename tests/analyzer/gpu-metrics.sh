@@ -37,6 +37,32 @@ print(" ".join("%g" % list(e["args"].values())[0] for e in ev
 sqlite3 "$TMP/m.sqlite" "DROP TABLE GPT_META; DROP TABLE GPT_GPU_METRICS" 2>/dev/null
 expect "nsys layout" "copy4 memory-bound" "$("$GPT" stats -q -f json -w 0:1 "$TMP/m.sqlite" | summary | sed -n 2p | cut -d' ' -f1-2)"
 
+# Kernels shorter than a sample: a sample's values are its interval's means, so it counts for a
+# kernel only where the kernel fills at least half of it. Two samples at SM 90 / tensor 60: "tiny"
+# runs twice in the first, 200 + 200 of its 1000 ns (40%: not judged, unknown); "wide" fills 600 ns
+# of the second (compute-bound, the sample's values).
+cp "$TMP/m.sqlite" "$TMP/short.sqlite"
+sqlite3 "$TMP/short.sqlite" "INSERT INTO StringIds VALUES (5, 'tiny'), (6, 'wide');
+	INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = 4 LIMIT 1;
+	INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = 4 LIMIT 1;
+	INSERT INTO CUPTI_ACTIVITY_KIND_KERNEL SELECT * FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE correlationId = 4 LIMIT 1;
+	UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET correlationId = 5 + rowid, demangledName = 5, shortName = 5
+		WHERE correlationId = 4 AND rowid > 4;
+	UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 8000, end = 8200 WHERE correlationId = 5 + 5;
+	UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 8500, end = 8700 WHERE correlationId = 5 + 6;
+	UPDATE CUPTI_ACTIVITY_KIND_KERNEL SET start = 9000, end = 9600, demangledName = 6, shortName = 6
+		WHERE correlationId = 5 + 7;
+	INSERT INTO GPU_METRICS (rawTimestamp, timestamp, typeId, metricId, value) VALUES
+		(0, 8000, 281479271677952, 2, 90), (0, 8000, 281479271677952, 3, 60),
+		(0, 8000, 281479271677952, 5, 5), (0, 8000, 281479271677952, 6, 5),
+		(0, 9000, 281479271677952, 2, 90), (0, 9000, 281479271677952, 3, 60),
+		(0, 9000, 281479271677952, 5, 5), (0, 9000, 281479271677952, 6, 5),
+		(0, 10000, 281479271677952, 2, 0), (0, 10000, 281479271677952, 3, 0),
+		(0, 10000, 281479271677952, 5, 0), (0, 10000, 281479271677952, 6, 0);"
+expect "short kernels: judged only by samples they fill half of" "tiny unknown - - - - - 0
+wide compute-bound 90.000 60.000 5.000 5.000 335.200 600" \
+	"$("$GPT" stats -q -f json -w 0:1 "$TMP/short.sqlite" | summary | grep -E '^(tiny|wide) ')"
+
 # a trace without GPU metrics has no section
 make_trace "$TMP/none.sqlite" "$SRC/tests/analyzer/data/basic.sql"
 expect "no metrics, no section" "absent" "$("$GPT" stats -q -f json "$TMP/none.sqlite" |
