@@ -59,8 +59,8 @@ sqlite3 "$TMP/short.sqlite" "INSERT INTO StringIds VALUES (5, 'tiny'), (6, 'wide
 		(0, 9000, 281479271677952, 5, 5), (0, 9000, 281479271677952, 6, 5),
 		(0, 10000, 281479271677952, 2, 0), (0, 10000, 281479271677952, 3, 0),
 		(0, 10000, 281479271677952, 5, 0), (0, 10000, 281479271677952, 6, 0);"
-expect "short kernels: judged only by samples they fill half of" "tiny unknown - - - - - 0
-wide compute-bound 90.000 60.000 5.000 5.000 335.200 600" \
+expect "short kernels: judged only by samples they fill half of" "wide compute-bound 90.000 60.000 5.000 5.000 335.200 600
+tiny unknown - - - - - 0" \
 	"$("$GPT" stats -q -f json -w 0:1 "$TMP/short.sqlite" | summary | grep -E '^(tiny|wide) ')"
 
 # a trace without GPU metrics has no section
