@@ -138,6 +138,12 @@ void report_memory_text(FILE *out, const struct report_header *hdr)
 				fprintf(out, " in NVTX range '%s'", al->range);
 			fprintf(out, "\n");
 		}
+		if (memory_pool_reserved(d))
+			fprintf(out, "             note: the largest allocation, %.0f%% of the device, is a pool reserved up "
+				"front (JAX/XLA preallocates 75%% of the GPU: XLA_PYTHON_CLIENT_PREALLOCATE=false "
+				"allocates as needed, XLA_PYTHON_CLIENT_MEM_FRACTION sets the share); CUDA sees the "
+				"pool, not what the program keeps in it\n",
+				100.0 * (double)memory_pool_reserved(d) / (double)d->capacity);
 	}
 	if (m->dropped > 0)
 		fprintf(out, "  note       the collector dropped %" PRId64 " memory records over its bound: in use is "
@@ -209,6 +215,11 @@ void report_memory_json(FILE *out, const struct report_header *hdr)
 				d->steady_iterations, d->steady_allocs, d->steady_alloc_bytes, d->steady_releases,
 				d->steady_first_bytes, d->steady_last_bytes, d->growth_per_iteration,
 				d->growing_iterations);
+		else
+			fprintf(out, "null");
+		fprintf(out, ",\n     \"pool_reserved_bytes\": ");
+		if (memory_pool_reserved(d))
+			fprintf(out, "%" PRId64, memory_pool_reserved(d));
 		else
 			fprintf(out, "null");
 		fprintf(out, ",\n     \"largest\": [");

@@ -340,3 +340,17 @@ void memory_summary_free(struct memory_summary *m)
 	free(m->devices);
 	free(m);
 }
+
+int64_t memory_pool_reserved(const struct memory_device *d)
+{
+	static const char *const vmm[] = { "cuMemCreate", "cuMemMap", "cuMemSetAccess", "cuMemAddressReserve" };
+	const struct memory_alloc *a = d->nlargest ? &d->largest[0] : NULL;
+	int by_vmm = 0;
+
+	if (!a || !a->call || a->iteration || d->capacity <= 0 || 2 * a->bytes < d->capacity ||
+	    2 * a->bytes < d->peak_bytes)
+		return 0;
+	for (size_t i = 0; i < sizeof(vmm) / sizeof(vmm[0]); i++)
+		by_vmm |= !strncmp(a->call, vmm[i], strlen(vmm[i]));
+	return by_vmm ? a->bytes : 0;
+}

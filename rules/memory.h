@@ -69,6 +69,16 @@ struct memory_summary {
  * summary for traces without memory records, or a negative error with one line in err. Reads the
  * unscoped views, so it may run under any scope. Free with memory_summary_free().
  */
+/*
+ * The bytes of an up-front pool reservation on d, or 0: its largest allocation, when it is at least
+ * half the device's capacity and half its peak, made outside every iteration by CUDA's virtual
+ * memory calls (cuMemCreate, cuMemMap, cuMemSetAccess). JAX/XLA reserves its pool so (75% of the
+ * GPU by default; H200 2026-11-27: one 112.58 GB allocation by cuMemSetAccess); the records then
+ * show the pool, not what the program keeps in it. A tensor that big made by cudaMalloc (the
+ * near_oom pair's ballast) is the program's own and is not taken for a pool.
+ */
+int64_t memory_pool_reserved(const struct memory_device *d);
+
 int memory_summary_compute(struct trace *trace, const struct phases *phases, struct memory_summary **out,
 			   char *err, size_t errlen);
 void memory_summary_free(struct memory_summary *summary);

@@ -35,7 +35,8 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, con
 	len = strlen(where);
 	if (d->peak_kernel)
 		snprintf(where + len, sizeof(where) - len, ", after kernel %s", fmt_name(&t6, d->peak_kernel));
-	f = findings_add(ctx->out, rule, share >= 0.97 ? SEVERITY_CRITICAL : SEVERITY_WARNING, 0,
+	f = findings_add(ctx->out, rule, memory_pool_reserved(d) ? SEVERITY_INFO
+					 : share >= 0.97 ? SEVERITY_CRITICAL : SEVERITY_WARNING, 0,
 			 "Lower the peak before the next larger batch fails: activation checkpointing "
 			 "(torch.utils.checkpoint; JAX: jax.checkpoint) recomputes activations instead of keeping "
 			 "them, mixed precision (torch.autocast with bfloat16) halves them, a smaller micro-batch with "
@@ -48,6 +49,11 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, con
 			 where);
 	f->device = (int32_t)d->device;
 	f->start = f->end = d->peak_at;
+	if (memory_pool_reserved(d))
+		finding_evidence(f, "most of it is one allocation of %s, a pool reserved up front (JAX/XLA "
+				 "preallocates 75%% of the GPU; XLA_PYTHON_CLIENT_MEM_FRACTION sets the share): "
+				 "the pool's size is a setting, and how full it is the records cannot tell",
+				 fmt_bytes(&t1, (double)memory_pool_reserved(d)));
 	finding_evidence(f, "headroom left: %s (CUDA's own context, a few hundred MB, is not in the records "
 			 "and comes off it too)", fmt_bytes(&t1, (double)(d->capacity - d->peak_bytes)));
 	for (size_t i = 0; i < d->nlargest; i++) {
