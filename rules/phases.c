@@ -433,11 +433,14 @@ static void find_warmup(struct walk_state *s, struct trace_phases *tp, struct wa
 	}
 	/* Kernels launched for the first or the last time mark warm-up wherever they are among the
 	   first iterations; a slow iteration only when it follows the warm-up (or is the first): a
-	   straggler or a checkpoint every few steps is a cost of the steady state. */
+	   straggler or a checkpoint every few steps is a cost of the steady state. In a trace recorded
+	   in windows, the first iteration shows every kernel for the first time because the window
+	   opened there (GPT-2's step 10 of 30 "launched 62 kernels for the first time"), and is not the
+	   program's first: neither makes it warm-up. */
 	for (size_t i = 0; i < limit; i++)
-		if (tp->iterations[i].new_kernels > 0 || wu->last_of[i])
+		if ((tp->iterations[i].new_kernels > 0 && !(tp->windowed && i == 0)) || wu->last_of[i])
 			w = i + 1;
-	while (w < limit && split_total(&tp->iterations[w].split) > 2 * median)
+	while (w < limit && !(tp->windowed && w == 0) && split_total(&tp->iterations[w].split) > 2 * median)
 		w++;
 	for (size_t i = 0; i < w; i++) {
 		tp->iterations[i].warmup = 1;
@@ -604,6 +607,7 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
  */
 static void iterations_within_windows(struct trace_phases *tp, const struct trace_windows *windows)
 {
+	tp->windowed = trace_windows_has(windows, tp->trace_id);
 	for (size_t i = 0; i < tp->niterations; i++) {
 		struct iteration *it = &tp->iterations[i];
 		const struct trace_window *win = trace_windows_at(windows, tp->trace_id, it->host_start);

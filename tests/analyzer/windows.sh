@@ -83,5 +83,17 @@ expect "H100 repeat: idle within the windows' time" "1" \
 	"$(q repeat "import re; m = [f['message'] for f in d['findings'] if f['rule'] == 'idle-gaps'][0]; print(int(float(re.search(r'\\(([0-9.]+)% of its', m).group(1)) <= 100))")"
 expect "H100 repeat: total idle under the windows' 15.6 ms" "1" "$(q repeat "print(int($idle < 15600000))")"
 
+# A 2-rank DDP job under --steps 40-55 (H200, tests/fixtures/gpu/capture/README.md): rank 1 sleeps
+# 20 ms in steps 40, 43, ..., 55. The window's first iteration is not warm-up: it shows every kernel
+# for the first time and is slow because the window opened there (before: "15 steady of 16",
+# iteration 1 "launched 22 kernels for the first time"), and rank 1 holds up exactly the slept ones.
+C=$SRC/tests/fixtures/gpu/capture
+expect "--steps window: every iteration steady" "16 steady of 16" \
+	"$("$GPT" report "$C/steps-2rank-rank0.sqlite" | grep -o '16 steady of 16')"
+expect "--steps window, 2 ranks: the straggler's iterations" "rank 1 held up the job in 6 of 16 iterations
+0 3 6 9 12 15" "$("$GPT" report "$C/steps-2rank-rank0.sqlite" "$C/steps-2rank-rank1.sqlite" |
+	sed -n 's/.*critical straggler  \(rank 1 held up the job in [0-9]* of [0-9]* iterations\).*/\1/p; s/^    - iteration \([0-9]*\):.*/\1/p' |
+	{ read -r head; echo "$head"; sort -n | paste -sd' '; })"
+
 [ $failures -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "all passed"
