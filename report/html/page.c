@@ -142,6 +142,83 @@ static void write_cause_list(FILE *out, const struct phase *ph, size_t n)
 	}
 }
 
+/* The phases to scale, except that a phase under 12% of the bar gets 12%, the others share the rest. */
+static void write_phase_bar(FILE *out, const struct trace_phases *tp, size_t t)
+{
+	int64_t total = 0;
+	double shown[PHASE_COUNT], fixed = 0, rest = 0;
+	char a[32];
+
+	for (int i = 0; i < PHASE_COUNT; i++) {
+		int64_t len = tp->phase[i].end - tp->phase[i].start;
+
+		total += len > 0 ? len : 0;
+	}
+	for (int i = 0; i < PHASE_COUNT; i++) {
+		int64_t len = tp->phase[i].end - tp->phase[i].start;
+
+		shown[i] = len <= 0 ? 0.0 : (double)len / (double)(total ? total : 1);
+		if (shown[i] > 0 && shown[i] < 0.12) {
+			shown[i] = -0.12;	/* fixed */
+			fixed += 0.12;
+		} else {
+			rest += shown[i];
+		}
+	}
+	for (int i = 0; i < PHASE_COUNT; i++)
+		shown[i] = shown[i] < 0 ? 0.12 : rest > 0 ? shown[i] * (1.0 - fixed) / rest : shown[i];
+	fputs("<div class=\"phasebar\" role=\"img\" aria-label=\"phases\">", out);
+	for (int i = 0; i < PHASE_COUNT; i++) {
+		const struct phase *ph = &tp->phase[i];
+
+		if (shown[i] <= 0)
+			continue;
+		fprintf(out, "<div class=\"phase-seg %s\" style=\"width:%.2f%%\" data-trace=\"%zu\" data-phase=\"%s\" "
+			"data-start-ns=\"%" PRId64 "\" data-end-ns=\"%" PRId64 "\" title=\"%s %s: ", phase_class(i),
+			100.0 * shown[i], t, phase_name((enum phase_id)i), ph->start,
+			ph->end, phase_name((enum phase_id)i), output_duration(ph->end - ph->start, a, sizeof(a)));
+		html_text(out, ph->reason);
+		fprintf(out, "\">%s %s</div>", phase_name((enum phase_id)i), html_short(ph->end - ph->start, a, sizeof(a)));
+	}
+	fputs("</div>\n<p class=\"small muted\">To scale, except that phases under 12% of the trace are widened "
+	      "to stay readable.</p>\n", out);
+}
+
+/* "Iterations: NVTX range 'step'; 38 steady of 40, median ..." */
+static void write_iterations_line(FILE *out, const struct trace_phases *tp)
+{
+	size_t nsteady = tp->niterations - tp->first_steady;
+	char a[32], b[32];
+
+	fputs("</table>\n<p><b>Iterations:</b> ", out);
+	switch (tp->source) {
+	case ITERATIONS_STEP:
+		fputs("NVTX ranges matching --step '", out);
+		html_text(out, tp->source_name);
+		fputs("'", out);
+		break;
+	case ITERATIONS_NVTX:
+		fputs("NVTX range '", out);
+		html_text(out, tp->source_name);
+		fputs("'", out);
+		break;
+	case ITERATIONS_KERNELS: {
+		char words[512];
+
+		/* How its start was chosen, as the text report says it (rules/phases.h). */
+		fprintf(out, "a repeating sequence of %" PRId64 " kernels: ", tp->period_ops);
+		html_text(out, iteration_start_words(tp, words, sizeof(words)));
+		break;
+	}
+	default:
+		fputs("none found (no repeating NVTX range, no repeating kernel sequence)", out);
+	}
+	if (nsteady)
+		fprintf(out, "; %zu steady of %zu, median %s, p90 %s", nsteady, tp->niterations,
+			output_duration(tp->median_ns, a, sizeof(a)), output_duration(tp->p90_ns, b, sizeof(b)));
+	fputs(".</p>\n", out);
+}
+
 static void write_phases(FILE *out, const struct report_header *hdr)
 {
 	char a[32], b[32];
@@ -153,9 +230,6 @@ static void write_phases(FILE *out, const struct report_header *hdr)
 	}
 	for (size_t t = 0; t < hdr->phases->ntraces; t++) {
 		const struct trace_phases *tp = &hdr->phases->traces[t];
-		int64_t total = 0;
-		double shown[PHASE_COUNT], fixed = 0, rest = 0;
-		size_t nsteady = tp->niterations - tp->first_steady;
 
 		if (hdr->phases->ntraces > 1) {
 			fputs("<h3>", out);
@@ -166,40 +240,7 @@ static void write_phases(FILE *out, const struct report_header *hdr)
 			fputs("<p class=\"muted\">None: nothing ran on a GPU.</p>\n", out);
 			continue;
 		}
-		/* to scale, except that a phase under 12% of the bar gets 12%, the others share the rest */
-		for (int i = 0; i < PHASE_COUNT; i++) {
-			int64_t len = tp->phase[i].end - tp->phase[i].start;
-
-			total += len > 0 ? len : 0;
-		}
-		for (int i = 0; i < PHASE_COUNT; i++) {
-			int64_t len = tp->phase[i].end - tp->phase[i].start;
-
-			shown[i] = len <= 0 ? 0.0 : (double)len / (double)(total ? total : 1);
-			if (shown[i] > 0 && shown[i] < 0.12) {
-				shown[i] = -0.12;	/* fixed */
-				fixed += 0.12;
-			} else {
-				rest += shown[i];
-			}
-		}
-		for (int i = 0; i < PHASE_COUNT; i++)
-			shown[i] = shown[i] < 0 ? 0.12 : rest > 0 ? shown[i] * (1.0 - fixed) / rest : shown[i];
-		fputs("<div class=\"phasebar\" role=\"img\" aria-label=\"phases\">", out);
-		for (int i = 0; i < PHASE_COUNT; i++) {
-			const struct phase *ph = &tp->phase[i];
-
-			if (shown[i] <= 0)
-				continue;
-			fprintf(out, "<div class=\"phase-seg %s\" style=\"width:%.2f%%\" data-trace=\"%zu\" data-phase=\"%s\" "
-				"data-start-ns=\"%" PRId64 "\" data-end-ns=\"%" PRId64 "\" title=\"%s %s: ", phase_class(i),
-				100.0 * shown[i], t, phase_name((enum phase_id)i), ph->start,
-				ph->end, phase_name((enum phase_id)i), output_duration(ph->end - ph->start, a, sizeof(a)));
-			html_text(out, ph->reason);
-			fprintf(out, "\">%s %s</div>", phase_name((enum phase_id)i), html_short(ph->end - ph->start, a, sizeof(a)));
-		}
-		fputs("</div>\n<p class=\"small muted\">To scale, except that phases under 12% of the trace are widened "
-		      "to stay readable.</p>\n", out);
+		write_phase_bar(out, tp, t);
 		fputs("<table class=\"phases\"><tr><th>Phase</th><th class=\"num\">Starts</th><th class=\"num\">Duration"
 		      "</th><th>Why</th><th>Largest idle causes</th></tr>\n", out);
 		for (int i = 0; i < PHASE_COUNT; i++) {
@@ -215,33 +256,7 @@ static void write_phases(FILE *out, const struct report_header *hdr)
 			write_cause_list(out, ph, 3);
 			fputs("</td></tr>\n", out);
 		}
-		fputs("</table>\n<p><b>Iterations:</b> ", out);
-		switch (tp->source) {
-		case ITERATIONS_STEP:
-			fputs("NVTX ranges matching --step '", out);
-			html_text(out, tp->source_name);
-			fputs("'", out);
-			break;
-		case ITERATIONS_NVTX:
-			fputs("NVTX range '", out);
-			html_text(out, tp->source_name);
-			fputs("'", out);
-			break;
-		case ITERATIONS_KERNELS: {
-			char words[512];
-
-			/* How its start was chosen, as the text report says it (rules/phases.h). */
-			fprintf(out, "a repeating sequence of %" PRId64 " kernels: ", tp->period_ops);
-			html_text(out, iteration_start_words(tp, words, sizeof(words)));
-			break;
-		}
-		default:
-			fputs("none found (no repeating NVTX range, no repeating kernel sequence)", out);
-		}
-		if (nsteady)
-			fprintf(out, "; %zu steady of %zu, median %s, p90 %s", nsteady, tp->niterations,
-				output_duration(tp->median_ns, a, sizeof(a)), output_duration(tp->p90_ns, b, sizeof(b)));
-		fputs(".</p>\n", out);
+		write_iterations_line(out, tp);
 	}
 	fputs("</section>\n", out);
 }
