@@ -135,8 +135,9 @@ static int64_t span_of(const struct rule_clock *clock)
 }
 
 static void report(const struct rule *rule, struct rule_context *ctx, const struct kernel_efficiencies *e,
-		   const struct idle_summary *s, double reference, int64_t span)
+		   const struct idle_summary *s, double reference, const struct rule_clock *clock)
 {
+	int64_t span = span_of(clock);
 	double busy = span > 0 ? (double)e->total_ns / (double)span : 1.0;
 	int64_t saving;
 	struct rule_text t1, t2, t3;
@@ -152,6 +153,10 @@ static void report(const struct rule *rule, struct rule_context *ctx, const stru
 			 fmt_duration(&t1, s->time_ns), fmt_percent(&t2, (double)s->time_ns / (double)e->total_ns),
 			 s->weighted_tensor / (double)s->time_ns);
 	f->owner = owner_weights_top(&s->owners);
+	if (clock->ntraces == 1) {	/* the steady state it judges: a row on the HTML timeline */
+		f->start = clock->span_start[0];
+		f->end = clock->span_end[0];
+	}
 	finding_evidence(f, "at %.0f%% tensor activity, what well-shaped bf16 GEMMs reach, they would take "
 			 "%s less; the GPU was busy %s of the steady state, so the estimate is that share: %s",
 			 reference, fmt_duration(&t1, (int64_t)s->saving_ns), fmt_percent(&t2, busy),
@@ -183,7 +188,7 @@ static int tensor_idle_run(const struct rule *rule, struct rule_context *ctx, ch
 	    (double)s.time_ns * 100.0 >= rule_param(ctx, rule, "min_gpu_pct") * (double)e->total_ns) {
 		ret = rule_clock_init(&clock, rule, ctx, err, errlen);
 		if (ret >= 0)
-			report(rule, ctx, e, &s, reference, span_of(&clock));
+			report(rule, ctx, e, &s, reference, &clock);
 		rule_clock_release(&clock);
 	}
 	free(s.items);

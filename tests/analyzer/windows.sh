@@ -87,7 +87,8 @@ expect "H100 repeat: total idle under the windows' 15.6 ms" "1" "$(q repeat "pri
 # 20 ms in steps 40, 43, ..., 55. The window's first iteration is not warm-up: it shows every kernel
 # for the first time and is slow because the window opened there (before: "15 steady of 16",
 # iteration 1 "launched 22 kernels for the first time"), and rank 1 holds up exactly the slept ones.
-C=$SRC/tests/fixtures/gpu/capture
+cp "$SRC/tests/fixtures/gpu/capture/steps-2rank-rank0.sqlite" "$SRC/tests/fixtures/gpu/capture/steps-2rank-rank1.sqlite" "$TMP/"
+C=$TMP	# the cross-rank report caches a summary beside each trace: not in the source tree
 expect "--steps window: every iteration steady" "16 steady of 16" \
 	"$("$GPT" report "$C/steps-2rank-rank0.sqlite" | grep -o '16 steady of 16')"
 expect "--steps window, 2 ranks: the straggler's iterations" "rank 1 held up the job in 6 of 16 iterations
