@@ -146,6 +146,8 @@ static int compare_rec(const void *pa, const void *pb)
  */
 static void sum_pure(struct builder *b)
 {
+	if (!b->nrecs)
+		return;
 	qsort(b->recs, b->nrecs, sizeof(*b->recs), compare_rec);
 	for (size_t i = 0, j; i < b->nrecs; i = j) {
 		const struct gpu_sample *s = b->recs[i].sample;
