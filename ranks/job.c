@@ -22,6 +22,7 @@
 #include "ranks/job.h"
 
 #include "common/util.h"
+#include "ranks/lineup.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -272,16 +273,31 @@ struct pass {
 	const struct rank_summary *s;
 	int64_t max_seq;		/* the highest sequence seen on this rank, for truncation notes */
 	size_t first_steady;
+	const struct lineup_rebase *rebase;	/* the rank's re-basing (a lined-up job), NULL: none */
 };
+
+/* c as the job matches it: re-based when the job is lined up; NULL when it matches nothing (point
+   to point, or before the first iteration every rank has). */
+static const struct rank_collective *matchable(const struct pass *p, const struct rank_collective *c,
+					       struct rank_collective *copy)
+{
+	if (c->type == COLLECTIVE_SENDRECV)
+		return NULL;
+	if (!p->rebase)
+		return c;
+	*copy = *c;
+	return lineup_rebase(p->rebase, copy) ? NULL : copy;
+}
 
 #define CLOCK_SAMPLES 4096
 
 static int keep_reference(const struct rank_collective *c, void *arg)
 {
 	struct pass *p = arg;
+	struct rank_collective copy;
 	struct acc *a;
 
-	if (c->type == COLLECTIVE_SENDRECV)
+	if (!(c = matchable(p, c, &copy)))
 		return 0;
 	a = acc_get(p->table, collective_key(c), 1);
 	a->ref_end = c->end + p->shift;
@@ -291,8 +307,12 @@ static int keep_reference(const struct rank_collective *c, void *arg)
 static int compare_with_reference(const struct rank_collective *c, void *arg)
 {
 	struct pass *p = arg;
-	struct acc *a = acc_get(p->table, collective_key(c), 0);
+	struct rank_collective copy;
+	struct acc *a;
 
+	if (!(c = matchable(p, c, &copy)))
+		return 0;
+	a = acc_get(p->table, collective_key(c), 0);
 	if (!a || p->ndiffs >= CLOCK_SAMPLES)
 		return p->ndiffs >= CLOCK_SAMPLES;
 	if (p->ndiffs == p->capdiffs) {
@@ -307,9 +327,10 @@ static int accumulate(const struct rank_collective *c, void *arg)
 {
 	struct pass *p = arg;
 	int64_t dur = c->end - c->start;
+	struct rank_collective copy;
 	struct acc *a;
 
-	if (c->type == COLLECTIVE_SENDRECV) {
+	if (!(c = matchable(p, c, &copy))) {
 		p->job->unmatched++;
 		return 0;
 	}
@@ -333,16 +354,17 @@ static int accumulate(const struct rank_collective *c, void *arg)
 	return 0;
 }
 
-/* Clocks: the host's clock, the wall-clock anchor across hosts, then the collectives' common ends. */
-/* by_time: cleared when not every rank records a clock anchor (nsys exports: each file's clock has
-   its own origin, so only the collectives could align them, and iterations go by index). */
-static void align_clocks(struct job_report *job, struct member *m, size_t k, struct acc_table *table, int *by_time)
+/*
+ * Clocks, first part: the host's clock, and the wall-clock anchor across hosts. Returns each
+ * member's host (an index; free it). *by_time is cleared when not every rank records a clock anchor
+ * (nsys exports: each file's clock has its own origin, so only the collectives could align them).
+ */
+static size_t *clock_anchors(struct job_report *job, struct member *m, size_t k, int *by_time)
 {
-	char **hosts = xcalloc(k ? k : 1, sizeof(*hosts));
+	const char **hosts = xcalloc(k ? k : 1, sizeof(*hosts));
 	int64_t *host_anchor = xcalloc(k ? k : 1, sizeof(*host_anchor));
 	size_t nhosts = 0, *host_of = xcalloc(k ? k : 1, sizeof(*host_of));
 	int anchors = 1;
-	char err[512];
 
 	for (size_t i = 0; i < k; i++) {
 		size_t h;
@@ -372,91 +394,49 @@ static void align_clocks(struct job_report *job, struct member *m, size_t k, str
 	*by_time = anchors;
 	if (nhosts > 1 && !anchors)
 		note(job, "the traces come from %zu hosts but not all record a wall-clock anchor: clocks are "
-		     "aligned only by the collectives, iterations matched by their index", nhosts);
-	if (nhosts > 1 && k > 1) {
-		struct pass ref = { .job = job, .table = table, .shift = job->ranks[0].clock_anchor_ns };
-
-		if (rank_summary_collectives(m[0].s, keep_reference, &ref, err, sizeof(err)) < 0)
-			note(job, "clocks not refined: %s", err);
-		for (size_t h = 1; h < nhosts; h++) {
-			struct pass p = { .job = job, .table = table };
-			int64_t median = 0;
-
-			for (size_t i = 0; i < k && p.ndiffs < CLOCK_SAMPLES; i++) {
-				if (host_of[i] != h)
-					continue;
-				p.shift = job->ranks[i].clock_anchor_ns;
-				rank_summary_collectives(m[i].s, compare_with_reference, &p, err, sizeof(err));
-			}
-			if (p.ndiffs) {
-				qsort(p.diffs, p.ndiffs, sizeof(*p.diffs), cmp_i64);
-				median = p.diffs[p.ndiffs / 2];
-			}
-			for (size_t i = 0; i < k; i++)
-				if (host_of[i] == h)
-					job->ranks[i].clock_refine_ns = median;
-			free(p.diffs);
-		}
-		/* the table is reused for matching */
-		free(table->slots);
-		memset(table, 0, sizeof(*table));
-	}
+		     "aligned only by the collectives, iterations matched by their %s", nhosts,
+		     job->lineup == JOB_LINEUP_STEP ? "step number" : "index");
 	free(hosts);
 	free(host_anchor);
-	free(host_of);
+	return host_of;
 }
 
-/* The member with the most iterations, the first of those tied. */
-static size_t reference_member(const struct member *m, size_t k)
+/* Clocks, second part: each other host refined by the median difference of its ranks' collectives'
+   ends from the first rank's (matched by key, re-based by rebases when not NULL). */
+static void refine_clocks(struct job_report *job, struct member *m, size_t k, struct acc_table *table,
+			  const size_t *host_of, const struct lineup_rebase *rebases)
 {
-	size_t ref = 0;
+	struct pass ref = { .job = job, .table = table, .shift = job->ranks[0].clock_anchor_ns,
+			    .rebase = rebases ? &rebases[0] : NULL };
+	char err[512];
 
-	for (size_t i = 1; i < k; i++)
-		if (m[i].s->niterations > m[ref].s->niterations)
-			ref = i;
-	return ref;
-}
+	if (job->nhosts < 2 || k < 2)
+		return;
+	if (rank_summary_collectives(m[0].s, keep_reference, &ref, err, sizeof(err)) < 0)
+		note(job, "clocks not refined: %s", err);
+	for (size_t h = 1; h < job->nhosts; h++) {
+		struct pass p = { .job = job, .table = table };
+		int64_t median = 0;
 
-/* The reference iteration that holds mid (on the common clock), or -1: the first that ends after it. */
-static int64_t iteration_at(const struct rank_summary *rs, int64_t ref_shift, int64_t mid)
-{
-	size_t lo = 0, hi = rs->niterations;
-
-	while (lo < hi) {
-		size_t h = lo + (hi - lo) / 2;
-
-		if (rs->iterations[h].end + ref_shift <= mid)
-			lo = h + 1;
-		else
-			hi = h;
+		for (size_t i = 0; i < k && p.ndiffs < CLOCK_SAMPLES; i++) {
+			if (host_of[i] != h)
+				continue;
+			p.shift = job->ranks[i].clock_anchor_ns;
+			p.rebase = rebases ? &rebases[i] : NULL;
+			rank_summary_collectives(m[i].s, compare_with_reference, &p, err, sizeof(err));
+		}
+		if (p.ndiffs) {
+			qsort(p.diffs, p.ndiffs, sizeof(*p.diffs), cmp_i64);
+			median = p.diffs[p.ndiffs / 2];
+		}
+		for (size_t i = 0; i < k; i++)
+			if (host_of[i] == h)
+				job->ranks[i].clock_refine_ns = median;
+		free(p.diffs);
 	}
-	if (lo < rs->niterations && rs->iterations[lo].start + ref_shift <= mid)
-		return (int64_t)lo;
-	return -1;
-}
-
-/* Member i's iterations mapped to the reference's (map), and its time in each of them (rank_time). */
-static void map_iterations(const struct job_report *job, const struct member *m, size_t i,
-			   const struct rank_summary *rs, int64_t ref_shift, int by_time, int64_t *map,
-			   int64_t *rank_time)
-{
-	const struct rank_summary *s = m[i].s;
-	int64_t shift = job->ranks[i].clock_anchor_ns + job->ranks[i].clock_refine_ns;
-	size_t n = job->niterations;
-
-	memset(rank_time, 0, (n ? n : 1) * sizeof(*rank_time));
-	for (size_t it = 0; it < s->niterations; it++) {
-		int64_t mid = s->iterations[it].start + (s->iterations[it].end - s->iterations[it].start) / 2 + shift;
-		int64_t j;
-
-		if (!by_time)
-			j = it < n ? (int64_t)it : -1;
-		else
-			j = iteration_at(rs, ref_shift, mid);
-		map[it] = j;
-		if (j >= 0)
-			rank_time[j] = sat_add64(rank_time[j], s->iterations[it].end - s->iterations[it].start);
-	}
+	/* the table is reused for matching */
+	free(table->slots);
+	memset(table, 0, sizeof(*table));
 }
 
 /* Member i's time per job iteration into the job's: the sum, its count of ranks, and the slowest rank. */
@@ -482,6 +462,7 @@ static void steady_iterations(struct job_report *job, const int64_t *sum)
 	size_t n = job->niterations, nsteady = 0;
 	int64_t *steady_times = xcalloc(n ? n : 1, sizeof(*steady_times));
 
+	job->digest.steady_ns = job->median_iteration_ns = 0;	/* iterations may be matched twice */
 	for (size_t j = 0; j < n; j++) {
 		struct job_iteration *ji = &job->iterations[j];
 
@@ -518,41 +499,43 @@ static int64_t slowest_rank(const struct job_report *job, size_t k)
 	return slowest;
 }
 
-/*
- * The job's iterations are those of the rank with the most of them (the reference); every rank's
- * iterations are matched to them by time on the common clock (an iteration goes to the reference
- * iteration that holds its midpoint), so a rank whose phases found one more warm-up step, or
- * kernel-period iterations shifted by a step, still lines up. Without a common clock (several hosts
- * and no anchors) they are matched by index. maps[i][local] is the job iteration of member i's
- * local iteration, or -1.
- */
-static void iterations(struct job_report *job, struct member *m, size_t k, int64_t **maps, int by_time)
+/* The summaries of the k members, in their order: what lineup.c reads. */
+static const struct rank_summary **summaries_of(const struct member *m, size_t k)
 {
-	size_t n, first_steady, ref = reference_member(m, k);
-	int64_t *sum, *rank_time, ref_shift;
-	const struct rank_summary *rs;
+	const struct rank_summary **s = xcalloc(k ? k : 1, sizeof(*s));
 
-	rs = k ? m[ref].s : NULL;
-	n = rs ? rs->niterations : 0;
-	first_steady = rs ? rs->first_steady : 0;
-	ref_shift = k ? job->ranks[ref].clock_anchor_ns + job->ranks[ref].clock_refine_ns : 0;
-	job->iterations = xcalloc(n ? n : 1, sizeof(*job->iterations));
-	job->niterations = n;
-	for (size_t it = 0; it < n; it++) {
-		job->iterations[it].index = (int64_t)it;
-		job->iterations[it].steady = it >= first_steady;
-		job->iterations[it].slowest_rank = job->iterations[it].straggler_rank = -1;
-	}
+	for (size_t i = 0; i < k; i++)
+		s[i] = m[i].s;
+	return s;
+}
+
+/*
+ * The job's iterations, every rank's matched to them (lineup.c: by step number when every rank has
+ * them, else by time on the common clock, else by index), each one's time over the ranks, and the
+ * slowest rank. maps[i][local] is the job iteration of member i's local iteration, or -1.
+ */
+static void iterations(struct job_report *job, struct member *m, size_t k, int64_t **maps)
+{
+	const struct rank_summary **s = summaries_of(m, k);
+	int64_t *sum, *rank_time;
+	size_t n;
+
+	lineup_iterations(job, s, k, maps);
+	n = job->niterations;
 	sum = xcalloc(n ? n : 1, sizeof(*sum));
 	rank_time = xcalloc(n ? n : 1, sizeof(*rank_time));
 	for (size_t i = 0; i < k; i++) {
-		maps[i] = xcalloc(m[i].s->niterations ? m[i].s->niterations : 1, sizeof(**maps));
-		map_iterations(job, m, i, rs, ref_shift, by_time, maps[i], rank_time);
+		memset(rank_time, 0, (n ? n : 1) * sizeof(*rank_time));
+		for (size_t it = 0; it < s[i]->niterations; it++)
+			if (maps[i][it] >= 0)
+				rank_time[maps[i][it]] = sat_add64(rank_time[maps[i][it]],
+								   s[i]->iterations[it].end - s[i]->iterations[it].start);
 		add_rank_time(job, i, rank_time, sum);
 	}
 	steady_iterations(job, sum);
 	free(sum);
 	free(rank_time);
+	free(s);
 	job->slowest_rank = slowest_rank(job, k);
 }
 
@@ -682,6 +665,7 @@ static void judge_collectives(struct job_report *job, struct member *m, struct a
 		job->events[job->nevents++] = (struct straggler_event){
 			.iteration = ji->index, .rank = r->rank, .delay_ns = ji->delay_ns,
 			.collectives = ji->collectives, .cause = ji->cause, .steady = ji->steady,
+			.step = job->lined_up ? ji->step : -1,
 		};
 	}
 	qsort(job->events, job->nevents, sizeof(*job->events), by_delay);
@@ -729,6 +713,7 @@ static void fill_ranks(struct job_report *job, const struct member *m, size_t k)
 		r->first_steady = rs->first_steady;
 		r->median_iteration_ns = rs->median_ns;
 		r->collectives = (int64_t)rs->ncollectives;
+		r->windows = (int64_t)rs->windows;
 		for (int t = 0; t < COLLECTIVE_TYPES; t++) {
 			r->comm_ns += rs->comm_ns[t];
 			r->exposed_ns += rs->comm_ns[t] - rs->overlap_ns[t];
@@ -744,11 +729,13 @@ static void fill_ranks(struct job_report *job, const struct member *m, size_t k)
 	}
 }
 
-/* Every rank's collectives into the table, matched by key. */
-static void match_collectives(struct job_report *job, struct member *m, size_t k, struct acc_table *table)
+/* Every rank's collectives into the table, matched by key (re-based by rebases when not NULL). */
+static void match_collectives(struct job_report *job, struct member *m, size_t k, struct acc_table *table,
+			      const struct lineup_rebase *rebases)
 {
 	for (size_t i = 0; i < k; i++) {
-		struct pass p = { .job = job, .table = table, .rank = i, .s = m[i].s, .max_seq = -1 };
+		struct pass p = { .job = job, .table = table, .rank = i, .s = m[i].s, .max_seq = -1,
+				  .rebase = rebases ? &rebases[i] : NULL };
 		char why[1024];
 
 		if (rank_summary_collectives(m[i].s, accumulate, &p, why, sizeof(why)) < 0)
@@ -756,23 +743,162 @@ static void match_collectives(struct job_report *job, struct member *m, size_t k
 	}
 }
 
-/* A note for each rank with fewer collectives than the most any rank has, or an incomplete trace. */
+/* A note for each rank with fewer collectives than the most any rank has, or an incomplete trace
+   (in a lined-up job, counted from the first iteration every rank has: those before are noted apart). */
 static void note_short_ranks(struct job_report *job, const struct member *m, size_t k)
 {
 	for (size_t i = 0; i < k; i++) {
-		int64_t most = 0;
+		int64_t most = 0, own = job->ranks[i].collectives - job->ranks[i].before_common;
 
 		for (size_t j = 0; j < k; j++)
-			if (job->ranks[j].collectives > most)
-				most = job->ranks[j].collectives;
-		if (!job->ranks[i].complete || job->ranks[i].collectives < most)
+			if (job->ranks[j].collectives - job->ranks[j].before_common > most)
+				most = job->ranks[j].collectives - job->ranks[j].before_common;
+		if (!job->ranks[i].complete || own < most)
 			note(job, "rank %" PRId64 "'s trace %s: %" PRId64 " collectives where others have %" PRId64
 			     "; it is judged as far as it goes", job->ranks[i].rank,
 			     job->ranks[i].complete ? "ends early" :
 			     *m[i].s->exit_reason ? "is incomplete (the program did not finish writing it)" :
 			     "is incomplete (truncated: no trace_complete mark)",
-			     job->ranks[i].collectives, most);
+			     own, most);
 	}
+}
+
+/* The job iteration in words: "step 12", or "iteration #3" when its step number is unknown. */
+static const char *iteration_words(const struct job_iteration *ji, char *buf, size_t len)
+{
+	if (ji->step >= 0)
+		snprintf(buf, len, "step %" PRId64, ji->step);
+	else
+		snprintf(buf, len, "iteration #%" PRId64, ji->index);
+	return buf;
+}
+
+/* A note for each rank with collectives before the first iteration every rank has; local[i]: its
+   first iteration that is that one. */
+static void note_before_common(struct job_report *job, const struct member *m, size_t k, const size_t *local)
+{
+	char name[64];
+
+	iteration_words(&job->iterations[job->common_iteration], name, sizeof(name));
+	for (size_t i = 0; i < k; i++) {
+		int64_t before = job->ranks[i].before_common;
+
+		if (!before)
+			continue;
+		if (local[i])
+			note(job, "rank %" PRId64 "'s %s %zu iteration%s before %s, the first one every rank has: its "
+			     "first %" PRId64 " collective%s not matched", m[i].rank,
+			     m[i].s->windows ? "window opened" : "trace begins", local[i], local[i] == 1 ? "" : "s",
+			     name, before, before == 1 ? " is" : "s are");
+		else
+			note(job, "rank %" PRId64 "'s trace holds %" PRId64 " collective%s before %s, the first iteration "
+			     "every rank has: not matched", m[i].rank, before, before == 1 ? "" : "s", name);
+	}
+}
+
+/*
+ * A lined-up job (lineup.h): each rank's collectives re-based at the first iteration every rank
+ * has. Returns one re-basing per member (free each, then the array), NULL when the ranks share
+ * no iteration.
+ */
+static struct lineup_rebase *rebase_ranks(struct job_report *job, struct member *m, size_t k, int64_t **maps)
+{
+	const struct rank_summary **s = summaries_of(m, k);
+	size_t *local = xcalloc(k ? k : 1, sizeof(*local));
+	struct lineup_rebase *rebases = NULL;
+	char err[512];
+
+	job->common_iteration = lineup_common_iteration(job, s, k, maps, local);
+	if (job->common_iteration < 0) {
+		note(job, "the ranks' traces share no iteration: their collectives are matched as recorded, "
+		     "wrongly if their windows opened at different steps");
+		goto out;
+	}
+	rebases = xcalloc(k ? k : 1, sizeof(*rebases));
+	for (size_t i = 0; i < k; i++) {
+		if (lineup_rebase_read(&rebases[i], s[i], s[i]->iterations[local[i]].start, err, sizeof(err)) < 0)
+			note(job, "rank %" PRId64 ": %s", m[i].rank, err);
+		job->ranks[i].before_common = rebases[i].before;
+	}
+	note_before_common(job, m, k, local);
+out:
+	free(local);
+	free(s);
+	return rebases;
+}
+
+/*
+ * How the iterations will be lined up: by step number when every rank numbers its iterations
+ * alike, else by time (job_merge falls back to index without a common clock); and whether the ranks
+ * cover different stretches of the run (a rank recorded in capture windows, or the first steps
+ * differ), which re-bases their collectives.
+ */
+static void choose_lineup(struct job_report *job, const struct member *m, size_t k)
+{
+	const struct rank_summary **s = summaries_of(m, k);
+	enum rank_steps_from from = lineup_steps_from(s, k);
+
+	job->lineup = from != RANK_STEPS_NONE ? JOB_LINEUP_STEP : JOB_LINEUP_TIME;
+	job->lined_up = from != RANK_STEPS_NONE && lineup_first_steps_differ(s, k);
+	for (size_t i = 0; i < k; i++)
+		job->lined_up |= s[i]->windows > 0;
+	job->common_iteration = -1;
+	job->step_words = from == RANK_STEPS_NAME	  ? xasprintf("%sN", s[0]->iteration_source)
+			  : from == RANK_STEPS_CAPTURE ? xstrdup("counted by gpt-trace run --steps")
+						       : xstrdup("");
+	free(s);
+}
+
+/* Forget the job's iterations and maps, to match them again. */
+static void forget_iterations(struct job_report *job, int64_t **maps, size_t k)
+{
+	for (size_t i = 0; i < k; i++) {
+		free(maps[i]);
+		maps[i] = NULL;
+	}
+	free(job->iterations);
+	job->iterations = NULL;
+	job->niterations = 0;
+}
+
+/*
+ * Clocks, iterations and, for a lined-up job, the re-basing of each rank's collectives (returned;
+ * NULL when none). Traces recorded whole: clocks refined by the collectives, then iterations matched
+ * on them. Lined up: the iterations first (by step number, or by time on the anchors alone), the
+ * re-basing at their first common one, then the clocks refined by the re-based collectives, and
+ * iterations matched by time again on the refined clocks.
+ */
+static struct lineup_rebase *line_up(struct job_report *job, struct member *m, size_t k, struct acc_table *table,
+				     int64_t **maps)
+{
+	struct lineup_rebase *rebases = NULL;
+	size_t *host_of;
+	int by_time = 1;
+
+	choose_lineup(job, m, k);
+	host_of = clock_anchors(job, m, k, &by_time);
+	if (job->lineup == JOB_LINEUP_TIME && !by_time)
+		job->lineup = JOB_LINEUP_INDEX;
+	if (!job->lined_up) {
+		refine_clocks(job, m, k, table, host_of, NULL);
+		iterations(job, m, k, maps);
+		free(host_of);
+		return NULL;
+	}
+	if (job->lineup == JOB_LINEUP_INDEX)
+		note(job, "the ranks' iterations have no step numbers and no common clock: matched by their index, "
+		     "right only if every rank's window opened at the same step");
+	iterations(job, m, k, maps);
+	rebases = rebase_ranks(job, m, k, maps);
+	if (job->nhosts > 1) {
+		refine_clocks(job, m, k, table, host_of, rebases);
+		if (job->lineup == JOB_LINEUP_TIME) {
+			forget_iterations(job, maps, k);
+			iterations(job, m, k, maps);
+		}
+	}
+	free(host_of);
+	return rebases;
 }
 
 /* The job's digest, and the cross-rank rules' findings on it (a job of one rank has none). */
@@ -801,9 +927,9 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 	struct rank_summary *s = xcalloc(n ? n : 1, sizeof(*s));
 	struct acc_table table = { 0 };
 	struct member *m;
+	struct lineup_rebase *rebases;
 	int64_t **maps;
 	size_t ns, k;
-	int by_time = 1;
 
 	*out = NULL;
 	ns = load_summaries(job, paths, n, s);
@@ -816,16 +942,19 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 	}
 	m = choose_members(job, s, ns, &k);
 	fill_ranks(job, m, k);
-	align_clocks(job, m, k, &table, &by_time);
 	maps = xcalloc(k ? k : 1, sizeof(*maps));
-	iterations(job, m, k, maps, by_time);
-	match_collectives(job, m, k, &table);
+	rebases = line_up(job, m, k, &table, maps);
+	match_collectives(job, m, k, &table, rebases);
 	judge_collectives(job, m, &table, config, maps);
 	note_short_ranks(job, m, k);
 	judge_job(job, config, k);
 	free(table.slots);
-	for (size_t i = 0; i < k; i++)
-		free(maps[i]);
+	for (size_t i = 0; i < k; i++) {
+		job->ranks[i].iteration_of = maps[i];
+		if (rebases)
+			lineup_rebase_release(&rebases[i]);
+	}
+	free(rebases);
 	free(maps);
 	free(m);
 	for (size_t i = 0; i < ns; i++)
@@ -842,6 +971,7 @@ void job_report_free(struct job_report *job)
 	for (size_t i = 0; i < job->nranks; i++) {
 		free(job->ranks[i].trace);
 		free(job->ranks[i].host);
+		free(job->ranks[i].iteration_of);
 	}
 	free(job->ranks);
 	for (size_t i = 0; i < job->nnotes; i++)
@@ -852,6 +982,7 @@ void job_report_free(struct job_report *job)
 	free(job->iterations);
 	free(job->events);
 	free(job->job);
+	free(job->step_words);
 	findings_release(&job->findings);
 	free(job);
 }
