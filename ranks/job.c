@@ -829,19 +829,24 @@ out:
 
 /*
  * How the iterations will be lined up: by step number when every rank numbers its iterations
- * alike, else by time (job_merge falls back to index without a common clock); and whether the ranks
- * cover different stretches of the run (a rank recorded in capture windows, or the first steps
- * differ), which re-bases their collectives.
+ * alike, else by time (line_up falls back to index without a common clock); and whether the ranks
+ * cover different stretches of the run (a rank recorded in capture windows, or, among traces not
+ * known to hold the whole run, the first steps differ), which re-bases their collectives.
  */
 static void choose_lineup(struct job_report *job, const struct member *m, size_t k)
 {
 	const struct rank_summary **s = summaries_of(m, k);
 	enum rank_steps_from from = lineup_steps_from(s, k);
 
+	int whole = 1;
+
 	job->lineup = from != RANK_STEPS_NONE ? JOB_LINEUP_STEP : JOB_LINEUP_TIME;
-	job->lined_up = from != RANK_STEPS_NONE && lineup_first_steps_differ(s, k);
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < k; i++) {
 		job->lined_up |= s[i]->windows > 0;
+		whole &= s[i]->whole;
+	}
+	/* traces known whole hold every collective from the start, whatever step their names begin at */
+	job->lined_up |= !whole && from != RANK_STEPS_NONE && lineup_first_steps_differ(s, k);
 	job->common_iteration = -1;
 	job->step_words = from == RANK_STEPS_NAME	  ? xasprintf("%sN", s[0]->iteration_source)
 			  : from == RANK_STEPS_CAPTURE ? xstrdup("counted by gpt-trace run --steps")

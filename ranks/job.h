@@ -78,9 +78,10 @@ struct job_report {
 	enum job_lineup lineup;
 	char *step_words;		/* JOB_LINEUP_STEP: where the numbers are ("ProfilerStep#N"), else "" */
 	/* The ranks' traces cover different stretches of the run (a rank recorded in capture windows,
-	   or their first steps differ): each rank's collectives were re-based at the first iteration
-	   every rank has (common_iteration), and the report says how the iterations were lined up.
-	   Traces recorded whole are matched as they always were. */
+	   or, among traces not known to hold the whole run, their first steps differ): each rank's
+	   collectives were re-based at the first iteration every rank has (common_iteration), and the
+	   report says how the iterations were lined up. Traces recorded whole are matched as they
+	   always were. */
 	int lined_up;
 	int64_t common_iteration;	/* -1: none (or not lined_up) */
 	int64_t median_iteration_ns, slowest_rank;

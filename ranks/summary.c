@@ -52,6 +52,7 @@ struct trace_identity {
 	int complete, has_origin, has_wall;
 	char *host, *launcher, *job, *exit_reason;
 	int64_t steps_first, steps_last;	/* gpt-trace run --steps A-B; 0 when not given */
+	int imported;				/* made by gpt-trace import */
 };
 
 static void identity_read(struct trace *trace, struct trace_identity *id)
@@ -90,6 +91,8 @@ static void identity_read(struct trace *trace, struct trace_identity *id)
 				id->job = xstrdup(value);
 			else if (!strcmp(name, "exit_reason") && !id->exit_reason)
 				id->exit_reason = xstrdup(value);
+			else if (!strcmp(name, "import_source"))
+				id->imported = 1;
 			else if (!strcmp(name, "capture_steps") &&
 				 sscanf(value, "%" SCNd64 "-%" SCNd64, &id->steps_first, &id->steps_last) != 2)
 				id->steps_first = id->steps_last = 0;
@@ -167,7 +170,8 @@ static void write_iterations(FILE *f, struct trace *trace, const struct trace_ph
 		for (size_t i = 0; i < windows.count; i++)
 			nwindows += windows.list[i].trace_id == 0;
 	trace_windows_release(&windows);
-	fprintf(f, "capture %zu %d\n", nwindows, (int)from);
+	fprintf(f, "capture %zu %d %d\n", nwindows, (int)from,
+		!nwindows && !id->imported && trace_format(trace, 0) == TRACE_FORMAT_GPT);
 	fprintf(f, "iterations %zu %zu %" PRId64 " ", tp ? tp->niterations : 0, tp ? tp->first_steady : 0,
 		tp ? tp->median_ns : 0);
 	put_text(f, "", tp && tp->source_name ? tp->source_name : NULL);
@@ -550,7 +554,7 @@ static int summary_line(struct rank_summary *s, FILE *f, const char *line, size_
 	} else if (!strncmp(line, "capture ", 8)) {
 		int from;
 
-		if (sscanf(line + 8, "%zu %d", &s->windows, &from) != 2 || from < RANK_STEPS_NONE ||
+		if (sscanf(line + 8, "%zu %d %d", &s->windows, &from, &s->whole) != 3 || from < RANK_STEPS_NONE ||
 		    from > RANK_STEPS_CAPTURE)
 			return -1;
 		s->steps_from = (enum rank_steps_from)from;

@@ -23,7 +23,8 @@
  *   rank RANK LOCAL_RANK WORLD_SIZE PID FORMAT COMPLETE
  *   host TEXT / launcher TEXT / job TEXT / exit TEXT
  *   clock ORIGIN_NS WALL_NS HAS_ANCHOR
- *   capture WINDOWS STEPS_FROM                  (capture windows; where step numbers come from)
+ *   capture WINDOWS STEPS_FROM WHOLE            (capture windows; where step numbers come from;
+ *                                                whether it is known to hold the whole run)
  *   iterations N FIRST_STEADY MEDIAN_NS SOURCE
  *   i START END WARMUP STEP                     (N lines; STEP -1: unknown)
  *   comm TYPE COUNT NS OVERLAP_NS               (steady state)
@@ -73,7 +74,10 @@ struct rank_summary {
 	int64_t origin_ns;		/* trace time 0 on the host's clock */
 	int64_t wall_ns;		/* trace time 0 on the wall clock (UTC ns) */
 	int has_anchor;
-	size_t windows;			/* capture windows (GPT_CAPTURE_WINDOWS); 0: recorded whole */
+	size_t windows;			/* capture windows (GPT_CAPTURE_WINDOWS) */
+	int whole;			/* known to hold the whole run: written by gpt-trace run without
+					   windows (not an import, whose profiler may have kept some steps,
+					   nor an nsys export) */
 	enum rank_steps_from steps_from;
 	char *iteration_source;		/* what its iterations are ("ProfilerStep#", a kernel's name), "" */
 	struct rank_iteration *iterations;
