@@ -276,8 +276,8 @@ struct pass {
 	const struct lineup_rebase *rebase;	/* the rank's re-basing (a lined-up job), NULL: none */
 };
 
-/* c as the job matches it: re-based when the job is lined up; NULL when it matches nothing (point
-   to point, or before the first iteration every rank has). */
+/* c as the job matches it: re-based when the job is lined up (lineup.h); NULL for point to point,
+   which matches nothing. */
 static const struct rank_collective *matchable(const struct pass *p, const struct rank_collective *c,
 					       struct rank_collective *copy)
 {
@@ -286,7 +286,8 @@ static const struct rank_collective *matchable(const struct pass *p, const struc
 	if (!p->rebase)
 		return c;
 	*copy = *c;
-	return lineup_rebase(p->rebase, copy) ? NULL : copy;
+	lineup_rebase(p->rebase, copy);
+	return copy;
 }
 
 #define CLOCK_SAMPLES 4096
@@ -328,13 +329,15 @@ static int accumulate(const struct rank_collective *c, void *arg)
 	struct pass *p = arg;
 	int64_t dur = c->end - c->start;
 	struct rank_collective copy;
+	const struct rank_collective *key = matchable(p, c, &copy);
 	struct acc *a;
 
-	if (!(c = matchable(p, c, &copy))) {
+	if (!key) {
 		p->job->unmatched++;
 		return 0;
 	}
-	a = acc_get(p->table, collective_key(c), 1);
+	/* keyed re-based, kept as the rank's own trace numbers it (the cause names it so) */
+	a = acc_get(p->table, collective_key(key), 1);
 	if (!a->n || dur < a->min_dur) {
 		a->second_dur = a->n ? a->min_dur : INT64_MAX;
 		a->min_dur = dur;
@@ -621,6 +624,8 @@ static void judge_collectives(struct job_report *job, struct member *m, struct a
 			continue;
 		if (a->n < 2) {
 			job->unmatched++;
+			if (job->lined_up && (int64_t)(a->key & 0xffffffffffffull) < LINEUP_SEQ_BASE)
+				job->ranks[a->min_rank].unmatched_first++;
 			continue;
 		}
 		job->matched++;
@@ -773,33 +778,47 @@ static const char *iteration_words(const struct job_iteration *ji, char *buf, si
 	return buf;
 }
 
-/* A note for each rank with collectives before the first iteration every rank has; local[i]: its
-   first iteration that is that one. */
-static void note_before_common(struct job_report *job, const struct member *m, size_t k, const size_t *local)
+/* The job's first iteration of member i (-1: it has none). */
+static int64_t first_iteration(const struct member *m, int64_t *const *maps, size_t i)
 {
-	char name[64];
+	for (size_t it = 0; it < m[i].s->niterations; it++)
+		if (maps[i][it] >= 0)
+			return maps[i][it];
+	return -1;
+}
 
-	iteration_words(&job->iterations[job->common_iteration], name, sizeof(name));
-	for (size_t i = 0; i < k; i++) {
-		int64_t before = job->ranks[i].before_common;
+/* A note for each rank of a lined-up job with collectives no other rank has before the first
+   iteration they all have whole: its window opened earlier than theirs. */
+static void note_unmatched_first(struct job_report *job, const struct member *m, size_t k, int64_t *const *maps)
+{
+	int64_t latest = -1;
+	char at[64], others[64];
 
-		if (!before)
+	for (size_t i = 0; i < k; i++)
+		if (first_iteration(m, maps, i) > latest)
+			latest = first_iteration(m, maps, i);
+	for (size_t i = 0; i < k && latest >= 0; i++) {
+		int64_t first = first_iteration(m, maps, i), n = job->ranks[i].unmatched_first;
+
+		if (!n)
 			continue;
-		if (local[i])
-			note(job, "rank %" PRId64 "'s %s %zu iteration%s before %s, the first one every rank has: its "
-			     "first %" PRId64 " collective%s not matched", m[i].rank,
-			     m[i].s->windows ? "window opened" : "trace begins", local[i], local[i] == 1 ? "" : "s",
-			     name, before, before == 1 ? " is" : "s are");
-		else
-			note(job, "rank %" PRId64 "'s trace holds %" PRId64 " collective%s before %s, the first iteration "
-			     "every rank has: not matched", m[i].rank, before, before == 1 ? "" : "s", name);
+		iteration_words(&job->iterations[latest], others, sizeof(others));
+		if (first < 0 || first >= latest) {
+			note(job, "rank %" PRId64 "'s trace holds %" PRId64 " collective%s before the others' first: "
+			     "not matched", m[i].rank, n, n == 1 ? "" : "s");
+			continue;
+		}
+		note(job, "rank %" PRId64 "'s %s at %s, %" PRId64 " iteration%s before the others' (%s): its first %"
+		     PRId64 " collective%s not matched", m[i].rank, m[i].s->windows ? "window opened" : "trace begins",
+		     iteration_words(&job->iterations[first], at, sizeof(at)), latest - first,
+		     latest - first == 1 ? "" : "s", others, n, n == 1 ? " is" : "s are");
 	}
 }
 
 /*
  * A lined-up job (lineup.h): each rank's collectives re-based at the first iteration every rank
- * has. Returns one re-basing per member (free each, then the array), NULL when the ranks share
- * no iteration.
+ * has whole. Returns one re-basing per member (free each, then the array), NULL when the ranks
+ * share no iteration.
  */
 static struct lineup_rebase *rebase_ranks(struct job_report *job, struct member *m, size_t k, int64_t **maps)
 {
@@ -820,7 +839,6 @@ static struct lineup_rebase *rebase_ranks(struct job_report *job, struct member 
 			note(job, "rank %" PRId64 ": %s", m[i].rank, err);
 		job->ranks[i].before_common = rebases[i].before;
 	}
-	note_before_common(job, m, k, local);
 out:
 	free(local);
 	free(s);
@@ -951,6 +969,8 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 	rebases = line_up(job, m, k, &table, maps);
 	match_collectives(job, m, k, &table, rebases);
 	judge_collectives(job, m, &table, config, maps);
+	if (rebases)
+		note_unmatched_first(job, m, k, maps);
 	note_short_ranks(job, m, k);
 	judge_job(job, config, k);
 	free(table.slots);

@@ -35,8 +35,10 @@ struct job_rank {
 	int64_t comm_ns, exposed_ns;	/* steady state, every collective type */
 	int64_t *iteration_of;		/* the job iteration of each of its iterations, -1 for none */
 	int64_t windows;		/* its trace's capture windows (0: recorded whole) */
-	int64_t before_common;		/* collectives before the first iteration every rank has: not
-					   matched (only when the job is lined up) */
+	int64_t before_common;		/* lined up: its collectives before the first iteration every
+					   rank has whole */
+	int64_t unmatched_first;	/* lined up: of those, how many no other rank has (its window
+					   opened earlier) */
 };
 
 struct job_iteration {

@@ -172,24 +172,30 @@ void lineup_iterations(struct job_report *job, const struct rank_summary *const 
 int64_t lineup_common_iteration(const struct job_report *job, const struct rank_summary *const *s, size_t k,
 				int64_t *const *maps, size_t *local)
 {
-	int64_t *ranks = xcalloc(job->niterations ? job->niterations : 1, sizeof(*ranks));
-	size_t *seen = xcalloc(job->niterations ? job->niterations : 1, sizeof(*seen));
+	size_t n = job->niterations;
+	int64_t *ranks = xcalloc(n ? n : 1, sizeof(*ranks));
+	size_t *seen = xcalloc(n ? n : 1, sizeof(*seen));
 	int64_t common = -1;
 
-	/* each rank counts once per job iteration, however many of its iterations map there */
+	/*
+	 * Each rank counts once per job iteration, however many of its iterations map there. The first
+	 * iteration of a trace that may not hold the run's start (a window) counts for no rank: work
+	 * launched before the window opened that ran after it (the previous step's last collectives)
+	 * is recorded, without its launch, and lands in that iteration.
+	 */
 	for (size_t i = 0; i < k; i++) {
-		for (size_t it = 0; it < s[i]->niterations; it++) {
+		for (size_t it = s[i]->whole ? 0 : 1; it < s[i]->niterations; it++) {
 			int64_t j = maps[i][it];
 
 			if (j >= 0 && seen[j] != i + 1)
 				ranks[j]++, seen[j] = i + 1;
 		}
 	}
-	for (size_t j = 0; j < job->niterations && common < 0; j++)
+	for (size_t j = 0; j < n && common < 0; j++)
 		if (ranks[j] == (int64_t)k)
 			common = (int64_t)j;
 	for (size_t i = 0; i < k && common >= 0; i++) {
-		local[i] = 0;
+		local[i] = s[i]->whole ? 0 : 1;
 		while (local[i] < s[i]->niterations && maps[i][local[i]] != common)
 			local[i]++;
 	}
@@ -211,12 +217,25 @@ static struct lineup_key *find_key(const struct lineup_rebase *r, int type, int 
 	return NULL;
 }
 
+/* The index of ordinal among r's, added when new. */
+static size_t ordinal_index(struct lineup_rebase *r, int ordinal)
+{
+	size_t o;
+
+	for (o = 0; o < r->nordinals && r->ordinals[o] != ordinal; o++)
+		;
+	if (o == r->nordinals) {
+		r->ordinals = xrealloc(r->ordinals, (r->nordinals + 1) * sizeof(*r->ordinals));
+		r->ordinals[r->nordinals++] = ordinal;
+	}
+	return o;
+}
+
 static int count_before(const struct rank_collective *c, void *arg)
 {
 	struct rebase_pass *p = arg;
 	struct lineup_rebase *r = p->r;
 	struct lineup_key *key;
-	size_t o;
 
 	if (c->type == COLLECTIVE_SENDRECV)
 		return 0;
@@ -229,13 +248,8 @@ static int count_before(const struct rank_collective *c, void *arg)
 	if (c->start < p->from) {
 		key->before++;
 		r->before++;
-		return 0;
-	}
-	for (o = 0; o < r->nordinals && r->ordinals[o] != c->ordinal; o++)
-		;
-	if (o == r->nordinals) {
-		r->ordinals = xrealloc(r->ordinals, (r->nordinals + 1) * sizeof(*r->ordinals));
-		r->ordinals[r->nordinals++] = c->ordinal;
+	} else {
+		ordinal_index(r, c->ordinal);
 	}
 	return 0;
 }
@@ -244,25 +258,27 @@ int lineup_rebase_read(struct lineup_rebase *r, const struct rank_summary *s, in
 		       size_t errlen)
 {
 	struct rebase_pass p = { .r = r, .from = from };
+	int ret;
 
 	memset(r, 0, sizeof(*r));
-	return rank_summary_collectives(s, count_before, &p, err, errlen);
+	ret = rank_summary_collectives(s, count_before, &p, err, errlen);
+	/* streams used only before the common iteration: numbered after the others, by key order */
+	for (size_t i = 0; i < r->nkeys; i++)
+		ordinal_index(r, r->keys[i].ordinal);
+	return ret;
 }
 
-int lineup_rebase(const struct lineup_rebase *r, struct rank_collective *c)
+void lineup_rebase(const struct lineup_rebase *r, struct rank_collective *c)
 {
 	const struct lineup_key *key = find_key(r, c->type, c->ordinal);
 	size_t o;
 
 	if (!key)
-		return 0;
-	if (c->seq < key->before)
-		return 1;
-	c->seq -= key->before;
+		return;
+	c->seq = c->seq - key->before + LINEUP_SEQ_BASE;
 	for (o = 0; o < r->nordinals && r->ordinals[o] != c->ordinal; o++)
 		;
 	c->ordinal = (int)o;
-	return 0;
 }
 
 void lineup_rebase_release(struct lineup_rebase *r)

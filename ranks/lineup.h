@@ -7,9 +7,9 @@
  *
  * Iterations are matched by step number when every rank has them (summary.h: the step ranges'
  * names, or --steps A-B). Collectives are re-based: each rank's sequence numbers (per type and
- * stream) count from the first iteration every rank has, and its NCCL streams are numbered by first
- * use from there, so that one collective has one key on every rank whatever each window began with.
- * The rank's collectives before that iteration match nothing on the others and are left out.
+ * stream) count from the first iteration every rank has whole, and its NCCL streams are numbered by
+ * first use from there, so that one collective has one key on every rank whatever each window began
+ * with. A rank's collectives that no other rank recorded (its window opened earlier) match nothing.
  */
 #ifndef GPT_RANKS_LINEUP_H
 #define GPT_RANKS_LINEUP_H
@@ -36,8 +36,9 @@ int lineup_first_steps_differ(const struct rank_summary *const *s, size_t k);
  */
 void lineup_iterations(struct job_report *job, const struct rank_summary *const *s, size_t k, int64_t **maps);
 
-/* The first job iteration that each of the k ranks has (maps[i] as above), -1 when none; *local
-   gets, per rank, its first iteration mapped to it. */
+/* The first job iteration that each of the k ranks has whole (maps[i] as above: not the first
+   iteration of a trace that may not hold the run's start), -1 when none; local[i] gets rank i's
+   iteration mapped to it. */
 int64_t lineup_common_iteration(const struct job_report *job, const struct rank_summary *const *s, size_t k,
 				int64_t *const *maps, size_t *local);
 
@@ -49,7 +50,8 @@ struct lineup_rebase {
 		int64_t before;
 	} *keys;
 	size_t nkeys;
-	int *ordinals;			/* its stream ordinals, in order of first use from the common iteration */
+	int *ordinals;			/* its stream ordinals, in order of first use from the common
+					   iteration (then those used only before it) */
 	size_t nordinals;
 	int64_t before;			/* collectives before it, every type (point to point left out) */
 };
@@ -58,9 +60,15 @@ struct lineup_rebase {
    common iteration. Returns 0, or a negative error with one line in err. */
 int lineup_rebase_read(struct lineup_rebase *r, const struct rank_summary *s, int64_t from, char *err,
 		       size_t errlen);
-/* Re-base c: 1 when it comes before the common iteration (matches nothing), else 0 with its
-   sequence number and stream ordinal counted from there. */
-int lineup_rebase(const struct lineup_rebase *r, struct rank_collective *c);
+
+/*
+ * Re-base c (not point to point): its sequence number counted from the common iteration, plus
+ * LINEUP_SEQ_BASE (those before it count backward from there, and still match: a window's first
+ * collectives are the last ones before, contiguous, as a stream runs them in order and a window
+ * keeps what starts in it), and its stream ordinal by first use from there.
+ */
+#define LINEUP_SEQ_BASE ((int64_t)1 << 46)
+void lineup_rebase(const struct lineup_rebase *r, struct rank_collective *c);
 void lineup_rebase_release(struct lineup_rebase *r);
 
 #endif
