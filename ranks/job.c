@@ -17,16 +17,19 @@
  * its clock (trace time 0 is the process's time_origin_ns on it); across hosts the wall-clock
  * anchors (time_origin_utc_ns) align them to NTP's accuracy, and the median difference of the
  * matched collectives' end times (the common exit) refines each other host against the first.
+ *
+ * Windows. Ranks whose traces cover different steps (capture windows) are lined up by lineup.c:
+ * iterations by step number, collectives re-based at the first iteration every rank has whole.
+ * The ranks are chosen, and the notes kept, by members.c.
  */
-#define _GNU_SOURCE /* vasprintf */
 #include "ranks/job.h"
 
 #include "common/util.h"
+#include "ranks/job-private.h"
 #include "ranks/lineup.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,165 +105,11 @@ static struct acc *acc_get(struct acc_table *t, uint64_t key, int create)
 	return &t->slots[i];
 }
 
-static void note(struct job_report *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct job_report *job, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		die("out of memory");
-	va_end(ap);
-	job->notes = xrealloc(job->notes, (job->nnotes + 1) * sizeof(*job->notes));
-	job->notes[job->nnotes++] = s;
-}
-
 static int cmp_i64(const void *pa, const void *pb)
 {
 	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
 
 	return (a > b) - (a < b);
-}
-
-/* The summaries that are ranks of the job, in rank order. */
-struct member {
-	struct rank_summary *s;
-	int64_t rank;
-};
-
-static int member_by_rank(const void *pa, const void *pb)
-{
-	const struct member *a = pa, *b = pb;
-
-	return (a->rank > b->rank) - (a->rank < b->rank);
-}
-
-static int member_by_host_pid(const void *pa, const void *pb)
-{
-	const struct member *a = pa, *b = pb;
-	int c = strcmp(a->s->host, b->s->host);
-
-	if (c)
-		return c;
-	if (a->s->pid != b->s->pid)
-		return (a->s->pid > b->s->pid) - (a->s->pid < b->s->pid);
-	return strcmp(a->s->trace, b->s->trace);
-}
-
-/* The value most summaries share (ties: the first seen). */
-static const char *majority_text(struct rank_summary *s, size_t n, const char *(*get)(const struct rank_summary *))
-{
-	const char *best = NULL;
-	size_t best_n = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		size_t k = 0;
-
-		for (size_t j = 0; j < n; j++)
-			k += !strcmp(get(&s[i]), get(&s[j]));
-		if (k > best_n)
-			best = get(&s[i]), best_n = k;
-	}
-	return best;
-}
-
-static const char *get_job(const struct rank_summary *s)
-{
-	return s->job;
-}
-
-/* The world size most summaries record (ties: the first seen). */
-static int64_t majority_world(struct rank_summary *s, size_t n)
-{
-	int64_t best = -1;
-	size_t best_n = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		size_t k = 0;
-
-		for (size_t j = 0; j < n; j++)
-			k += s[i].world_size == s[j].world_size;
-		if (k > best_n)
-			best = s[i].world_size, best_n = k;
-	}
-	return best;
-}
-
-/* Choose the job's ranks among the readable summaries, noting every one left out. */
-static struct member *choose_members(struct job_report *job, struct rank_summary *s, size_t n, size_t *nmembers)
-{
-	struct member *m = xcalloc(n ? n : 1, sizeof(*m));
-	size_t k = 0, ranked = 0;
-	char *job_id;
-
-	for (size_t i = 0; i < n; i++)
-		ranked += s[i].rank >= 0;
-	job_id = xstrdup(majority_text(s, n, get_job) ? majority_text(s, n, get_job) : "");
-	job->job = xstrdup(job_id);
-	job->world_size = majority_world(s, n);
-	for (size_t i = 0; i < n; i++) {
-		if (ranked && s[i].rank < 0) {
-			note(job, "'%s' left out: it records no rank, the other traces do", s[i].trace);
-			continue;
-		}
-		if (strcmp(s[i].job, job_id)) {
-			note(job, "'%s' left out: it is from another job (job id '%s', this job's '%s')", s[i].trace,
-			     s[i].job, job_id);
-			continue;
-		}
-		if (s[i].world_size != job->world_size) {
-			note(job, "'%s' left out: it is from another job (world size %" PRId64 ", this job's %" PRId64 ")",
-			     s[i].trace, s[i].world_size, job->world_size);
-			continue;
-		}
-		m[k].s = &s[i];
-		m[k].rank = s[i].rank;
-		k++;
-	}
-	if (ranked) {
-		size_t out = 0;
-
-		qsort(m, k, sizeof(*m), member_by_rank);
-		for (size_t i = 0; i < k; i++) {
-			if (out && m[out - 1].rank == m[i].rank) {
-				note(job, "rank %" PRId64 " given twice ('%s' and '%s'): traces of different runs? keeping "
-				     "the first", m[i].rank, m[out - 1].s->trace, m[i].s->trace);
-				continue;
-			}
-			m[out++] = m[i];
-		}
-		k = out;
-	} else {
-		qsort(m, k, sizeof(*m), member_by_host_pid);
-		for (size_t i = 0; i < k; i++)
-			m[i].rank = (int64_t)i;
-		job->ranks_from_processes = 1;
-		if (k)
-			note(job, "no trace records its rank: one rank per process, numbered by host and pid");
-	}
-	if (job->world_size > 0 && ranked) {
-		char missing[512] = "";
-		size_t len = 0, nmissing = 0;
-
-		for (int64_t r = 0, i = 0; r < job->world_size; r++) {
-			while ((size_t)i < k && m[i].rank < r)
-				i++;
-			if ((size_t)i < k && m[i].rank == r)
-				continue;
-			nmissing++;
-			if (len < sizeof(missing) - 32)
-				len += (size_t)snprintf(missing + len, sizeof(missing) - len, "%s%" PRId64,
-							len ? ", " : "", r);
-		}
-		if (nmissing)
-			note(job, "%zu of %" PRId64 " ranks missing (rank%s %s%s): no trace given; the others are "
-			     "compared without them", nmissing, job->world_size, nmissing > 1 ? "s" : "", missing,
-			     len >= sizeof(missing) - 32 ? ", ..." : "");
-	}
-	free(job_id);
-	*nmembers = k;
-	return m;
 }
 
 struct pass {
@@ -396,7 +245,7 @@ static size_t *clock_anchors(struct job_report *job, struct member *m, size_t k,
 	}
 	*by_time = anchors;
 	if (nhosts > 1 && !anchors)
-		note(job, "the traces come from %zu hosts but not all record a wall-clock anchor: clocks are "
+		job_note(job, "the traces come from %zu hosts but not all record a wall-clock anchor: clocks are "
 		     "aligned only by the collectives, iterations matched by their %s", nhosts,
 		     job->lineup == JOB_LINEUP_STEP ? "step number" : "index");
 	free(hosts);
@@ -416,7 +265,7 @@ static void refine_clocks(struct job_report *job, struct member *m, size_t k, st
 	if (job->nhosts < 2 || k < 2)
 		return;
 	if (rank_summary_collectives(m[0].s, keep_reference, &ref, err, sizeof(err)) < 0)
-		note(job, "clocks not refined: %s", err);
+		job_note(job, "clocks not refined: %s", err);
 	for (size_t h = 1; h < job->nhosts; h++) {
 		struct pass p = { .job = job, .table = table };
 		int64_t median = 0;
@@ -676,29 +525,6 @@ static void judge_collectives(struct job_report *job, struct member *m, struct a
 	qsort(job->events, job->nevents, sizeof(*job->events), by_delay);
 }
 
-/* Read every summary, noting those left out; returns how many were read into s. */
-static size_t load_summaries(struct job_report *job, const char *const *paths, size_t n, struct rank_summary *s)
-{
-	size_t ns = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		char why[1024];
-
-		if (rank_summary_load(paths[i], &s[ns], why, sizeof(why)) < 0) {
-			note(job, "%s: left out", why);
-			rank_summary_release(&s[ns]);
-			continue;
-		}
-		if (s[ns].error) {
-			note(job, "'%s' left out: %s", s[ns].trace, s[ns].error);
-			rank_summary_release(&s[ns]);
-			continue;
-		}
-		ns++;
-	}
-	return ns;
-}
-
 /* The job's ranks from its members, and the communication per type averaged over them. */
 static void fill_ranks(struct job_report *job, const struct member *m, size_t k)
 {
@@ -744,7 +570,7 @@ static void match_collectives(struct job_report *job, struct member *m, size_t k
 		char why[1024];
 
 		if (rank_summary_collectives(m[i].s, accumulate, &p, why, sizeof(why)) < 0)
-			note(job, "rank %" PRId64 ": %s; its collectives are matched as far as they go", m[i].rank, why);
+			job_note(job, "rank %" PRId64 ": %s; its collectives are matched as far as they go", m[i].rank, why);
 	}
 }
 
@@ -759,7 +585,7 @@ static void note_short_ranks(struct job_report *job, const struct member *m, siz
 			if (job->ranks[j].collectives - job->ranks[j].before_common > most)
 				most = job->ranks[j].collectives - job->ranks[j].before_common;
 		if (!job->ranks[i].complete || own < most)
-			note(job, "rank %" PRId64 "'s trace %s: %" PRId64 " collectives where others have %" PRId64
+			job_note(job, "rank %" PRId64 "'s trace %s: %" PRId64 " collectives where others have %" PRId64
 			     "; it is judged as far as it goes", job->ranks[i].rank,
 			     job->ranks[i].complete ? "ends early" :
 			     *m[i].s->exit_reason ? "is incomplete (the program did not finish writing it)" :
@@ -804,11 +630,11 @@ static void note_unmatched_first(struct job_report *job, const struct member *m,
 			continue;
 		iteration_words(&job->iterations[latest], others, sizeof(others));
 		if (first < 0 || first >= latest) {
-			note(job, "rank %" PRId64 "'s trace holds %" PRId64 " collective%s before the others' first: "
+			job_note(job, "rank %" PRId64 "'s trace holds %" PRId64 " collective%s before the others' first: "
 			     "not matched", m[i].rank, n, n == 1 ? "" : "s");
 			continue;
 		}
-		note(job, "rank %" PRId64 "'s %s at %s, %" PRId64 " iteration%s before the others' (%s): its first %"
+		job_note(job, "rank %" PRId64 "'s %s at %s, %" PRId64 " iteration%s before the others' (%s): its first %"
 		     PRId64 " collective%s not matched", m[i].rank, m[i].s->windows ? "window opened" : "trace begins",
 		     iteration_words(&job->iterations[first], at, sizeof(at)), latest - first,
 		     latest - first == 1 ? "" : "s", others, n, n == 1 ? " is" : "s are");
@@ -829,14 +655,14 @@ static struct lineup_rebase *rebase_ranks(struct job_report *job, struct member 
 
 	job->common_iteration = lineup_common_iteration(job, s, k, maps, local);
 	if (job->common_iteration < 0) {
-		note(job, "the ranks' traces share no iteration: their collectives are matched as recorded, "
+		job_note(job, "the ranks' traces share no iteration: their collectives are matched as recorded, "
 		     "wrongly if their windows opened at different steps");
 		goto out;
 	}
 	rebases = xcalloc(k ? k : 1, sizeof(*rebases));
 	for (size_t i = 0; i < k; i++) {
 		if (lineup_rebase_read(&rebases[i], s[i], s[i]->iterations[local[i]].start, err, sizeof(err)) < 0)
-			note(job, "rank %" PRId64 ": %s", m[i].rank, err);
+			job_note(job, "rank %" PRId64 ": %s", m[i].rank, err);
 		job->ranks[i].before_common = rebases[i].before;
 	}
 out:
@@ -909,7 +735,7 @@ static struct lineup_rebase *line_up(struct job_report *job, struct member *m, s
 		return NULL;
 	}
 	if (job->lineup == JOB_LINEUP_INDEX)
-		note(job, "the ranks' iterations have no step numbers and no common clock: matched by their index, "
+		job_note(job, "the ranks' iterations have no step numbers and no common clock: matched by their index, "
 		     "right only if every rank's window opened at the same step");
 	iterations(job, m, k, maps);
 	rebases = rebase_ranks(job, m, k, maps);
@@ -955,7 +781,7 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 	size_t ns, k;
 
 	*out = NULL;
-	ns = load_summaries(job, paths, n, s);
+	ns = job_summaries_load(job, paths, n, s);
 	if (!ns) {
 		snprintf(err, errlen, "no rank trace could be read%s%s", job->nnotes ? ": " : "",
 			 job->nnotes ? job->notes[0] : "");
@@ -963,7 +789,7 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 		free(s);
 		return -EINVAL;
 	}
-	m = choose_members(job, s, ns, &k);
+	m = job_members_choose(job, s, ns, &k);
 	fill_ranks(job, m, k);
 	maps = xcalloc(k ? k : 1, sizeof(*maps));
 	rebases = line_up(job, m, k, &table, maps);
@@ -1010,6 +836,27 @@ void job_report_free(struct job_report *job)
 	free(job->step_words);
 	findings_release(&job->findings);
 	free(job);
+}
+
+const char *job_lineup_words(const struct job_report *job, char *buf, size_t len)
+{
+	if (job->lineup == JOB_LINEUP_STEP)
+		snprintf(buf, len, "by step number (%s)", job->step_words);
+	else if (job->lineup == JOB_LINEUP_TIME)
+		snprintf(buf, len, "by time on the common clock");
+	else
+		snprintf(buf, len, "by index (no step numbers, no common clock)");
+	return buf;
+}
+
+const char *job_iteration_name(const struct job_report *job, const struct job_iteration *it, char *buf,
+			       size_t len)
+{
+	if (job->lined_up && it->step >= 0)
+		snprintf(buf, len, "step %" PRId64, it->step);
+	else
+		snprintf(buf, len, "#%" PRId64, it->index);
+	return buf;
 }
 
 int64_t job_clock_shift(const struct job_report *job, const char *trace_path)

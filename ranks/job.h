@@ -105,6 +105,14 @@ int job_merge(const char *const *summaries, size_t n, const struct rule_config *
 	      char *err, size_t errlen);
 void job_report_free(struct job_report *job);
 
+/* How the iterations were lined up, in words ("by step number (ProfilerStep#N)", "by time on the
+   common clock", "by index (no step numbers, no common clock)"), into buf, which is returned. */
+const char *job_lineup_words(const struct job_report *job, char *buf, size_t len);
+/* A job iteration's name: "step 12" when the report names it by its step number (a lined-up job
+   whose iterations have them), else "#3" (its index); into buf, which is returned. */
+const char *job_iteration_name(const struct job_report *job, const struct job_iteration *it, char *buf,
+			       size_t len);
+
 /* The shift that puts trace_path's times on the job's clock; 0 for a trace that is no rank of it. */
 int64_t job_clock_shift(const struct job_report *job, const char *trace_path);
 
