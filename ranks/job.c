@@ -185,7 +185,7 @@ static int accumulate(const struct rank_collective *c, void *arg)
 		p->job->unmatched++;
 		return 0;
 	}
-	/* keyed re-based, kept as the rank's own trace numbers it (the cause names it so) */
+	/* matched by its re-based key, kept as its own trace numbers it (the cause names it so) */
 	a = acc_get(p->table, collective_key(key), 1);
 	if (!a->n || dur < a->min_dur) {
 		a->second_dur = a->n ? a->min_dur : INT64_MAX;
