@@ -62,8 +62,9 @@ static int64_t step_index(const int64_t *steps, size_t n, int64_t step)
 	return at ? (int64_t)(at - steps) : -1;
 }
 
+/* The job's iterations: every step some rank has; each rank's mapped to them by its step numbers. */
 static void lineup_by_step(struct job_report *job, const struct rank_summary *const *s, size_t k, size_t ref,
-		    int64_t **maps)
+			   int64_t **maps)
 {
 	size_t n;
 	int64_t *steps = all_steps(s, k, &n);
