@@ -575,8 +575,9 @@ static void match_collectives(struct job_report *job, struct member *m, size_t k
 }
 
 /* A note for each rank with fewer collectives than the most any rank has, or an incomplete trace
-   (in a lined-up job, counted from the first iteration every rank has: those before are noted apart). */
-static void note_short_ranks(struct job_report *job, const struct member *m, size_t k)
+   (in a lined-up job, counted from the first iteration every rank has: those before are noted apart;
+   counts: 0 when the ranks' windows share no iteration, and their counts say nothing). */
+static void note_short_ranks(struct job_report *job, const struct member *m, size_t k, int counts)
 {
 	for (size_t i = 0; i < k; i++) {
 		int64_t most = 0, own = job->ranks[i].collectives - job->ranks[i].before_common;
@@ -584,7 +585,7 @@ static void note_short_ranks(struct job_report *job, const struct member *m, siz
 		for (size_t j = 0; j < k; j++)
 			if (job->ranks[j].collectives - job->ranks[j].before_common > most)
 				most = job->ranks[j].collectives - job->ranks[j].before_common;
-		if (!job->ranks[i].complete || own < most)
+		if (!job->ranks[i].complete || (counts && own < most))
 			job_note(job, "rank %" PRId64 "'s trace %s: %" PRId64 " collectives where others have %" PRId64
 			     "; it is judged as far as it goes", job->ranks[i].rank,
 			     job->ranks[i].complete ? "ends early" :
@@ -641,6 +642,29 @@ static void note_unmatched_first(struct job_report *job, const struct member *m,
 	}
 }
 
+/* The note for a lined-up job whose ranks share no whole iteration: each rank's first and last
+   iteration (the first four ranks). */
+static void note_no_common(struct job_report *job, const struct member *m, size_t k, int64_t *const *maps)
+{
+	char spans[512] = "", first[64], last[64];
+	size_t len = 0;
+
+	for (size_t i = 0; i < k && i < 4 && len < sizeof(spans); i++) {
+		int64_t a = first_iteration(m, maps, i), b = -1;
+
+		for (size_t it = 0; it < m[i].s->niterations; it++)
+			b = maps[i][it] > b ? maps[i][it] : b;
+		if (a < 0)
+			continue;
+		len += (size_t)snprintf(spans + len, sizeof(spans) - len, "%srank %" PRId64 ": %s to %s",
+					len ? "; " : "", m[i].rank,
+					iteration_words(&job->iterations[a], first, sizeof(first)),
+					iteration_words(&job->iterations[b], last, sizeof(last)));
+	}
+	job_note(job, "the ranks' windows share no iteration whole (%s%s): no collective can be matched, nor a "
+		 "straggler named", spans, k > 4 ? "; ..." : "");
+}
+
 /*
  * A lined-up job (lineup.h): each rank's collectives re-based at the first iteration every rank
  * has whole. Returns one re-basing per member (free each, then the array), NULL when the ranks
@@ -655,8 +679,7 @@ static struct lineup_rebase *rebase_ranks(struct job_report *job, struct member 
 
 	job->common_iteration = lineup_common_iteration(job, s, k, maps, local);
 	if (job->common_iteration < 0) {
-		job_note(job, "the ranks' traces share no iteration: their collectives are matched as recorded, "
-		     "wrongly if their windows opened at different steps");
+		note_no_common(job, m, k, maps);
 		goto out;
 	}
 	rebases = xcalloc(k ? k : 1, sizeof(*rebases));
@@ -793,11 +816,17 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 	fill_ranks(job, m, k);
 	maps = xcalloc(k ? k : 1, sizeof(*maps));
 	rebases = line_up(job, m, k, &table, maps);
-	match_collectives(job, m, k, &table, rebases);
+	if (job->lined_up && !rebases) {
+		/* windows that share no whole iteration: any pairing of their collectives is a guess */
+		for (size_t i = 0; i < k; i++)
+			job->unmatched = sat_add64(job->unmatched, job->ranks[i].collectives);
+	} else {
+		match_collectives(job, m, k, &table, rebases);
+	}
 	judge_collectives(job, m, &table, config, maps);
 	if (rebases)
 		note_unmatched_first(job, m, k, maps);
-	note_short_ranks(job, m, k);
+	note_short_ranks(job, m, k, !job->lined_up || rebases);
 	judge_job(job, config, k);
 	free(table.slots);
 	for (size_t i = 0; i < k; i++) {
