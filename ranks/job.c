@@ -17,15 +17,19 @@
  * its clock (trace time 0 is the process's time_origin_ns on it); across hosts the wall-clock
  * anchors (time_origin_utc_ns) align them to NTP's accuracy, and the median difference of the
  * matched collectives' end times (the common exit) refines each other host against the first.
+ *
+ * Windows. Ranks whose traces cover different steps (capture windows) are lined up by lineup.c:
+ * iterations by step number, collectives re-based at the first iteration every rank has whole.
+ * The ranks are chosen, and the notes kept, by members.c.
  */
-#define _GNU_SOURCE /* vasprintf */
 #include "ranks/job.h"
 
 #include "common/util.h"
+#include "ranks/job-private.h"
+#include "ranks/lineup.h"
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,165 +105,11 @@ static struct acc *acc_get(struct acc_table *t, uint64_t key, int create)
 	return &t->slots[i];
 }
 
-static void note(struct job_report *job, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct job_report *job, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		die("out of memory");
-	va_end(ap);
-	job->notes = xrealloc(job->notes, (job->nnotes + 1) * sizeof(*job->notes));
-	job->notes[job->nnotes++] = s;
-}
-
 static int cmp_i64(const void *pa, const void *pb)
 {
 	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
 
 	return (a > b) - (a < b);
-}
-
-/* The summaries that are ranks of the job, in rank order. */
-struct member {
-	struct rank_summary *s;
-	int64_t rank;
-};
-
-static int member_by_rank(const void *pa, const void *pb)
-{
-	const struct member *a = pa, *b = pb;
-
-	return (a->rank > b->rank) - (a->rank < b->rank);
-}
-
-static int member_by_host_pid(const void *pa, const void *pb)
-{
-	const struct member *a = pa, *b = pb;
-	int c = strcmp(a->s->host, b->s->host);
-
-	if (c)
-		return c;
-	if (a->s->pid != b->s->pid)
-		return (a->s->pid > b->s->pid) - (a->s->pid < b->s->pid);
-	return strcmp(a->s->trace, b->s->trace);
-}
-
-/* The value most summaries share (ties: the first seen). */
-static const char *majority_text(struct rank_summary *s, size_t n, const char *(*get)(const struct rank_summary *))
-{
-	const char *best = NULL;
-	size_t best_n = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		size_t k = 0;
-
-		for (size_t j = 0; j < n; j++)
-			k += !strcmp(get(&s[i]), get(&s[j]));
-		if (k > best_n)
-			best = get(&s[i]), best_n = k;
-	}
-	return best;
-}
-
-static const char *get_job(const struct rank_summary *s)
-{
-	return s->job;
-}
-
-/* The world size most summaries record (ties: the first seen). */
-static int64_t majority_world(struct rank_summary *s, size_t n)
-{
-	int64_t best = -1;
-	size_t best_n = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		size_t k = 0;
-
-		for (size_t j = 0; j < n; j++)
-			k += s[i].world_size == s[j].world_size;
-		if (k > best_n)
-			best = s[i].world_size, best_n = k;
-	}
-	return best;
-}
-
-/* Choose the job's ranks among the readable summaries, noting every one left out. */
-static struct member *choose_members(struct job_report *job, struct rank_summary *s, size_t n, size_t *nmembers)
-{
-	struct member *m = xcalloc(n ? n : 1, sizeof(*m));
-	size_t k = 0, ranked = 0;
-	char *job_id;
-
-	for (size_t i = 0; i < n; i++)
-		ranked += s[i].rank >= 0;
-	job_id = xstrdup(majority_text(s, n, get_job) ? majority_text(s, n, get_job) : "");
-	job->job = xstrdup(job_id);
-	job->world_size = majority_world(s, n);
-	for (size_t i = 0; i < n; i++) {
-		if (ranked && s[i].rank < 0) {
-			note(job, "'%s' left out: it records no rank, the other traces do", s[i].trace);
-			continue;
-		}
-		if (strcmp(s[i].job, job_id)) {
-			note(job, "'%s' left out: it is from another job (job id '%s', this job's '%s')", s[i].trace,
-			     s[i].job, job_id);
-			continue;
-		}
-		if (s[i].world_size != job->world_size) {
-			note(job, "'%s' left out: it is from another job (world size %" PRId64 ", this job's %" PRId64 ")",
-			     s[i].trace, s[i].world_size, job->world_size);
-			continue;
-		}
-		m[k].s = &s[i];
-		m[k].rank = s[i].rank;
-		k++;
-	}
-	if (ranked) {
-		size_t out = 0;
-
-		qsort(m, k, sizeof(*m), member_by_rank);
-		for (size_t i = 0; i < k; i++) {
-			if (out && m[out - 1].rank == m[i].rank) {
-				note(job, "rank %" PRId64 " given twice ('%s' and '%s'): traces of different runs? keeping "
-				     "the first", m[i].rank, m[out - 1].s->trace, m[i].s->trace);
-				continue;
-			}
-			m[out++] = m[i];
-		}
-		k = out;
-	} else {
-		qsort(m, k, sizeof(*m), member_by_host_pid);
-		for (size_t i = 0; i < k; i++)
-			m[i].rank = (int64_t)i;
-		job->ranks_from_processes = 1;
-		if (k)
-			note(job, "no trace records its rank: one rank per process, numbered by host and pid");
-	}
-	if (job->world_size > 0 && ranked) {
-		char missing[512] = "";
-		size_t len = 0, nmissing = 0;
-
-		for (int64_t r = 0, i = 0; r < job->world_size; r++) {
-			while ((size_t)i < k && m[i].rank < r)
-				i++;
-			if ((size_t)i < k && m[i].rank == r)
-				continue;
-			nmissing++;
-			if (len < sizeof(missing) - 32)
-				len += (size_t)snprintf(missing + len, sizeof(missing) - len, "%s%" PRId64,
-							len ? ", " : "", r);
-		}
-		if (nmissing)
-			note(job, "%zu of %" PRId64 " ranks missing (rank%s %s%s): no trace given; the others are "
-			     "compared without them", nmissing, job->world_size, nmissing > 1 ? "s" : "", missing,
-			     len >= sizeof(missing) - 32 ? ", ..." : "");
-	}
-	free(job_id);
-	*nmembers = k;
-	return m;
 }
 
 struct pass {
@@ -272,16 +122,32 @@ struct pass {
 	const struct rank_summary *s;
 	int64_t max_seq;		/* the highest sequence seen on this rank, for truncation notes */
 	size_t first_steady;
+	const struct lineup_rebase *rebase;	/* the rank's re-basing (a lined-up job), NULL: none */
 };
+
+/* c as the job matches it: re-based when the job is lined up (lineup.h); NULL for point to point,
+   which matches nothing. */
+static const struct rank_collective *matchable(const struct pass *p, const struct rank_collective *c,
+					       struct rank_collective *copy)
+{
+	if (c->type == COLLECTIVE_SENDRECV)
+		return NULL;
+	if (!p->rebase)
+		return c;
+	*copy = *c;
+	lineup_rebase(p->rebase, copy);
+	return copy;
+}
 
 #define CLOCK_SAMPLES 4096
 
 static int keep_reference(const struct rank_collective *c, void *arg)
 {
 	struct pass *p = arg;
+	struct rank_collective copy;
 	struct acc *a;
 
-	if (c->type == COLLECTIVE_SENDRECV)
+	if (!(c = matchable(p, c, &copy)))
 		return 0;
 	a = acc_get(p->table, collective_key(c), 1);
 	a->ref_end = c->end + p->shift;
@@ -291,8 +157,12 @@ static int keep_reference(const struct rank_collective *c, void *arg)
 static int compare_with_reference(const struct rank_collective *c, void *arg)
 {
 	struct pass *p = arg;
-	struct acc *a = acc_get(p->table, collective_key(c), 0);
+	struct rank_collective copy;
+	struct acc *a;
 
+	if (!(c = matchable(p, c, &copy)))
+		return 0;
+	a = acc_get(p->table, collective_key(c), 0);
 	if (!a || p->ndiffs >= CLOCK_SAMPLES)
 		return p->ndiffs >= CLOCK_SAMPLES;
 	if (p->ndiffs == p->capdiffs) {
@@ -307,13 +177,16 @@ static int accumulate(const struct rank_collective *c, void *arg)
 {
 	struct pass *p = arg;
 	int64_t dur = c->end - c->start;
+	struct rank_collective copy;
+	const struct rank_collective *key = matchable(p, c, &copy);
 	struct acc *a;
 
-	if (c->type == COLLECTIVE_SENDRECV) {
+	if (!key) {
 		p->job->unmatched++;
 		return 0;
 	}
-	a = acc_get(p->table, collective_key(c), 1);
+	/* matched by its re-based key, kept as its own trace numbers it (the cause names it so) */
+	a = acc_get(p->table, collective_key(key), 1);
 	if (!a->n || dur < a->min_dur) {
 		a->second_dur = a->n ? a->min_dur : INT64_MAX;
 		a->min_dur = dur;
@@ -333,16 +206,17 @@ static int accumulate(const struct rank_collective *c, void *arg)
 	return 0;
 }
 
-/* Clocks: the host's clock, the wall-clock anchor across hosts, then the collectives' common ends. */
-/* by_time: cleared when not every rank records a clock anchor (nsys exports: each file's clock has
-   its own origin, so only the collectives could align them, and iterations go by index). */
-static void align_clocks(struct job_report *job, struct member *m, size_t k, struct acc_table *table, int *by_time)
+/*
+ * Clocks, first part: the host's clock, and the wall-clock anchor across hosts. Returns each
+ * member's host (an index; free it). *by_time is cleared when not every rank records a clock anchor
+ * (nsys exports: each file's clock has its own origin, so only the collectives could align them).
+ */
+static size_t *clock_anchors(struct job_report *job, struct member *m, size_t k, int *by_time)
 {
-	char **hosts = xcalloc(k ? k : 1, sizeof(*hosts));
+	const char **hosts = xcalloc(k ? k : 1, sizeof(*hosts));
 	int64_t *host_anchor = xcalloc(k ? k : 1, sizeof(*host_anchor));
 	size_t nhosts = 0, *host_of = xcalloc(k ? k : 1, sizeof(*host_of));
 	int anchors = 1;
-	char err[512];
 
 	for (size_t i = 0; i < k; i++) {
 		size_t h;
@@ -371,92 +245,50 @@ static void align_clocks(struct job_report *job, struct member *m, size_t k, str
 	}
 	*by_time = anchors;
 	if (nhosts > 1 && !anchors)
-		note(job, "the traces come from %zu hosts but not all record a wall-clock anchor: clocks are "
-		     "aligned only by the collectives, iterations matched by their index", nhosts);
-	if (nhosts > 1 && k > 1) {
-		struct pass ref = { .job = job, .table = table, .shift = job->ranks[0].clock_anchor_ns };
-
-		if (rank_summary_collectives(m[0].s, keep_reference, &ref, err, sizeof(err)) < 0)
-			note(job, "clocks not refined: %s", err);
-		for (size_t h = 1; h < nhosts; h++) {
-			struct pass p = { .job = job, .table = table };
-			int64_t median = 0;
-
-			for (size_t i = 0; i < k && p.ndiffs < CLOCK_SAMPLES; i++) {
-				if (host_of[i] != h)
-					continue;
-				p.shift = job->ranks[i].clock_anchor_ns;
-				rank_summary_collectives(m[i].s, compare_with_reference, &p, err, sizeof(err));
-			}
-			if (p.ndiffs) {
-				qsort(p.diffs, p.ndiffs, sizeof(*p.diffs), cmp_i64);
-				median = p.diffs[p.ndiffs / 2];
-			}
-			for (size_t i = 0; i < k; i++)
-				if (host_of[i] == h)
-					job->ranks[i].clock_refine_ns = median;
-			free(p.diffs);
-		}
-		/* the table is reused for matching */
-		free(table->slots);
-		memset(table, 0, sizeof(*table));
-	}
+		job_note(job, "the traces come from %zu hosts but not all record a wall-clock anchor: clocks are "
+		     "aligned only by the collectives, iterations matched by their %s", nhosts,
+		     job->lineup == JOB_LINEUP_STEP ? "step number" : "index");
 	free(hosts);
 	free(host_anchor);
-	free(host_of);
+	return host_of;
 }
 
-/* The member with the most iterations, the first of those tied. */
-static size_t reference_member(const struct member *m, size_t k)
+/* Clocks, second part: each other host refined by the median difference of its ranks' collectives'
+   ends from the first rank's (matched by key, re-based by rebases when not NULL). */
+static void refine_clocks(struct job_report *job, struct member *m, size_t k, struct acc_table *table,
+			  const size_t *host_of, const struct lineup_rebase *rebases)
 {
-	size_t ref = 0;
+	struct pass ref = { .job = job, .table = table, .shift = job->ranks[0].clock_anchor_ns,
+			    .rebase = rebases ? &rebases[0] : NULL };
+	char err[512];
 
-	for (size_t i = 1; i < k; i++)
-		if (m[i].s->niterations > m[ref].s->niterations)
-			ref = i;
-	return ref;
-}
+	if (job->nhosts < 2 || k < 2)
+		return;
+	if (rank_summary_collectives(m[0].s, keep_reference, &ref, err, sizeof(err)) < 0)
+		job_note(job, "clocks not refined: %s", err);
+	for (size_t h = 1; h < job->nhosts; h++) {
+		struct pass p = { .job = job, .table = table };
+		int64_t median = 0;
 
-/* The reference iteration that holds mid (on the common clock), or -1: the first that ends after it. */
-static int64_t iteration_at(const struct rank_summary *rs, int64_t ref_shift, int64_t mid)
-{
-	size_t lo = 0, hi = rs->niterations;
-
-	while (lo < hi) {
-		size_t h = lo + (hi - lo) / 2;
-
-		if (rs->iterations[h].end + ref_shift <= mid)
-			lo = h + 1;
-		else
-			hi = h;
+		for (size_t i = 0; i < k && p.ndiffs < CLOCK_SAMPLES; i++) {
+			if (host_of[i] != h)
+				continue;
+			p.shift = job->ranks[i].clock_anchor_ns;
+			p.rebase = rebases ? &rebases[i] : NULL;
+			rank_summary_collectives(m[i].s, compare_with_reference, &p, err, sizeof(err));
+		}
+		if (p.ndiffs) {
+			qsort(p.diffs, p.ndiffs, sizeof(*p.diffs), cmp_i64);
+			median = p.diffs[p.ndiffs / 2];
+		}
+		for (size_t i = 0; i < k; i++)
+			if (host_of[i] == h)
+				job->ranks[i].clock_refine_ns = median;
+		free(p.diffs);
 	}
-	if (lo < rs->niterations && rs->iterations[lo].start + ref_shift <= mid)
-		return (int64_t)lo;
-	return -1;
-}
-
-/* Member i's iterations mapped to the reference's (map), and its time in each of them (rank_time). */
-static void map_iterations(const struct job_report *job, const struct member *m, size_t i,
-			   const struct rank_summary *rs, int64_t ref_shift, int by_time, int64_t *map,
-			   int64_t *rank_time)
-{
-	const struct rank_summary *s = m[i].s;
-	int64_t shift = job->ranks[i].clock_anchor_ns + job->ranks[i].clock_refine_ns;
-	size_t n = job->niterations;
-
-	memset(rank_time, 0, (n ? n : 1) * sizeof(*rank_time));
-	for (size_t it = 0; it < s->niterations; it++) {
-		int64_t mid = s->iterations[it].start + (s->iterations[it].end - s->iterations[it].start) / 2 + shift;
-		int64_t j;
-
-		if (!by_time)
-			j = it < n ? (int64_t)it : -1;
-		else
-			j = iteration_at(rs, ref_shift, mid);
-		map[it] = j;
-		if (j >= 0)
-			rank_time[j] = sat_add64(rank_time[j], s->iterations[it].end - s->iterations[it].start);
-	}
+	/* the table is reused for matching */
+	free(table->slots);
+	memset(table, 0, sizeof(*table));
 }
 
 /* Member i's time per job iteration into the job's: the sum, its count of ranks, and the slowest rank. */
@@ -482,6 +314,7 @@ static void steady_iterations(struct job_report *job, const int64_t *sum)
 	size_t n = job->niterations, nsteady = 0;
 	int64_t *steady_times = xcalloc(n ? n : 1, sizeof(*steady_times));
 
+	job->digest.steady_ns = job->median_iteration_ns = 0;	/* iterations may be matched twice */
 	for (size_t j = 0; j < n; j++) {
 		struct job_iteration *ji = &job->iterations[j];
 
@@ -518,41 +351,43 @@ static int64_t slowest_rank(const struct job_report *job, size_t k)
 	return slowest;
 }
 
-/*
- * The job's iterations are those of the rank with the most of them (the reference); every rank's
- * iterations are matched to them by time on the common clock (an iteration goes to the reference
- * iteration that holds its midpoint), so a rank whose phases found one more warm-up step, or
- * kernel-period iterations shifted by a step, still lines up. Without a common clock (several hosts
- * and no anchors) they are matched by index. maps[i][local] is the job iteration of member i's
- * local iteration, or -1.
- */
-static void iterations(struct job_report *job, struct member *m, size_t k, int64_t **maps, int by_time)
+/* The summaries of the k members, in their order: what lineup.c reads. */
+static const struct rank_summary **summaries_of(const struct member *m, size_t k)
 {
-	size_t n, first_steady, ref = reference_member(m, k);
-	int64_t *sum, *rank_time, ref_shift;
-	const struct rank_summary *rs;
+	const struct rank_summary **s = xcalloc(k ? k : 1, sizeof(*s));
 
-	rs = k ? m[ref].s : NULL;
-	n = rs ? rs->niterations : 0;
-	first_steady = rs ? rs->first_steady : 0;
-	ref_shift = k ? job->ranks[ref].clock_anchor_ns + job->ranks[ref].clock_refine_ns : 0;
-	job->iterations = xcalloc(n ? n : 1, sizeof(*job->iterations));
-	job->niterations = n;
-	for (size_t it = 0; it < n; it++) {
-		job->iterations[it].index = (int64_t)it;
-		job->iterations[it].steady = it >= first_steady;
-		job->iterations[it].slowest_rank = job->iterations[it].straggler_rank = -1;
-	}
+	for (size_t i = 0; i < k; i++)
+		s[i] = m[i].s;
+	return s;
+}
+
+/*
+ * The job's iterations, every rank's matched to them (lineup.c: by step number when every rank has
+ * them, else by time on the common clock, else by index), each one's time over the ranks, and the
+ * slowest rank. maps[i][local] is the job iteration of member i's local iteration, or -1.
+ */
+static void iterations(struct job_report *job, struct member *m, size_t k, int64_t **maps)
+{
+	const struct rank_summary **s = summaries_of(m, k);
+	int64_t *sum, *rank_time;
+	size_t n;
+
+	lineup_iterations(job, s, k, maps);
+	n = job->niterations;
 	sum = xcalloc(n ? n : 1, sizeof(*sum));
 	rank_time = xcalloc(n ? n : 1, sizeof(*rank_time));
 	for (size_t i = 0; i < k; i++) {
-		maps[i] = xcalloc(m[i].s->niterations ? m[i].s->niterations : 1, sizeof(**maps));
-		map_iterations(job, m, i, rs, ref_shift, by_time, maps[i], rank_time);
+		memset(rank_time, 0, (n ? n : 1) * sizeof(*rank_time));
+		for (size_t it = 0; it < s[i]->niterations; it++)
+			if (maps[i][it] >= 0)
+				rank_time[maps[i][it]] = sat_add64(rank_time[maps[i][it]],
+								   s[i]->iterations[it].end - s[i]->iterations[it].start);
 		add_rank_time(job, i, rank_time, sum);
 	}
 	steady_iterations(job, sum);
 	free(sum);
 	free(rank_time);
+	free(s);
 	job->slowest_rank = slowest_rank(job, k);
 }
 
@@ -638,6 +473,8 @@ static void judge_collectives(struct job_report *job, struct member *m, struct a
 			continue;
 		if (a->n < 2) {
 			job->unmatched++;
+			if (job->lined_up && (int64_t)(a->key & 0xffffffffffffull) < LINEUP_SEQ_BASE)
+				job->ranks[a->min_rank].unmatched_first++;
 			continue;
 		}
 		job->matched++;
@@ -682,32 +519,10 @@ static void judge_collectives(struct job_report *job, struct member *m, struct a
 		job->events[job->nevents++] = (struct straggler_event){
 			.iteration = ji->index, .rank = r->rank, .delay_ns = ji->delay_ns,
 			.collectives = ji->collectives, .cause = ji->cause, .steady = ji->steady,
+			.step = job->lined_up ? ji->step : -1,
 		};
 	}
 	qsort(job->events, job->nevents, sizeof(*job->events), by_delay);
-}
-
-/* Read every summary, noting those left out; returns how many were read into s. */
-static size_t load_summaries(struct job_report *job, const char *const *paths, size_t n, struct rank_summary *s)
-{
-	size_t ns = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		char why[1024];
-
-		if (rank_summary_load(paths[i], &s[ns], why, sizeof(why)) < 0) {
-			note(job, "%s: left out", why);
-			rank_summary_release(&s[ns]);
-			continue;
-		}
-		if (s[ns].error) {
-			note(job, "'%s' left out: %s", s[ns].trace, s[ns].error);
-			rank_summary_release(&s[ns]);
-			continue;
-		}
-		ns++;
-	}
-	return ns;
 }
 
 /* The job's ranks from its members, and the communication per type averaged over them. */
@@ -729,6 +544,7 @@ static void fill_ranks(struct job_report *job, const struct member *m, size_t k)
 		r->first_steady = rs->first_steady;
 		r->median_iteration_ns = rs->median_ns;
 		r->collectives = (int64_t)rs->ncollectives;
+		r->windows = (int64_t)rs->windows;
 		for (int t = 0; t < COLLECTIVE_TYPES; t++) {
 			r->comm_ns += rs->comm_ns[t];
 			r->exposed_ns += rs->comm_ns[t] - rs->overlap_ns[t];
@@ -744,35 +560,217 @@ static void fill_ranks(struct job_report *job, const struct member *m, size_t k)
 	}
 }
 
-/* Every rank's collectives into the table, matched by key. */
-static void match_collectives(struct job_report *job, struct member *m, size_t k, struct acc_table *table)
+/* Every rank's collectives into the table, matched by key (re-based by rebases when not NULL). */
+static void match_collectives(struct job_report *job, struct member *m, size_t k, struct acc_table *table,
+			      const struct lineup_rebase *rebases)
 {
 	for (size_t i = 0; i < k; i++) {
-		struct pass p = { .job = job, .table = table, .rank = i, .s = m[i].s, .max_seq = -1 };
+		struct pass p = { .job = job, .table = table, .rank = i, .s = m[i].s, .max_seq = -1,
+				  .rebase = rebases ? &rebases[i] : NULL };
 		char why[1024];
 
 		if (rank_summary_collectives(m[i].s, accumulate, &p, why, sizeof(why)) < 0)
-			note(job, "rank %" PRId64 ": %s; its collectives are matched as far as they go", m[i].rank, why);
+			job_note(job, "rank %" PRId64 ": %s; its collectives are matched as far as they go", m[i].rank, why);
 	}
 }
 
-/* A note for each rank with fewer collectives than the most any rank has, or an incomplete trace. */
-static void note_short_ranks(struct job_report *job, const struct member *m, size_t k)
+/* A note for each rank with fewer collectives than the most any rank has, or an incomplete trace
+   (in a lined-up job, counted from the first iteration every rank has: those before are noted apart;
+   counts: 0 when the ranks' windows share no iteration, and their counts say nothing). */
+static void note_short_ranks(struct job_report *job, const struct member *m, size_t k, int counts)
 {
 	for (size_t i = 0; i < k; i++) {
-		int64_t most = 0;
+		int64_t most = 0, own = job->ranks[i].collectives - job->ranks[i].before_common;
 
 		for (size_t j = 0; j < k; j++)
-			if (job->ranks[j].collectives > most)
-				most = job->ranks[j].collectives;
-		if (!job->ranks[i].complete || job->ranks[i].collectives < most)
-			note(job, "rank %" PRId64 "'s trace %s: %" PRId64 " collectives where others have %" PRId64
+			if (job->ranks[j].collectives - job->ranks[j].before_common > most)
+				most = job->ranks[j].collectives - job->ranks[j].before_common;
+		if (!job->ranks[i].complete || (counts && own < most))
+			job_note(job, "rank %" PRId64 "'s trace %s: %" PRId64 " collectives where others have %" PRId64
 			     "; it is judged as far as it goes", job->ranks[i].rank,
 			     job->ranks[i].complete ? "ends early" :
 			     *m[i].s->exit_reason ? "is incomplete (the program did not finish writing it)" :
 			     "is incomplete (truncated: no trace_complete mark)",
-			     job->ranks[i].collectives, most);
+			     own, most);
 	}
+}
+
+/* The job iteration in words: "step 12", or "iteration #3" when its step number is unknown. */
+static const char *iteration_words(const struct job_iteration *ji, char *buf, size_t len)
+{
+	if (ji->step >= 0)
+		snprintf(buf, len, "step %" PRId64, ji->step);
+	else
+		snprintf(buf, len, "iteration #%" PRId64, ji->index);
+	return buf;
+}
+
+/* The job's first iteration of member i (-1: it has none). */
+static int64_t first_iteration(const struct member *m, int64_t *const *maps, size_t i)
+{
+	for (size_t it = 0; it < m[i].s->niterations; it++)
+		if (maps[i][it] >= 0)
+			return maps[i][it];
+	return -1;
+}
+
+/* A note for each rank of a lined-up job with collectives no other rank has before the first
+   iteration they all have whole: its window opened earlier than theirs. */
+static void note_unmatched_first(struct job_report *job, const struct member *m, size_t k, int64_t *const *maps)
+{
+	int64_t latest = -1;
+	char at[64], others[64];
+
+	for (size_t i = 0; i < k; i++)
+		if (first_iteration(m, maps, i) > latest)
+			latest = first_iteration(m, maps, i);
+	for (size_t i = 0; i < k && latest >= 0; i++) {
+		int64_t first = first_iteration(m, maps, i), n = job->ranks[i].unmatched_first;
+
+		if (!n)
+			continue;
+		iteration_words(&job->iterations[latest], others, sizeof(others));
+		if (first < 0 || first >= latest) {
+			job_note(job, "rank %" PRId64 "'s trace holds %" PRId64 " collective%s before the others' first: "
+			     "not matched", m[i].rank, n, n == 1 ? "" : "s");
+			continue;
+		}
+		job_note(job, "rank %" PRId64 "'s %s at %s, %" PRId64 " iteration%s before the others' (%s): its first %"
+		     PRId64 " collective%s not matched", m[i].rank, m[i].s->windows ? "window opened" : "trace begins",
+		     iteration_words(&job->iterations[first], at, sizeof(at)), latest - first,
+		     latest - first == 1 ? "" : "s", others, n, n == 1 ? " is" : "s are");
+	}
+}
+
+/* The note for a lined-up job whose ranks share no whole iteration: each rank's first and last
+   iteration (the first four ranks). */
+static void note_no_common(struct job_report *job, const struct member *m, size_t k, int64_t *const *maps)
+{
+	char spans[512] = "", first[64], last[64];
+	size_t len = 0;
+
+	for (size_t i = 0; i < k && i < 4 && len < sizeof(spans); i++) {
+		int64_t a = first_iteration(m, maps, i), b = -1;
+
+		for (size_t it = 0; it < m[i].s->niterations; it++)
+			b = maps[i][it] > b ? maps[i][it] : b;
+		if (a < 0)
+			continue;
+		len += (size_t)snprintf(spans + len, sizeof(spans) - len, "%srank %" PRId64 ": %s to %s",
+					len ? "; " : "", m[i].rank,
+					iteration_words(&job->iterations[a], first, sizeof(first)),
+					iteration_words(&job->iterations[b], last, sizeof(last)));
+	}
+	job_note(job, "the ranks' windows share no iteration whole (%s%s): no collective can be matched, nor a "
+		 "straggler named", spans, k > 4 ? "; ..." : "");
+}
+
+/*
+ * A lined-up job (lineup.h): each rank's collectives re-based at the first iteration every rank
+ * has whole. Returns one re-basing per member (free each, then the array), NULL when the ranks
+ * share no iteration.
+ */
+static struct lineup_rebase *rebase_ranks(struct job_report *job, struct member *m, size_t k, int64_t **maps)
+{
+	const struct rank_summary **s = summaries_of(m, k);
+	size_t *local = xcalloc(k ? k : 1, sizeof(*local));
+	struct lineup_rebase *rebases = NULL;
+	char err[512];
+
+	job->common_iteration = lineup_common_iteration(job, s, k, maps, local);
+	if (job->common_iteration < 0) {
+		note_no_common(job, m, k, maps);
+		goto out;
+	}
+	rebases = xcalloc(k ? k : 1, sizeof(*rebases));
+	for (size_t i = 0; i < k; i++) {
+		if (lineup_rebase_read(&rebases[i], s[i], s[i]->iterations[local[i]].start, err, sizeof(err)) < 0)
+			job_note(job, "rank %" PRId64 ": %s", m[i].rank, err);
+		job->ranks[i].before_common = rebases[i].before;
+	}
+out:
+	free(local);
+	free(s);
+	return rebases;
+}
+
+/*
+ * How the iterations will be lined up: by step number when every rank numbers its iterations
+ * alike, else by time (line_up falls back to index without a common clock); and whether the ranks
+ * cover different stretches of the run (a rank recorded in capture windows, or, among traces not
+ * known to hold the whole run, the first steps differ), which re-bases their collectives.
+ */
+static void choose_lineup(struct job_report *job, const struct member *m, size_t k)
+{
+	const struct rank_summary **s = summaries_of(m, k);
+	enum rank_steps_from from = lineup_steps_from(s, k);
+
+	int whole = 1;
+
+	job->lineup = from != RANK_STEPS_NONE ? JOB_LINEUP_STEP : JOB_LINEUP_TIME;
+	for (size_t i = 0; i < k; i++) {
+		job->lined_up |= s[i]->windows > 0;
+		whole &= s[i]->whole;
+	}
+	/* traces known whole hold every collective from the start, whatever step their names begin at */
+	job->lined_up |= !whole && from != RANK_STEPS_NONE && lineup_first_steps_differ(s, k);
+	job->common_iteration = -1;
+	job->step_words = from == RANK_STEPS_NAME	  ? xasprintf("%sN", s[0]->iteration_source)
+			  : from == RANK_STEPS_CAPTURE ? xstrdup("counted by gpt-trace run --steps")
+						       : xstrdup("");
+	free(s);
+}
+
+/* Forget the job's iterations and maps, to match them again. */
+static void forget_iterations(struct job_report *job, int64_t **maps, size_t k)
+{
+	for (size_t i = 0; i < k; i++) {
+		free(maps[i]);
+		maps[i] = NULL;
+	}
+	free(job->iterations);
+	job->iterations = NULL;
+	job->niterations = 0;
+}
+
+/*
+ * Clocks, iterations and, for a lined-up job, the re-basing of each rank's collectives (returned;
+ * NULL when none). Traces recorded whole: clocks refined by the collectives, then iterations matched
+ * on them. Lined up: the iterations first (by step number, or by time on the anchors alone), the
+ * re-basing at their first common one, then the clocks refined by the re-based collectives, and
+ * iterations matched by time again on the refined clocks.
+ */
+static struct lineup_rebase *line_up(struct job_report *job, struct member *m, size_t k, struct acc_table *table,
+				     int64_t **maps)
+{
+	struct lineup_rebase *rebases = NULL;
+	size_t *host_of;
+	int by_time = 1;
+
+	choose_lineup(job, m, k);
+	host_of = clock_anchors(job, m, k, &by_time);
+	if (job->lineup == JOB_LINEUP_TIME && !by_time)
+		job->lineup = JOB_LINEUP_INDEX;
+	if (!job->lined_up) {
+		refine_clocks(job, m, k, table, host_of, NULL);
+		iterations(job, m, k, maps);
+		free(host_of);
+		return NULL;
+	}
+	if (job->lineup == JOB_LINEUP_INDEX)
+		job_note(job, "the ranks' iterations have no step numbers and no common clock: matched by their index, "
+		     "right only if every rank's window opened at the same step");
+	iterations(job, m, k, maps);
+	rebases = rebase_ranks(job, m, k, maps);
+	if (job->nhosts > 1) {
+		refine_clocks(job, m, k, table, host_of, rebases);
+		if (job->lineup == JOB_LINEUP_TIME) {
+			forget_iterations(job, maps, k);
+			iterations(job, m, k, maps);
+		}
+	}
+	free(host_of);
+	return rebases;
 }
 
 /* The job's digest, and the cross-rank rules' findings on it (a job of one rank has none). */
@@ -801,12 +799,12 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 	struct rank_summary *s = xcalloc(n ? n : 1, sizeof(*s));
 	struct acc_table table = { 0 };
 	struct member *m;
+	struct lineup_rebase *rebases;
 	int64_t **maps;
 	size_t ns, k;
-	int by_time = 1;
 
 	*out = NULL;
-	ns = load_summaries(job, paths, n, s);
+	ns = job_summaries_load(job, paths, n, s);
 	if (!ns) {
 		snprintf(err, errlen, "no rank trace could be read%s%s", job->nnotes ? ": " : "",
 			 job->nnotes ? job->notes[0] : "");
@@ -814,18 +812,29 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 		free(s);
 		return -EINVAL;
 	}
-	m = choose_members(job, s, ns, &k);
+	m = job_members_choose(job, s, ns, &k);
 	fill_ranks(job, m, k);
-	align_clocks(job, m, k, &table, &by_time);
 	maps = xcalloc(k ? k : 1, sizeof(*maps));
-	iterations(job, m, k, maps, by_time);
-	match_collectives(job, m, k, &table);
+	rebases = line_up(job, m, k, &table, maps);
+	if (job->lined_up && !rebases) {
+		/* windows that share no whole iteration: any pairing of their collectives is a guess */
+		for (size_t i = 0; i < k; i++)
+			job->unmatched = sat_add64(job->unmatched, job->ranks[i].collectives);
+	} else {
+		match_collectives(job, m, k, &table, rebases);
+	}
 	judge_collectives(job, m, &table, config, maps);
-	note_short_ranks(job, m, k);
+	if (rebases)
+		note_unmatched_first(job, m, k, maps);
+	note_short_ranks(job, m, k, !job->lined_up || rebases);
 	judge_job(job, config, k);
 	free(table.slots);
-	for (size_t i = 0; i < k; i++)
-		free(maps[i]);
+	for (size_t i = 0; i < k; i++) {
+		job->ranks[i].iteration_of = maps[i];
+		if (rebases)
+			lineup_rebase_release(&rebases[i]);
+	}
+	free(rebases);
 	free(maps);
 	free(m);
 	for (size_t i = 0; i < ns; i++)
@@ -842,6 +851,7 @@ void job_report_free(struct job_report *job)
 	for (size_t i = 0; i < job->nranks; i++) {
 		free(job->ranks[i].trace);
 		free(job->ranks[i].host);
+		free(job->ranks[i].iteration_of);
 	}
 	free(job->ranks);
 	for (size_t i = 0; i < job->nnotes; i++)
@@ -852,8 +862,30 @@ void job_report_free(struct job_report *job)
 	free(job->iterations);
 	free(job->events);
 	free(job->job);
+	free(job->step_words);
 	findings_release(&job->findings);
 	free(job);
+}
+
+const char *job_lineup_words(const struct job_report *job, char *buf, size_t len)
+{
+	if (job->lineup == JOB_LINEUP_STEP)
+		snprintf(buf, len, "by step number (%s)", job->step_words);
+	else if (job->lineup == JOB_LINEUP_TIME)
+		snprintf(buf, len, "by time on the common clock");
+	else
+		snprintf(buf, len, "by index (no step numbers, no common clock)");
+	return buf;
+}
+
+const char *job_iteration_name(const struct job_report *job, const struct job_iteration *it, char *buf,
+			       size_t len)
+{
+	if (job->lined_up && it->step >= 0)
+		snprintf(buf, len, "step %" PRId64, it->step);
+	else
+		snprintf(buf, len, "#%" PRId64, it->index);
+	return buf;
 }
 
 int64_t job_clock_shift(const struct job_report *job, const char *trace_path)

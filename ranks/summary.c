@@ -7,6 +7,7 @@
 #include "common/util.h"
 #include "loader/events.h"
 #include "loader/trace.h"
+#include "loader/windows.h"
 #include "rules/phases.h"
 
 #include <errno.h>
@@ -50,6 +51,8 @@ struct trace_identity {
 	int64_t rank, local_rank, world_size, pid, origin, wall;
 	int complete, has_origin, has_wall;
 	char *host, *launcher, *job, *exit_reason;
+	int64_t steps_first, steps_last;	/* gpt-trace run --steps A-B; 0 when not given */
+	int imported;				/* made by gpt-trace import */
 };
 
 static void identity_read(struct trace *trace, struct trace_identity *id)
@@ -88,6 +91,11 @@ static void identity_read(struct trace *trace, struct trace_identity *id)
 				id->job = xstrdup(value);
 			else if (!strcmp(name, "exit_reason") && !id->exit_reason)
 				id->exit_reason = xstrdup(value);
+			else if (!strcmp(name, "import_source"))
+				id->imported = 1;
+			else if (!strcmp(name, "capture_steps") &&
+				 sscanf(value, "%" SCNd64 "-%" SCNd64, &id->steps_first, &id->steps_last) != 2)
+				id->steps_first = id->steps_last = 0;
 		}
 		sqlite3_finalize(st);
 	}
@@ -127,6 +135,56 @@ static int64_t iteration_at(const struct trace_phases *tp, int64_t t)
 	return (int64_t)lo;
 }
 
+/*
+ * Where the iterations' step numbers come from: the step ranges' names when every one ends in a
+ * number, in increasing order (a name's number that repeats or goes back is no step count); else
+ * --steps A-B, whose window opened at the A-th step range (counted from 1), when the iterations are
+ * those ranges; else none.
+ */
+static enum rank_steps_from steps_from(const struct trace_phases *tp, const struct trace_identity *id)
+{
+	int named = tp && tp->niterations > 0;
+
+	for (size_t i = 0; named && i < tp->niterations; i++)
+		named = tp->iterations[i].step >= 0 && (!i || tp->iterations[i].step > tp->iterations[i - 1].step);
+	if (named)
+		return RANK_STEPS_NAME;
+	if (tp && tp->niterations && id->steps_first > 0 &&
+	    (tp->source == ITERATIONS_NVTX || tp->source == ITERATIONS_STEP) &&
+	    tp->niterations <= (size_t)(id->steps_last - id->steps_first + 1))
+		return RANK_STEPS_CAPTURE;
+	return RANK_STEPS_NONE;
+}
+
+/* The capture line and the iterations, each with its step number. */
+static void write_iterations(FILE *f, struct trace *trace, const struct trace_phases *tp,
+			     const struct trace_identity *id)
+{
+	struct trace_windows windows = { 0 };
+	enum rank_steps_from from = steps_from(tp, id);
+	size_t nwindows = 0;
+	char why[256];
+
+	/* a trace whose windows cannot be read is taken as recorded whole, as the phases take it */
+	if (trace_windows_load(trace, &windows, why, sizeof(why)) == 0)
+		for (size_t i = 0; i < windows.count; i++)
+			nwindows += windows.list[i].trace_id == 0;
+	trace_windows_release(&windows);
+	fprintf(f, "capture %zu %d %d\n", nwindows, (int)from,
+		!nwindows && !id->imported && trace_format(trace, 0) == TRACE_FORMAT_GPT);
+	fprintf(f, "iterations %zu %zu %" PRId64 " ", tp ? tp->niterations : 0, tp ? tp->first_steady : 0,
+		tp ? tp->median_ns : 0);
+	put_text(f, "", tp && tp->source_name ? tp->source_name : NULL);
+	for (size_t i = 0; tp && i < tp->niterations; i++) {
+		int64_t step = from == RANK_STEPS_NAME	  ? tp->iterations[i].step
+			       : from == RANK_STEPS_CAPTURE ? id->steps_first + (int64_t)i
+							    : -1;
+
+		fprintf(f, "i %" PRId64 " %" PRId64 " %d %" PRId64 "\n", tp->iterations[i].start, tp->iterations[i].end,
+			i < tp->first_steady, step);
+	}
+}
+
 static int summarize(FILE *f, const char *trace_path, const char *step, char *why, size_t whylen)
 {
 	const char *paths[1] = { trace_path };
@@ -162,12 +220,7 @@ static int summarize(FILE *f, const char *trace_path, const char *step, char *wh
 	put_text(f, "exit", id.exit_reason);
 	fprintf(f, "clock %" PRId64 " %" PRId64 " %d\n", id.has_origin ? id.origin : 0, id.has_wall ? id.wall : 0,
 		id.has_origin && id.has_wall);
-	fprintf(f, "iterations %zu %zu %" PRId64 " ", tp ? tp->niterations : 0, tp ? tp->first_steady : 0,
-		tp ? tp->median_ns : 0);
-	put_text(f, "", tp && tp->source_name ? tp->source_name : NULL);
-	for (size_t i = 0; tp && i < tp->niterations; i++)
-		fprintf(f, "i %" PRId64 " %" PRId64 " %d\n", tp->iterations[i].start, tp->iterations[i].end,
-			i < tp->first_steady);
+	write_iterations(f, trace, tp, &id);
 	used = xcalloc(list.count ? list.count : 1, sizeof(*used));
 	for (size_t i = 0; i < list.count; i++) {
 		const struct collective *c = &list.items[i];
@@ -377,6 +430,7 @@ void rank_summary_release(struct rank_summary *s)
 	free(s->launcher);
 	free(s->job);
 	free(s->exit_reason);
+	free(s->iteration_source);
 	free(s->iterations);
 	for (size_t i = 0; i < s->nnames; i++)
 		free(s->names[i].text);
@@ -446,8 +500,8 @@ static int iteration_line(struct rank_summary *s, const char *line, size_t cap_i
 	struct rank_iteration *it = s->iterations ? &s->iterations[s->niterations] : NULL;
 
 	if (s->niterations >= cap_it ||
-	    sscanf(line + 2, "%" SCNd64 " %" SCNd64 " %d", &it->start, &it->end, &it->warmup) != 3 ||
-	    !in_range(it->start) || !in_range(it->end) || it->end < it->start)
+	    sscanf(line + 2, "%" SCNd64 " %" SCNd64 " %d %" SCNd64, &it->start, &it->end, &it->warmup, &it->step) != 4 ||
+	    !in_range(it->start) || !in_range(it->end) || it->end < it->start || it->step < -1 || !in_range(it->step))
 		return -1;
 	s->niterations++;
 	return 0;
@@ -497,12 +551,23 @@ static int summary_line(struct rank_summary *s, FILE *f, const char *line, size_
 		if (sscanf(line + 6, "%" SCNd64 " %" SCNd64 " %d", &s->origin_ns, &s->wall_ns, &s->has_anchor) != 3 ||
 		    !in_range(s->origin_ns) || !in_range(s->wall_ns))
 			return -1;
+	} else if (!strncmp(line, "capture ", 8)) {
+		int from;
+
+		if (sscanf(line + 8, "%zu %d %d", &s->windows, &from, &s->whole) != 3 || from < RANK_STEPS_NONE ||
+		    from > RANK_STEPS_CAPTURE)
+			return -1;
+		s->steps_from = (enum rank_steps_from)from;
 	} else if (!strncmp(line, "iterations ", 11)) {
+		int used = 0;
+
 		/* a count no trace reaches is a damaged file, not an allocation to attempt */
-		if (sscanf(line + 11, "%zu %zu %" SCNd64, cap_it, &s->first_steady, &s->median_ns) != 3 ||
+		if (sscanf(line + 11, "%zu %zu %" SCNd64 "%n", cap_it, &s->first_steady, &s->median_ns, &used) != 3 ||
 		    *cap_it > 100000000 || s->iterations)
 			return -1;
 		s->iterations = xcalloc(*cap_it ? *cap_it : 1, sizeof(*s->iterations));
+		free(s->iteration_source);
+		s->iteration_source = text_after(line, 11 + (size_t)used);
 	} else if (!strncmp(line, "i ", 2)) {
 		return iteration_line(s, line, *cap_it);
 	} else if (!strncmp(line, "comm ", 5)) {
@@ -530,6 +595,8 @@ static void text_defaults(struct rank_summary *s, const char *path)
 		s->job = xstrdup("");
 	if (!s->exit_reason)
 		s->exit_reason = xstrdup("");
+	if (!s->iteration_source)
+		s->iteration_source = xstrdup("");
 	if (!s->trace)
 		s->trace = xstrdup(path);
 }

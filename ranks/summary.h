@@ -16,15 +16,17 @@
  * --launcher): see docs/multi-rank.md.
  *
  * Format (one record per line, fields separated by one space, text fields last on their line):
- *   gpt-trace-rank-summary 1
+ *   gpt-trace-rank-summary 3
  *   source SIZE MTIME_NS PATH
  *   step REGEX                                  (--step, "-" for none)
  *   error MESSAGE                               (the trace could not be read; nothing else follows)
  *   rank RANK LOCAL_RANK WORLD_SIZE PID FORMAT COMPLETE
  *   host TEXT / launcher TEXT / job TEXT / exit TEXT
  *   clock ORIGIN_NS WALL_NS HAS_ANCHOR
+ *   capture WINDOWS STEPS_FROM WHOLE            (capture windows; where step numbers come from;
+ *                                                whether it is known to hold the whole run)
  *   iterations N FIRST_STEADY MEDIAN_NS SOURCE
- *   i START END WARMUP                          (N lines)
+ *   i START END WARMUP STEP                     (N lines; STEP -1: unknown)
  *   comm TYPE COUNT NS OVERLAP_NS               (steady state)
  *   k NAME_ID TEXT                              (names of the windows' longest kernels)
  *   collectives N
@@ -41,14 +43,23 @@
 
 /* The format's version goes up whenever a summary's meaning changes, not only its layout: version 2
  * came with the phases' new warm-up (iterations that run one-time kernels), so a summary cached by
- * an older build, whose steady state differs, is made again. */
+ * an older build, whose steady state differs, is made again; version 3 with step numbers and capture
+ * windows, by which the merge lines up ranks whose traces cover different steps. */
 #define RANK_SUMMARY_PREFIX "gpt-trace-rank-summary "
-#define RANK_SUMMARY_MAGIC RANK_SUMMARY_PREFIX "2"
+#define RANK_SUMMARY_MAGIC RANK_SUMMARY_PREFIX "3"
 #define RANK_SUMMARY_SUFFIX ".summary"
 
 struct rank_iteration {
 	int64_t start, end;		/* on the trace's clock */
 	int warmup;
+	int64_t step;			/* its step number (steps_from), -1 when unknown */
+};
+
+/* Where a summary's step numbers come from: every iteration has one, in increasing order, or none has. */
+enum rank_steps_from {
+	RANK_STEPS_NONE = 0,
+	RANK_STEPS_NAME,		/* the step ranges' names end in it (ProfilerStep#12) */
+	RANK_STEPS_CAPTURE,		/* gpt-trace run --steps A-B: the window's first step is A, counted from 1 */
 };
 
 struct rank_summary {
@@ -63,6 +74,12 @@ struct rank_summary {
 	int64_t origin_ns;		/* trace time 0 on the host's clock */
 	int64_t wall_ns;		/* trace time 0 on the wall clock (UTC ns) */
 	int has_anchor;
+	size_t windows;			/* capture windows (GPT_CAPTURE_WINDOWS) */
+	int whole;			/* known to hold the whole run: written by gpt-trace run without
+					   windows (not an import, whose profiler may have kept some steps,
+					   nor an nsys export) */
+	enum rank_steps_from steps_from;
+	char *iteration_source;		/* what its iterations are ("ProfilerStep#", a kernel's name), "" */
 	struct rank_iteration *iterations;
 	size_t niterations, first_steady;
 	int64_t median_ns;

@@ -90,10 +90,22 @@ static void text_ranks(FILE *out, const struct job_report *job, int md)
 			hidden);
 }
 
+/* How a lined-up job's iterations were matched across ranks, and where its collectives count from. */
+static void text_lineup(FILE *out, const struct job_report *job, int md)
+{
+	char words[160], from[64];
+
+	fprintf(out, md ? "Iterations lined up %s" : "  lined up %s", job_lineup_words(job, words, sizeof(words)));
+	if (job->common_iteration >= 0)
+		fprintf(out, "; collectives counted from %s, the first iteration every rank has whole",
+			job_iteration_name(job, &job->iterations[job->common_iteration], from, sizeof(from)));
+	fputs(md ? "\n\n" : "\n", out);
+}
+
 /* The iterations: steady ones, the median, the slowest rank, each with a straggler. */
 static void text_iterations(FILE *out, const struct job_report *job, int md)
 {
-	char b1[48], b2[48];
+	char b1[48], b2[48], name[48];
 	int64_t steady = 0, with = 0;
 
 	for (size_t i = 0; i < job->niterations; i++) {
@@ -108,6 +120,8 @@ static void text_iterations(FILE *out, const struct job_report *job, int md)
 		job->slowest_rank >= 0 ? (snprintf(b2, sizeof(b2), "rank %" PRId64, job->slowest_rank), b2)
 				       : "none (every rank's median within 1%)",
 		with);
+	if (job->lined_up)
+		text_lineup(out, job, md);
 	if (with && md)
 		fputs("| iteration | time | slowest rank | straggler | others waited | collectives | what it did |\n"
 		      "|---:|---:|---:|---:|---:|---:|---|\n", out);
@@ -116,15 +130,16 @@ static void text_iterations(FILE *out, const struct job_report *job, int md)
 
 		if (it->straggler_rank < 0)
 			continue;
+		job_iteration_name(job, it, name, sizeof(name));
 		if (md) {
-			fprintf(out, "| %" PRId64 "%s | %s | %" PRId64 " | %" PRId64 " | %s | %" PRId64 " | ", it->index,
+			fprintf(out, "| %s%s | %s | %" PRId64 " | %" PRId64 " | %s | %" PRId64 " | ", name + (*name == '#'),
 				it->steady ? "" : " (warm-up)", dur(b1, sizeof(b1), it->time_ns), it->slowest_rank, it->straggler_rank,
 				dur(b2, sizeof(b2), it->delay_ns), it->collectives);
 			output_md_cell(out, it->cause);
 			fputs(" |\n", out);
 		} else {
-			fprintf(out, "  #%-4" PRId64 " %10s  %sstraggler rank %" PRId64 ": the others waited %s at %" PRId64
-				" collective%s; %s\n", it->index, dur(b1, sizeof(b1), it->time_ns),
+			fprintf(out, "  %-*s %10s  %sstraggler rank %" PRId64 ": the others waited %s at %" PRId64
+				" collective%s; %s\n", job->lined_up ? 10 : 5, name, dur(b1, sizeof(b1), it->time_ns),
 				it->steady ? "" : "warm-up, ", it->straggler_rank,
 				dur(b2, sizeof(b2), it->delay_ns), it->collectives, it->collectives == 1 ? "" : "s",
 				it->cause ? it->cause : "");
@@ -223,6 +238,22 @@ static void json_field(FILE *out, const char *name, const char *value, int comma
 		fputs(", ", out);
 }
 
+/* A lined-up job: how its iterations were matched and where its collectives count from. */
+static void json_lineup(FILE *out, const struct job_report *job)
+{
+	static const char *const by[] = { "time", "index", "step" };
+	const struct job_iteration *common =
+		job->common_iteration >= 0 ? &job->iterations[job->common_iteration] : NULL;
+
+	fprintf(out, "\"lined_up\": {\"by\": \"%s\", ", by[job->lineup]);
+	json_field(out, "steps", job->step_words, 1);
+	fprintf(out, "\"common_iteration\": %" PRId64 ", ", job->common_iteration);
+	if (common && common->step >= 0)
+		fprintf(out, "\"common_step\": %" PRId64 "},\n  ", common->step);
+	else
+		fputs("\"common_step\": null},\n  ", out);
+}
+
 static void write_json(FILE *out, const struct job_report *job)
 {
 	fprintf(out, "{\n  \"schema\": \"%s\",\n  ", JOB_REPORT_JSON_SCHEMA);
@@ -244,13 +275,20 @@ static void write_json(FILE *out, const struct job_report *job)
 			"\"pid\": %" PRId64 ", \"complete\": %s, \"iterations\": %zu, \"first_steady\": %zu, "
 			"\"median_iteration_ns\": %" PRId64 ", \"collectives\": %" PRId64 ", \"arrived_last\": %" PRId64
 			", \"delay_caused_ns\": %" PRId64 ", \"comm_ns\": %" PRId64 ", \"exposed_ns\": %" PRId64
-			", \"clock_anchor_ns\": %" PRId64 ", \"clock_refine_ns\": %" PRId64 "}",
+			", \"clock_anchor_ns\": %" PRId64 ", \"clock_refine_ns\": %" PRId64,
 			r->pid, r->complete ? "true" : "false", r->iterations, r->first_steady, r->median_iteration_ns,
 			r->collectives, r->last_at, r->delay_ns, r->comm_ns, r->exposed_ns, r->clock_anchor_ns,
 			r->clock_refine_ns);
+		if (job->lined_up)
+			fprintf(out, ", \"capture_windows\": %" PRId64 ", \"unmatched_first\": %" PRId64, r->windows,
+				r->unmatched_first);
+		fputs("}", out);
 	}
-	fprintf(out, "\n  ],\n  \"median_iteration_ns\": %" PRId64 ", \"slowest_rank\": %" PRId64 ",\n  \"iterations\": [",
+	fprintf(out, "\n  ],\n  \"median_iteration_ns\": %" PRId64 ", \"slowest_rank\": %" PRId64 ",\n  ",
 		job->median_iteration_ns, job->slowest_rank);
+	if (job->lined_up)
+		json_lineup(out, job);
+	fputs("\"iterations\": [", out);
 	for (size_t i = 0; i < job->niterations; i++) {
 		const struct job_iteration *it = &job->iterations[i];
 
@@ -260,6 +298,10 @@ static void write_json(FILE *out, const struct job_report *job)
 			", \"delay_ns\": %" PRId64 ", \"collectives\": %" PRId64 ", ",
 			i ? "," : "", it->index, it->steady ? "true" : "false", it->time_ns, it->mean_ns, it->ranks,
 			it->slowest_rank, it->straggler_rank, it->delay_ns, it->collectives);
+		if (job->lined_up && it->step >= 0)
+			fprintf(out, "\"step\": %" PRId64 ", ", it->step);
+		else if (job->lined_up)
+			fputs("\"step\": null, ", out);
 		json_field(out, "cause", it->cause, 0);
 		fputs("}", out);
 	}

@@ -81,6 +81,7 @@ const char *collectives_kernel_name(const struct trace_collectives *list, int64_
 /* One iteration of the job with a rank that the others waited for. */
 struct straggler_event {
 	int64_t iteration;		/* index among the job's iterations */
+	int64_t step;			/* its step number, when the report names iterations by it; -1 */
 	int64_t rank;
 	int64_t delay_ns;		/* how long the others waited for it at its latest collective */
 	int64_t collectives;		/* how many collectives of the iteration it arrived last at */

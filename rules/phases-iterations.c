@@ -31,6 +31,22 @@ static void normalize(const char *text, char *out, size_t len)
  * the user's (jax.jit's "XlaModule:#hlo_module=jit_step,program_id=7#", or pmap_), not an autotuning
  * candidate ("XlaModule:#hlo_module=gemm_fusion_dot.4#"). Empty texts are not steps either.
  */
+/* The step number a range's name ends with, as normalize() strips it: -1 when it ends in none. */
+static int64_t step_number(const char *text)
+{
+	const char *meta = strstr(text, ":#"), *num = meta ? strstr(meta, "step_num=") : NULL;
+	size_t n = strlen(text), digits = 0;
+
+	if (num)
+		text = num + 9, n = strspn(text, "0123456789");
+	while (digits < n && isdigit((unsigned char)text[n - 1 - digits]))
+		digits++;
+	/* 18 digits at most: an int64_t, and no step count reaches it */
+	if (!digits || digits > 18)
+		return -1;
+	return strtoll(text + n - digits, NULL, 10);
+}
+
 static int candidate_text(const char *text)
 {
 	if (!text[0] || !strncasecmp(text, "nccl", 4) || !strncmp(text, "Thunk:#", 7))
@@ -114,6 +130,7 @@ void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t host_end
 	it->host_end = host_end;
 	it->start = INT64_MAX;
 	it->end = INT64_MIN;
+	it->step = -1;
 }
 
 /* The NVTX ranges of one trace, in start order: columns start, end, text, domainId. */
@@ -163,6 +180,7 @@ int collect_ranges(struct rule_context *ctx, struct trace_phases *tp, const rege
 			continue;
 		last_end = end;
 		add_iteration(tp, start, end);
+		tp->iterations[tp->niterations - 1].step = step_number(text);
 	}
 	if (rc != SQLITE_DONE)
 		ret = rule_step_error(&phases_rule, ctx, err, errlen);

@@ -267,7 +267,7 @@ static void walk_state_reset(struct walk_state *s, size_t n)
 			struct iteration *it = &tp->iterations[i];
 
 			*it = (struct iteration){ .host_start = it->host_start, .host_end = it->host_end,
-						  .start = INT64_MAX, .end = INT64_MIN };
+						  .start = INT64_MAX, .end = INT64_MIN, .step = it->step };
 		}
 		memset(&tp->phase[PHASE_STARTUP], 0, sizeof(tp->phase[PHASE_STARTUP]));
 	}

@@ -89,6 +89,8 @@ struct iteration {
 	int top_kind;
 	int64_t top_ns;
 	int warmup;
+	int64_t step;			/* the number its NVTX range's name ends with (ProfilerStep#12: 12;
+					   JAX's "train:#step_num=12#": 12), -1 when none or not from a range */
 };
 
 enum iteration_source {

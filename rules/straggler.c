@@ -92,8 +92,9 @@ void straggler_judge(struct rule_context *ctx, const struct job_digest *job)
 
 			if (e->rank != worst_rank || !e->steady)
 				continue;
-			finding_evidence(f, "iteration %" PRId64 ": the others waited %s (%s)", e->iteration,
-					 fmt_duration(&t2, e->delay_ns), e->cause ? e->cause : "cause unknown");
+			finding_evidence(f, "%s %" PRId64 ": the others waited %s (%s)", e->step >= 0 ? "step" : "iteration",
+					 e->step >= 0 ? e->step : e->iteration, fmt_duration(&t2, e->delay_ns),
+					 e->cause ? e->cause : "cause unknown");
 			shown++;
 		}
 	}

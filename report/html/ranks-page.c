@@ -56,6 +56,21 @@ static size_t steady_count(const struct job_report *job)
 
 /* ---- summary ---- */
 
+/* A lined-up job (ranks/job.h): how its iterations were matched, where its collectives count from. */
+static void write_lineup(FILE *out, const struct job_report *job)
+{
+	char words[160], from[64];
+
+	fputs("<dt>Lined up</dt><dd id=\"lined-up\">", out);
+	html_text(out, job_lineup_words(job, words, sizeof(words)));
+	if (job->common_iteration >= 0) {
+		fputs("; collectives counted from ", out);
+		html_text(out, job_iteration_name(job, &job->iterations[job->common_iteration], from, sizeof(from)));
+		fputs(", the first iteration every rank has whole", out);
+	}
+	fputs("</dd>\n", out);
+}
+
 static void write_summary(FILE *out, const struct job_report *job, const struct ranks_timeline *tl)
 {
 	size_t nsteady = steady_count(job);
@@ -83,6 +98,8 @@ static void write_summary(FILE *out, const struct job_report *job, const struct 
 			job->nranks - TRACES_SHOWN);
 	fprintf(out, "<dt>Iterations</dt><dd>%zu steady of %zu, median %s (the slowest rank's)</dd>\n", nsteady,
 		job->niterations, dur(job->median_iteration_ns, a, sizeof(a)));
+	if (job->lined_up)
+		write_lineup(out, job);
 	if (tl->straggler >= 0)
 		fprintf(out, "<dt>Straggler</dt><dd><b>rank %" PRId64 "</b>: the others waited %s for it in the steady "
 			"state (%.1f%% of it)</dd>\n", job->ranks[tl->straggler].rank,
@@ -341,7 +358,7 @@ static void write_iteration_charts(FILE *out, const struct job_report *job)
 static void write_iterations(FILE *out, const struct job_report *job)
 {
 	size_t with = 0;
-	char a[32], b[32];
+	char a[32], b[32], name[48];
 
 	fputs("<section id=\"iterations\">\n<h2>Iterations</h2>\n", out);
 	write_iteration_charts(out, job);
@@ -360,10 +377,11 @@ static void write_iterations(FILE *out, const struct job_report *job)
 
 		if (it->straggler_rank < 0)
 			continue;
+		job_iteration_name(job, it, name, sizeof(name));
 		fprintf(out, "<tr class=\"late\" data-index=\"%" PRId64 "\" data-straggler=\"%" PRId64 "\" data-delay-ns=\"%"
-			PRId64 "\"><td class=\"num\">%" PRId64 "%s</td><td class=\"num\">%s</td><td class=\"num\">%" PRId64
+			PRId64 "\"><td class=\"num\">%s%s</td><td class=\"num\">%s</td><td class=\"num\">%" PRId64
 			"</td><td class=\"num\">%" PRId64 "</td><td class=\"num\">%s</td><td class=\"num\">%" PRId64 "</td><td>",
-			it->index, it->straggler_rank, it->delay_ns, it->index, it->steady ? "" : " (warm-up)",
+			it->index, it->straggler_rank, it->delay_ns, name + (*name == '#'), it->steady ? "" : " (warm-up)",
 			dur(it->time_ns, a, sizeof(a)), it->slowest_rank, it->straggler_rank, dur(it->delay_ns, b, sizeof(b)),
 			it->collectives);
 		html_text(out, it->cause ? it->cause : "");

@@ -112,25 +112,9 @@ static struct html_step *job_steps(const struct job_report *job, const char *con
 	return steps;
 }
 
-/* The job iteration holding t (job clock), as ranks/job.c matches a rank's iteration by its
-   midpoint; -1 when none. */
-static int64_t job_iteration_at(const struct ranks_timeline *tl, size_t njob, int64_t t)
-{
-	size_t lo = 0, hi = njob;
-
-	while (lo < hi) {	/* the first job iteration that ends after t */
-		size_t h = lo + (hi - lo) / 2;
-
-		if (tl->job_steps[h].end <= t)
-			lo = h + 1;
-		else
-			hi = h;
-	}
-	return lo < njob && tl->job_steps[lo].start <= t ? (int64_t)lo : -1;
-}
-
-/* A rank's iterations on the job's clock, numbered as the job's, red where it was the straggler. */
-static void read_steps(struct ranks_timeline *tl, const struct job_report *job, struct ranks_timeline_rank *rr,
+/* A rank's iterations on the job's clock, numbered as the job's (as ranks/job.c matched them), red
+   where it was the straggler. */
+static void read_steps(const struct job_report *job, struct ranks_timeline_rank *rr,
 		       const char *summary)
 {
 	const struct job_rank *r = &job->ranks[rr->index];
@@ -152,8 +136,7 @@ static void read_steps(struct ranks_timeline *tl, const struct job_report *job, 
 		st->start = s.iterations[it].start + shift_of(r);
 		st->end = s.iterations[it].end + shift_of(r);
 		st->warmup = s.iterations[it].warmup;
-		j = tl->job_steps ? job_iteration_at(tl, job->niterations, st->start + (st->end - st->start) / 2)
-				  : (it < job->niterations ? (int64_t)it : -1);
+		j = r->iteration_of && it < r->iterations ? r->iteration_of[it] : -1;
 		st->number = j >= 0 ? j : (int64_t)it;
 		if (j >= 0 && job->iterations[j].straggler_rank == r->rank)
 			st->late_ns = job->iterations[j].delay_ns > 0 ? job->iterations[j].delay_ns : 1;
@@ -301,7 +284,7 @@ void ranks_timeline_read(const struct job_report *job, const char *const *summar
 	tl->job_steps = job_steps(job, summaries);
 	for (size_t i = 0; i < tl->nranks; i++) {
 		tl->ranks[i].index = chosen[i];
-		read_steps(tl, job, &tl->ranks[i], summaries ? summaries[chosen[i]] : NULL);
+		read_steps(job, &tl->ranks[i], summaries ? summaries[chosen[i]] : NULL);
 	}
 	free(chosen);
 	choose_windows(tl, job);
