@@ -585,7 +585,13 @@ static void note_short_ranks(struct job_report *job, const struct member *m, siz
 		for (size_t j = 0; j < k; j++)
 			if (job->ranks[j].collectives - job->ranks[j].before_common > most)
 				most = job->ranks[j].collectives - job->ranks[j].before_common;
-		if (!job->ranks[i].complete || (counts && own < most))
+		if (job->ranks[i].complete && counts && own < most && m[i].s->windows)
+			/* a window closes by time: its last step's later collectives may fall after it */
+			job_note(job, "rank %" PRId64 "'s window closed %" PRId64 " collective%s before the others' "
+				 "(%" PRId64 " where others have %" PRId64 "): a window closes on the host's clock, and GPU "
+				 "work of its last step that starts later is left out",
+				 job->ranks[i].rank, most - own, most - own == 1 ? "" : "s", own, most);
+		else if (!job->ranks[i].complete || (counts && own < most))
 			job_note(job, "rank %" PRId64 "'s trace %s: %" PRId64 " collectives where others have %" PRId64
 			     "; it is judged as far as it goes", job->ranks[i].rank,
 			     job->ranks[i].complete ? "ends early" :

@@ -97,5 +97,9 @@ expect "--steps window, 2 ranks: the straggler's iterations" "rank 1 held up the
 	sed -n 's/.*critical straggler  \(rank 1 held up the job in [0-9]* of [0-9]* iterations\).*/\1/p; s/^    - step \([0-9]*\):.*/\1/p' |
 	{ read -r head; echo "$head"; sort -n | paste -sd' '; })"
 
+# ... and a window that closed before the last step's collectives started is not a trace ended early
+expect "--steps window, 2 ranks: the short window said as such" "rank 0's window closed 4 collectives before the others'" \
+	"$("$GPT" report "$C/steps-2rank-rank0.sqlite" "$C/steps-2rank-rank1.sqlite" | grep -o "rank 0's window closed 4 collectives before the others'")"
+
 [ $failures -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "all passed"
