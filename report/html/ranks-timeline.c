@@ -17,6 +17,7 @@
 #include "ranks/summary.h"
 #include "rules/rule-util.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -444,9 +445,15 @@ static void write_zoom_title(FILE *out, const struct ranks_timeline *tl, const s
 {
 	const struct job_iteration *it = &job->iterations[tl->zoomed];
 	const struct chart_window *w = &tl->windows[1];
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], name[64];
 
-	fprintf(out, "<h3>Iteration #%" PRId64 ", zoomed: %s to %s</h3>\n<p class=\"small muted\">", it->index,
+	/* "Step 40" in a job lined up by step number, else "Iteration #0" */
+	job_iteration_name(job, it, name, sizeof(name));
+	if (name[0] == '#')
+		fprintf(out, "<h3>Iteration %s", name);
+	else
+		fprintf(out, "<h3>%c%s", toupper((unsigned char)name[0]), name + 1);
+	fprintf(out, ", zoomed: %s to %s</h3>\n<p class=\"small muted\">",
 		html_time(tl->origin, w->start, a, sizeof(a)), html_time(tl->origin, w->end, b, sizeof(b)));
 	if (it->straggler_rank >= 0 && it->delay_ns > 0) {
 		fprintf(out, "The steady iteration a straggler held up most: the others waited %s for rank %" PRId64 " (",

@@ -58,10 +58,7 @@ const char *html_short(int64_t ns, char *buf, size_t len)
 
 const char *html_time(int64_t origin, int64_t t, char *buf, size_t len)
 {
-	char d[32];
-
-	snprintf(buf, len, "+%s", output_duration(t - origin, d, sizeof(d)));
-	return buf;
+	return output_offset(t - origin, buf, len);	/* signed: a margin before the origin reads "-2.264 ms" */
 }
 
 const char *html_at(const struct report_header *hdr, int64_t t, char *buf, size_t len)
