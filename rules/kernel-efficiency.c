@@ -3,8 +3,8 @@
  * over its kernels in start order against its samples in start order, noting how long each kernel
  * execution overlaps each sample; then, per sample and kernel group, the overlap is summed, and a
  * sample counts for a group (weighted by that overlap) only when the group covers at least
- * KEFF_MIN_PURITY of the sample's interval. The memory is one record per overlap: about one per
- * kernel execution plus one per sample.
+ * KEFF_MIN_PURITY of the sample's interval. The overlaps are summed as their samples finish, so
+ * the memory stays about KEFF_FLUSH_RECS records whatever the trace's size.
  */
 #include "rules/kernel-efficiency.h"
 
@@ -25,6 +25,9 @@ struct group_sums {
 	int64_t sampled_ns;
 };
 
+/* Overlap records held before the finished samples' are summed (sum_pure). */
+#define KEFF_FLUSH_RECS 65536
+
 /* How long one kernel execution of a group overlaps one sample. */
 struct overlap_rec {
 	const struct gpu_sample *sample;
@@ -39,6 +42,7 @@ struct builder {
 	size_t cap;
 	struct overlap_rec *recs;
 	size_t nrecs, cap_recs;
+	size_t flush_at;	/* sum the finished samples' records when this many are held */
 };
 
 const char *kernel_bound_name(enum kernel_bound bound)
@@ -138,14 +142,25 @@ static int compare_rec(const void *pa, const void *pb)
 	return (a->group > b->group) - (a->group < b->group);
 }
 
-/*
- * Each group's coverage of each sample, summed over its executions; a sample it covers for at
- * least KEFF_MIN_PURITY of the sample's interval adds its values, weighted by that coverage. A
- * sample's values are means over its whole interval, so a kernel shorter than that would otherwise
- * take on its neighbours' activity (JAX's 10 us kernels at 10 kHz all read "22% tensor" alike).
- */
-static void sum_pure(struct builder *b)
+/* Whether all of a sample's overlaps are recorded: it is another device's (the kernels come device
+   after device), or it ends before the current kernel starts (they come in start order). */
+static int sample_done(const struct gpu_sample *s, const struct gpu_samples *cur, int64_t start)
 {
+	return !cur || s < cur->samples || s >= cur->samples + cur->count || s->end <= start;
+}
+
+/*
+ * Each group's coverage of each finished sample, summed over its executions; a sample it covers
+ * for at least KEFF_MIN_PURITY of the sample's interval adds its values, weighted by that coverage.
+ * A sample's values are means over its whole interval, so a kernel shorter than that would
+ * otherwise take on its neighbours' activity (JAX's 10 us kernels at 10 kHz all read "22% tensor"
+ * alike). The overlaps of samples not finished yet (see sample_done; cur NULL: all are) are kept,
+ * so that the records held stay about as many as KEFF_FLUSH_RECS.
+ */
+static void sum_pure(struct builder *b, const struct gpu_samples *cur, int64_t start)
+{
+	size_t kept = 0;
+
 	if (!b->nrecs)
 		return;
 	qsort(b->recs, b->nrecs, sizeof(*b->recs), compare_rec);
@@ -156,6 +171,11 @@ static void sum_pure(struct builder *b)
 
 		for (j = i; j < b->nrecs && b->recs[j].sample == s && b->recs[j].group == b->recs[i].group; j++)
 			covered += b->recs[j].ns;
+		if (!sample_done(s, cur, start)) {
+			while (i < j)
+				b->recs[kept++] = b->recs[i++];
+			continue;
+		}
 		if ((double)covered < KEFF_MIN_PURITY * (double)(s->end - s->start))
 			continue;
 		sums->sampled_ns += covered;
@@ -166,6 +186,7 @@ static void sum_pure(struct builder *b)
 			sums->weight[m] += (double)covered;
 		}
 	}
+	b->nrecs = kept;
 }
 
 static const struct gpu_samples *device_samples(const struct gpu_samples *devices, size_t n,
@@ -217,6 +238,11 @@ static int kernels_pass(struct trace *trace, const struct gpu_samples *devices, 
 		}
 		b->kernels[g].launches++;
 		b->kernels[g].time_ns += ke - ks;
+		if (b->nrecs >= b->flush_at) {
+			sum_pure(b, d, ks);
+			/* records of samples still running stay: flush again when they have doubled */
+			b->flush_at = b->nrecs > KEFF_FLUSH_RECS / 2 ? 2 * b->nrecs : KEFF_FLUSH_RECS;
+		}
 		if (d && overlap(b, d, &first, ks, ke, g) < 0) {
 			sqlite3_finalize(st);
 			snprintf(err, errlen, "out of memory");
@@ -294,7 +320,7 @@ static int64_t samples_in(const struct gpu_samples *devices, size_t n, int64_t s
 int kernel_efficiency_compute(struct trace *trace, int64_t start, int64_t end,
 			      struct kernel_efficiencies **out, char *err, size_t errlen)
 {
-	struct builder b = { 0 };
+	struct builder b = { .flush_at = KEFF_FLUSH_RECS };
 	struct kernel_efficiencies *e;
 	struct gpu_samples *devices;
 	int ndevices, ret;
@@ -305,7 +331,7 @@ int kernel_efficiency_compute(struct trace *trace, int64_t start, int64_t end,
 		return ndevices;
 	ret = kernels_pass(trace, devices, (size_t)ndevices, start, end, &b, err, errlen);
 	if (ret == 0)
-		sum_pure(&b);
+		sum_pure(&b, NULL, 0);
 	e = calloc(1, sizeof(*e));
 	if (ret == 0 && !e) {
 		snprintf(err, errlen, "out of memory");
