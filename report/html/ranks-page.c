@@ -298,9 +298,14 @@ static void write_steady_chart(FILE *out, const struct job_report *job)
 	write_y_axis(out, IT_W, ymax, step);
 	for (size_t i = 0; i < n; i++)
 		write_bar(out, &bars[i], IT_LEFT + bar_w * (double)i, bar_w > 2 ? bar_w * 0.85 : bar_w, ymax, 0);
-	if (n)
-		fprintf(out, "<text x=\"%d\" y=\"%d\">#%zu</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">#%zu</text>\n",
-			IT_LEFT, IT_H - 8, bars[0].first, IT_W - 10, IT_H - 8, bars[n - 1].last);
+	if (n) {	/* the first and last iteration's names: "step 40" in a job lined up by step, else "#0" */
+		char first[64], last[64];
+
+		fprintf(out, "<text x=\"%d\" y=\"%d\">%s</text><text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n",
+			IT_LEFT, IT_H - 8, job_iteration_name(job, &job->iterations[bars[0].first], first, sizeof(first)),
+			IT_W - 10, IT_H - 8,
+			job_iteration_name(job, &job->iterations[bars[n - 1].last], last, sizeof(last)));
+	}
 	fprintf(out, "</svg><figcaption class=\"small muted\">Steady iterations: the slowest rank's time, the wait for "
 		     "the straggler on top in red%s%s.</figcaption></figure>\n",
 		clipped ? "; bars over eight times the median are cut, their time written above" : "",
