@@ -51,8 +51,7 @@ struct thread_info *threads_get(struct threads *t, uint32_t pid, uint32_t tid)
 	return thread;
 }
 
-/* A small /proc file into buf (NUL-terminated, at most len - 1 bytes); its length or -1. */
-static long read_proc(const char *path, char *buf, size_t len)
+long threads_read_proc(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");
 	size_t n;
@@ -97,7 +96,7 @@ int threads_read(struct threads *t, struct thread_info *thread)
 	long n;
 
 	task_path(t, thread, "comm", path, sizeof(path));
-	n = read_proc(path, comm, sizeof(comm));
+	n = threads_read_proc(path, comm, sizeof(comm));
 	if (n <= 0)
 		return -1;
 	comm[strcspn(comm, "\n")] = '\0';
@@ -107,7 +106,7 @@ int threads_read(struct threads *t, struct thread_info *thread)
 	free(thread->os_name);
 	thread->os_name = copy;
 	task_path(t, thread, "stat", path, sizeof(path));
-	if (read_proc(path, stat, sizeof(stat)) > 0 && parse_priority(stat, &thread->priority) == 0)
+	if (threads_read_proc(path, stat, sizeof(stat)) > 0 && parse_priority(stat, &thread->priority) == 0)
 		thread->has_priority = 1;
 	return 0;
 }

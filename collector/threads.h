@@ -71,6 +71,9 @@ void threads_set_reported_name(struct threads *threads, uint32_t pid, uint32_t t
 /* Read the thread's comm and priority from /proc again; 0, or -1 when the thread is gone. */
 int threads_read(struct threads *threads, struct thread_info *thread);
 
+/* A small /proc file into buf (NUL-terminated, at most len - 1 bytes); its length or -1. */
+long threads_read_proc(const char *path, char *buf, size_t len);
+
 /*
  * The name ThreadNames gets: the NVTX name, else the OS name, else the tid in decimal (in buf,
  * len bytes). *fallback is set to 1 in the last case.

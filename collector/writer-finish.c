@@ -85,20 +85,6 @@ static int writer_finish_devices(struct writer *w)
 	return 0;
 }
 
-/* Read a small /proc file into buf (NUL-terminated); returns its length or -1. */
-static ssize_t read_small_file(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return -1;
-	n = fread(buf, 1, len - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return (ssize_t)n;
-}
-
 /* A process's name as nsys's PROCESSES has it: argv[0], else its comm, else "?". */
 static void process_name(const struct writer *w, uint32_t pid, char *name, size_t len)
 {
@@ -108,10 +94,10 @@ static void process_name(const struct writer *w, uint32_t pid, char *name, size_
 		snprintf(path, sizeof(path), "/proc/self/cmdline");
 	else
 		snprintf(path, sizeof(path), "/proc/%u/cmdline", pid);
-	if (read_small_file(path, name, len) > 0)
+	if (threads_read_proc(path, name, len) > 0)
 		return;	/* argv[0]: the text up to the first NUL */
 	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	if (pid != w->options.pid && read_small_file(path, name, len) > 0) {
+	if (pid != w->options.pid && threads_read_proc(path, name, len) > 0) {
 		name[strcspn(name, "\n")] = '\0';
 		return;
 	}

@@ -75,6 +75,15 @@ void html_swatch(FILE *out, const char *color, const char *label)
 	fputs("</span>", out);
 }
 
+void html_write_notes(FILE *out, char *const *notes, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		fputs("<p class=\"note\"><b>Note:</b> ", out);
+		html_text(out, notes[i]);
+		fputs("</p>\n", out);
+	}
+}
+
 const char *html_severity_word(enum finding_severity s)
 {
 	return s == SEVERITY_CRITICAL ? "critical" : s == SEVERITY_WARNING ? "warning" : "info";

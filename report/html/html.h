@@ -146,6 +146,7 @@ void html_write_timeline(FILE *out, const struct report_header *hdr, const struc
 /* From <!DOCTYPE> to </head>: the style sheet, then more_css (NULL: none); title escaped here. */
 void html_write_head(FILE *out, const char *title, const char *more_css);
 void html_swatch(FILE *out, const char *color, const char *label);	/* a legend entry */
+void html_write_notes(FILE *out, char *const *notes, size_t n);	/* a "Note:" paragraph each */
 const char *html_severity_word(enum finding_severity s);
 int64_t html_nice_step(int64_t range, int ticks);	/* a 1-2-5 step giving about ticks ticks */
 /* The findings as cards (<section id="findings">); times from origin, per iteration when

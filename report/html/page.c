@@ -114,11 +114,7 @@ static void write_summary(FILE *out, const struct report_header *hdr, const stru
 	else if (hdr->steady_only)
 		fputs("<dt>Judged</dt><dd>the steady state only, and there is none: nothing repeats (see the phases)</dd>\n", out);
 	fputs("</dl>\n", out);
-	for (size_t i = 0; i < hdr->nnotes; i++) {
-		fputs("<p class=\"note\"><b>Note:</b> ", out);
-		html_text(out, hdr->notes[i]);
-		fputs("</p>\n", out);
-	}
+	html_write_notes(out, hdr->notes, hdr->nnotes);
 	fputs("</header>\n", out);
 }
 

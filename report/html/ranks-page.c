@@ -113,11 +113,7 @@ static void write_summary(FILE *out, const struct job_report *job, const struct 
 		job->slowest_rank >= 0 ? (snprintf(b, sizeof(b), "%" PRId64, job->slowest_rank), b)
 				       : "none (every rank's median within 1%)");
 	fputs("</dl>\n", out);
-	for (size_t i = 0; i < job->nnotes; i++) {
-		fputs("<p class=\"note\"><b>Note:</b> ", out);
-		html_text(out, job->notes[i]);
-		fputs("</p>\n", out);
-	}
+	html_write_notes(out, job->notes, job->nnotes);
 	fputs("</header>\n", out);
 }
 

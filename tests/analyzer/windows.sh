@@ -92,14 +92,14 @@ cp "$SRC/tests/fixtures/gpu/capture/steps-2rank-rank0.sqlite" "$SRC/tests/fixtur
 C=$TMP	# the cross-rank report caches a summary beside each trace: not in the source tree
 expect "--steps window: every iteration steady" "16 steady of 16" \
 	"$("$GPT" report "$C/steps-2rank-rank0.sqlite" | grep -o '16 steady of 16')"
+"$GPT" report "$C/steps-2rank-rank0.sqlite" "$C/steps-2rank-rank1.sqlite" >"$TMP/steps-job.txt"
 expect "--steps window, 2 ranks: the straggler's iterations" "rank 1 held up the job in 6 of 16 iterations
-40 43 46 49 52 55" "$("$GPT" report "$C/steps-2rank-rank0.sqlite" "$C/steps-2rank-rank1.sqlite" |
-	sed -n 's/.*critical straggler  \(rank 1 held up the job in [0-9]* of [0-9]* iterations\).*/\1/p; s/^    - step \([0-9]*\):.*/\1/p' |
-	{ read -r head; echo "$head"; sort -n | paste -sd' '; })"
+40 43 46 49 52 55" "$(sed -n 's/.*critical straggler  \(rank 1 held up the job in [0-9]* of [0-9]* iterations\).*/\1/p; s/^    - step \([0-9]*\):.*/\1/p' \
+	"$TMP/steps-job.txt" | { read -r head; echo "$head"; sort -n | paste -sd' '; })"
 
 # ... and a window that closed before the last step's collectives started is not a trace ended early
 expect "--steps window, 2 ranks: the short window said as such" "rank 0's window closed 4 collectives before the others'" \
-	"$("$GPT" report "$C/steps-2rank-rank0.sqlite" "$C/steps-2rank-rank1.sqlite" | grep -o "rank 0's window closed 4 collectives before the others'")"
+	"$(grep -o "rank 0's window closed 4 collectives before the others'" "$TMP/steps-job.txt")"
 
 [ $failures -eq 0 ] || { echo "$failures failed"; exit 1; }
 echo "all passed"
