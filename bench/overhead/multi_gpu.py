@@ -10,6 +10,8 @@ range per step), one loop per batch size in each process; the number is rank 0's
 after the warm-up. Variants (each round runs every variant once before the next round starts):
     bare            the job alone
     default         BINDIR/gpt-trace run, its defaults
+    api-none        gpt-trace run --api none: no API records
+    kernels-only    gpt-trace run with kernel records alone (GPT_TRACE_KINDS=device,context,stream)
     floor           CUPTI's floor: BINDIR/libnoop_cupti.so subscribed, kernel records only, consumed
                     by nothing (bench/overhead/noop_cupti.c)
     nsys            Nsight Systems' collector: nsys profile -t cuda over torchrun
@@ -35,6 +37,11 @@ def prefix(variant, a, work):
         return [], {}, []
     if variant == "default":
         return [os.path.join(a.bindir, "gpt-trace"), "run", "-q", "-o"] + trace + ["--"], {}, []
+    if variant == "api-none":
+        return [os.path.join(a.bindir, "gpt-trace"), "run", "-q", "--api", "none", "-o"] + trace + ["--"], {}, []
+    if variant == "kernels-only":
+        return ([os.path.join(a.bindir, "gpt-trace"), "run", "-q", "-o"] + trace + ["--"],
+                {"GPT_TRACE_KINDS": "device,context,stream"}, [])
     if variant == "floor":
         return [], {"CUDA_INJECTION64_PATH": os.path.join(a.bindir, "libnoop_cupti.so")}, []
     if variant == "nsys":
