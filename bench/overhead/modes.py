@@ -2,6 +2,7 @@
 """What each way of running gpt-trace costs, against bare and Nsight Systems, in one GPU call.
 
 usage: modes.py BINDIR OUT_DIR [--reps 3] [--launches 200000] [--modes a,b,...] [--workloads ...]
+                [--timeout S] [--deadline S] [--median] [--model-steps N]
 
 Modes (interleaved, --reps rounds; every mode of a round runs before the next round starts):
     bare          the program alone
@@ -16,7 +17,9 @@ torch_bench.py (tinyops, resnet18, transformer: ms per step, mean of 20 timed st
 Prints one Markdown table per workload: the median of the rounds, min-max, and the median against
 bare; trace bytes of the last round. Writes modes.json to OUT_DIR.
 """
-import argparse, json, os, re, statistics, subprocess, sys, time
+import argparse, json, os, re, signal, statistics, subprocess, sys, time
+
+from multi_gpu import dump_states
 
 NSYS = "/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys"
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -38,12 +41,20 @@ def prefix(mode, b, out, tag):
     }[mode]
 
 
-def run(cmd, timeout):
+def run(cmd, timeout, hang_file):
+    """Output, error output and exit status; a run past its timeout is killed with its children after
+    their threads' states are written to hang_file, and keeps what it printed (nsys can hang at
+    exit after the program has finished)."""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
     try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        o, e = p.communicate(timeout=timeout)
+        return o, e, p.returncode
     except subprocess.TimeoutExpired:
-        return "", "timeout", -1
-    return p.stdout, p.stderr, p.returncode
+        dump_states(p.pid, hang_file)
+        os.killpg(p.pid, signal.SIGKILL)
+        o, e = p.communicate()
+        return o, e + "\ntimeout", -1
 
 
 def main():
@@ -54,6 +65,11 @@ def main():
     ap.add_argument("--launches", type=int, default=200000)
     ap.add_argument("--modes", default=",".join(ALL))
     ap.add_argument("--workloads", default="launch,tinyops,resnet18,transformer")
+    ap.add_argument("--timeout", type=int, default=300, help="seconds one run may take")
+    ap.add_argument("--deadline", type=int, default=0, help="start no run after this many seconds")
+    ap.add_argument("--model-steps", type=int, default=20,
+                    help="timed resnet18/transformer steps; with --median, their median")
+    ap.add_argument("--median", action="store_true", help="torch_bench.py --median: steps timed one by one")
     a = ap.parse_args()
     b, out = os.path.abspath(a.bindir), os.path.abspath(a.out)
     os.makedirs(out, exist_ok=True)
@@ -64,22 +80,29 @@ def main():
     res = {w: {m: [] for m in modes} for w in works}
     size = {w: {} for w in works}
     torch_works = [w for w in works if w != "launch"]
+    start = time.time()
     for rep in range(a.reps):
         for mode in modes:
+            if a.deadline and time.time() - start > a.deadline:
+                print(f"round {rep + 1} {mode}: not run, past the deadline", file=sys.stderr)
+                continue
             if "launch" in works:
                 pre, trace = prefix(mode, b, out, "launch")
-                o, e, rc = run(pre + [f"{b}/bench_launch_loop", str(a.launches)], 300)
+                o, e, rc = run(pre + [f"{b}/bench_launch_loop", str(a.launches)], a.timeout,
+                               f"{out}/hang-launch-{mode}-{rep + 1}.txt")
                 m = re.search(r"ns_per_launch=([\d.]+)", o)
-                res["launch"][mode].append(float(m.group(1)) if m and rc == 0 else None)
+                res["launch"][mode].append(float(m.group(1)) if m and (rc == 0 or mode.startswith("nsys")) else None)
                 if rc:
                     print(f"launch {mode} rep {rep}: rc={rc} {e.strip()[-300:]}", file=sys.stderr)
                 if trace and os.path.exists(trace):
                     size["launch"][mode] = os.path.getsize(trace)
             for w in torch_works:
                 pre, trace = prefix(mode, b, out, w)
-                o, e, rc = run(pre + [sys.executable, f"{HERE}/torch_bench.py", "--only", w], 600)
+                o, e, rc = run(pre + [sys.executable, f"{HERE}/torch_bench.py", "--only", w,
+                                     "--model-steps", str(a.model_steps)] + (["--median"] if a.median else []),
+                               a.timeout, f"{out}/hang-{w}-{mode}-{rep + 1}.txt")
                 m = re.search(w + r" ms_per_step=([\d.]+)", o)
-                res[w][mode].append(float(m.group(1)) if m and rc == 0 else None)
+                res[w][mode].append(float(m.group(1)) if m and (rc == 0 or mode.startswith("nsys")) else None)
                 if rc or not m:
                     print(f"{w} {mode} rep {rep}: rc={rc} {e.strip()[-300:]}", file=sys.stderr)
                 if trace and os.path.exists(trace):

@@ -5,14 +5,25 @@ tinyops: 1000 tiny elementwise ops per step (launch-bound, where tracers hurt mo
 resnet18: forward+backward+SGD step, batch 32, 224x224 random images (torchvision);
 transformer: nn.TransformerEncoder, 4 layers, d=512, batch 16, sequence 256, forward+backward+step.
 With --kineto every workload runs under torch.profiler (CPU + CUDA activities), as users do.
+With --median each step is timed alone (synchronized before and after) and the median is printed:
+steadier than the mean when a process's first steps or the host's jitter vary.
 """
-import argparse, contextlib, time
+import argparse, contextlib, statistics, time
 import torch
 
 
-def timed(step, steps, warmup):
+def timed(step, steps, warmup, median=False):
     for _ in range(warmup):
         step()
+    if median:
+        times = []
+        for _ in range(steps):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            step()
+            torch.cuda.synchronize()
+            times.append((time.perf_counter() - t0) * 1000)
+        return statistics.median(times)
     torch.cuda.synchronize()
     t0 = time.perf_counter()
     for _ in range(steps):
@@ -46,6 +57,8 @@ def main():
     ap.add_argument("--kineto", action="store_true")
     ap.add_argument("--only", help="run only this workload (tinyops, resnet18, transformer)")
     ap.add_argument("--steps", type=int, default=150, help="timed tinyops steps")
+    ap.add_argument("--model-steps", type=int, default=20, help="timed resnet18 and transformer steps")
+    ap.add_argument("--median", action="store_true", help="median of steps timed one by one")
     a = ap.parse_args()
     torch.backends.cudnn.benchmark = True
     work = {"tinyops": (tinyops(), a.steps, 10)}
@@ -54,14 +67,14 @@ def main():
             import torchvision
             m = torchvision.models.resnet18().cuda()
             work["resnet18"] = (model_step(m, torch.randn(32, 3, 224, 224, device="cuda"),
-                                           lambda o: o.sum()), 20, 5)
+                                           lambda o: o.sum()), a.model_steps, 5)
         except Exception as e:  # torchvision missing: say so rather than skip silently
             print(f"resnet18 skipped: {e}")
     if a.only in (None, "transformer"):
         layer = torch.nn.TransformerEncoderLayer(512, 8, 2048, batch_first=True)
         enc = torch.nn.TransformerEncoder(layer, 4).cuda()
         work["transformer"] = (model_step(enc, torch.randn(16, 256, 512, device="cuda"),
-                                          lambda o: o.sum()), 20, 5)
+                                          lambda o: o.sum()), a.model_steps, 5)
     if a.only:
         work = {k: v for k, v in work.items() if k == a.only}
 
@@ -71,7 +84,7 @@ def main():
         ctx = profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA])
     with ctx:
         for name, (step, steps, warmup) in work.items():
-            print(f"{name} ms_per_step={timed(step, steps, warmup):.3f}", flush=True)
+            print(f"{name} ms_per_step={timed(step, steps, warmup, a.median):.3f}", flush=True)
 
 
 if __name__ == "__main__":
