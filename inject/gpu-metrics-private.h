@@ -10,6 +10,7 @@
 #include "inject/gpu-metrics.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include <cupti.h>
@@ -72,9 +73,13 @@ struct gpu_metrics {
 	bool profiler_initialized, profiler_failed;
 
 	pthread_mutex_t lock;	/* devices[] and the flags below; decoding holds it */
-	pthread_cond_t wake, done;
+	pthread_cond_t wake;
 	pthread_t thread;
-	bool thread_started, stopping, finished;
+	bool thread_started, stopping;
+	pthread_mutex_t done_lock;	/* finished, which the thread sets once the last decode is done */
+	pthread_cond_t done;
+	bool finished;
+	atomic_bool abandoned;	/* the exit gave up waiting for the last decode */
 	struct chip *chip;	/* the first device's chip; other chips are configured alike */
 	struct device devices[GPU_METRICS_MAX_DEVICES];
 	size_t ndevices;

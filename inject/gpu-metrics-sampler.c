@@ -387,9 +387,23 @@ static void *decode_main(void *arg)
 		until.tv_nsec %= 1000000000l;
 		pthread_cond_timedwait(&g->wake, &g->lock, &until);
 	}
+	/*
+	 * The last samples are decoded here, not in the exiting thread, so that the exit waits for
+	 * them a bounded time: run by the exiting thread with the context pushed, the last decode
+	 * spun for good in NVPW's AcknowledgeRecordBuffer in 10 of 26 launch loops on the H200
+	 * (2026-11-27, tests/gpu/busy/hang-hunt.sh). The periodic decodes, here, never did.
+	 */
+	if (g->stop_mode == STOP_DECODE_ONLY)
+		for (size_t i = 0; i < g->ndevices; i++)
+			if (g->devices[i].running) {
+				device_decode(g, &g->devices[i]);
+				g->devices[i].running = false;
+			}
+	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_lock(&g->done_lock);
 	g->finished = true;
 	pthread_cond_broadcast(&g->done);
-	pthread_mutex_unlock(&g->lock);
+	pthread_mutex_unlock(&g->done_lock);
 	return NULL;
 }
 

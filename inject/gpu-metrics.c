@@ -67,6 +67,7 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 	g->collector = collector;
 	g->report = report_fn;
 	pthread_mutex_init(&g->lock, NULL);
+	pthread_mutex_init(&g->done_lock, NULL);
 	pthread_cond_init(&g->wake, NULL);
 	pthread_cond_init(&g->done, NULL);
 	*out = g;
@@ -89,6 +90,7 @@ static struct timespec deadline(unsigned timeout_ms)
 int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms)
 {
 	struct timespec until = deadline(timeout_ms);
+	bool started;
 	int rc = 0;
 
 	if (!g)
@@ -96,12 +98,19 @@ int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms)
 	if (pthread_mutex_timedlock(&g->lock, &until) != 0)
 		return -1;
 	g->stopping = true;
+	started = g->thread_started;
 	pthread_cond_signal(&g->wake);
-	while (g->thread_started && !g->finished && rc == 0)
-		rc = pthread_cond_timedwait(&g->done, &g->lock, &until);
 	pthread_mutex_unlock(&g->lock);
-	if (rc)
+	/* Not on the lock, which the thread holds while it decodes the last samples: a timed wait
+	 * on it could not return before the decode did. */
+	pthread_mutex_lock(&g->done_lock);
+	while (started && !g->finished && rc == 0)
+		rc = pthread_cond_timedwait(&g->done, &g->done_lock, &until);
+	pthread_mutex_unlock(&g->done_lock);
+	if (rc) {
+		atomic_store(&g->abandoned, true);
 		return -1;
+	}
 	if (g->thread_started)
 		pthread_join(g->thread, NULL);
 	g->thread_started = false;
@@ -135,7 +144,7 @@ void gpu_metrics_context_destroy(struct gpu_metrics *g, CUcontext ctx)
 {
 	struct timespec until = deadline(GPU_METRICS_DESTROY_WAIT_MS);
 
-	if (!g)
+	if (!g || atomic_load(&g->abandoned))	/* the exit already said its samples are lost */
 		return;
 	if (g->debug)
 		gpu_metrics_report(g, "gpu metrics debug: a context is being destroyed");

@@ -59,7 +59,7 @@
 #define FLUSH_EXIT 255			/* control byte: _exit()/_Exit() called (exit_status) */
 #define METRICS_STOP_MS 30000		/* longest the exit waits for a launch being replayed */
 #define SIGNAL_METRICS_STOP_MS 1000	/* ... on a signal (the launch may be the interrupted one) */
-#define GPU_METRICS_STOP_MS 5000	/* longest the exit waits for the last GPU metrics decode */
+#define GPU_METRICS_STOP_MS 2000	/* longest the exit waits for the last GPU metrics decode */
 #define SIGNAL_GPU_METRICS_STOP_MS 1000
 
 enum inject_state {

@@ -292,6 +292,27 @@ gpu_metrics)
 	[ "$(sqlite3 -readonly t.sqlite "SELECT value FROM GPT_META WHERE name = 'gpu_metric_samples'")" = "$n" ] ||
 		fail "gpu_metric_samples"
 	;;
+gpu_metrics_hang)
+	# A last decode that never returns (NVPW's AcknowledgeRecordBuffer spun at exit in 10 of 26
+	# launch loops on the H200, 2026-11-27): the exit waits for it a bounded time, says so, and the
+	# trace is finished with the samples decoded before.
+	fake=$bindir/libfake_cupti.so
+	t0=$(date +%s)
+	traced env FAKE_CUPTI_PM=hang GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_GPU_METRICS=1hz \
+		FAKE_BATCH_MS=100 GPT_TRACE_OUTPUT="$work/t.sqlite" timeout 30 \
+		"$bindir/fake_launch" "$lib" "$fake" exit 2000 >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] || fail "exit status $rc (124: it hung)"
+	[ $(($(date +%s) - t0)) -le 15 ] || fail "took $(($(date +%s) - t0)) s"
+	grep -q 'gpu metrics: the last samples were still being decoded at the end' err ||
+		fail "no line about the last samples: $(cat err)"
+	[ "$(sqlite3 -readonly t.sqlite "SELECT value FROM GPT_META WHERE name = 'trace_complete'")" = 1 ] ||
+		fail "trace not complete"
+	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPT_GPU_METRICS')" -gt 0 ] ||
+		fail "the samples decoded during the run are missing"
+	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')" = 2000 ] ||
+		fail "kernels missing"
+	;;
 gpu_metrics_valgrind)
 	# The same under valgrind: the stand-in's host object reads the counter availability image
 	# after its initialisation, as CUPTI's does, so freeing it early (the first version did, and

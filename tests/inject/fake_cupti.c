@@ -15,6 +15,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,7 +389,9 @@ static uint64_t now_ns(void)
  * PM sampling (inject/gpu-metrics.c): refused as on a GPU whose counters need root, or with
  * FAKE_CUPTI_PM=1 a sampler that completes 25 samples of 100 us per decode; each image holds
  * maxSamples of them, so a long run refills it. The image's first bytes are checked on every call,
- * and its last byte is written, so that a wrong size shows under valgrind or ASan.
+ * and its last byte is written, so that a wrong size shows under valgrind or ASan. FAKE_CUPTI_PM=hang
+ * is the same sampler whose decode never returns once the program's main has ended (fake_launch
+ * calls fake_cupti_exiting()), as NVPW's AcknowledgeRecordBuffer spun at exit on the H200.
  */
 struct fake_image {
 	uint32_t magic, capacity, completed;
@@ -398,11 +401,19 @@ struct fake_image {
 static uint64_t pm_next_start = 1000000000ull;
 static int pm_running;
 
+static atomic_int pm_exiting;
+
 static int pm_works(void)
 {
 	const char *v = getenv("FAKE_CUPTI_PM");
 
-	return v && !strcmp(v, "1");
+	return v && (!strcmp(v, "1") || !strcmp(v, "hang"));
+}
+
+void fake_cupti_exiting(void);
+void fake_cupti_exiting(void)
+{
+	atomic_store(&pm_exiting, 1);
 }
 
 CUptiResult cuptiPmSamplingGetCounterAvailability(CUpti_PmSampling_GetCounterAvailability_Params *p)
@@ -473,6 +484,8 @@ CUptiResult cuptiPmSamplingDecodeData(CUpti_PmSampling_DecodeData_Params *p)
 
 	if (image->magic != FAKE_IMAGE_MAGIC)
 		return CUPTI_ERROR_INVALID_PARAMETER;
+	while (atomic_load(&pm_exiting) && !strcmp(getenv("FAKE_CUPTI_PM"), "hang"))
+		nanosleep(&(struct timespec){.tv_nsec = 10000000}, NULL);
 	image->completed += 25;
 	p->decodeStopReason = CUPTI_PM_SAMPLING_DECODE_STOP_REASON_END_OF_RECORDS;
 	if (image->completed >= image->capacity) {

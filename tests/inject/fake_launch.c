@@ -148,6 +148,7 @@ int main(int argc, char **argv)
 	void (*launch)(uint32_t, const char *, int);
 	void (*profiler)(int);
 	unsigned (*api_callbacks)(void);
+	void (*exiting)(void);
 	int (*module_callback)(void);
 	int (*init)(void);
 	void *lib, *cupti;
@@ -223,5 +224,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	fflush(stdout);
+	if ((exiting = (void (*)(void))dlsym(cupti, "fake_cupti_exiting")))
+		exiting();
 	return die(argv[3]);
 }
