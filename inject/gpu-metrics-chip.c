@@ -76,10 +76,12 @@ _Static_assert(NR_WANTED <= GPM_NR, "struct chip holds one metric per sample val
 
 /*
  * GPT_TRACE_GPU_METRICS_TRY, for re-checking a later CUPTI with tests/gpu/busy/stop-modes.sh:
- * "all" tries the whole metric list first, "deinit" deinitializes host objects (see chip_free).
+ * "all" tries the whole metric list first, "traffic" the default set with PCIe and NVLink bytes
+ * (tests/gpu/busy/traffic.sh: never tried on a GPU as a set of its own), "deinit" deinitializes
+ * host objects (see chip_free).
  */
 static struct {
-	bool deinit, all;
+	bool deinit, all, traffic;
 } try_opts;
 
 void gpu_metrics_chip_try(const char *spec)
@@ -88,6 +90,7 @@ void gpu_metrics_chip_try(const char *spec)
 		return;
 	try_opts.deinit = strstr(spec, "deinit") != NULL;
 	try_opts.all = strstr(spec, "all") != NULL;
+	try_opts.traffic = strstr(spec, "traffic") != NULL;
 }
 
 static void host_free(CUpti_Profiler_Host_Object *host)
@@ -126,13 +129,17 @@ static CUptiResult host_configure(const char *chip, const uint8_t *availability,
 	return r;
 }
 
-/* Is raw in tier: 0 the required metrics, 1 with the tensor pipes, 2 all. */
+/* Is raw in tier: 0 the required metrics, 1 with the tensor pipes, 2 with PCIe and NVLink, 3 all. */
 static bool in_tier(const struct wanted_metric *w, int tier)
 {
-	if (tier >= 2 || w->required)
+	if (tier >= 3 || w->required)
 		return true;
-	return tier == 1 && (w->raw == GPM_TENSOR_CYCLES || w->raw == GPM_TENSOR_PCT ||
-			     w->raw == GPM_HMMA_PCT);
+	if (tier >= 1 && (w->raw == GPM_TENSOR_CYCLES || w->raw == GPM_TENSOR_PCT ||
+			  w->raw == GPM_HMMA_PCT))
+		return true;
+	return tier == 2 && (w->raw == GPM_PCIE_READ_BYTES || w->raw == GPM_PCIE_WRITE_BYTES ||
+			     w->raw == GPM_PCIE_READ_PCT || w->raw == GPM_PCIE_WRITE_PCT ||
+			     w->raw == GPM_NVLINK_RX_BYTES || w->raw == GPM_NVLINK_TX_BYTES);
 }
 
 /*
@@ -146,7 +153,9 @@ static bool in_tier(const struct wanted_metric *w, int tier)
 static int chip_build(struct gpu_metrics *g, struct chip *c, const uint8_t *availability,
 		      bool required_only, uint32_t device)
 {
-	for (int tier = required_only ? 0 : try_opts.all ? 2 : 1; tier >= 0; tier--) {
+	int first = required_only ? 0 : try_opts.all ? 3 : try_opts.traffic ? 2 : 1;
+
+	for (int tier = first; tier >= 0; tier--) {
 		CUpti_Profiler_Host_Object *host;
 		uint8_t *config;
 		size_t size, passes, n = 0;
