@@ -2,7 +2,7 @@
 """What each way of running gpt-trace costs, against bare and Nsight Systems, in one GPU call.
 
 usage: modes.py BINDIR OUT_DIR [--reps 3] [--launches 200000] [--modes a,b,...] [--workloads ...]
-                [--timeout S] [--deadline S] [--median] [--model-steps N]
+                [--timeout S] [--deadline S] [--median] [--model-steps N] [--fixed-algorithms]
 
 Modes (interleaved, --reps rounds; every mode of a round runs before the next round starts):
     bare          the program alone
@@ -70,6 +70,8 @@ def main():
     ap.add_argument("--model-steps", type=int, default=20,
                     help="timed resnet18/transformer steps; with --median, their median")
     ap.add_argument("--median", action="store_true", help="torch_bench.py --median: steps timed one by one")
+    ap.add_argument("--fixed-algorithms", action="store_true",
+                    help="torch_bench.py --fixed-algorithms: cudnn.benchmark off")
     a = ap.parse_args()
     b, out = os.path.abspath(a.bindir), os.path.abspath(a.out)
     os.makedirs(out, exist_ok=True)
@@ -99,7 +101,8 @@ def main():
             for w in torch_works:
                 pre, trace = prefix(mode, b, out, w)
                 o, e, rc = run(pre + [sys.executable, f"{HERE}/torch_bench.py", "--only", w,
-                                     "--model-steps", str(a.model_steps)] + (["--median"] if a.median else []),
+                                     "--model-steps", str(a.model_steps)] + (["--median"] if a.median else [])
+                               + (["--fixed-algorithms"] if a.fixed_algorithms else []),
                                a.timeout, f"{out}/hang-{w}-{mode}-{rep + 1}.txt")
                 m = re.search(w + r" ms_per_step=([\d.]+)", o)
                 res[w][mode].append(float(m.group(1)) if m and (rc == 0 or mode.startswith("nsys")) else None)

@@ -59,8 +59,11 @@ def main():
     ap.add_argument("--steps", type=int, default=150, help="timed tinyops steps")
     ap.add_argument("--model-steps", type=int, default=20, help="timed resnet18 and transformer steps")
     ap.add_argument("--median", action="store_true", help="median of steps timed one by one")
+    ap.add_argument("--fixed-algorithms", action="store_true",
+                    help="cudnn.benchmark off: the same convolution algorithms in every process "
+                         "(with it on, resnet18's bare step varied 8.4-11.2 ms between processes)")
     a = ap.parse_args()
-    torch.backends.cudnn.benchmark = True
+    torch.backends.cudnn.benchmark = not a.fixed_algorithms
     work = {"tinyops": (tinyops(), a.steps, 10)}
     if a.only in (None, "resnet18"):
         try:
