@@ -201,8 +201,10 @@ enum kernel_owner rule_kernel_owner(struct rule_context *ctx, int64_t trace_id, 
 
 void owner_weights_add(struct owner_weights *w, enum kernel_owner owner, double weight)
 {
-	if ((unsigned)owner < NR_KERNEL_OWNERS)
+	if ((unsigned)owner < NR_KERNEL_OWNERS) {
 		w->weight[owner] += weight;
+		w->seen |= 1u << owner;
+	}
 }
 
 enum kernel_owner owner_weights_top(const struct owner_weights *w)
@@ -418,4 +420,22 @@ size_t rule_slot(struct key_index *index, const int64_t *key, void *items, size_
 	memcpy(items, &array, sizeof(array));
 	*count = i + 1;
 	return i;
+}
+
+void *rule_device_get(struct key_index *index, int64_t trace_id, int64_t device, void *items, size_t *count,
+		      size_t size, int *created)
+{
+	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
+	int added;
+	size_t i = rule_slot(index, key, items, count, size, &added);
+	char *array;
+	struct rule_device *d;
+
+	memcpy(&array, items, sizeof(array));
+	d = (struct rule_device *)(array + i * size);
+	if (added)
+		*d = (struct rule_device){ trace_id, device };
+	if (created)
+		*created = added;
+	return d;
 }

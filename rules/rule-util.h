@@ -74,6 +74,17 @@ int64_t rule_clock_span(const struct rule_clock *clock, int64_t trace_id);
 size_t rule_slot(struct key_index *index, const int64_t *key, void *items, size_t *count, size_t size,
 		 int *created);
 
+/*
+ * A rule's per-device records, in rule_slot()'s array: each starts with a struct rule_device, and
+ * rule_device_get() returns the record of (trace_id, device), a new one zeroed but for its key (with
+ * *created set; created may be NULL).
+ */
+struct rule_device {
+	int64_t trace_id, device;
+};
+void *rule_device_get(struct key_index *index, int64_t trace_id, int64_t device, void *items, size_t *count,
+		      size_t size, int *created);
+
 /* Critical from 20% of the span, warning from 5%, info below. */
 enum finding_severity rule_severity(int64_t recoverable_ns, int64_t span_ns);
 
@@ -101,6 +112,7 @@ enum kernel_owner rule_kernel_owner(struct rule_context *ctx, int64_t trace_id, 
  */
 struct owner_weights {
 	double weight[NR_KERNEL_OWNERS];
+	unsigned seen;		/* bit per owner added, whatever its weight */
 };
 void owner_weights_add(struct owner_weights *w, enum kernel_owner owner, double weight);
 enum kernel_owner owner_weights_top(const struct owner_weights *w);

@@ -13,6 +13,7 @@
  * actually takes.
  */
 #include "rules/gaps.h"
+#include "rules/kernel-groups.h"
 #include "rules/rule-util.h"
 
 #include "common/key-index.h"
@@ -38,7 +39,7 @@ static const char gpus_sql[] =
 	"SELECT traceId, id, MAX(smCount) FROM gpus WHERE smCount > 0 GROUP BY traceId, id";
 
 struct device_grid {
-	int64_t trace_id, device;
+	struct rule_device key;
 	int64_t sms;
 	int known;		/* sms comes from the trace */
 	int64_t kernel_ns;
@@ -47,12 +48,10 @@ struct device_grid {
 	int64_t first, last;	/* first small-grid launch's start, last one's end */
 };
 
-/* One kernel name of one device: its small-grid launches. */
+/* One kernel name of one device: its small-grid launches, weighted by their idle SM time. */
 struct small_kernel {
-	int64_t trace_id, device, name_id;
-	int64_t launches, ns;
+	struct kernel_group group;
 	int64_t min_blocks, max_blocks;
-	double waste;
 };
 
 struct grid_state {
@@ -61,24 +60,18 @@ struct grid_state {
 	struct key_index device_index;	/* (trace, device) -> devices[] */
 	struct device_grid *devices;
 	size_t ndevices;
-	struct key_index kernel_index;	/* (trace, device, nameId) -> kernels[] */
-	struct small_kernel *kernels;
-	size_t nkernels;
+	struct kernel_groups kernels;	/* struct small_kernel */
 };
 
-static struct device_grid *device_get(struct grid_state *s, int64_t trace_id, int64_t device,
-				      int64_t default_sms)
+static struct device_grid *device_get(struct grid_state *s, int64_t trace_id, int64_t device)
 {
-	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
 	int created;
-	size_t i = rule_slot(&s->device_index, key, &s->devices, &s->ndevices, sizeof(*s->devices), &created);
+	struct device_grid *d = rule_device_get(&s->device_index, trace_id, device, &s->devices, &s->ndevices,
+						sizeof(*s->devices), &created);
 
-	if (created) {
-		s->devices[i].trace_id = trace_id;
-		s->devices[i].device = device;
-		s->devices[i].sms = default_sms;
-	}
-	return &s->devices[i];
+	if (created)
+		d->sms = s->default_sms;
+	return d;
 }
 
 /* One operation of the walk: kernels' totals and small grids are summed here, per key. */
@@ -87,37 +80,30 @@ static int on_op(const struct gap *g, void *arg)
 	struct grid_state *s = arg;
 	int64_t trace_id = g->trace_id, device = g->device, name_id = g->next_name_id, blocks = g->next_blocks;
 	int64_t start = g->next_start, end = g->next_end, ns = end - start;
-	int64_t key[KEY_INDEX_WORDS] = { trace_id, device, name_id };
 	struct device_grid *d;
 	struct small_kernel *k;
 	double waste;
 	int created;
-	size_t i;
 
 	if (g->next_op != GPU_OP_KERNEL || blocks < 0)
 		return 0;
-	d = device_get(s, trace_id, device, s->default_sms);
+	d = device_get(s, trace_id, device);
 	d->kernel_ns += ns;
 	if (blocks >= d->sms || d->sms <= 0)
 		return 0;
 	waste = (double)ns - fmax((double)ns * (double)blocks / (double)d->sms, s->min_kernel_ns);
 	if (waste <= 0)
 		return 0;
-	i = rule_slot(&s->kernel_index, key, &s->kernels, &s->nkernels, sizeof(*s->kernels), &created);
-	k = &s->kernels[i];
-	if (created) {
-		k->trace_id = trace_id;
-		k->device = device;
-		k->name_id = name_id;
+	k = kernel_groups_get(&s->kernels, trace_id, device, name_id, &created);
+	if (created)
 		k->min_blocks = k->max_blocks = blocks;
-	}
 	if (blocks < k->min_blocks)
 		k->min_blocks = blocks;
 	if (blocks > k->max_blocks)
 		k->max_blocks = blocks;
-	k->launches++;
-	k->ns += ns;
-	k->waste += waste;
+	k->group.launches++;
+	k->group.ns += ns;
+	k->group.weight += waste;
 	if (!d->launches || start < d->first)
 		d->first = start;
 	if (end > d->last)
@@ -127,32 +113,33 @@ static int on_op(const struct gap *g, void *arg)
 	return 0;
 }
 
-static int compare_waste(const void *pa, const void *pb)
+static void kernel_line(struct finding *f, struct rule_context *ctx, const void *record)
 {
-	const struct small_kernel *a = pa, *b = pb;
+	const struct small_kernel *k = record;
+	struct rule_text t1, t2, t3, t4;
 
-	if (a->waste != b->waste)
-		return a->waste > b->waste ? -1 : 1;
-	return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
+	if (k->min_blocks == k->max_blocks)
+		snprintf(t4.s, sizeof(t4.s), "%" PRId64 " blocks", k->min_blocks);
+	else
+		snprintf(t4.s, sizeof(t4.s), "%" PRId64 "-%" PRId64 " blocks", k->min_blocks, k->max_blocks);
+	finding_evidence(f, "%s (%s): %" PRId64 " launch%s of %s, %s, idle SM time %s",
+			 rule_kernel_name(&t1, ctx, k->group.trace_id, k->group.name_id),
+			 kernel_owner_name(rule_kernel_owner(ctx, k->group.trace_id, k->group.name_id)),
+			 k->group.launches, plural_es(k->group.launches), t4.s, fmt_duration(&t2, k->group.ns),
+			 fmt_duration(&t3, (int64_t)k->group.weight));
 }
 
 static void report_device(const struct rule *rule, struct rule_context *ctx, struct grid_state *s,
 			  const struct device_grid *d, const struct rule_clock *clock)
 {
-	struct rule_text t1, t2, t3, t4;
-	size_t names = 0, shown = 0;
+	int64_t trace_id = d->key.trace_id, device = d->key.device;
+	struct owner_weights owners = { 0 };
+	size_t names = kernel_groups_owners(&s->kernels, ctx, trace_id, device, &owners);
+	struct rule_text t1, t2, t3;
 	struct finding *f;
 
-	struct owner_weights owners = { 0 };
-
-	for (size_t i = 0; i < s->nkernels; i++)
-		if (s->kernels[i].trace_id == d->trace_id && s->kernels[i].device == d->device) {
-			names++;
-			owner_weights_add(&owners, rule_kernel_owner(ctx, d->trace_id, s->kernels[i].name_id),
-					  s->kernels[i].waste);
-		}
 	f = findings_add(ctx->out, rule,
-			 rule_severity((int64_t)d->waste, rule_clock_span(clock, d->trace_id)),
+			 rule_severity((int64_t)d->waste, rule_clock_span(clock, trace_id)),
 			 (int64_t)d->waste,
 			 owner_fix(&owners, FIX_GRID,
 				   "Give these kernels at least one block per SM: split the work finer (smaller "
@@ -160,10 +147,10 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 				   "or run independent small kernels concurrently on separate streams."),
 			 "%s: %" PRId64 " launch%s of %zu kernel%s use fewer blocks than its %" PRId64
 			 " SMs, leaving up to %s of SM time idle",
-			 fmt_device(&t1, ctx, d->trace_id, d->device), d->launches, plural_es(d->launches), names,
+			 fmt_device(&t1, ctx, trace_id, device), d->launches, plural_es(d->launches), names,
 			 plural((int64_t)names), d->sms,
 			 fmt_duration(&t2, (int64_t)d->waste));
-	f->device = (int32_t)d->device;
+	f->device = (int32_t)device;
 	f->owner = owner_weights_top(&owners);
 	f->start = d->first;
 	f->end = d->last;
@@ -176,26 +163,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 fmt_duration(&t2, d->kernel_ns),
 			 fmt_percent(&t3, d->kernel_ns ? d->waste / (double)d->kernel_ns : 0));
 	owner_evidence(f, &owners, "idle SM time");
-	for (size_t i = 0; i < s->nkernels && shown < 5; i++) {
-		const struct small_kernel *k = &s->kernels[i];
-
-		if (k->trace_id != d->trace_id || k->device != d->device)
-			continue;
-		if (k->min_blocks == k->max_blocks)
-			snprintf(t4.s, sizeof(t4.s), "%" PRId64 " blocks", k->min_blocks);
-		else
-			snprintf(t4.s, sizeof(t4.s), "%" PRId64 "-%" PRId64 " blocks", k->min_blocks,
-				 k->max_blocks);
-		finding_evidence(f, "%s (%s): %" PRId64 " launch%s of %s, %s, idle SM time %s",
-				 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id),
-				 kernel_owner_name(rule_kernel_owner(ctx, k->trace_id, k->name_id)), k->launches,
-				 plural_es(k->launches), t4.s,
-				 fmt_duration(&t2, k->ns), fmt_duration(&t3, (int64_t)k->waste));
-		shown++;
-	}
-	if (names > shown)
-		finding_evidence(f, "... and %zu more kernel%s", names - shown,
-				 plural((int64_t)(names - shown)));
+	kernel_groups_evidence(&s->kernels, f, ctx, trace_id, device, kernel_line, "kernel");
 }
 
 /* The SM counts first; then every kernel from the walk. */
@@ -206,14 +174,14 @@ static int small_grid_begin(const struct rule *rule, struct rule_context *ctx, s
 	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
+	kernel_groups_init(&s->kernels, sizeof(struct small_kernel));
 	s->default_sms = (int64_t)rule_param(ctx, rule, "sm_count");
 	s->min_kernel_ns = rule_param(ctx, rule, "min_kernel_us") * 1e3;
 	ret = rule_prepare(rule, ctx, gpus_sql, &st, err, errlen);
 	if (ret < 0)
 		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct device_grid *d = device_get(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-						   s->default_sms);
+		struct device_grid *d = device_get(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
 
 		d->sms = sqlite3_column_int64(st, 2);
 		d->known = 1;
@@ -243,8 +211,7 @@ static int small_grid_finish(const struct rule *rule, struct rule_context *ctx, 
 
 	if (!walk)
 		goto out;
-	if (s->nkernels > 1)
-		qsort(s->kernels, s->nkernels, sizeof(*s->kernels), compare_waste);
+	kernel_groups_rank(&s->kernels);
 	for (size_t i = 0; i < s->ndevices; i++) {
 		const struct device_grid *d = &s->devices[i];
 
@@ -258,9 +225,8 @@ static int small_grid_finish(const struct rule *rule, struct rule_context *ctx, 
 out:
 	rule_clock_release(&clock);
 	key_index_release(&s->device_index);
-	key_index_release(&s->kernel_index);
+	kernel_groups_release(&s->kernels);
 	free(s->devices);
-	free(s->kernels);
 	free(s);
 	return ret;
 }
