@@ -22,6 +22,7 @@
  * names misled, and the device gets no finding.
  */
 #include "rules/gaps.h"
+#include "rules/kernel-groups.h"
 #include "rules/kernel-efficiency.h"
 #include "rules/owner.h"
 #include "rules/rule-util.h"
@@ -90,19 +91,12 @@ static int fp32_simt_matmul(const char *name)
 }
 
 struct device_precision {
-	int64_t trace_id, device;
+	struct rule_device key;
 	const struct arch_peaks *arch;
 	int known;			/* arch from the trace */
 	int64_t kernel_ns, fp32_ns, launches;
 	int64_t first, last;
 	unsigned owners_seen;		/* bit per enum kernel_owner, over all kernels */
-};
-
-/* One FP32 kernel name on one device. */
-struct fp32_kernel {
-	int64_t trace_id, device, name_id;
-	int64_t launches, ns;
-	enum kernel_owner owner;
 };
 
 /* What the walk decided about a kernel name: classified once per (trace, name). */
@@ -121,27 +115,23 @@ struct precision_state {
 	struct kernel_efficiencies *metrics;	/* NULL: the trace has no GPU metrics */
 	const struct arch_peaks *default_arch;
 	struct rule_context *ctx;
-	struct key_index device_index, kernel_index, name_index;
+	struct key_index device_index, name_index;
 	struct device_precision *devices;
 	size_t ndevices;
-	struct fp32_kernel *kernels;
-	size_t nkernels;
+	struct kernel_groups kernels;	/* the FP32 ones, weighted by their time */
 	struct name_class *names;
 	size_t nnames;
 };
 
 static struct device_precision *device_get(struct precision_state *s, int64_t trace_id, int64_t device)
 {
-	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
 	int created;
-	size_t i = rule_slot(&s->device_index, key, &s->devices, &s->ndevices, sizeof(*s->devices), &created);
+	struct device_precision *d = rule_device_get(&s->device_index, trace_id, device, &s->devices,
+						     &s->ndevices, sizeof(*s->devices), &created);
 
-	if (created) {
-		s->devices[i].trace_id = trace_id;
-		s->devices[i].device = device;
-		s->devices[i].arch = s->default_arch;
-	}
-	return &s->devices[i];
+	if (created)
+		d->arch = s->default_arch;
+	return d;
 }
 
 static const struct name_class *name_class(struct precision_state *s, int64_t trace_id, int64_t name_id)
@@ -165,13 +155,10 @@ static const struct name_class *name_class(struct precision_state *s, int64_t tr
 static int on_op(const struct gap *g, void *arg)
 {
 	struct precision_state *s = arg;
-	int64_t key[KEY_INDEX_WORDS] = { g->trace_id, g->device, g->next_name_id };
 	int64_t ns = g->next_end - g->next_start;
 	const struct name_class *c;
 	struct device_precision *d;
-	struct fp32_kernel *k;
-	int created;
-	size_t i;
+	struct kernel_group *k;
 
 	if (g->next_op != GPU_OP_KERNEL)
 		return 0;
@@ -181,16 +168,10 @@ static int on_op(const struct gap *g, void *arg)
 	d->owners_seen |= 1u << c->owner;
 	if (!c->fp32)
 		return 0;
-	i = rule_slot(&s->kernel_index, key, &s->kernels, &s->nkernels, sizeof(*s->kernels), &created);
-	if (created) {
-		s->kernels[i].trace_id = g->trace_id;
-		s->kernels[i].device = g->device;
-		s->kernels[i].name_id = g->next_name_id;
-		s->kernels[i].owner = c->owner;
-	}
-	k = &s->kernels[i];
+	k = kernel_groups_get(&s->kernels, g->trace_id, g->device, g->next_name_id, NULL);
 	k->launches++;
 	k->ns += ns;
+	k->weight += (double)ns;
 	if (!d->launches || g->next_start < d->first)
 		d->first = g->next_start;
 	if (g->next_end > d->last)
@@ -198,15 +179,6 @@ static int on_op(const struct gap *g, void *arg)
 	d->launches++;
 	d->fp32_ns += ns;
 	return 0;
-}
-
-static int compare_ns(const void *pa, const void *pb)
-{
-	const struct fp32_kernel *a = pa, *b = pb;
-
-	if (a->ns != b->ns)
-		return a->ns > b->ns ? -1 : 1;
-	return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
 }
 
 /* The speed-up of the lever: FP32 peak over TF32's (FP16's where the architecture has no TF32). */
@@ -217,10 +189,19 @@ static double kept_share(const struct arch_peaks *a, int half)
 	return fast > 0 ? a->fp32_tflops / fast : 1.0;
 }
 
-/* The framework's levers, from whose kernels ran beside the FP32 ones. */
-static const char *fix_text(const struct device_precision *d, int program_only)
+/* Only the program's own kernels among owners: no framework's lever applies. */
+static int program_only(const struct owner_weights *owners)
 {
-	if (program_only)
+	for (int o = 0; o < NR_KERNEL_OWNERS; o++)
+		if ((owners->seen & (1u << o)) && kernel_owner_kind((enum kernel_owner)o) != OWNER_KIND_PROGRAM)
+			return 0;
+	return 1;
+}
+
+/* The framework's levers, from whose kernels ran beside the FP32 ones. */
+static const char *fix_text(const struct device_precision *d, const struct owner_weights *owners)
+{
+	if (program_only(owners))
 		return "Run these matrix products on the Tensor Cores: call cuBLAS with "
 		       "CUBLAS_COMPUTE_32F_FAST_TF32 (or cublasLt with TF32 or BF16 inputs), or use WMMA/mma.sync "
 		       "instructions in the kernel. TF32 keeps FP32's range with a 10-bit mantissa: compare "
@@ -264,35 +245,36 @@ static struct sampled sampled_of(struct precision_state *s)
 	return out;
 }
 
+static void kernel_line(struct finding *f, struct rule_context *ctx, const void *record)
+{
+	const struct kernel_group *k = record;
+	struct rule_text t1, t2;
+
+	finding_evidence(f, "%s (%s): %" PRId64 " launch%s, %s",
+			 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id),
+			 kernel_owner_name(rule_kernel_owner(ctx, k->trace_id, k->name_id)), k->launches,
+			 plural_es(k->launches), fmt_duration(&t2, k->ns));
+}
+
 static void report_device(const struct rule *rule, struct rule_context *ctx, struct precision_state *s,
 			  const struct device_precision *d, const struct rule_clock *clock,
 			  const struct sampled *seen)
 {
 	double keep = kept_share(d->arch, 0), keep_half = kept_share(d->arch, 1);
 	int64_t saving = (int64_t)((double)d->fp32_ns * (1.0 - keep));
+	int64_t trace_id = d->key.trace_id, device = d->key.device;
 	struct rule_text t1, t2, t3;
-	size_t names = 0, shown = 0;
-	int program_only = 1;
 	struct owner_weights owners = { 0 };
 	struct finding *f;
 
-	for (size_t i = 0; i < s->nkernels; i++) {
-		const struct fp32_kernel *k = &s->kernels[i];
-
-		if (k->trace_id == d->trace_id && k->device == d->device) {
-			names++;
-			owner_weights_add(&owners, k->owner, (double)k->ns);
-			if (kernel_owner_kind(k->owner) != OWNER_KIND_PROGRAM)
-				program_only = 0;
-		}
-	}
-	f = findings_add(ctx->out, rule, rule_severity(saving, rule_clock_span(clock, d->trace_id)), saving,
-			 fix_text(d, program_only),
+	kernel_groups_owners(&s->kernels, ctx, trace_id, device, &owners);
+	f = findings_add(ctx->out, rule, rule_severity(saving, rule_clock_span(clock, trace_id)), saving,
+			 fix_text(d, &owners),
 			 "%s: %s of FP32 matrix products on the CUDA cores (%s of kernel time) while the "
 			 "Tensor Cores idle",
-			 fmt_device(&t1, ctx, d->trace_id, d->device), fmt_duration(&t2, d->fp32_ns),
+			 fmt_device(&t1, ctx, trace_id, device), fmt_duration(&t2, d->fp32_ns),
 			 fmt_percent(&t3, d->kernel_ns ? (double)d->fp32_ns / (double)d->kernel_ns : 0));
-	f->device = (int32_t)d->device;
+	f->device = (int32_t)device;
 	f->owner = owner_weights_top(&owners);
 	f->start = d->first;
 	f->end = d->last;
@@ -305,18 +287,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 fmt_duration(&t1, (int64_t)((double)d->fp32_ns * keep)),
 			 fmt_duration(&t2, d->fp32_ns), d->arch->tf32_tflops > 0 ? "or" : "same",
 			 fmt_duration(&t3, (int64_t)((double)d->fp32_ns * keep_half)));
-	for (size_t i = 0; i < s->nkernels && shown < 5; i++) {
-		const struct fp32_kernel *k = &s->kernels[i];
-
-		if (k->trace_id != d->trace_id || k->device != d->device)
-			continue;
-		finding_evidence(f, "%s (%s): %" PRId64 " launch%s, %s",
-				 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id), kernel_owner_name(k->owner),
-				 k->launches, plural_es(k->launches), fmt_duration(&t2, k->ns));
-		shown++;
-	}
-	if (names > shown)
-		finding_evidence(f, "... and %zu more kernel%s", names - shown, plural((int64_t)(names - shown)));
+	kernel_groups_evidence(&s->kernels, f, ctx, trace_id, device, kernel_line, "kernel");
 	if (seen->ns)
 		finding_evidence(f, "GPU metrics confirm it: over %s of these kernels the tensor pipes were "
 				 "%.0f%% busy and the SMs %.0f%%", fmt_duration(&t1, seen->ns), seen->tensor,
@@ -332,10 +303,9 @@ static void state_free(struct precision_state *s)
 		return;
 	kernel_efficiency_free(s->metrics);
 	key_index_release(&s->device_index);
-	key_index_release(&s->kernel_index);
 	key_index_release(&s->name_index);
+	kernel_groups_release(&s->kernels);
 	free(s->devices);
-	free(s->kernels);
 	free(s->names);
 	free(s);
 }
@@ -348,6 +318,7 @@ static int precision_begin(const struct rule *rule, struct rule_context *ctx, st
 	int ret, rc;
 
 	s->ctx = ctx;
+	kernel_groups_init(&s->kernels, sizeof(struct kernel_group));
 	s->default_arch = arch_of((int)rule_param(ctx, rule, "compute_major"), 0);
 	if (!s->default_arch)
 		s->default_arch = &arch_table[0];
@@ -383,8 +354,7 @@ static int precision_finish(const struct rule *rule, struct rule_context *ctx, v
 
 	if (!walk)
 		goto out;
-	if (s->nkernels > 1)
-		qsort(s->kernels, s->nkernels, sizeof(*s->kernels), compare_ns);
+	kernel_groups_rank(&s->kernels);
 	for (size_t i = 0; i < s->ndevices; i++) {
 		const struct device_precision *d = &s->devices[i];
 		struct sampled seen;
