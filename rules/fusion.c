@@ -17,6 +17,7 @@
  * It leans low where the chain reads few distinct tensors and high where it reads many.
  */
 #include "rules/gaps.h"
+#include "rules/kernel-groups.h"
 #include "rules/owner.h"
 #include "rules/rule-util.h"
 
@@ -45,23 +46,17 @@ struct chain {
 };
 
 struct device_fusion {
-	int64_t trace_id, device;
+	struct rule_device key;
 	int64_t kernel_ns;
 	int64_t chains, chained_kernels, chained_ns, saving;
 	int64_t longest_chain, first, last;
 	enum kernel_owner owner;	/* owner of the kernels in the largest-saving chain */
 };
 
-/* One kernel name found in chains, for the evidence. */
-struct chained_kernel {
-	int64_t trace_id, device, name_id;
-	int64_t launches, ns;
-};
-
 struct fusion_state {
 	struct rule_context *ctx;
 	int64_t min_chain, min_kernel_ns, max_gap_ns;
-	struct key_index stream_index, device_index, name_index, kernel_index;
+	struct key_index stream_index, device_index, name_index;
 	struct chain *chains;		/* by stream_index */
 	size_t nchains;
 	struct device_fusion *devices;
@@ -69,8 +64,7 @@ struct fusion_state {
 	signed char *candidate;		/* by name_index: 1 a chainable kernel, 0 not */
 	enum kernel_owner *owner;	/* by name_index */
 	size_t nnames;
-	struct chained_kernel *kernels;
-	size_t nkernels;
+	struct kernel_groups kernels;	/* the kernels found in chains, weighted by their time there */
 };
 
 static int elementwise(const char *name)
@@ -108,27 +102,17 @@ static size_t name_slot(struct fusion_state *s, int64_t trace_id, int64_t name_i
 
 static struct device_fusion *device_get(struct fusion_state *s, int64_t trace_id, int64_t device)
 {
-	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
-	int created;
-	size_t i = rule_slot(&s->device_index, key, &s->devices, &s->ndevices, sizeof(*s->devices), &created);
-
-	if (created) {
-		s->devices[i].trace_id = trace_id;
-		s->devices[i].device = device;
-	}
-	return &s->devices[i];
+	return rule_device_get(&s->device_index, trace_id, device, &s->devices, &s->ndevices, sizeof(*s->devices),
+			       NULL);
 }
 
 static void kernel_add(struct fusion_state *s, int64_t trace_id, int64_t device, int64_t name_id, int64_t ns)
 {
-	int64_t key[KEY_INDEX_WORDS] = { trace_id, device, name_id };
-	int created;
-	size_t i = rule_slot(&s->kernel_index, key, &s->kernels, &s->nkernels, sizeof(*s->kernels), &created);
+	struct kernel_group *k = kernel_groups_get(&s->kernels, trace_id, device, name_id, NULL);
 
-	if (created)
-		s->kernels[i] = (struct chained_kernel){ trace_id, device, name_id, 0, 0 };
-	s->kernels[i].launches++;
-	s->kernels[i].ns += ns;
+	k->launches++;
+	k->ns += ns;
+	k->weight += (double)ns;
 }
 
 /* A chain ends: count it when it is long enough. */
@@ -193,15 +177,6 @@ static int on_op(const struct gap *g, void *arg)
 	return 0;
 }
 
-static int compare_ns(const void *pa, const void *pb)
-{
-	const struct chained_kernel *a = pa, *b = pb;
-
-	if (a->ns != b->ns)
-		return a->ns > b->ns ? -1 : 1;
-	return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
-}
-
 static const char *fix_text(enum kernel_owner owner)
 {
 	if (owner == OWNER_CUPY)
@@ -213,42 +188,37 @@ static const char *fix_text(enum kernel_owner owner)
 	       "Otherwise write the fused kernel by hand (Triton or CUDA C).";
 }
 
+static void kernel_line(struct finding *f, struct rule_context *ctx, const void *record)
+{
+	const struct kernel_group *k = record;
+	struct rule_text t1, t2;
+
+	finding_evidence(f, "%s: %" PRId64 " launch%s in chains, %s",
+			 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id), k->launches, plural_es(k->launches), fmt_duration(&t2, k->ns));
+}
+
 static void report_device(const struct rule *rule, struct rule_context *ctx, struct fusion_state *s,
 			  const struct device_fusion *d, const struct rule_clock *clock)
 {
+	int64_t trace_id = d->key.trace_id, device = d->key.device;
 	struct rule_text t1, t2, t3;
-	size_t names = 0, shown = 0;
 	struct finding *f;
 
-	f = findings_add(ctx->out, rule, rule_severity(d->saving, rule_clock_span(clock, d->trace_id)), d->saving,
+	f = findings_add(ctx->out, rule, rule_severity(d->saving, rule_clock_span(clock, trace_id)), d->saving,
 			 fix_text(d->owner),
 			 "%s: %" PRId64 " chain%s of memory-bound %s element-wise kernels (%s, %s of kernel "
 			 "time) each stream the same-sized tensors through DRAM again",
-			 fmt_device(&t1, ctx, d->trace_id, d->device), d->chains, plural(d->chains),
+			 fmt_device(&t1, ctx, trace_id, device), d->chains, plural(d->chains),
 			 kernel_owner_name(d->owner), fmt_duration(&t2, d->chained_ns),
 			 fmt_percent(&t3, d->kernel_ns ? (double)d->chained_ns / (double)d->kernel_ns : 0));
-	f->device = (int32_t)d->device;
+	f->device = (int32_t)device;
 	f->owner = d->owner;
 	f->start = d->first;
 	f->end = d->last;
 	finding_evidence(f, "%" PRId64 " kernels in chains, the longest %" PRId64 " back to back; fused, each "
 			 "chain would still take about as long as its longest kernel",
 			 d->chained_kernels, d->longest_chain);
-	for (size_t i = 0; i < s->nkernels; i++) {
-		const struct chained_kernel *k = &s->kernels[i];
-
-		if (k->trace_id != d->trace_id || k->device != d->device)
-			continue;
-		names++;
-		if (shown < 5) {
-			finding_evidence(f, "%s: %" PRId64 " launch%s in chains, %s",
-					 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id), k->launches,
-					 plural_es(k->launches), fmt_duration(&t2, k->ns));
-			shown++;
-		}
-	}
-	if (names > shown)
-		finding_evidence(f, "... and %zu more kernel%s", names - shown, plural((int64_t)(names - shown)));
+	kernel_groups_evidence(&s->kernels, f, ctx, trace_id, device, kernel_line, "kernel");
 }
 
 static void state_free(struct fusion_state *s)
@@ -258,12 +228,11 @@ static void state_free(struct fusion_state *s)
 	key_index_release(&s->stream_index);
 	key_index_release(&s->device_index);
 	key_index_release(&s->name_index);
-	key_index_release(&s->kernel_index);
+	kernel_groups_release(&s->kernels);
 	free(s->chains);
 	free(s->devices);
 	free(s->candidate);
 	free(s->owner);
-	free(s->kernels);
 	free(s);
 }
 
@@ -275,6 +244,7 @@ static int fusion_begin(const struct rule *rule, struct rule_context *ctx, struc
 	(void)err;
 	(void)errlen;
 	s->ctx = ctx;
+	kernel_groups_init(&s->kernels, sizeof(struct kernel_group));
 	s->min_chain = (int64_t)rule_param(ctx, rule, "min_chain");
 	s->min_kernel_ns = (int64_t)(rule_param(ctx, rule, "min_kernel_us") * 1e3);
 	s->max_gap_ns = (int64_t)(rule_param(ctx, rule, "max_gap_us") * 1e3);
@@ -308,8 +278,7 @@ static int fusion_finish(const struct rule *rule, struct rule_context *ctx, void
 	if (!walk)
 		goto out;
 	close_open_chains(s);
-	if (s->nkernels > 1)
-		qsort(s->kernels, s->nkernels, sizeof(*s->kernels), compare_ns);
+	kernel_groups_rank(&s->kernels);
 	for (size_t i = 0; i < s->ndevices; i++) {
 		const struct device_fusion *d = &s->devices[i];
 
