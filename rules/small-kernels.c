@@ -15,6 +15,7 @@
  * when the values in the median's bucket are equal and within 0.8% otherwise.
  */
 #include "rules/gaps.h"
+#include "rules/kernel-groups.h"
 #include "rules/rule-util.h"
 
 #include "common/key-index.h"
@@ -36,18 +37,19 @@ static const struct rule_param params[] = {
 	  "or whose small kernels take at least this share of its kernel time" },
 };
 
-/* One kernel name on one device. */
-struct kernel_group {
-	int64_t trace_id, device, name_id;
+/* One kernel name on one device; a small one is weighted by its launches. */
+struct small_kernel {
+	struct kernel_group group;
 	struct dur_hist durations;
 	struct dur_hist idle_before;	/* device idle time before each launch */
 	int64_t first, last;
+	double median;			/* of durations */
 	int small;
 };
 
 /* One device's launches and verdict. */
 struct device_small {
-	int64_t trace_id, device;
+	struct rule_device key;
 	struct dur_hist launches;	/* launch calls of kernels, but each kernel's first */
 	struct dur_hist first_launches;	/* each kernel's first launch call */
 	double launch_cost;		/* ns: median launch call, or the assumed cost */
@@ -63,9 +65,7 @@ struct device_small {
 };
 
 struct small_state {
-	struct key_index kernel_index;	/* (trace, device, nameId) -> kernels[] */
-	struct kernel_group *kernels;
-	size_t nkernels;
+	struct kernel_groups kernels;	/* struct small_kernel */
 	struct key_index device_index;	/* (trace, device) -> devices[] */
 	struct device_small *devices;
 	size_t ndevices;
@@ -76,37 +76,23 @@ extern const struct rule rule_idle_gaps;
 
 static struct device_small *device_get(struct small_state *s, int64_t trace_id, int64_t device)
 {
-	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
-	int created;
-	size_t i = rule_slot(&s->device_index, key, &s->devices, &s->ndevices, sizeof(*s->devices), &created);
-
-	if (created) {
-		s->devices[i].trace_id = trace_id;
-		s->devices[i].device = device;
-	}
-	return &s->devices[i];
+	return rule_device_get(&s->device_index, trace_id, device, &s->devices, &s->ndevices, sizeof(*s->devices),
+			       NULL);
 }
 
 static int on_launch(const struct gap *g, void *arg)
 {
 	struct small_state *s = arg;
-	int64_t key[KEY_INDEX_WORDS] = { g->trace_id, g->device, g->next_name_id };
 	struct device_small *d;
-	struct kernel_group *k;
+	struct small_kernel *k;
 	int created;
-	size_t i;
 
 	/* Kernels launched from a graph share one launch call: their launch cost is amortised. */
 	if (g->next_op != GPU_OP_KERNEL || g->next_graph_node)
 		return 0;
-	i = rule_slot(&s->kernel_index, key, &s->kernels, &s->nkernels, sizeof(*s->kernels), &created);
-	if (created) {
-		s->kernels[i].trace_id = g->trace_id;
-		s->kernels[i].device = g->device;
-		s->kernels[i].name_id = g->next_name_id;
-		s->kernels[i].first = g->next_start;
-	}
-	k = &s->kernels[i];
+	k = kernel_groups_get(&s->kernels, g->trace_id, g->device, g->next_name_id, &created);
+	if (created)
+		k->first = g->next_start;
 	dur_hist_add(&k->durations, g->next_end - g->next_start);
 	/* Idle time that another rule claims is not counted twice: drains belong to excessive-sync and
 	 * sync-memcpy, host-wait gaps of idle-gaps' size to idle-gaps. */
@@ -119,38 +105,35 @@ static int on_launch(const struct gap *g, void *arg)
 	return 0;
 }
 
-static int compare_small(const void *pa, const void *pb)
+static int is_small(const void *record)
 {
-	const struct kernel_group *a = *(struct kernel_group *const *)pa;
-	const struct kernel_group *b = *(struct kernel_group *const *)pb;
+	return ((const struct small_kernel *)record)->small;
+}
 
-	if (a->durations.count != b->durations.count)
-		return a->durations.count > b->durations.count ? -1 : 1;
-	return a->name_id < b->name_id ? -1 : a->name_id > b->name_id;
+static void kernel_line(struct finding *f, struct rule_context *ctx, const void *record)
+{
+	const struct small_kernel *k = record;
+	int64_t trace_id = k->group.trace_id, name_id = k->group.name_id;
+	struct rule_text t1, t2, t3;
+
+	finding_evidence(f, "%s (%s): %" PRId64 " launch%s, median %s, total %s",
+			 rule_kernel_name(&t1, ctx, trace_id, name_id),
+			 kernel_owner_name(rule_kernel_owner(ctx, trace_id, name_id)), k->durations.count,
+			 plural_es(k->durations.count), fmt_duration(&t2, (int64_t)k->median),
+			 fmt_duration(&t3, (int64_t)k->durations.sum));
 }
 
 static void report_device(const struct rule *rule, struct rule_context *ctx, struct small_state *s,
 			  struct device_small *d, const struct rule_clock *clock)
 {
+	int64_t trace_id = d->key.trace_id, device = d->key.device;
 	struct rule_text t1, t2, t3, t4;
-	struct kernel_group **small = xcalloc(d->names ? d->names : 1, sizeof(*small));
-	size_t n = 0;
 	struct owner_weights owners = { 0 };
 	struct finding *f;
 
-	for (size_t i = 0; i < s->nkernels; i++) {
-		struct kernel_group *k = &s->kernels[i];
-
-		if (k->trace_id == d->trace_id && k->device == d->device && k->small)
-			small[n++] = k;
-	}
-	if (n > 1)
-		qsort(small, n, sizeof(*small), compare_small);
-	for (size_t i = 0; i < n; i++)
-		owner_weights_add(&owners, rule_kernel_owner(ctx, small[i]->trace_id, small[i]->name_id),
-				  (double)small[i]->durations.count);
+	kernel_groups_owners(&s->kernels, ctx, trace_id, device, &owners);
 	f = findings_add(ctx->out, rule,
-			 rule_severity((int64_t)d->recoverable, rule_clock_span(clock, d->trace_id)),
+			 rule_severity((int64_t)d->recoverable, rule_clock_span(clock, trace_id)),
 			 (int64_t)d->recoverable,
 			 owner_fix(&owners, FIX_LAUNCHES,
 				   "Fuse the small kernels (torch.compile, nvFuser or a hand-written fused "
@@ -158,9 +141,9 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 				   "more work (larger batches)."),
 			 "%s: %" PRId64 " launch%s of %zu kernel%s run shorter than the %s it takes to "
 			 "launch them",
-			 fmt_device(&t1, ctx, d->trace_id, d->device), d->small, plural_es(d->small), d->names,
+			 fmt_device(&t1, ctx, trace_id, device), d->small, plural_es(d->small), d->names,
 			 plural((int64_t)d->names), fmt_duration(&t2, (int64_t)d->launch_cost));
-	f->device = (int32_t)d->device;
+	f->device = (int32_t)device;
 	f->owner = owner_weights_top(&owners);
 	f->start = d->first;
 	f->end = d->last;
@@ -175,19 +158,10 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 			 d->small, d->kernels, fmt_duration(&t1, d->small_ns),
 			 fmt_duration(&t2, d->kernel_ns),
 			 fmt_percent(&t3, d->kernel_ns ? (double)d->small_ns / (double)d->kernel_ns : 0));
-	for (size_t i = 0; i < n && i < 5; i++)
-		finding_evidence(f, "%s (%s): %" PRId64 " launch%s, median %s, total %s",
-				 rule_kernel_name(&t1, ctx, small[i]->trace_id, small[i]->name_id),
-				 kernel_owner_name(rule_kernel_owner(ctx, small[i]->trace_id, small[i]->name_id)),
-				 small[i]->durations.count, plural_es(small[i]->durations.count),
-				 fmt_duration(&t2, (int64_t)dur_hist_median(&small[i]->durations)),
-				 fmt_duration(&t3, (int64_t)small[i]->durations.sum));
-	if (n > 5)
-		finding_evidence(f, "... and %zu more small kernel%s", n - 5, plural((int64_t)(n - 5)));
+	kernel_groups_evidence(&s->kernels, f, ctx, trace_id, device, kernel_line, "small kernel");
 	owner_evidence(f, &owners, "small launches");
 	finding_evidence(f, "GPU idle before small kernels, up to one launch cost each: %s",
 			 fmt_duration(&t4, (int64_t)d->recoverable));
-	free(small);
 }
 
 /* One pass: every kernel's duration and the idle time before it, every launch call's. */
@@ -199,25 +173,16 @@ static int small_kernels_begin(const struct rule *rule, struct rule_context *ctx
 	(void)rule;
 	(void)err;
 	(void)errlen;
+	kernel_groups_init(&s->kernels, sizeof(struct small_kernel));
 	s->idle_gap_min = (int64_t)(rule_param(ctx, &rule_idle_gaps, "min_gap_us") * 1e3);
 	*visitor = (struct gap_visitor){ .min_gap = 0, .fn = on_launch, .arg = s };
 	*state = s;
 	return 0;
 }
 
-static int small_kernels_finish(const struct rule *rule, struct rule_context *ctx, void *state,
-				const struct gap_walk *walk, char *err, size_t errlen)
+/* Each device's launch cost, and the duration under which its kernels are small. */
+static void launch_costs(struct small_state *s, double ratio, double max_duration)
 {
-	double ratio = rule_param(ctx, rule, "launch_ratio");
-	double max_duration = rule_param(ctx, rule, "max_duration_us") * 1e3;
-	double min_launches = rule_param(ctx, rule, "min_launches");
-	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
-	struct small_state *s = state;
-	struct rule_clock clock = { 0 };
-	int ret = 0;
-
-	if (!walk)
-		goto out;
 	for (size_t i = 0; i < s->ndevices; i++) {
 		struct device_small *d = &s->devices[i];
 
@@ -236,15 +201,25 @@ static int small_kernels_finish(const struct rule *rule, struct rule_context *ct
 		}
 		d->threshold = d->measured ? ratio * d->launch_cost : max_duration;
 	}
-	for (size_t i = 0; i < s->nkernels; i++) {
-		struct kernel_group *k = &s->kernels[i];
-		struct device_small *d = device_get(s, k->trace_id, k->device);
+}
+
+/* Each device's totals and small kernels; only the small ones are kept, ranked by launches. */
+static void find_small(struct small_state *s)
+{
+	for (size_t i = 0; i < s->kernels.count; i++) {
+		struct small_kernel *k = kernel_groups_at(&s->kernels, i);
+		struct device_small *d = device_get(s, k->group.trace_id, k->group.device);
 
 		d->kernels += k->durations.count;
 		d->kernel_ns += (int64_t)k->durations.sum;
-		if (dur_hist_median(&k->durations) >= d->threshold)
+		k->median = dur_hist_median(&k->durations);
+		if (k->median >= d->threshold) {
+			dur_hist_release(&k->durations);
+			dur_hist_release(&k->idle_before);
 			continue;
+		}
 		k->small = 1;
+		k->group.weight = (double)k->durations.count;
 		d->small += k->durations.count;
 		d->small_ns += (int64_t)k->durations.sum;
 		d->names++;
@@ -254,6 +229,41 @@ static int small_kernels_finish(const struct rule *rule, struct rule_context *ct
 		if (k->last > d->last)
 			d->last = k->last;
 	}
+	kernel_groups_keep(&s->kernels, is_small);
+	kernel_groups_rank(&s->kernels);
+}
+
+static void state_free(struct small_state *s)
+{
+	for (size_t i = 0; i < s->kernels.count; i++) {
+		struct small_kernel *k = kernel_groups_at(&s->kernels, i);
+
+		dur_hist_release(&k->durations);
+		dur_hist_release(&k->idle_before);
+	}
+	kernel_groups_release(&s->kernels);
+	for (size_t i = 0; i < s->ndevices; i++) {
+		dur_hist_release(&s->devices[i].launches);
+		dur_hist_release(&s->devices[i].first_launches);
+	}
+	free(s->devices);
+	key_index_release(&s->device_index);
+	free(s);
+}
+
+static int small_kernels_finish(const struct rule *rule, struct rule_context *ctx, void *state,
+				const struct gap_walk *walk, char *err, size_t errlen)
+{
+	double min_launches = rule_param(ctx, rule, "min_launches");
+	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
+	struct small_state *s = state;
+	struct rule_clock clock = { 0 };
+	int ret = 0;
+
+	if (!walk)
+		goto out;
+	launch_costs(s, rule_param(ctx, rule, "launch_ratio"), rule_param(ctx, rule, "max_duration_us") * 1e3);
+	find_small(s);
 	for (size_t i = 0; i < s->ndevices; i++) {
 		struct device_small *d = &s->devices[i];
 
@@ -267,19 +277,7 @@ static int small_kernels_finish(const struct rule *rule, struct rule_context *ct
 	}
 out:
 	rule_clock_release(&clock);
-	for (size_t i = 0; i < s->nkernels; i++) {
-		dur_hist_release(&s->kernels[i].durations);
-		dur_hist_release(&s->kernels[i].idle_before);
-	}
-	free(s->kernels);
-	for (size_t i = 0; i < s->ndevices; i++) {
-		dur_hist_release(&s->devices[i].launches);
-		dur_hist_release(&s->devices[i].first_launches);
-	}
-	free(s->devices);
-	key_index_release(&s->kernel_index);
-	key_index_release(&s->device_index);
-	free(s);
+	state_free(s);
 	return ret;
 }
 
