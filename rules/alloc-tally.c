@@ -99,12 +99,8 @@ void alloc_tally_call(const struct gap_call *call, void *arg)
 
 static struct alloc_device *device_get(struct alloc_tally *t, int64_t trace_id, int64_t device)
 {
-	for (size_t i = 0; i < t->ndevices; i++)
-		if (t->devices[i].trace_id == trace_id && t->devices[i].device == device)
-			return &t->devices[i];
-	t->devices = xrealloc(t->devices, (t->ndevices + 1) * sizeof(*t->devices));
-	t->devices[t->ndevices] = (struct alloc_device){ .trace_id = trace_id, .device = device };
-	return &t->devices[t->ndevices++];
+	return rule_device_get(&t->device_index, trace_id, device, &t->devices, &t->ndevices, sizeof(*t->devices),
+			       NULL);
 }
 
 /* Match a host-wait gap with the pending time in calls: allocation calls first, then pinning. */
@@ -205,10 +201,10 @@ const struct alloc_trace *alloc_tally_trace(const struct alloc_tally *tally, int
 
 int64_t alloc_tally_device_claim(const struct alloc_tally *tally, int64_t trace_id, int64_t device)
 {
-	for (size_t i = 0; i < tally->ndevices; i++)
-		if (tally->devices[i].trace_id == trace_id && tally->devices[i].device == device)
-			return tally->devices[i].claim;
-	return 0;
+	const struct alloc_device *d = rule_device_find(&tally->device_index, trace_id, device, tally->devices,
+							sizeof(*tally->devices));
+
+	return d ? d->claim : 0;
 }
 
 void alloc_tally_release(struct alloc_tally *tally)
@@ -217,6 +213,7 @@ void alloc_tally_release(struct alloc_tally *tally)
 		free(tally->names[i].name);
 	free(tally->names);
 	free(tally->traces);
+	key_index_release(&tally->device_index);
 	free(tally->devices);
 	free(tally->error);
 	memset(tally, 0, sizeof(*tally));

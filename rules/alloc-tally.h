@@ -49,7 +49,7 @@ struct alloc_trace {
 
 /* What one device's host-wait lost to allocation calls of both kinds (for idle-gaps). */
 struct alloc_device {
-	int64_t trace_id, device;
+	struct rule_device key;
 	int64_t claim;
 };
 
@@ -61,6 +61,7 @@ struct alloc_tally {
 	size_t nnames;
 	struct alloc_trace *traces;
 	size_t ntraces;
+	struct key_index device_index;	/* (trace, device) -> devices[] */
 	struct alloc_device *devices;
 	size_t ndevices;
 	char *error;			/* a name lookup that failed during the walk */

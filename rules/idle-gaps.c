@@ -43,7 +43,7 @@ struct blocker_idle {
 };
 
 struct device_idle {
-	int64_t trace_id, device;
+	struct rule_device key;
 	struct cause_total cause[GAP_NCAUSES];
 	int64_t family_ns[IDLE_NFAMILIES];	/* host-wait idle time by family */
 	int64_t claimed_ns;			/* host-wait that allocation-churn and
@@ -67,6 +67,7 @@ struct idle_state {
 	struct host_cause *causes;
 	size_t ncauses;
 	size_t max_gaps;
+	struct key_index device_index;	/* (trace, device) -> devices[] */
 	struct device_idle *devices;
 	size_t ndevices;
 	struct stream_idle *streams;
@@ -77,16 +78,12 @@ struct idle_state {
 
 static struct device_idle *device_get(struct idle_state *s, int64_t trace_id, int64_t device)
 {
-	struct device_idle *d;
+	int created;
+	struct device_idle *d = rule_device_get(&s->device_index, trace_id, device, &s->devices, &s->ndevices,
+						sizeof(*s->devices), &created);
 
-	for (size_t i = 0; i < s->ndevices; i++)
-		if (s->devices[i].trace_id == trace_id && s->devices[i].device == device)
-			return &s->devices[i];
-	s->devices = xrealloc(s->devices, (s->ndevices + 1) * sizeof(*s->devices));
-	d = &s->devices[s->ndevices++];
-	memset(d, 0, sizeof(*d));
-	d->trace_id = trace_id;
-	d->device = device;
+	if (!created)
+		return d;
 	d->largest = xcalloc(s->max_gaps ? s->max_gaps : 1, sizeof(*d->largest));
 	d->largest_blocker = xcalloc(s->max_gaps ? s->max_gaps : 1, sizeof(char *));
 	return d;
@@ -257,7 +254,7 @@ static const char *family_text(char *buf, size_t buflen, const struct idle_state
 	for (size_t i = 0; i < s->ncauses && shown < 2; i++) {
 		const struct host_cause *c = &s->causes[i];
 
-		if (c->trace_id != d->trace_id || c->device != d->device || idle_family_of(c->kind, c->detail) != family)
+		if (c->trace_id != d->key.trace_id || c->device != d->key.device || idle_family_of(c->kind, c->detail) != family)
 			continue;
 		len = strlen(buf);
 		snprintf(buf + len, buflen - len, "%s%s", shown ? ", " : ": ", member_text(&m, c));
@@ -273,7 +270,7 @@ static const struct host_cause *top_member(const struct idle_state *s, const str
 					   enum idle_family family)
 {
 	for (size_t i = 0; i < s->ncauses; i++)
-		if (s->causes[i].trace_id == d->trace_id && s->causes[i].device == d->device &&
+		if (s->causes[i].trace_id == d->key.trace_id && s->causes[i].device == d->key.device &&
 		    idle_family_of(s->causes[i].kind, s->causes[i].detail) == family)
 			return &s->causes[i];
 	return NULL;
@@ -445,14 +442,14 @@ static struct finding *device_finding(const struct rule *rule, struct rule_conte
 		fix = host_fix(family, top_member(s, d, family));
 	/* Sync-wait gaps are drains, claimed by excessive-sync and sync-memcpy; host-wait in allocation
 	 * calls is allocation-churn's: each idle ns counts once. */
-	f = findings_add(ctx->out, rule, rule_severity(host - claimed, rule_clock_span(clock, d->trace_id)),
+	f = findings_add(ctx->out, rule, rule_severity(host - claimed, rule_clock_span(clock, d->key.trace_id)),
 			 host - claimed, fix,
 			 "%s idle %s between work (%s of its %s active time): %s sync-wait, %s host-wait%s%s",
-			 fmt_device(&t1, ctx, d->trace_id, d->device), fmt_duration(&t2, idle),
+			 fmt_device(&t1, ctx, d->key.trace_id, d->key.device), fmt_duration(&t2, idle),
 			 fmt_percent(&t3, (double)idle / (double)active), fmt_duration(&t4, active),
 			 fmt_duration(&t5, sync), fmt_duration(&t6, host), have_family ? ", mostly " : "",
 			 have_family ? family_text(headline, sizeof(headline), s, d, family) : "");
-	f->device = (int32_t)d->device;
+	f->device = (int32_t)d->key.device;
 	return f;
 }
 
@@ -492,7 +489,7 @@ static void evidence_tops(struct finding *f, const struct idle_state *s, const s
 	for (size_t i = 0; i < s->ncauses && shown < 4; i++) {
 		const struct host_cause *c = &s->causes[i];
 
-		if (c->trace_id != d->trace_id || c->device != d->device)
+		if (c->trace_id != d->key.trace_id || c->device != d->key.device)
 			continue;
 		finding_evidence(f, "host-wait: %s %s (%s)", cause_text(&t1, c), fmt_duration(&t2, c->ns),
 				 fmt_percent(&t3, host > 0 ? (double)c->ns / (double)host : 0.0));
@@ -502,7 +499,7 @@ static void evidence_tops(struct finding *f, const struct idle_state *s, const s
 	for (size_t i = 0; i < s->nstreams && shown < 4; i++) {
 		const struct stream_idle *st = &s->streams[i];
 
-		if (st->trace_id != d->trace_id || st->device != d->device)
+		if (st->trace_id != d->key.trace_id || st->device != d->key.device)
 			continue;
 		finding_evidence(f,
 				 "stream %" PRId64 ": %" PRId64 " gap%s before its work, host-wait %s, sync-wait %s, other %s",
@@ -517,7 +514,7 @@ static void evidence_tops(struct finding *f, const struct idle_state *s, const s
 	for (size_t i = 0; i < s->nblockers && shown < 3; i++) {
 		const struct blocker_idle *b = &s->blockers[i];
 
-		if (b->trace_id != d->trace_id || b->device != d->device)
+		if (b->trace_id != d->key.trace_id || b->device != d->key.device)
 			continue;
 		finding_evidence(f, "sync-wait after %s: %" PRId64 " gap%s, %s", fmt_name(&t1, b->name),
 				 b->total.count, plural(b->total.count), fmt_duration(&t2, b->total.ns));
@@ -603,20 +600,19 @@ static int idle_gaps_finish(const struct rule *rule, struct rule_context *ctx, v
 	if (s->ncauses > 1)
 		qsort(s->causes, s->ncauses, sizeof(*s->causes), compare_causes);
 	for (size_t i = 0; i < s->ndevices; i++)
-		s->devices[i].claimed_ns = alloc_tally_device_claim(&s->tally, s->devices[i].trace_id,
-								    s->devices[i].device);
+		s->devices[i].claimed_ns = alloc_tally_device_claim(&s->tally, s->devices[i].key.trace_id,
+								    s->devices[i].key.device);
 	for (size_t i = 0; i < walk->ndevices; i++) {
 		const struct gap_device *dev = &walk->devices[i];
+		const struct device_idle *d = rule_device_find(&s->device_index, dev->trace_id, dev->device,
+							       s->devices, sizeof(*s->devices));
 
-		for (size_t j = 0; j < s->ndevices; j++) {
-			if (s->devices[j].trace_id != dev->trace_id || s->devices[j].device != dev->device ||
-			    !qualifies(&s->devices[j], dev, min_idle_pct))
-				continue;
-			ret = rule_clock_once(&clock, rule, ctx, err, errlen);
-			if (ret < 0)
-					goto out;
-			report_device(rule, ctx, s, &s->devices[j], dev, &clock, min_gap_us);
-		}
+		if (!d || !qualifies(d, dev, min_idle_pct))
+			continue;
+		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
+		if (ret < 0)
+			goto out;
+		report_device(rule, ctx, s, d, dev, &clock, min_gap_us);
 	}
 out:
 	rule_clock_release(&clock);
@@ -626,6 +622,7 @@ out:
 		free(s->devices[i].largest_blocker);
 		free(s->devices[i].largest);
 	}
+	key_index_release(&s->device_index);
 	free(s->devices);
 	free(s->streams);
 	for (size_t i = 0; i < s->nblockers; i++)

@@ -16,12 +16,12 @@
 #include "rules/gaps.h"
 #include "rules/rule-util.h"
 
+#include "common/key-index.h"
 #include "common/util.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static const struct rule_param params[] = {
 	{ "pinned_gbps", 0, "GB/s",
@@ -59,12 +59,13 @@ struct direction {
 };
 
 struct device_copies {
-	int64_t trace_id, device;
+	struct rule_device key;
 	int major, minor;			/* -1 when unknown */
 	struct direction dir[NDIRS];
 };
 
 struct pageable_state {
+	struct key_index device_index;	/* (trace, device) -> devices[] */
 	struct device_copies *devices;
 	size_t n;
 	double pinned_gbps;
@@ -73,17 +74,12 @@ struct pageable_state {
 
 static struct device_copies *device_get(struct pageable_state *s, int64_t trace_id, int64_t device)
 {
-	struct device_copies *d;
+	int created;
+	struct device_copies *d = rule_device_get(&s->device_index, trace_id, device, &s->devices, &s->n,
+						  sizeof(*s->devices), &created);
 
-	for (size_t i = 0; i < s->n; i++)
-		if (s->devices[i].trace_id == trace_id && s->devices[i].device == device)
-			return &s->devices[i];
-	s->devices = xrealloc(s->devices, (s->n + 1) * sizeof(*s->devices));
-	d = &s->devices[s->n++];
-	memset(d, 0, sizeof(*d));
-	d->trace_id = trace_id;
-	d->device = device;
-	d->major = d->minor = -1;
+	if (created)
+		d->major = d->minor = -1;
 	return d;
 }
 
@@ -109,16 +105,16 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 	int64_t first = INT64_MAX, last = 0;
 	struct finding *f;
 
-	f = findings_add(ctx->out, rule, rule_severity(recoverable, rule_clock_span(clock, d->trace_id)),
+	f = findings_add(ctx->out, rule, rule_severity(recoverable, rule_clock_span(clock, d->key.trace_id)),
 			 recoverable,
 			 "Allocate the host buffers with cudaMallocHost or cudaHostAlloc (or register "
 			 "existing ones with cudaHostRegister; pin_memory=True in a PyTorch DataLoader), so "
 			 "copies run at full DMA bandwidth without a staging copy and can be made "
 			 "asynchronous with cudaMemcpyAsync.",
 			 "%s: %" PRId64 " host<->device cop%s (%s) use%s pageable host memory",
-			 fmt_device(&t1, ctx, d->trace_id, d->device), count, count == 1 ? "y" : "ies",
+			 fmt_device(&t1, ctx, d->key.trace_id, d->key.device), count, count == 1 ? "y" : "ies",
 			 fmt_bytes(&t2, bytes), count == 1 ? "s" : "");
-	f->device = (int32_t)d->device;
+	f->device = (int32_t)d->key.device;
 	for (int i = 0; i < NDIRS; i++) {
 		const struct direction *dir = &d->dir[i];
 
@@ -272,6 +268,7 @@ static int pageable_memcpy_begin(const struct rule *rule, struct rule_context *c
 out:
 	sqlite3_finalize(st);
 	if (ret < 0) {
+		key_index_release(&s->device_index);
 		free(s->devices);
 		free(s);
 		s = NULL;
@@ -305,6 +302,7 @@ static int pageable_memcpy_finish(const struct rule *rule, struct rule_context *
 	}
 out:
 	rule_clock_release(&clock);
+	key_index_release(&s->device_index);
 	free(s->devices);
 	free(s);
 	return ret;

@@ -439,3 +439,12 @@ void *rule_device_get(struct key_index *index, int64_t trace_id, int64_t device,
 		*created = added;
 	return d;
 }
+
+void *rule_device_find(const struct key_index *index, int64_t trace_id, int64_t device, const void *items,
+		       size_t size)
+{
+	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
+	size_t i = key_index_find(index, key);
+
+	return i == SIZE_MAX ? NULL : (char *)items + i * size;
+}

@@ -84,6 +84,9 @@ struct rule_device {
 };
 void *rule_device_get(struct key_index *index, int64_t trace_id, int64_t device, void *items, size_t *count,
 		      size_t size, int *created);
+/* The record of (trace_id, device) in items (the array itself), or NULL when it has none. */
+void *rule_device_find(const struct key_index *index, int64_t trace_id, int64_t device, const void *items,
+		       size_t size);
 
 /* Critical from 20% of the span, warning from 5%, info below. */
 enum finding_severity rule_severity(int64_t recoverable_ns, int64_t span_ns);

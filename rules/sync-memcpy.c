@@ -22,7 +22,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static const struct rule_param params[] = {
 	{ "min_gap_us", 1, "us", "idle gaps shorter than this after a copy are not counted" },
@@ -44,7 +43,7 @@ struct copy_group {
 };
 
 struct device_drains {
-	int64_t trace_id, device;
+	struct rule_device key;
 	int64_t count, idle;
 };
 
@@ -56,6 +55,7 @@ struct memcpy_state {
 	struct key_index group_index;	/* (trace, device, nameId, copyKind) -> groups[] */
 	struct copy_group *groups;
 	size_t ngroups;
+	struct key_index drain_index;	/* (trace, device) -> drains[] */
 	struct device_drains *drains;
 	size_t n;
 };
@@ -63,7 +63,7 @@ struct memcpy_state {
 static int on_op(const struct gap *g, void *arg)
 {
 	struct memcpy_state *s = arg;
-	struct device_drains *d = NULL;
+	struct device_drains *d;
 
 	/* A blocking copy (device-to-device and peer copies do not block the host). */
 	if (g->next_op == GPU_OP_COPY && (g->api_class & API_BLOCKING_COPY) && g->copy_kind != 8 &&
@@ -93,16 +93,7 @@ static int on_op(const struct gap *g, void *arg)
 	if (g->cause != GAP_SYNC_WAIT || g->end - g->start < s->min_gap ||
 	    !(api_class_of(g->blocker) & API_BLOCKING_COPY))
 		return 0;
-	for (size_t i = 0; i < s->n && !d; i++)
-		if (s->drains[i].trace_id == g->trace_id && s->drains[i].device == g->device)
-			d = &s->drains[i];
-	if (!d) {
-		s->drains = xrealloc(s->drains, (s->n + 1) * sizeof(*s->drains));
-		d = &s->drains[s->n++];
-		memset(d, 0, sizeof(*d));
-		d->trace_id = g->trace_id;
-		d->device = g->device;
-	}
+	d = rule_device_get(&s->drain_index, g->trace_id, g->device, &s->drains, &s->n, sizeof(*s->drains), NULL);
 	d->count++;
 	d->idle += g->end - g->start;
 	return 0;
@@ -127,7 +118,8 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 {
 	int64_t trace_id = groups[0].trace_id, device = groups[0].device;
 	int64_t count = 0, host = 0, first = INT64_MAX, last = 0;
-	const struct device_drains *drains = NULL;
+	const struct device_drains *drains = rule_device_find(&s->drain_index, trace_id, device, s->drains,
+							     sizeof(*s->drains));
 	struct rule_text t1, t2, t3, t4;
 	int64_t idle;
 	struct finding *f;
@@ -140,9 +132,6 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 		if (groups[i].last > last)
 			last = groups[i].last;
 	}
-	for (size_t i = 0; i < s->n; i++)
-		if (s->drains[i].trace_id == trace_id && s->drains[i].device == device)
-			drains = &s->drains[i];
 	idle = drains ? drains->idle : 0;
 	f = findings_add(ctx->out, rule, rule_severity(idle, rule_clock_span(clock, trace_id)), idle,
 			 "Use cudaMemcpyAsync from pinned host memory on a non-default stream and "
@@ -168,6 +157,7 @@ static void memcpy_state_free(struct memcpy_state *s)
 {
 	key_index_release(&s->group_index);
 	free(s->groups);
+	key_index_release(&s->drain_index);
 	free(s->drains);
 	api_names_release(&s->own_names);
 	free(s);
