@@ -113,30 +113,19 @@ struct sync_records {
 	int64_t count, ns;
 };
 
-static int load_records(const struct rule *rule, struct rule_context *ctx, struct sync_state *s,
-			char *err, size_t errlen)
+/* One row of records_sql. */
+static void records_row(sqlite3_stmt *row, void *arg)
 {
-	sqlite3_stmt *st;
-	int ret, rc;
+	struct sync_state *s = arg;
+	struct sync_records *r;
 
-	ret = rule_prepare(rule, ctx, records_sql, &st, err, errlen);
-	if (ret < 0)
-		return ret;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct sync_records *r;
-
-		s->records = xrealloc(s->records, (s->nrecords + 1) * sizeof(*s->records));
-		r = &s->records[s->nrecords++];
-		r->trace_id = sqlite3_column_int64(st, 0);
-		r->device = sqlite3_column_int64(st, 1);
-		r->type = sqlite3_column_int(st, 2);
-		r->count = sqlite3_column_int64(st, 3);
-		r->ns = sqlite3_column_int64(st, 4);
-	}
-	if (rc != SQLITE_DONE)
-		ret = rule_step_error(rule, ctx, err, errlen);
-	sqlite3_finalize(st);
-	return ret;
+	s->records = xrealloc(s->records, (s->nrecords + 1) * sizeof(*s->records));
+	r = &s->records[s->nrecords++];
+	r->trace_id = sqlite3_column_int64(row, 0);
+	r->device = sqlite3_column_int64(row, 1);
+	r->type = sqlite3_column_int(row, 2);
+	r->count = sqlite3_column_int64(row, 3);
+	r->ns = sqlite3_column_int64(row, 4);
 }
 
 /* Evidence lines from the synchronization records of one device (f may be NULL); their count. */
@@ -324,7 +313,7 @@ static int excessive_sync_begin(const struct rule *rule, struct rule_context *ct
 	*state = NULL;
 	ret = api_names_load(rule, ctx, &s->names, err, errlen);
 	if (!ret)
-		ret = load_records(rule, ctx, s, err, errlen);
+		ret = rule_query(rule, ctx, records_sql, records_row, s, err, errlen);
 	if (ret < 0) {
 		sync_state_free(s);
 		return ret;

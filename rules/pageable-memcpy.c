@@ -69,6 +69,7 @@ struct pageable_state {
 	struct device_copies *devices;
 	size_t n;
 	double pinned_gbps;
+	double min_reference;	/* bytes of pinned copies that make a measured reference */
 	int walked;		/* something qualified, so the rule reads the walk */
 };
 
@@ -194,47 +195,53 @@ static int on_copy(const struct gap *g, void *arg)
 	return 0;
 }
 
+/* One row of totals_sql: a device's pageable or pinned copies in one direction. */
+static void totals_row(sqlite3_stmt *row, void *arg)
+{
+	struct pageable_state *s = arg;
+	struct device_copies *d = device_get(s, sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1));
+	struct direction *dir = &d->dir[sqlite3_column_int(row, 2) == 1 ? HTOD : DTOH];
+
+	if (sqlite3_column_int(row, 3)) {
+		dir->pinned_count = sqlite3_column_int64(row, 4);
+		dir->pinned_bytes = sqlite3_column_double(row, 5);
+		if (dir->pinned_bytes >= s->min_reference && sqlite3_column_int64(row, 6) > 0) {
+			dir->measured = 1;
+			dir->pinned_bw = dir->pinned_bytes / sqlite3_column_double(row, 6);
+		}
+	} else {
+		dir->count = sqlite3_column_int64(row, 4);
+		dir->bytes = sqlite3_column_double(row, 5);
+	}
+}
+
+/* A device's compute capability from the trace's GPU table. */
+static void gpu_row(sqlite3_stmt *row, void *arg)
+{
+	struct device_copies *d;
+
+	if (sqlite3_column_type(row, 2) == SQLITE_NULL)
+		return;
+	d = device_get(arg, sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1));
+	d->major = sqlite3_column_int(row, 2);
+	d->minor = sqlite3_column_int(row, 3);
+}
+
 /* Totals first (the pinned reference where there is one, whether anything qualifies); then, in the
  * walk, each pageable copy against its own API call: how long the host was blocked. */
 static int pageable_memcpy_begin(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
 				 void **state, char *err, size_t errlen)
 {
-	double min_reference = rule_param(ctx, rule, "min_reference_mb") * 1e6;
 	double min_copies = rule_param(ctx, rule, "min_copies");
 	double min_bytes = rule_param(ctx, rule, "min_mb") * 1e6;
 	struct pageable_state *s = xcalloc(1, sizeof(*s));
-	sqlite3_stmt *st = NULL;
-	int ret, rc, any = 0;
+	int ret, any = 0;
 
 	s->pinned_gbps = rule_param(ctx, rule, "pinned_gbps");
-
-	/* Totals first: the pinned reference where there is one, and whether anything qualifies. */
-	ret = rule_prepare(rule, ctx, totals_sql, &st, err, errlen);
+	s->min_reference = rule_param(ctx, rule, "min_reference_mb") * 1e6;
+	ret = rule_query(rule, ctx, totals_sql, totals_row, s, err, errlen);
 	if (ret < 0)
 		goto out;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct device_copies *d = device_get(s, sqlite3_column_int64(st, 0),
-						     sqlite3_column_int64(st, 1));
-		struct direction *dir = &d->dir[sqlite3_column_int(st, 2) == 1 ? HTOD : DTOH];
-
-		if (sqlite3_column_int(st, 3)) {
-			dir->pinned_count = sqlite3_column_int64(st, 4);
-			dir->pinned_bytes = sqlite3_column_double(st, 5);
-			if (dir->pinned_bytes >= min_reference && sqlite3_column_int64(st, 6) > 0) {
-				dir->measured = 1;
-				dir->pinned_bw = dir->pinned_bytes / sqlite3_column_double(st, 6);
-			}
-		} else {
-			dir->count = sqlite3_column_int64(st, 4);
-			dir->bytes = sqlite3_column_double(st, 5);
-		}
-	}
-	if (rc != SQLITE_DONE) {
-		ret = rule_step_error(rule, ctx, err, errlen);
-		goto out;
-	}
-	sqlite3_finalize(st);
-	st = NULL;
 	for (size_t i = 0; i < s->n; i++) {
 		const struct device_copies *d = &s->devices[i];
 		int64_t count = d->dir[HTOD].count + d->dir[DTOH].count;
@@ -245,28 +252,12 @@ static int pageable_memcpy_begin(const struct rule *rule, struct rule_context *c
 	}
 	if (!any)
 		goto out;
-
-	ret = rule_prepare(rule, ctx, gpus_sql, &st, err, errlen);
+	ret = rule_query(rule, ctx, gpus_sql, gpu_row, s, err, errlen);
 	if (ret < 0)
 		goto out;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct device_copies *d;
-
-		if (sqlite3_column_type(st, 2) == SQLITE_NULL)
-			continue;
-		d = device_get(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
-		d->major = sqlite3_column_int(st, 2);
-		d->minor = sqlite3_column_int(st, 3);
-	}
-	if (rc != SQLITE_DONE) {
-		ret = rule_step_error(rule, ctx, err, errlen);
-		goto out;
-	}
-
 	*visitor = (struct gap_visitor){ .api = API_COPY, .fn = on_copy, .arg = s };
 	s->walked = 1;
 out:
-	sqlite3_finalize(st);
 	if (ret < 0) {
 		key_index_release(&s->device_index);
 		free(s->devices);

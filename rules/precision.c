@@ -310,32 +310,28 @@ static void state_free(struct precision_state *s)
 	free(s);
 }
 
+/* A device's compute capability from the trace's GPU table. */
+static void gpu_row(sqlite3_stmt *row, void *arg)
+{
+	struct device_precision *d = device_get(arg, sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1));
+
+	d->arch = arch_of(sqlite3_column_int(row, 2), sqlite3_column_int(row, 3));
+	d->known = 1;
+}
+
 static int precision_begin(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
 			   void **state, char *err, size_t errlen)
 {
 	struct precision_state *s = xcalloc(1, sizeof(*s));
-	sqlite3_stmt *st = NULL;
-	int ret, rc;
+	int ret;
 
 	s->ctx = ctx;
 	kernel_groups_init(&s->kernels, sizeof(struct kernel_group));
 	s->default_arch = arch_of((int)rule_param(ctx, rule, "compute_major"), 0);
 	if (!s->default_arch)
 		s->default_arch = &arch_table[0];
-	ret = rule_prepare(rule, ctx, gpus_sql, &st, err, errlen);
-	if (ret < 0)
-		goto out;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct device_precision *d = device_get(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
-
-		d->arch = arch_of(sqlite3_column_int(st, 2), sqlite3_column_int(st, 3));
-		d->known = 1;
-	}
-	if (rc != SQLITE_DONE)
-		ret = rule_step_error(rule, ctx, err, errlen);
+	ret = rule_query(rule, ctx, gpus_sql, gpu_row, s, err, errlen);
 	*visitor = (struct gap_visitor){ .min_gap = 0, .fn = on_op, .arg = s };
-out:
-	sqlite3_finalize(st);
 	if (ret < 0) {
 		state_free(s);
 		s = NULL;

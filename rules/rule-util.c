@@ -33,6 +33,23 @@ int rule_step_error(const struct rule *rule, struct rule_context *ctx, char *err
 	return -EIO;
 }
 
+int rule_query(const struct rule *rule, struct rule_context *ctx, const char *sql, rule_row_fn *row, void *arg,
+	       char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int ret = rule_prepare(rule, ctx, sql, &st, err, errlen);
+	int rc;
+
+	if (ret < 0)
+		return ret;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		row(st, arg);
+	if (rc != SQLITE_DONE)
+		ret = rule_step_error(rule, ctx, err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
 const char *rule_column_text(sqlite3_stmt *stmt, int col)
 {
 	const unsigned char *s = sqlite3_column_text(stmt, col);

@@ -18,6 +18,10 @@ int rule_prepare(const struct rule *rule, struct rule_context *ctx, const char *
 		 sqlite3_stmt **stmt, char *err, size_t errlen);
 /* After sqlite3_step() returned neither SQLITE_ROW nor SQLITE_DONE: fill err, return -EIO. */
 int rule_step_error(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen);
+/* Run sql on the trace and hand each row to row(); 0, or a negative error with one line in err. */
+typedef void rule_row_fn(sqlite3_stmt *row, void *arg);
+int rule_query(const struct rule *rule, struct rule_context *ctx, const char *sql, rule_row_fn *row, void *arg,
+	       char *err, size_t errlen);
 /* sqlite3_column_text() that never returns NULL. */
 const char *rule_column_text(sqlite3_stmt *stmt, int col);
 

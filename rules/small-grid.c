@@ -166,35 +166,37 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	kernel_groups_evidence(&s->kernels, f, ctx, trace_id, device, kernel_line, "kernel");
 }
 
+static void state_free(struct grid_state *s)
+{
+	key_index_release(&s->device_index);
+	kernel_groups_release(&s->kernels);
+	free(s->devices);
+	free(s);
+}
+
+/* A device's SM count from the trace's GPU table. */
+static void gpu_row(sqlite3_stmt *row, void *arg)
+{
+	struct device_grid *d = device_get(arg, sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1));
+
+	d->sms = sqlite3_column_int64(row, 2);
+	d->known = 1;
+}
+
 /* The SM counts first; then every kernel from the walk. */
 static int small_grid_begin(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
 			    void **state, char *err, size_t errlen)
 {
 	struct grid_state *s = xcalloc(1, sizeof(*s));
-	sqlite3_stmt *st = NULL;
-	int ret, rc;
+	int ret;
 
 	kernel_groups_init(&s->kernels, sizeof(struct small_kernel));
 	s->default_sms = (int64_t)rule_param(ctx, rule, "sm_count");
 	s->min_kernel_ns = rule_param(ctx, rule, "min_kernel_us") * 1e3;
-	ret = rule_prepare(rule, ctx, gpus_sql, &st, err, errlen);
-	if (ret < 0)
-		goto out;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct device_grid *d = device_get(s, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1));
-
-		d->sms = sqlite3_column_int64(st, 2);
-		d->known = 1;
-	}
-	if (rc != SQLITE_DONE)
-		ret = rule_step_error(rule, ctx, err, errlen);
+	ret = rule_query(rule, ctx, gpus_sql, gpu_row, s, err, errlen);
 	*visitor = (struct gap_visitor){ .min_gap = 0, .fn = on_op, .arg = s };
-out:
-	sqlite3_finalize(st);
 	if (ret < 0) {
-		key_index_release(&s->device_index);
-		free(s->devices);
-		free(s);
+		state_free(s);
 		s = NULL;
 	}
 	*state = s;
@@ -224,10 +226,7 @@ static int small_grid_finish(const struct rule *rule, struct rule_context *ctx, 
 	}
 out:
 	rule_clock_release(&clock);
-	key_index_release(&s->device_index);
-	kernel_groups_release(&s->kernels);
-	free(s->devices);
-	free(s);
+	state_free(s);
 	return ret;
 }
 

@@ -163,14 +163,27 @@ static void memcpy_state_free(struct memcpy_state *s)
 	free(s);
 }
 
+/* Whether a trace of calls_sql has min_copies blocking copies. */
+struct enough_copies {
+	double min_copies;
+	int any;
+};
+
+static void calls_row(sqlite3_stmt *row, void *arg)
+{
+	struct enough_copies *e = arg;
+
+	if ((double)sqlite3_column_int64(row, 1) >= e->min_copies)
+		e->any = 1;
+}
+
 static int sync_memcpy_begin(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
 			     void **state, char *err, size_t errlen)
 {
-	double min_copies = rule_param(ctx, rule, "min_copies");
+	struct enough_copies enough = { rule_param(ctx, rule, "min_copies"), 0 };
 	struct memcpy_state *s = xcalloc(1, sizeof(*s));
-	sqlite3_stmt *st = NULL;
 	char *filter, *sql;
-	int ret, rc, any = 0;
+	int ret;
 
 	s->names = &s->own_names;
 	ret = api_names_load(rule, ctx, &s->own_names, err, errlen);
@@ -179,18 +192,9 @@ static int sync_memcpy_begin(const struct rule *rule, struct rule_context *ctx, 
 	filter = api_names_sql(s->names, API_BLOCKING_COPY);
 	sql = sqlite3_mprintf(calls_sql, filter);
 	sqlite3_free(filter);
-	ret = rule_prepare(rule, ctx, sql, &st, err, errlen);
+	ret = rule_query(rule, ctx, sql, calls_row, &enough, err, errlen);
 	sqlite3_free(sql);
-	if (ret < 0)
-		goto out;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if ((double)sqlite3_column_int64(st, 1) >= min_copies)
-			any = 1;
-	if (rc != SQLITE_DONE) {
-		ret = rule_step_error(rule, ctx, err, errlen);
-		goto out;
-	}
-	if (!any)
+	if (ret < 0 || !enough.any)
 		goto out;
 	/* Every operation, for the copies; drains are gaps of at least min_gap_us. */
 	s->min_gap = (int64_t)(rule_param(ctx, rule, "min_gap_us") * 1e3);
@@ -199,7 +203,6 @@ static int sync_memcpy_begin(const struct rule *rule, struct rule_context *ctx, 
 	*visitor = (struct gap_visitor){ .min_gap = 0, .fn = on_op, .arg = s };
 	s->walked = 1;
 out:
-	sqlite3_finalize(st);
 	if (ret < 0) {
 		memcpy_state_free(s);
 		s = NULL;
