@@ -197,9 +197,22 @@ static void kernel_line(struct finding *f, struct rule_context *ctx, const void 
 			 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id), k->launches, plural_es(k->launches), fmt_duration(&t2, k->ns));
 }
 
-static void report_device(const struct rule *rule, struct rule_context *ctx, struct fusion_state *s,
-			  const struct device_fusion *d, const struct rule_clock *clock)
+/* A device whose chains' saving reaches min_gpu_pct of its kernel time. */
+static int wanted(const struct rule *rule, struct rule_context *ctx, void *state, const void *record)
 {
+	const struct device_fusion *d = record;
+
+	(void)state;
+	if (!d->chains || (double)d->saving * 100.0 < rule_param(ctx, rule, "min_gpu_pct") * (double)d->kernel_ns)
+		return 0;
+	return 1;
+}
+
+static void report_device(const struct rule *rule, struct rule_context *ctx, void *state, const void *record,
+			  const struct rule_clock *clock)
+{
+	struct fusion_state *s = state;
+	const struct device_fusion *d = record;
 	int64_t trace_id = d->key.trace_id, device = d->key.device;
 	struct rule_text t1, t2, t3;
 	struct finding *f;
@@ -270,27 +283,15 @@ static void close_open_chains(struct fusion_state *s)
 static int fusion_finish(const struct rule *rule, struct rule_context *ctx, void *state,
 			 const struct gap_walk *walk, char *err, size_t errlen)
 {
-	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
 	struct fusion_state *s = state;
-	struct rule_clock clock = { 0 };
 	int ret = 0;
 
-	if (!walk)
-		goto out;
-	close_open_chains(s);
-	kernel_groups_rank(&s->kernels);
-	for (size_t i = 0; i < s->ndevices; i++) {
-		const struct device_fusion *d = &s->devices[i];
-
-		if (!d->chains || (double)d->saving * 100.0 < min_gpu_pct * (double)d->kernel_ns)
-			continue;
-		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
-		if (ret < 0)
-			goto out;
-		report_device(rule, ctx, s, d, &clock);
+	if (walk) {
+		close_open_chains(s);
+		kernel_groups_rank(&s->kernels);
+		ret = rule_report_each(rule, ctx, s, s->devices, s->ndevices, sizeof(*s->devices), wanted,
+				       report_device, err, errlen);
 	}
-out:
-	rule_clock_release(&clock);
 	state_free(s);
 	return ret;
 }

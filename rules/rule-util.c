@@ -112,6 +112,27 @@ int64_t rule_clock_span(const struct rule_clock *clock, int64_t trace_id)
 	return clock->span_end[trace_id] - clock->span_start[trace_id];
 }
 
+int rule_report_each(const struct rule *rule, struct rule_context *ctx, void *state, const void *records,
+		     size_t n, size_t size, rule_wanted_fn *wanted, rule_report_fn *report, char *err,
+		     size_t errlen)
+{
+	struct rule_clock clock = { 0 };
+	int ret = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const void *record = (const char *)records + i * size;
+
+		if (!wanted(rule, ctx, state, record))
+			continue;
+		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
+		if (ret < 0)
+			break;
+		report(rule, ctx, state, record, &clock);
+	}
+	rule_clock_release(&clock);
+	return ret;
+}
+
 enum finding_severity rule_severity(int64_t recoverable_ns, int64_t span_ns)
 {
 	if (span_ns <= 0)

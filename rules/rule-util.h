@@ -70,6 +70,18 @@ void rule_clock_release(struct rule_clock *clock);
 int64_t rule_clock_span(const struct rule_clock *clock, int64_t trace_id);
 
 /*
+ * A rule's findings per record (its devices, say: n of them, size bytes apart): report() for each
+ * one that wanted() accepts, with the clock read at the first (rule_clock_once) and released after.
+ * state is the rule's, passed on. Returns 0, or a negative error with one line in err.
+ */
+typedef int rule_wanted_fn(const struct rule *rule, struct rule_context *ctx, void *state, const void *record);
+typedef void rule_report_fn(const struct rule *rule, struct rule_context *ctx, void *state, const void *record,
+			    const struct rule_clock *clock);
+int rule_report_each(const struct rule *rule, struct rule_context *ctx, void *state, const void *records,
+		     size_t n, size_t size, rule_wanted_fn *wanted, rule_report_fn *report, char *err,
+		     size_t errlen);
+
+/*
  * Records kept per key in one growing array (a rule's devices, kernels, streams), dense in the
  * key_index's order of first appearance: the index of key's record. items is the address of the
  * array's pointer, *count its records, size one record's bytes; a new key's record is added zeroed,

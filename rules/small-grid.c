@@ -129,9 +129,22 @@ static void kernel_line(struct finding *f, struct rule_context *ctx, const void 
 			 fmt_duration(&t3, (int64_t)k->group.weight));
 }
 
-static void report_device(const struct rule *rule, struct rule_context *ctx, struct grid_state *s,
-			  const struct device_grid *d, const struct rule_clock *clock)
+/* A device whose small grids leave min_waste_pct of its kernel time idle. */
+static int wanted(const struct rule *rule, struct rule_context *ctx, void *state, const void *record)
 {
+	const struct device_grid *d = record;
+
+	(void)state;
+	if (!d->launches || d->waste * 100.0 < rule_param(ctx, rule, "min_waste_pct") * (double)d->kernel_ns)
+		return 0;
+	return 1;
+}
+
+static void report_device(const struct rule *rule, struct rule_context *ctx, void *state, const void *record,
+			  const struct rule_clock *clock)
+{
+	struct grid_state *s = state;
+	const struct device_grid *d = record;
 	int64_t trace_id = d->key.trace_id, device = d->key.device;
 	struct owner_weights owners = { 0 };
 	size_t names = kernel_groups_owners(&s->kernels, ctx, trace_id, device, &owners);
@@ -206,26 +219,14 @@ static int small_grid_begin(const struct rule *rule, struct rule_context *ctx, s
 static int small_grid_finish(const struct rule *rule, struct rule_context *ctx, void *state,
 			     const struct gap_walk *walk, char *err, size_t errlen)
 {
-	double min_waste_pct = rule_param(ctx, rule, "min_waste_pct");
 	struct grid_state *s = state;
-	struct rule_clock clock = { 0 };
 	int ret = 0;
 
-	if (!walk)
-		goto out;
-	kernel_groups_rank(&s->kernels);
-	for (size_t i = 0; i < s->ndevices; i++) {
-		const struct device_grid *d = &s->devices[i];
-
-		if (!d->launches || d->waste * 100.0 < min_waste_pct * (double)d->kernel_ns)
-			continue;
-		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
-		if (ret < 0)
-			goto out;
-		report_device(rule, ctx, s, d, &clock);
+	if (walk) {
+		kernel_groups_rank(&s->kernels);
+		ret = rule_report_each(rule, ctx, s, s->devices, s->ndevices, sizeof(*s->devices), wanted,
+				       report_device, err, errlen);
 	}
-out:
-	rule_clock_release(&clock);
 	state_free(s);
 	return ret;
 }

@@ -123,9 +123,23 @@ static void kernel_line(struct finding *f, struct rule_context *ctx, const void 
 			 fmt_duration(&t3, (int64_t)k->durations.sum));
 }
 
-static void report_device(const struct rule *rule, struct rule_context *ctx, struct small_state *s,
-			  struct device_small *d, const struct rule_clock *clock)
+/* A device with min_launches small launches, or whose small kernels take min_gpu_pct of its time. */
+static int wanted(const struct rule *rule, struct rule_context *ctx, void *state, const void *record)
 {
+	const struct device_small *d = record;
+
+	(void)state;
+	if (!d->small || ((double)d->small < rule_param(ctx, rule, "min_launches") &&
+			  (double)d->small_ns * 100.0 < rule_param(ctx, rule, "min_gpu_pct") * (double)d->kernel_ns))
+		return 0;
+	return 1;
+}
+
+static void report_device(const struct rule *rule, struct rule_context *ctx, void *state, const void *record,
+			  const struct rule_clock *clock)
+{
+	struct small_state *s = state;
+	const struct device_small *d = record;
 	int64_t trace_id = d->key.trace_id, device = d->key.device;
 	struct rule_text t1, t2, t3, t4;
 	struct owner_weights owners = { 0 };
@@ -254,29 +268,16 @@ static void state_free(struct small_state *s)
 static int small_kernels_finish(const struct rule *rule, struct rule_context *ctx, void *state,
 				const struct gap_walk *walk, char *err, size_t errlen)
 {
-	double min_launches = rule_param(ctx, rule, "min_launches");
-	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
 	struct small_state *s = state;
-	struct rule_clock clock = { 0 };
 	int ret = 0;
 
-	if (!walk)
-		goto out;
-	launch_costs(s, rule_param(ctx, rule, "launch_ratio"), rule_param(ctx, rule, "max_duration_us") * 1e3);
-	find_small(s);
-	for (size_t i = 0; i < s->ndevices; i++) {
-		struct device_small *d = &s->devices[i];
-
-		if (!d->small || ((double)d->small < min_launches &&
-				  (double)d->small_ns * 100.0 < min_gpu_pct * (double)d->kernel_ns))
-			continue;
-		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
-		if (ret < 0)
-			goto out;
-		report_device(rule, ctx, s, d, &clock);
+	if (walk) {
+		launch_costs(s, rule_param(ctx, rule, "launch_ratio"),
+			     rule_param(ctx, rule, "max_duration_us") * 1e3);
+		find_small(s);
+		ret = rule_report_each(rule, ctx, s, s->devices, s->ndevices, sizeof(*s->devices), wanted,
+				       report_device, err, errlen);
 	}
-out:
-	rule_clock_release(&clock);
 	state_free(s);
 	return ret;
 }
