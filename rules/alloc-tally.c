@@ -99,8 +99,8 @@ void alloc_tally_call(const struct gap_call *call, void *arg)
 
 static struct alloc_device *device_get(struct alloc_tally *t, int64_t trace_id, int64_t device)
 {
-	return rule_device_get(&t->device_index, trace_id, device, &t->devices, &t->ndevices, sizeof(*t->devices),
-			       NULL);
+	return rule_device_get(&t->device_index, trace_id, device, &t->devices, &t->ndevices,
+			       sizeof(*t->devices), NULL);
 }
 
 /* Match a host-wait gap with the pending time in calls: allocation calls first, then pinning. */
@@ -201,8 +201,8 @@ const struct alloc_trace *alloc_tally_trace(const struct alloc_tally *tally, int
 
 int64_t alloc_tally_device_claim(const struct alloc_tally *tally, int64_t trace_id, int64_t device)
 {
-	const struct alloc_device *d = rule_device_find(&tally->device_index, trace_id, device, tally->devices,
-							sizeof(*tally->devices));
+	const struct alloc_device *d = rule_device_find(&tally->device_index, trace_id, device,
+							tally->devices, sizeof(*tally->devices));
 
 	return d ? d->claim : 0;
 }

@@ -64,7 +64,7 @@ struct fusion_state {
 	signed char *candidate;		/* by name_index: 1 a chainable kernel, 0 not */
 	enum kernel_owner *owner;	/* by name_index */
 	size_t nnames;
-	struct kernel_groups kernels;	/* the kernels found in chains, weighted by their time there */
+	struct kernel_groups kernels;	/* the kernels in chains, weighted by their time there */
 };
 
 static int elementwise(const char *name)
@@ -102,8 +102,8 @@ static size_t name_slot(struct fusion_state *s, int64_t trace_id, int64_t name_i
 
 static struct device_fusion *device_get(struct fusion_state *s, int64_t trace_id, int64_t device)
 {
-	return rule_device_get(&s->device_index, trace_id, device, &s->devices, &s->ndevices, sizeof(*s->devices),
-			       NULL);
+	return rule_device_get(&s->device_index, trace_id, device, &s->devices, &s->ndevices,
+			       sizeof(*s->devices), NULL);
 }
 
 static void kernel_add(struct fusion_state *s, int64_t trace_id, int64_t device, int64_t name_id, int64_t ns)
@@ -194,22 +194,22 @@ static void kernel_line(struct finding *f, struct rule_context *ctx, const void 
 	struct rule_text t1, t2;
 
 	finding_evidence(f, "%s: %" PRId64 " launch%s in chains, %s",
-			 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id), k->launches, plural_es(k->launches), fmt_duration(&t2, k->ns));
+			 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id), k->launches,
+			 plural_es(k->launches), fmt_duration(&t2, k->ns));
 }
 
 /* A device whose chains' saving reaches min_gpu_pct of its kernel time. */
-static int wanted(const struct rule *rule, struct rule_context *ctx, void *state, const void *record)
+static int wanted(const struct rule *rule, struct rule_context *ctx, const void *record)
 {
 	const struct device_fusion *d = record;
 
-	(void)state;
-	if (!d->chains || (double)d->saving * 100.0 < rule_param(ctx, rule, "min_gpu_pct") * (double)d->kernel_ns)
-		return 0;
-	return 1;
+	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
+
+	return d->chains && (double)d->saving * 100.0 >= min_gpu_pct * (double)d->kernel_ns;
 }
 
-static void report_device(const struct rule *rule, struct rule_context *ctx, void *state, const void *record,
-			  const struct rule_clock *clock)
+static void report_device(const struct rule *rule, struct rule_context *ctx, void *state,
+			  const void *record, const struct rule_clock *clock)
 {
 	struct fusion_state *s = state;
 	const struct device_fusion *d = record;
@@ -289,8 +289,8 @@ static int fusion_finish(const struct rule *rule, struct rule_context *ctx, void
 	if (walk) {
 		close_open_chains(s);
 		kernel_groups_rank(&s->kernels);
-		ret = rule_report_each(rule, ctx, s, s->devices, s->ndevices, sizeof(*s->devices), wanted,
-				       report_device, err, errlen);
+		ret = rule_report_each(rule, ctx, s, s->devices, s->ndevices, sizeof(*s->devices),
+				       wanted, report_device, err, errlen);
 	}
 	state_free(s);
 	return ret;

@@ -79,8 +79,8 @@ struct idle_state {
 static struct device_idle *device_get(struct idle_state *s, int64_t trace_id, int64_t device)
 {
 	int created;
-	struct device_idle *d = rule_device_get(&s->device_index, trace_id, device, &s->devices, &s->ndevices,
-						sizeof(*s->devices), &created);
+	struct device_idle *d = rule_device_get(&s->device_index, trace_id, device, &s->devices,
+						&s->ndevices, sizeof(*s->devices), &created);
 
 	if (!created)
 		return d;
@@ -604,8 +604,8 @@ static int idle_gaps_finish(const struct rule *rule, struct rule_context *ctx, v
 								    s->devices[i].key.device);
 	for (size_t i = 0; i < walk->ndevices; i++) {
 		const struct gap_device *dev = &walk->devices[i];
-		const struct device_idle *d = rule_device_find(&s->device_index, dev->trace_id, dev->device,
-							       s->devices, sizeof(*s->devices));
+		const struct device_idle *d = rule_device_find(&s->device_index, dev->trace_id,
+							       dev->device, s->devices, sizeof(*s->devices));
 
 		if (!d || !qualifies(d, dev, min_idle_pct))
 			continue;

@@ -13,12 +13,13 @@ void kernel_groups_init(struct kernel_groups *groups, size_t size)
 	groups->size = size;
 }
 
-void *kernel_groups_get(struct kernel_groups *groups, int64_t trace_id, int64_t device, int64_t name_id,
-			int *created)
+void *kernel_groups_get(struct kernel_groups *groups, int64_t trace_id, int64_t device,
+			int64_t name_id, int *created)
 {
 	int64_t key[KEY_INDEX_WORDS] = { trace_id, device, name_id };
 	int added;
-	size_t i = rule_slot(&groups->index, key, &groups->items, &groups->count, groups->size, &added);
+	size_t i = rule_slot(&groups->index, key, &groups->items, &groups->count, groups->size,
+			     &added);
 	struct kernel_group *k = kernel_groups_at(groups, i);
 
 	if (added) {
@@ -44,7 +45,8 @@ void kernel_groups_keep(struct kernel_groups *groups, int (*keep)(const void *re
 		if (!keep(kernel_groups_at(groups, i)))
 			continue;
 		if (kept != i)
-			memcpy(kernel_groups_at(groups, kept), kernel_groups_at(groups, i), groups->size);
+			memcpy(kernel_groups_at(groups, kept), kernel_groups_at(groups, i),
+			       groups->size);
 		kept++;
 	}
 	groups->count = kept;
@@ -73,8 +75,8 @@ void kernel_groups_release(struct kernel_groups *groups)
 	groups->count = 0;
 }
 
-size_t kernel_groups_owners(const struct kernel_groups *groups, struct rule_context *ctx, int64_t trace_id,
-			    int64_t device, struct owner_weights *owners)
+size_t kernel_groups_owners(const struct kernel_groups *groups, struct rule_context *ctx,
+			    int64_t trace_id, int64_t device, struct owner_weights *owners)
 {
 	size_t n = 0;
 
@@ -89,8 +91,9 @@ size_t kernel_groups_owners(const struct kernel_groups *groups, struct rule_cont
 	return n;
 }
 
-void kernel_groups_evidence(const struct kernel_groups *groups, struct finding *f, struct rule_context *ctx,
-			    int64_t trace_id, int64_t device, kernel_line_fn *line, const char *what)
+void kernel_groups_evidence(const struct kernel_groups *groups, struct finding *f,
+			    struct rule_context *ctx, int64_t trace_id, int64_t device, kernel_line_fn *line,
+			    const char *what)
 {
 	size_t names = 0;
 

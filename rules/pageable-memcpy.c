@@ -76,8 +76,8 @@ struct pageable_state {
 static struct device_copies *device_get(struct pageable_state *s, int64_t trace_id, int64_t device)
 {
 	int created;
-	struct device_copies *d = rule_device_get(&s->device_index, trace_id, device, &s->devices, &s->n,
-						  sizeof(*s->devices), &created);
+	struct device_copies *d = rule_device_get(&s->device_index, trace_id, device, &s->devices,
+						  &s->n, sizeof(*s->devices), &created);
 
 	if (created)
 		d->major = d->minor = -1;
@@ -199,7 +199,8 @@ static int on_copy(const struct gap *g, void *arg)
 static void totals_row(sqlite3_stmt *row, void *arg)
 {
 	struct pageable_state *s = arg;
-	struct device_copies *d = device_get(s, sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1));
+	struct device_copies *d = device_get(s, sqlite3_column_int64(row, 0),
+					     sqlite3_column_int64(row, 1));
 	struct direction *dir = &d->dir[sqlite3_column_int(row, 2) == 1 ? HTOD : DTOH];
 
 	if (sqlite3_column_int(row, 3)) {

@@ -193,7 +193,8 @@ static double kept_share(const struct arch_peaks *a, int half)
 static int program_only(const struct owner_weights *owners)
 {
 	for (int o = 0; o < NR_KERNEL_OWNERS; o++)
-		if ((owners->seen & (1u << o)) && kernel_owner_kind((enum kernel_owner)o) != OWNER_KIND_PROGRAM)
+		if ((owners->seen & (1u << o)) &&
+		    kernel_owner_kind((enum kernel_owner)o) != OWNER_KIND_PROGRAM)
 			return 0;
 	return 1;
 }
@@ -313,7 +314,8 @@ static void state_free(struct precision_state *s)
 /* A device's compute capability from the trace's GPU table. */
 static void gpu_row(sqlite3_stmt *row, void *arg)
 {
-	struct device_precision *d = device_get(arg, sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1));
+	struct device_precision *d = device_get(arg, sqlite3_column_int64(row, 0),
+						sqlite3_column_int64(row, 1));
 
 	d->arch = arch_of(sqlite3_column_int(row, 2), sqlite3_column_int(row, 3));
 	d->known = 1;

@@ -33,8 +33,8 @@ int rule_step_error(const struct rule *rule, struct rule_context *ctx, char *err
 	return -EIO;
 }
 
-int rule_query(const struct rule *rule, struct rule_context *ctx, const char *sql, rule_row_fn *row, void *arg,
-	       char *err, size_t errlen)
+int rule_query(const struct rule *rule, struct rule_context *ctx, const char *sql, rule_row_fn *row,
+	       void *arg, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	int ret = rule_prepare(rule, ctx, sql, &st, err, errlen);
@@ -112,9 +112,9 @@ int64_t rule_clock_span(const struct rule_clock *clock, int64_t trace_id)
 	return clock->span_end[trace_id] - clock->span_start[trace_id];
 }
 
-int rule_report_each(const struct rule *rule, struct rule_context *ctx, void *state, const void *records,
-		     size_t n, size_t size, rule_wanted_fn *wanted, rule_report_fn *report, char *err,
-		     size_t errlen)
+int rule_report_each(const struct rule *rule, struct rule_context *ctx, void *state,
+		     const void *records, size_t n, size_t size, rule_wanted_fn *wanted,
+		     rule_report_fn *report, char *err, size_t errlen)
 {
 	struct rule_clock clock = { 0 };
 	int ret = 0;
@@ -122,7 +122,7 @@ int rule_report_each(const struct rule *rule, struct rule_context *ctx, void *st
 	for (size_t i = 0; i < n; i++) {
 		const void *record = (const char *)records + i * size;
 
-		if (!wanted(rule, ctx, state, record))
+		if (!wanted(rule, ctx, record))
 			continue;
 		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
 		if (ret < 0)
@@ -460,8 +460,8 @@ size_t rule_slot(struct key_index *index, const int64_t *key, void *items, size_
 	return i;
 }
 
-void *rule_device_get(struct key_index *index, int64_t trace_id, int64_t device, void *items, size_t *count,
-		      size_t size, int *created)
+void *rule_device_get(struct key_index *index, int64_t trace_id, int64_t device, void *items,
+		      size_t *count, size_t size, int *created)
 {
 	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
 	int added;
@@ -478,8 +478,8 @@ void *rule_device_get(struct key_index *index, int64_t trace_id, int64_t device,
 	return d;
 }
 
-void *rule_device_find(const struct key_index *index, int64_t trace_id, int64_t device, const void *items,
-		       size_t size)
+void *rule_device_find(const struct key_index *index, int64_t trace_id, int64_t device,
+		       const void *items, size_t size)
 {
 	int64_t key[KEY_INDEX_WORDS] = { trace_id, device };
 	size_t i = key_index_find(index, key);

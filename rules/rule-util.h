@@ -20,8 +20,8 @@ int rule_prepare(const struct rule *rule, struct rule_context *ctx, const char *
 int rule_step_error(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen);
 /* Run sql on the trace and hand each row to row(); 0, or a negative error with one line in err. */
 typedef void rule_row_fn(sqlite3_stmt *row, void *arg);
-int rule_query(const struct rule *rule, struct rule_context *ctx, const char *sql, rule_row_fn *row, void *arg,
-	       char *err, size_t errlen);
+int rule_query(const struct rule *rule, struct rule_context *ctx, const char *sql, rule_row_fn *row,
+	       void *arg, char *err, size_t errlen);
 /* sqlite3_column_text() that never returns NULL. */
 const char *rule_column_text(sqlite3_stmt *stmt, int col);
 
@@ -71,15 +71,15 @@ int64_t rule_clock_span(const struct rule_clock *clock, int64_t trace_id);
 
 /*
  * A rule's findings per record (its devices, say: n of them, size bytes apart): report() for each
- * one that wanted() accepts, with the clock read at the first (rule_clock_once) and released after.
- * state is the rule's, passed on. Returns 0, or a negative error with one line in err.
+ * one that wanted() accepts, with the clock read at the first (rule_clock_once) and released after;
+ * state is the rule's, for report(). Returns 0, or a negative error with one line in err.
  */
-typedef int rule_wanted_fn(const struct rule *rule, struct rule_context *ctx, void *state, const void *record);
-typedef void rule_report_fn(const struct rule *rule, struct rule_context *ctx, void *state, const void *record,
-			    const struct rule_clock *clock);
-int rule_report_each(const struct rule *rule, struct rule_context *ctx, void *state, const void *records,
-		     size_t n, size_t size, rule_wanted_fn *wanted, rule_report_fn *report, char *err,
-		     size_t errlen);
+typedef int rule_wanted_fn(const struct rule *rule, struct rule_context *ctx, const void *record);
+typedef void rule_report_fn(const struct rule *rule, struct rule_context *ctx, void *state,
+			    const void *record, const struct rule_clock *clock);
+int rule_report_each(const struct rule *rule, struct rule_context *ctx, void *state,
+		     const void *records, size_t n, size_t size, rule_wanted_fn *wanted,
+		     rule_report_fn *report, char *err, size_t errlen);
 
 /*
  * Records kept per key in one growing array (a rule's devices, kernels, streams), dense in the
@@ -92,17 +92,17 @@ size_t rule_slot(struct key_index *index, const int64_t *key, void *items, size_
 
 /*
  * A rule's per-device records, in rule_slot()'s array: each starts with a struct rule_device, and
- * rule_device_get() returns the record of (trace_id, device), a new one zeroed but for its key (with
- * *created set; created may be NULL).
+ * rule_device_get() returns the record of (trace_id, device), a new one zeroed but for its key
+ * (with *created set; created may be NULL).
  */
 struct rule_device {
 	int64_t trace_id, device;
 };
-void *rule_device_get(struct key_index *index, int64_t trace_id, int64_t device, void *items, size_t *count,
-		      size_t size, int *created);
+void *rule_device_get(struct key_index *index, int64_t trace_id, int64_t device, void *items,
+		      size_t *count, size_t size, int *created);
 /* The record of (trace_id, device) in items (the array itself), or NULL when it has none. */
-void *rule_device_find(const struct key_index *index, int64_t trace_id, int64_t device, const void *items,
-		       size_t size);
+void *rule_device_find(const struct key_index *index, int64_t trace_id, int64_t device,
+		       const void *items, size_t size);
 
 /* Critical from 20% of the span, warning from 5%, info below. */
 enum finding_severity rule_severity(int64_t recoverable_ns, int64_t span_ns);

@@ -66,8 +66,8 @@ struct grid_state {
 static struct device_grid *device_get(struct grid_state *s, int64_t trace_id, int64_t device)
 {
 	int created;
-	struct device_grid *d = rule_device_get(&s->device_index, trace_id, device, &s->devices, &s->ndevices,
-						sizeof(*s->devices), &created);
+	struct device_grid *d = rule_device_get(&s->device_index, trace_id, device, &s->devices,
+						&s->ndevices, sizeof(*s->devices), &created);
 
 	if (created)
 		d->sms = s->default_sms;
@@ -121,27 +121,27 @@ static void kernel_line(struct finding *f, struct rule_context *ctx, const void 
 	if (k->min_blocks == k->max_blocks)
 		snprintf(t4.s, sizeof(t4.s), "%" PRId64 " blocks", k->min_blocks);
 	else
-		snprintf(t4.s, sizeof(t4.s), "%" PRId64 "-%" PRId64 " blocks", k->min_blocks, k->max_blocks);
+		snprintf(t4.s, sizeof(t4.s), "%" PRId64 "-%" PRId64 " blocks", k->min_blocks,
+			 k->max_blocks);
 	finding_evidence(f, "%s (%s): %" PRId64 " launch%s of %s, %s, idle SM time %s",
 			 rule_kernel_name(&t1, ctx, k->group.trace_id, k->group.name_id),
 			 kernel_owner_name(rule_kernel_owner(ctx, k->group.trace_id, k->group.name_id)),
-			 k->group.launches, plural_es(k->group.launches), t4.s, fmt_duration(&t2, k->group.ns),
-			 fmt_duration(&t3, (int64_t)k->group.weight));
+			 k->group.launches, plural_es(k->group.launches), t4.s,
+			 fmt_duration(&t2, k->group.ns), fmt_duration(&t3, (int64_t)k->group.weight));
 }
 
 /* A device whose small grids leave min_waste_pct of its kernel time idle. */
-static int wanted(const struct rule *rule, struct rule_context *ctx, void *state, const void *record)
+static int wanted(const struct rule *rule, struct rule_context *ctx, const void *record)
 {
 	const struct device_grid *d = record;
 
-	(void)state;
-	if (!d->launches || d->waste * 100.0 < rule_param(ctx, rule, "min_waste_pct") * (double)d->kernel_ns)
-		return 0;
-	return 1;
+	double min_waste_pct = rule_param(ctx, rule, "min_waste_pct");
+
+	return d->launches && d->waste * 100.0 >= min_waste_pct * (double)d->kernel_ns;
 }
 
-static void report_device(const struct rule *rule, struct rule_context *ctx, void *state, const void *record,
-			  const struct rule_clock *clock)
+static void report_device(const struct rule *rule, struct rule_context *ctx, void *state,
+			  const void *record, const struct rule_clock *clock)
 {
 	struct grid_state *s = state;
 	const struct device_grid *d = record;
@@ -190,7 +190,8 @@ static void state_free(struct grid_state *s)
 /* A device's SM count from the trace's GPU table. */
 static void gpu_row(sqlite3_stmt *row, void *arg)
 {
-	struct device_grid *d = device_get(arg, sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1));
+	struct device_grid *d = device_get(arg, sqlite3_column_int64(row, 0),
+					   sqlite3_column_int64(row, 1));
 
 	d->sms = sqlite3_column_int64(row, 2);
 	d->known = 1;
@@ -224,8 +225,8 @@ static int small_grid_finish(const struct rule *rule, struct rule_context *ctx, 
 
 	if (walk) {
 		kernel_groups_rank(&s->kernels);
-		ret = rule_report_each(rule, ctx, s, s->devices, s->ndevices, sizeof(*s->devices), wanted,
-				       report_device, err, errlen);
+		ret = rule_report_each(rule, ctx, s, s->devices, s->ndevices, sizeof(*s->devices),
+				       wanted, report_device, err, errlen);
 	}
 	state_free(s);
 	return ret;

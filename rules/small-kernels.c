@@ -76,8 +76,8 @@ extern const struct rule rule_idle_gaps;
 
 static struct device_small *device_get(struct small_state *s, int64_t trace_id, int64_t device)
 {
-	return rule_device_get(&s->device_index, trace_id, device, &s->devices, &s->ndevices, sizeof(*s->devices),
-			       NULL);
+	return rule_device_get(&s->device_index, trace_id, device, &s->devices, &s->ndevices,
+			       sizeof(*s->devices), NULL);
 }
 
 static int on_launch(const struct gap *g, void *arg)
@@ -123,20 +123,20 @@ static void kernel_line(struct finding *f, struct rule_context *ctx, const void 
 			 fmt_duration(&t3, (int64_t)k->durations.sum));
 }
 
-/* A device with min_launches small launches, or whose small kernels take min_gpu_pct of its time. */
-static int wanted(const struct rule *rule, struct rule_context *ctx, void *state, const void *record)
+/* A device with min_launches small launches, or small kernels taking min_gpu_pct of its time. */
+static int wanted(const struct rule *rule, struct rule_context *ctx, const void *record)
 {
 	const struct device_small *d = record;
 
-	(void)state;
-	if (!d->small || ((double)d->small < rule_param(ctx, rule, "min_launches") &&
-			  (double)d->small_ns * 100.0 < rule_param(ctx, rule, "min_gpu_pct") * (double)d->kernel_ns))
-		return 0;
-	return 1;
+	double min_launches = rule_param(ctx, rule, "min_launches");
+	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
+
+	return d->small && ((double)d->small >= min_launches ||
+			    (double)d->small_ns * 100.0 >= min_gpu_pct * (double)d->kernel_ns);
 }
 
-static void report_device(const struct rule *rule, struct rule_context *ctx, void *state, const void *record,
-			  const struct rule_clock *clock)
+static void report_device(const struct rule *rule, struct rule_context *ctx, void *state,
+			  const void *record, const struct rule_clock *clock)
 {
 	struct small_state *s = state;
 	const struct device_small *d = record;
@@ -275,8 +275,8 @@ static int small_kernels_finish(const struct rule *rule, struct rule_context *ct
 		launch_costs(s, rule_param(ctx, rule, "launch_ratio"),
 			     rule_param(ctx, rule, "max_duration_us") * 1e3);
 		find_small(s);
-		ret = rule_report_each(rule, ctx, s, s->devices, s->ndevices, sizeof(*s->devices), wanted,
-				       report_device, err, errlen);
+		ret = rule_report_each(rule, ctx, s, s->devices, s->ndevices, sizeof(*s->devices),
+				       wanted, report_device, err, errlen);
 	}
 	state_free(s);
 	return ret;

@@ -93,7 +93,8 @@ static int on_op(const struct gap *g, void *arg)
 	if (g->cause != GAP_SYNC_WAIT || g->end - g->start < s->min_gap ||
 	    !(api_class_of(g->blocker) & API_BLOCKING_COPY))
 		return 0;
-	d = rule_device_get(&s->drain_index, g->trace_id, g->device, &s->drains, &s->n, sizeof(*s->drains), NULL);
+	d = rule_device_get(&s->drain_index, g->trace_id, g->device, &s->drains, &s->n, sizeof(*s->drains),
+			    NULL);
 	d->count++;
 	d->idle += g->end - g->start;
 	return 0;
@@ -118,8 +119,8 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 {
 	int64_t trace_id = groups[0].trace_id, device = groups[0].device;
 	int64_t count = 0, host = 0, first = INT64_MAX, last = 0;
-	const struct device_drains *drains = rule_device_find(&s->drain_index, trace_id, device, s->drains,
-							     sizeof(*s->drains));
+	const struct device_drains *drains = rule_device_find(&s->drain_index, trace_id, device,
+							     s->drains, sizeof(*s->drains));
 	struct rule_text t1, t2, t3, t4;
 	int64_t idle;
 	struct finding *f;
