@@ -202,7 +202,6 @@ static void kernel_line(struct finding *f, struct rule_context *ctx, const void 
 static int wanted(const struct rule *rule, struct rule_context *ctx, const void *record)
 {
 	const struct device_fusion *d = record;
-
 	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
 
 	return d->chains && (double)d->saving * 100.0 >= min_gpu_pct * (double)d->kernel_ns;

@@ -134,7 +134,6 @@ static void kernel_line(struct finding *f, struct rule_context *ctx, const void 
 static int wanted(const struct rule *rule, struct rule_context *ctx, const void *record)
 {
 	const struct device_grid *d = record;
-
 	double min_waste_pct = rule_param(ctx, rule, "min_waste_pct");
 
 	return d->launches && d->waste * 100.0 >= min_waste_pct * (double)d->kernel_ns;

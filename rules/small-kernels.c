@@ -127,7 +127,6 @@ static void kernel_line(struct finding *f, struct rule_context *ctx, const void 
 static int wanted(const struct rule *rule, struct rule_context *ctx, const void *record)
 {
 	const struct device_small *d = record;
-
 	double min_launches = rule_param(ctx, rule, "min_launches");
 	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
 
