@@ -16,7 +16,6 @@
 #include "common/util.h"
 #include "rules/rule.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,19 +90,21 @@ struct export_command {
 	int no_findings;
 };
 
-/* One option into cmd: 0, or a usage error said (-1), or --help printed (1). */
-static int export_option(struct export_command *cmd, int c, char **argv)
+/* One option into cmd: 0, or -1 (said). */
+static int export_option(void *data, int c, const char *arg)
 {
+	struct export_command *cmd = data;
+
 	switch (c) {
 	case 'f':
-		cmd->opts.format = export_format_parse(optarg);
+		cmd->opts.format = export_format_parse(arg);
 		if (!cmd->opts.format) {
-			pr_err("unknown export format '%s'; use perfetto or chrome", optarg);
+			pr_err("unknown export format '%s'; use perfetto or chrome", arg);
 			return -1;
 		}
 		return 0;
 	case 'o':
-		cmd->output = optarg;
+		cmd->output = arg;
 		return 0;
 	case 'q':
 		progress_enabled = 0;
@@ -114,42 +115,34 @@ static int export_option(struct export_command *cmd, int c, char **argv)
 	case 'F':
 		cmd->no_findings = 1;
 		return 0;
-	case 'h':
-		fputs(usage_text, stdout);
-		return 1;
-	case ':':
-	default:
-		usage_option_error("export", USAGE_PLAIN, c, argv);
-		return -1;
 	}
+	return 0;
 }
+
+static const struct option export_options[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "gzip", no_argument, NULL, 'z' },
+	{ "no-findings", no_argument, NULL, 'F' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct usage_command export_usage = {
+	.name = "export", .help = usage_text, .shortopts = "f:o:zq", .longopts = export_options,
+	.option = export_option,
+};
 
 /* The options, then at least one trace: 0, or -1 (said), or 1 (--help printed). */
 static int export_parse(struct export_command *cmd, int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "gzip", no_argument, NULL, 'z' },
-		{ "no-findings", no_argument, NULL, 'F' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, ret;
+	int ret = usage_parse(&export_usage, cmd, argc, argv);
 
-	optind = 1;
-	opterr = 0;	/* one message of our own, not getopt's plus the usage */
-	while ((c = getopt_long(argc, argv, ":f:o:zqh", options, NULL)) != -1) {
-		ret = export_option(cmd, c, argv);
-		if (ret)
-			return ret;
-	}
-	if (optind >= argc) {
+	if (!ret && optind >= argc) {
 		pr_err("export needs at least one trace file; see 'gpt-trace export --help'");
 		return -1;
 	}
-	return 0;
+	return ret;
 }
 
 /* The output is neither an input trace nor a directory: 0 or -1 (said). */
@@ -215,7 +208,7 @@ int cmd_export(int argc, char **argv)
 
 	parsed = export_parse(&cmd, argc, argv);
 	if (parsed)
-		return parsed > 0 ? GPT_EXIT_OK : GPT_EXIT_USAGE;
+		return usage_status(parsed);
 	paths = trace_args_paths(argv + optind, argc - optind, &npaths);
 	if (!paths)
 		return GPT_EXIT_USAGE;

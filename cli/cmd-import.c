@@ -10,7 +10,6 @@
 #include "common/util.h"
 #include "import/kineto.h"
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -38,13 +37,6 @@ static const char usage_text[] =
 	"\n"
 	"exit status: 0 every input converted, 2 usage error or an input that cannot be converted\n"
 	"(nothing is written for it)\n";
-
-static const struct option long_options[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 static int has_suffix(const char *s, const char *suffix)
 {
@@ -124,48 +116,50 @@ static int import_one(const char *input, const char *output, int quiet)
 	return 0;
 }
 
-static int parse_options(int argc, char **argv, const char **output, int *quiet)
-{
-	int c;
+/* What the command line asked for. */
+struct import_command {
+	const char *output;
+	int quiet;
+};
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:qh", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			*output = optarg;
-			break;
-		case 'q':
-			*quiet = 1;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 1;
-		case ':':
-		default:
-			usage_option_error("import", USAGE_PLAIN, c, argv);
-			return -1;
-		}
-	}
-	if (optind >= argc) {
-		pr_err("no trace given; usage: gpt-trace import [options] TRACE.json[.gz]|FOLDER...");
-		return -1;
-	}
+/* One option into cmd: 0. */
+static int import_option(void *data, int c, const char *arg)
+{
+	struct import_command *cmd = data;
+
+	if (c == 'o')
+		cmd->output = arg;
+	else if (c == 'q')
+		cmd->quiet = 1;
 	return 0;
 }
 
+static const struct option import_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct usage_command import_usage = {
+	.name = "import", .args = USAGE_ARGS_TRACE, .help = usage_text, .shortopts = "o:q",
+	.longopts = import_options, .option = import_option,
+};
+
 int cmd_import(int argc, char **argv)
 {
-	const char *output = NULL;
+	struct import_command cmd = { 0 };
+	const char *output;
 	char **paths;
 	struct stat st;
-	int quiet = 0, ret, npaths = 0, to_dir;
+	int ret, npaths = 0, to_dir;
 
-	ret = parse_options(argc, argv, &output, &quiet);
+	ret = usage_parse(&import_usage, &cmd, argc, argv);
 	if (ret)
-		return ret > 0 ? GPT_EXIT_OK : GPT_EXIT_USAGE;
+		return usage_status(ret);
 	paths = trace_args_paths(argv + optind, argc - optind, &npaths);
 	if (!paths)
 		return GPT_EXIT_USAGE;
+	output = cmd.output;
 	to_dir = output && stat(output, &st) == 0 && S_ISDIR(st.st_mode);
 	if (output && npaths > 1 && !to_dir) {
 		pr_err("-o '%s' must be an existing folder when several traces are imported", output);
@@ -175,7 +169,7 @@ int cmd_import(int argc, char **argv)
 	for (int i = 0; i < npaths; i++) {
 		char *out = output && !to_dir ? xstrdup(output) : output_name(paths[i], to_dir ? output : NULL);
 
-		if (import_one(paths[i], out, quiet) < 0)
+		if (import_one(paths[i], out, cmd.quiet) < 0)
 			ret = -1;
 		free(out);
 	}

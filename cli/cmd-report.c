@@ -13,7 +13,6 @@
 #include "rules/memory.h"
 #include "rules/phases.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,10 +79,7 @@ static const struct option long_options[] = {
 	{ "ranks", no_argument, NULL, OPT_RANKS },
 	{ "no-ranks", no_argument, NULL, OPT_NO_RANKS },
 	{ "jobs", required_argument, NULL, 'j' },
-	{ "window", required_argument, NULL, 'w' },
-	{ "nvtx", required_argument, NULL, 'n' },
-	{ "kernel", required_argument, NULL, 'k' },
-	{ "help", no_argument, NULL, 'h' },
+	TRACE_ARGS_OPTIONS,
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -146,53 +142,56 @@ struct report_command {
 	int gate, timings, whole, ranks, jobs;
 };
 
-/* One option into cmd: 0, or a usage error said (-1), or --help printed (1). */
-static int report_option(struct report_command *cmd, int c, char **argv)
+/* One option into cmd: 0, or -1 (said). */
+static int report_option(void *data, int c, const char *arg)
 {
+	struct report_command *cmd = data;
 	char err[1024];
 
+	if (trace_args_option(&cmd->args, c, arg))
+		return 0;
 	switch (c) {
 	case 'f':
-		if (!strcmp(optarg, "html")) {
+		if (!strcmp(arg, "html")) {
 			cmd->opt.format = OUTPUT_FORMAT_HTML;
-		} else if (output_format_parse(optarg, &cmd->opt.format) < 0) {
-			pr_err("unknown format '%s': want text, markdown, json or html", optarg);
+		} else if (output_format_parse(arg, &cmd->opt.format) < 0) {
+			pr_err("unknown format '%s': want text, markdown, json or html", arg);
 			return -1;
 		}
 		return 0;
 	case 'o':
-		cmd->output = optarg;
+		cmd->output = arg;
 		return 0;
 	case 'c':
-		if (rule_config_load(cmd->config, optarg, err, sizeof(err)) < 0) {
+		if (rule_config_load(cmd->config, arg, err, sizeof(err)) < 0) {
 			pr_err("%s", err);
 			return -1;
 		}
 		return 0;
 	case 's':
-		if (rule_config_set(cmd->config, optarg, err, sizeof(err)) < 0) {
+		if (rule_config_set(cmd->config, arg, err, sizeof(err)) < 0) {
 			pr_err("%s", err);
 			return -1;
 		}
 		return 0;
 	case 'r':
-		if (!rule_find(optarg)) {
-			pr_err("unknown rule '%s'; 'gpt-trace rules' lists them", optarg);
+		if (!rule_find(arg)) {
+			pr_err("unknown rule '%s'; 'gpt-trace rules' lists them", arg);
 			return -1;
 		}
 		cmd->ids = xrealloc(cmd->ids, (cmd->nids + 1) * sizeof(*cmd->ids));
-		cmd->ids[cmd->nids++] = optarg;
+		cmd->ids[cmd->nids++] = arg;
 		return 0;
 	case OPT_COLOR:
-		if (strcmp(optarg, "auto") && strcmp(optarg, "always") && strcmp(optarg, "never")) {
-			pr_err("invalid --color '%s': want auto, always or never", optarg);
+		if (strcmp(arg, "auto") && strcmp(arg, "always") && strcmp(arg, "never")) {
+			pr_err("invalid --color '%s': want auto, always or never", arg);
 			return -1;
 		}
-		cmd->color = optarg;
+		cmd->color = arg;
 		return 0;
 	case OPT_FAIL_ON:
-		if (parse_severity(optarg, &cmd->fail_on) < 0) {
-			pr_err("invalid --fail-on '%s': want info, warning or critical", optarg);
+		if (parse_severity(arg, &cmd->fail_on) < 0) {
+			pr_err("invalid --fail-on '%s': want info, warning or critical", arg);
 			return -1;
 		}
 		cmd->gate = 1;
@@ -204,7 +203,7 @@ static int report_option(struct report_command *cmd, int c, char **argv)
 		cmd->timings = 1;
 		return 0;
 	case OPT_STEP:
-		cmd->step = optarg;
+		cmd->step = arg;
 		return 0;
 	case OPT_WHOLE:
 		cmd->whole = 1;
@@ -216,48 +215,20 @@ static int report_option(struct report_command *cmd, int c, char **argv)
 		cmd->ranks = 0;
 		return 0;
 	case 'j':
-		cmd->jobs = atoi(optarg);
+		cmd->jobs = atoi(arg);
 		if (cmd->jobs < 1) {
-			pr_err("invalid --jobs '%s': want a positive number", optarg);
+			pr_err("invalid --jobs '%s': want a positive number", arg);
 			return -1;
 		}
 		return 0;
-	case 'w':
-		cmd->args.window = optarg;
-		return 0;
-	case 'n':
-		cmd->args.nvtx = optarg;
-		return 0;
-	case 'k':
-		cmd->args.kernel = optarg;
-		return 0;
-	case 'h':
-		fputs(usage_text, stdout);
-		return 1;
-	case ':':
-	default:
-		usage_option_error("report", USAGE_PLAIN, c, argv);
-		return -1;
-	}
-}
-
-/* The options, then at least one trace: 0, or -1 (said), or 1 (--help printed). */
-static int report_parse(struct report_command *cmd, int argc, char **argv)
-{
-	int c, ret;
-
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:c:s:r:w:n:k:j:qh", long_options, NULL)) != -1) {
-		ret = report_option(cmd, c, argv);
-		if (ret)
-			return ret;
-	}
-	if (optind >= argc) {
-		pr_err("no trace given; usage: gpt-trace report [options] TRACE...");
-		return -1;
 	}
 	return 0;
 }
+
+static const struct usage_command report_usage = {
+	.name = "report", .args = USAGE_ARGS_TRACE, .help = usage_text, .shortopts = "f:o:c:s:r:w:n:k:j:q",
+	.longopts = long_options, .option = report_option,
+};
 
 /* The cross-rank report of several ranks' traces (cli/report-ranks.c); an exit status. */
 static int report_job(struct report_command *cmd, char **traces, size_t ntraces)
@@ -355,9 +326,9 @@ int cmd_report(int argc, char **argv)
 	int64_t origin;
 	int ret = GPT_EXIT_USAGE, parsed, npaths = 0;
 
-	parsed = report_parse(&cmd, argc, argv);
+	parsed = usage_parse(&report_usage, &cmd, argc, argv);
 	if (parsed) {
-		ret = parsed > 0 ? GPT_EXIT_OK : GPT_EXIT_USAGE;
+		ret = usage_status(parsed);
 		goto out;
 	}
 	paths = trace_args_paths(argv + optind, argc - optind, &npaths);

@@ -9,7 +9,6 @@
 #include "common/util.h"
 #include "rules/rule.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -24,11 +23,6 @@ static const char usage_text[] =
 	"  -f, --format FORMAT   text (default), markdown or json\n"
 	"  -h, --help            print this help\n";
 
-static const struct option long_options[] = {
-	{ "format", required_argument, NULL, 'f' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 static void write_text(const struct rule *r)
 {
@@ -102,28 +96,35 @@ static void write_rule(const struct rule *r, enum output_format format, int firs
 	}
 }
 
+/* --format into *format, the one option: 0, or -1 (said). */
+static int rules_option(void *format, int c, const char *arg)
+{
+	(void)c;
+	if (output_format_parse(arg, format) < 0) {
+		pr_err("unknown format '%s': want text, markdown or json", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct option rules_options[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct usage_command rules_usage = {
+	.name = "rules", .help = usage_text, .shortopts = "f:", .longopts = rules_options,
+	.option = rules_option,
+};
+
 int cmd_rules(int argc, char **argv)
 {
 	enum output_format format = OUTPUT_FORMAT_TEXT;
-	int c, first = 1;
+	int parsed, first = 1;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:h", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (output_format_parse(optarg, &format) < 0) {
-				pr_err("unknown format '%s': want text, markdown or json", optarg);
-				return GPT_EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return GPT_EXIT_OK;
-		case ':':
-		default:
-			return usage_option_error("rules", USAGE_PLAIN, c, argv);
-		}
-	}
+	parsed = usage_parse(&rules_usage, &format, argc, argv);
+	if (parsed)
+		return usage_status(parsed);
 	for (int i = optind; i < argc; i++) {
 		if (!rule_find(argv[i])) {
 			pr_err("unknown rule '%s'; 'gpt-trace rules' lists them", argv[i]);

@@ -10,7 +10,6 @@
 #include "common/progress.h"
 #include "common/util.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -34,64 +33,62 @@ static const char usage_text[] =
 static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "output", required_argument, NULL, 'o' },
-	{ "window", required_argument, NULL, 'w' },
-	{ "nvtx", required_argument, NULL, 'n' },
-	{ "kernel", required_argument, NULL, 'k' },
+	TRACE_ARGS_OPTIONS,
 	{ "quiet", no_argument, NULL, 'q' },
-	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
+};
+
+/* What the command line asked for. */
+struct stats_command {
+	enum output_format format;
+	const char *output;
+	struct trace_args args;
+};
+
+/* One option into cmd: 0, or -1 (said). */
+static int stats_option(void *data, int c, const char *arg)
+{
+	struct stats_command *cmd = data;
+
+	if (trace_args_option(&cmd->args, c, arg))
+		return 0;
+	switch (c) {
+	case 'f':
+		if (output_format_parse(arg, &cmd->format) < 0) {
+			pr_err("unknown format '%s': want text, markdown or json", arg);
+			return -1;
+		}
+		return 0;
+	case 'o':
+		cmd->output = arg;
+		return 0;
+	case 'q':
+		progress_enabled = 0;
+		return 0;
+	}
+	return 0;
+}
+
+static const struct usage_command stats_usage = {
+	.name = "stats", .args = USAGE_ARGS_TRACE, .help = usage_text, .shortopts = "f:o:w:n:k:q",
+	.longopts = long_options, .option = stats_option,
 };
 
 int cmd_stats(int argc, char **argv)
 {
-	enum output_format format = OUTPUT_FORMAT_TEXT;
-	struct trace_args args = { .keep = stats_keep };
-	const char *output = NULL;
+	struct stats_command cmd = { .format = OUTPUT_FORMAT_TEXT, .args = { .keep = stats_keep } };
 	struct stats *stats = NULL;
 	struct trace *trace;
 	char err[1024], *scope = NULL, **paths;
 	int64_t origin;
 	FILE *out = stdout;
-	int c, ret = GPT_EXIT_USAGE, npaths = 0;
+	int parsed, ret = GPT_EXIT_USAGE, npaths = 0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":f:o:w:n:k:qh", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (output_format_parse(optarg, &format) < 0) {
-				pr_err("unknown format '%s': want text, markdown or json", optarg);
-				return GPT_EXIT_USAGE;
-			}
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case 'w':
-			args.window = optarg;
-			break;
-		case 'n':
-			args.nvtx = optarg;
-			break;
-		case 'k':
-			args.kernel = optarg;
-			break;
-		case 'q':
-			progress_enabled = 0;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return GPT_EXIT_OK;
-		case ':':
-		default:
-			return usage_option_error("stats", USAGE_PLAIN, c, argv);
-		}
-	}
-	if (optind >= argc) {
-		pr_err("no trace given; usage: gpt-trace stats [options] TRACE...");
-		return GPT_EXIT_USAGE;
-	}
+	parsed = usage_parse(&stats_usage, &cmd, argc, argv);
+	if (parsed)
+		return usage_status(parsed);
 	paths = trace_args_paths(argv + optind, argc - optind, &npaths);
-	trace = paths ? trace_args_open(paths, npaths, &args, &origin, &scope) : NULL;
+	trace = paths ? trace_args_open(paths, npaths, &cmd.args, &origin, &scope) : NULL;
 	trace_args_paths_free(paths, npaths);
 	if (!trace)
 		return GPT_EXIT_USAGE;
@@ -104,15 +101,15 @@ int cmd_stats(int argc, char **argv)
 		pr_err("%s", err);
 		goto out;
 	}
-	if (output && !(out = fopen(output, "w"))) {
-		pr_err("cannot write '%s': %m", output);
+	if (cmd.output && !(out = fopen(cmd.output, "w"))) {
+		pr_err("cannot write '%s': %m", cmd.output);
 		out = stdout;
 		goto out;
 	}
-	stats_write(out, stats, trace, scope, format);
+	stats_write(out, stats, trace, scope, cmd.format);
 	ret = GPT_EXIT_OK;
 	if (fflush(out) != 0 || ferror(out)) {
-		pr_err("cannot write '%s': %m", output ? output : "stdout");
+		pr_err("cannot write '%s': %m", cmd.output ? cmd.output : "stdout");
 		ret = GPT_EXIT_USAGE;
 	}
 out:

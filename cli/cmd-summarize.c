@@ -8,7 +8,6 @@
 #include "common/util.h"
 #include "ranks/summary.h"
 
-#include <getopt.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,17 +82,19 @@ struct summarize_command {
 	int jobs, launcher, quiet;
 };
 
-/* One option into cmd: 0, or a usage error said (-1), or --help printed (1). */
-static int summarize_option(struct summarize_command *cmd, int c, char **argv)
+/* One option into cmd: 0, or -1 (said). */
+static int summarize_option(void *data, int c, const char *arg)
 {
+	struct summarize_command *cmd = data;
+
 	switch (c) {
 	case 'o':
-		cmd->dir = optarg;
+		cmd->dir = arg;
 		return 0;
 	case 'j':
-		cmd->jobs = atoi(optarg);
+		cmd->jobs = atoi(arg);
 		if (cmd->jobs < 1) {
-			pr_err("invalid --jobs '%s': want a positive number", optarg);
+			pr_err("invalid --jobs '%s': want a positive number", arg);
 			return -1;
 		}
 		return 0;
@@ -101,48 +102,28 @@ static int summarize_option(struct summarize_command *cmd, int c, char **argv)
 		cmd->launcher = 1;
 		return 0;
 	case 'S':
-		cmd->step = optarg;
+		cmd->step = arg;
 		return 0;
 	case 'q':
 		cmd->quiet = 1;
 		return 0;
-	case 'h':
-		fputs(usage_text, stdout);
-		return 1;
-	case ':':
-	default:
-		usage_option_error("summarize", USAGE_PLAIN, c, argv);
-		return -1;
-	}
-}
-
-/* The options, then at least one trace: 0, or -1 (said), or 1 (--help printed). */
-static int summarize_parse(struct summarize_command *cmd, int argc, char **argv)
-{
-	static const struct option options[] = {
-		{ "output-dir", required_argument, NULL, 'o' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "launcher", no_argument, NULL, 'L' },
-		{ "step", required_argument, NULL, 'S' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c, ret;
-
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:j:qh", options, NULL)) != -1) {
-		ret = summarize_option(cmd, c, argv);
-		if (ret)
-			return ret;
-	}
-	if (optind >= argc) {
-		pr_err("no trace given; usage: gpt-trace summarize [options] TRACE...");
-		return -1;
 	}
 	return 0;
 }
+
+static const struct option summarize_options[] = {
+	{ "output-dir", required_argument, NULL, 'o' },
+	{ "jobs", required_argument, NULL, 'j' },
+	{ "launcher", no_argument, NULL, 'L' },
+	{ "step", required_argument, NULL, 'S' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct usage_command summarize_usage = {
+	.name = "summarize", .args = USAGE_ARGS_TRACE, .help = usage_text, .shortopts = "o:j:q",
+	.longopts = summarize_options, .option = summarize_option,
+};
 
 /* Where trace's summary goes: DIR/NAME.summary with -o, else beside the trace. */
 static char *summary_out(const struct summarize_command *cmd, const char *trace)
@@ -190,9 +171,9 @@ int cmd_summarize(int argc, char **argv)
 	long rank = 0, size = 1;
 	int parsed, ret = GPT_EXIT_USAGE;
 
-	parsed = summarize_parse(&cmd, argc, argv);
+	parsed = usage_parse(&summarize_usage, &cmd, argc, argv);
 	if (parsed)
-		return parsed > 0 ? GPT_EXIT_OK : GPT_EXIT_USAGE;
+		return usage_status(parsed);
 	if (cmd.launcher && !launch_slot(&rank, &size)) {
 		pr_err("--launcher: no MPI or Slurm rank in the environment (OMPI_COMM_WORLD_RANK, PMI_RANK, "
 		       "SLURM_PROCID); run under mpirun or srun, or leave --launcher out");

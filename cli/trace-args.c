@@ -73,6 +73,19 @@ int trace_args_origin(struct trace *trace, int64_t *origin, char *err, size_t er
 	return 0;
 }
 
+int trace_args_option(struct trace_args *args, int c, const char *arg)
+{
+	if (c == 'w')
+		args->window = arg;
+	else if (c == 'n')
+		args->nvtx = arg;
+	else if (c == 'k')
+		args->kernel = arg;
+	else
+		return 0;
+	return 1;
+}
+
 struct trace *trace_args_open(char *const *paths, int npaths, const struct trace_args *args, int64_t *origin,
 			      char **scope)
 {

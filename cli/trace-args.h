@@ -8,6 +8,7 @@
 
 #include "loader/trace.h"
 
+#include <getopt.h>
 #include <stdint.h>
 
 struct trace_args {
@@ -25,6 +26,15 @@ struct trace_args {
 	"                                first event (either side may be left empty)\n"             \
 	"  -n, --nvtx NAME               events starting inside NVTX ranges named NAME (same process)\n" \
 	"  -k, --kernel GLOB             kernels whose name matches GLOB ('*gemm*')\n"
+
+/* The scope options' entries of a getopt_long() table, and their letters "w:n:k:". */
+#define TRACE_ARGS_OPTIONS                                                                         \
+	{ "window", required_argument, NULL, 'w' },                                                \
+	{ "nvtx", required_argument, NULL, 'n' },                                                  \
+	{ "kernel", required_argument, NULL, 'k' }
+
+/* Option c of getopt_long() into args when it is a scope option: 1, else 0. */
+int trace_args_option(struct trace_args *args, int c, const char *arg);
 
 /*
  * Open the traces and apply the scope. On failure prints one line and returns NULL. *origin gets the
