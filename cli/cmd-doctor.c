@@ -20,7 +20,6 @@
 
 #include <dlfcn.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <link.h>
 #include <stdarg.h>
@@ -83,7 +82,6 @@ enum { OPT_METRICS = 256 };
 static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "metrics", no_argument, NULL, OPT_METRICS },
-	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -447,33 +445,33 @@ out:
 	free(folder);
 }
 
-/* Returns 0, 1 for --help, or GPT_EXIT_USAGE after printing why. */
+/* One option into d (a struct doctor): 0. */
+static int doctor_option(void *data, int c, const char *arg)
+{
+	struct doctor *d = data;
+
+	if (c == 'o')
+		d->output = arg;
+	else if (c == OPT_METRICS)
+		d->metrics = 1;
+	return 0;
+}
+
+static const struct usage_command doctor_usage = {
+	.name = "doctor", .prefix = USAGE_NAMED, .args = USAGE_ARGS_IN_ORDER, .help = usage_text,
+	.shortopts = "o:", .longopts = long_options, .option = doctor_option,
+};
+
+/* The options, and no argument: 0, 1 for --help (printed), or -1 after printing why. */
 static int parse_options(int argc, char **argv, struct doctor *d)
 {
-	int c;
+	int ret = usage_parse(&doctor_usage, d, argc, argv);
 
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:o:h", long_options, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			d->output = optarg;
-			break;
-		case OPT_METRICS:
-			d->metrics = 1;
-			break;
-		case 'h':
-			return 1;
-		case ':':
-		default:
-			return usage_option_error("doctor", USAGE_NAMED, c, argv);
-		}
-	}
-	if (optind < argc) {
+	if (!ret && optind < argc) {
 		pr_err("doctor: unexpected argument '%s'; see 'gpt-trace doctor --help'", argv[optind]);
-		return GPT_EXIT_USAGE;
+		return -1;
 	}
-	return 0;
+	return ret;
 }
 
 int cmd_doctor(int argc, char **argv)
@@ -482,12 +480,8 @@ int cmd_doctor(int argc, char **argv)
 	struct cuda_driver cu = { NULL };
 	int ret = parse_options(argc, argv, &d);
 
-	if (ret == 1) {
-		fputs(usage_text, stdout);
-		return GPT_EXIT_OK;
-	}
 	if (ret)
-		return ret;
+		return usage_status(ret);
 	if (!d.proc || !*d.proc)
 		d.proc = "/proc/driver/nvidia";
 

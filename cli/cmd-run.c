@@ -20,7 +20,6 @@
 #include "common/util.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -131,7 +130,6 @@ static const struct option long_options[] = {
 	{ "steps", required_argument, NULL, OPT_STEPS },
 	{ "start-later", no_argument, NULL, OPT_START_LATER },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
-	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -290,68 +288,63 @@ static int parse_capture_option(int c, const char *arg, struct capture_options *
 	return -1;
 }
 
-/* Returns 0, 1 for --help, or GPT_EXIT_USAGE after printing why. */
-static int parse_options(int argc, char **argv, struct run_options *opts)
+/* One option into opts (a struct run_options): 0, or GPT_EXIT_USAGE after printing why. */
+static int run_option(void *data, int c, const char *arg)
 {
-	int c;
+	struct run_options *opts = data;
+	int ret = parse_capture_option(c, arg, &opts->capture);
 
-	/* '+': the first non-option is PROGRAM; what follows it belongs to PROGRAM. */
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:o:fqhy:d:c:p:", long_options, NULL)) != -1) {
-		int ret = parse_capture_option(c, optarg, &opts->capture);
+	if (ret >= 0)
+		return ret;
+	switch (c) {
+	case 'o':
+		opts->output = arg;
+		break;
+	case 'f':
+		opts->force = 1;
+		break;
+	case 'q':
+		opts->quiet = 1;
+		break;
+	case OPT_API:
+		if (!is_api_choice(arg))
+			return usage_error("invalid --api '%s': use default, all or none", arg);
+		opts->api = arg;
+		break;
+	case OPT_METRICS:
+		/* "1": every kernel, in the library's spec (docs/metrics.md). */
+		opts->metrics = arg ? arg : "1";
+		break;
+	case OPT_GPU_METRICS: {
+		uint64_t ns;
+		char why[160];
 
-		if (ret >= 0) {
-			if (ret)
-				return ret;
-			continue;
-		}
-		switch (c) {
-		case 'o':
-			opts->output = optarg;
-			break;
-		case 'f':
-			opts->force = 1;
-			break;
-		case 'q':
-			opts->quiet = 1;
-			break;
-		case 'h':
-			return 1;
-		case OPT_API:
-			if (!is_api_choice(optarg))
-				return usage_error("invalid --api '%s': use default, all or none",
-						   optarg);
-			opts->api = optarg;
-			break;
-		case OPT_METRICS:
-			/* "1": every kernel, in the library's spec (docs/metrics.md). */
-			opts->metrics = optarg ? optarg : "1";
-			break;
-		case OPT_GPU_METRICS: {
-			uint64_t ns;
-			char why[160];
-
-			if (gpu_metrics_interval_parse(optarg ? optarg : "on", &ns, why,
-						       sizeof(why)) < 0)
-				return usage_error("%s", why);
-			opts->gpu_metrics = ns ? (optarg ? optarg : "on") : NULL;
-			break;
-		}
-		case OPT_NO_GPU_METRICS:
-			opts->gpu_metrics = NULL;
-			break;
-		case OPT_COMMIT_MS:
-			opts->commit_ms = parse_commit_ms(optarg);
-			if (!opts->commit_ms)
-				return usage_error("invalid --commit-ms '%s': expected 1 to %lu ms",
-						   optarg, MAX_COMMIT_MS);
-			break;
-		case ':':
-		default:
-			return usage_option_error("run", USAGE_NAMED, c, argv);
-		}
+		if (gpu_metrics_interval_parse(arg ? arg : "on", &ns, why, sizeof(why)) < 0)
+			return usage_error("%s", why);
+		opts->gpu_metrics = ns ? (arg ? arg : "on") : NULL;
+		break;
 	}
+	case OPT_NO_GPU_METRICS:
+		opts->gpu_metrics = NULL;
+		break;
+	case OPT_COMMIT_MS:
+		opts->commit_ms = parse_commit_ms(arg);
+		if (!opts->commit_ms)
+			return usage_error("invalid --commit-ms '%s': expected 1 to %lu ms", arg, MAX_COMMIT_MS);
+		break;
+	}
+	return 0;
+}
+
+/* The first non-option is PROGRAM; what follows it belongs to PROGRAM. */
+static const struct usage_command run_usage = {
+	.name = "run", .prefix = USAGE_NAMED, .args = USAGE_ARGS_IN_ORDER, .help = usage_text,
+	.shortopts = "o:fqy:d:c:p:", .longopts = long_options, .option = run_option,
+};
+
+/* The options that go together, and PROGRAM: 0, or GPT_EXIT_USAGE after printing why. */
+static int check_options(const struct run_options *opts, int argc)
+{
 	if (optind >= argc)
 		return usage_error("no program given: "
 				   "gpt-trace run [options] -- PROGRAM [ARGS...]");
@@ -623,13 +616,11 @@ int cmd_run(int argc, char **argv)
 	size_t nlines = 0;
 	int exec_failed, ret;
 
-	ret = parse_options(argc, argv, &opts);
-	if (ret == 1) {
-		fputs(usage_text, stdout);
-		return GPT_EXIT_OK;
-	}
+	ret = usage_parse(&run_usage, &opts, argc, argv);
+	if (!ret && check_options(&opts, argc))
+		ret = -1;
 	if (ret)
-		return ret;
+		return usage_status(ret);
 	program = argv + optind;
 
 	ret = GPT_EXIT_USAGE;

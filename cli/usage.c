@@ -75,7 +75,7 @@ static void usage_options(const struct usage_command *uc, char **shortopts, stru
 	size_t n = 0;
 
 	/* ':' first: a missing value is told from an unknown option; '+': stop at the program */
-	*shortopts = xasprintf("%s:%sh", uc->args == USAGE_ARGS_PROGRAM ? "+" : "", uc->shortopts);
+	*shortopts = xasprintf("%s:%sh", uc->args == USAGE_ARGS_IN_ORDER ? "+" : "", uc->shortopts);
 	while (uc->longopts[n].name)
 		n++;
 	*longopts = xcalloc(n + 2, sizeof(**longopts));
@@ -100,7 +100,7 @@ int usage_parse(const struct usage_command *uc, void *cmd, int argc, char **argv
 			usage_option_error(uc->name, uc->prefix, c, argv);
 			ret = -1;
 		} else {
-			ret = uc->option(cmd, c, optarg) < 0 ? -1 : 0;
+			ret = uc->option(cmd, c, optarg) ? -1 : 0;
 		}
 	}
 	free(shortopts);
