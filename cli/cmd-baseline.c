@@ -5,6 +5,7 @@
  */
 #include "cli/commands.h"
 #include "cli/diff-options.h"
+#include "cli/usage.h"
 #include "diff/baseline.h"
 #include "common/util.h"
 
@@ -23,8 +24,7 @@ static const char usage[] =
 	"options:\n"
 	"  -o, --output FILE      write the baseline to FILE (default: standard output)\n"
 	"      --skip-first N     drop the first N launches of each kernel as warm-up (default 0)\n"
-	"      --nvtx RANGE       only kernels that start inside NVTX ranges named RANGE\n"
-	"      --ignore GLOB      leave out kernels whose name matches GLOB (repeatable)\n"
+	DIFF_USAGE_SCOPE
 	"  -c, --config FILE      take nvtx, skip-first and ignore patterns from a check config\n"
 	"      --points N         quantile points kept per kernel, 2 to 4096 (default 64)\n"
 	"  -h, --help             show this help\n"
@@ -42,24 +42,18 @@ int cmd_baseline(int argc, char **argv)
 		fputs(usage, stdout);
 		return GPT_EXIT_OK;
 	}
-	if (argc < 2 || strcmp(argv[1], "save")) {
-		if (argc < 2)
-			pr_err("baseline needs a subcommand: save");
-		else
-			pr_err("unknown baseline subcommand '%s'; the one there is: save", argv[1]);
-		fprintf(stderr, "usage: gpt-trace baseline save [options] TRACE [-o FILE]\n");
-		return GPT_EXIT_USAGE;
-	}
+	if (argc < 2)
+		return usage_error_synopsis(usage, "baseline needs a subcommand: save");
+	if (strcmp(argv[1], "save"))
+		return usage_error_synopsis(usage, "unknown baseline subcommand '%s'; the one there is: save",
+					    argv[1]);
 	ret = diff_options_parse(&o, argc - 1, argv + 1, DIFF_OPT_POINTS, usage);
-	if (ret) {
-		diff_options_release(&o);
-		return ret > 0 ? GPT_EXIT_OK : GPT_EXIT_USAGE;
-	}
+	if (ret)
+		return usage_status(ret);
 	if (o.nargs != 1) {
-		pr_err("baseline save needs one trace; %d given", o.nargs);
-		fprintf(stderr, "usage: gpt-trace baseline save [options] TRACE [-o FILE]\n");
+		ret = usage_error_synopsis(usage, "baseline save needs one trace; %d given", o.nargs);
 		diff_options_release(&o);
-		return GPT_EXIT_USAGE;
+		return ret;
 	}
 	set = diff_load_side(o.args[0], o.cfg.nvtx, o.cfg.skip_first);
 	if (!set) {

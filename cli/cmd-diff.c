@@ -5,6 +5,7 @@
  */
 #include "cli/commands.h"
 #include "cli/diff-options.h"
+#include "cli/usage.h"
 #include "common/util.h"
 
 static const char usage[] =
@@ -19,19 +20,10 @@ static const char usage[] =
 	"Also compares total kernel, copy, memset and idle time (informational).\n"
 	"\n"
 	"options:\n"
-	"  -t, --threshold PCT    slowdown that counts, 3% or 0.03 (default 3%)\n"
-	"  -a, --alpha P          significance level; the interval is 1 - P (default 0.01)\n"
-	"  -m, --min-samples N    launches needed on each side to judge a kernel (default 10)\n"
+	DIFF_USAGE_LIMITS
 	"      --skip-first N     drop the first N launches of each kernel as warm-up (default 0)\n"
-	"      --nvtx RANGE       only kernels that start inside NVTX ranges named RANGE\n"
-	"      --ignore GLOB      leave out kernels whose name matches GLOB (repeatable)\n"
-	"  -c, --config FILE      thresholds, per-kernel overrides and ignore patterns (docs/ci.md);\n"
-	"                         command-line options win over the file\n"
-	"  -f, --format FMT       text, markdown, json or junit (default text)\n"
-	"  -o, --output FILE      write the report to FILE instead of standard output\n"
-	"      --junit FILE       also write a JUnit XML report (one test case per kernel) to FILE\n"
-	"      --json FILE        also write a JSON report to FILE\n"
-	"      --markdown FILE    also write a Markdown report to FILE\n"
+	DIFF_USAGE_SCOPE
+	DIFF_USAGE_REPORT
 	"  -q, --quiet            no progress line (shown on a terminal when loading a side takes\n"
 	"                         over 2 s)\n"
 	"  -h, --help             show this help\n"
@@ -45,17 +37,12 @@ int cmd_diff(int argc, char **argv)
 	int ret;
 
 	ret = diff_options_parse(&o, argc, argv, DIFF_OPT_LIMITS | DIFF_OPT_REPORT, usage);
-	if (ret) {
-		diff_options_release(&o);
-		return ret > 0 ? GPT_EXIT_OK : GPT_EXIT_USAGE;
-	}
-	if (o.nargs != 2) {
-		pr_err("diff needs two files, BASE and NEW; %d given", o.nargs);
-		fprintf(stderr, "usage: gpt-trace diff [options] BASE NEW\n");
-		diff_options_release(&o);
-		return GPT_EXIT_USAGE;
-	}
-	ret = diff_run(&o, o.args[0], o.args[1]);
+	if (ret)
+		return usage_status(ret);
+	if (o.nargs != 2)
+		ret = usage_error_synopsis(usage, "diff needs two files, BASE and NEW; %d given", o.nargs);
+	else
+		ret = diff_run(&o, o.args[0], o.args[1]);
 	diff_options_release(&o);
 	return ret;
 }

@@ -50,9 +50,7 @@ static int bad_option(const char *usage, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	pr_err("%s", line);
-	/* The first line of the usage text, to show what the command wants. */
-	fprintf(stderr, "%.*s\n", (int)strcspn(usage, "\n"), usage);
+	usage_error_synopsis(usage, "%s", line);
 	return -1;
 }
 
@@ -269,8 +267,9 @@ static int diff_apply(struct diff_parse *p)
 	return 0;
 }
 
-int diff_options_parse(struct diff_options *o, int argc, char **argv, unsigned allowed,
-		       const char *usage)
+/* diff_options_parse() but for releasing o when it stops the command. */
+static int diff_options_read(struct diff_options *o, int argc, char **argv, unsigned allowed,
+			     const char *usage)
 {
 	struct option all[NOPTIONS + 1];
 	struct diff_parse p = { .o = o, .usage = usage };
@@ -296,6 +295,16 @@ int diff_options_parse(struct diff_options *o, int argc, char **argv, unsigned a
 	o->args = argv + optind;
 	o->nargs = argc - optind;
 	return 0;
+}
+
+int diff_options_parse(struct diff_options *o, int argc, char **argv, unsigned allowed,
+		       const char *usage)
+{
+	int ret = diff_options_read(o, argc, argv, allowed, usage);
+
+	if (ret)
+		diff_options_release(o);
+	return ret;
 }
 
 void diff_options_release(struct diff_options *o)

@@ -16,6 +16,23 @@ enum {
 	DIFF_OPT_POINTS = 8,	/* --points N (baseline save) */
 };
 
+/* The help lines of the options diff and check share (and baseline save, the scope's). */
+#define DIFF_USAGE_LIMITS                                                                          \
+	"  -t, --threshold PCT    slowdown that counts, 3% or 0.03 (default 3%)\n"                  \
+	"  -a, --alpha P          significance level; the interval is 1 - P (default 0.01)\n"       \
+	"  -m, --min-samples N    launches needed on each side to judge a kernel (default 10)\n"
+#define DIFF_USAGE_SCOPE                                                                           \
+	"      --nvtx RANGE       only kernels that start inside NVTX ranges named RANGE\n"         \
+	"      --ignore GLOB      leave out kernels whose name matches GLOB (repeatable)\n"
+#define DIFF_USAGE_REPORT                                                                          \
+	"  -c, --config FILE      thresholds, per-kernel overrides and ignore patterns (docs/ci.md);\n" \
+	"                         command-line options win over the file\n"                         \
+	"  -f, --format FMT       text, markdown, json or junit (default text)\n"                   \
+	"  -o, --output FILE      write the report to FILE instead of standard output\n"            \
+	"      --junit FILE       also write a JUnit XML report (one test case per kernel) to FILE\n" \
+	"      --json FILE        also write a JSON report to FILE\n"                               \
+	"      --markdown FILE    also write a Markdown report to FILE\n"
+
 struct diff_options {
 	struct diff_config cfg;		/* defaults < config file < command line */
 	enum diff_format format;
@@ -29,7 +46,8 @@ struct diff_options {
 
 /*
  * Parse argv; usage is the command's help text (printed for --help and, in part, on errors).
- * Returns 0 to go on, 1 when help was printed (exit 0), or -1 after printing one error (exit 2).
+ * Returns 0 to go on, 1 when help was printed (exit 0), or -1 after printing one error (exit 2);
+ * o is to be released after 0 only.
  */
 int diff_options_parse(struct diff_options *o, int argc, char **argv, unsigned allowed,
 		       const char *usage);
