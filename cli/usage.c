@@ -38,7 +38,8 @@ void usage_option_word(char *word, size_t len, char **argv)
 	snprintf(word, len, "%.*s", n, at);
 }
 
-int usage_option_error(const char *command, enum usage_prefix prefix, int c, char **argv)
+/* After getopt_long() returned c, ':' (no value) or '?' (unknown): say so. */
+static void option_error(const char *command, enum usage_prefix prefix, int c, char **argv)
 {
 	char buf[3];
 	int n;
@@ -47,7 +48,6 @@ int usage_option_error(const char *command, enum usage_prefix prefix, int c, cha
 	pr_err("%s%s%s '%.*s'%s; see 'gpt-trace %s --help'", prefix == USAGE_NAMED ? command : "",
 	       prefix == USAGE_NAMED ? ": " : "", c == ':' ? "option" : "unknown option", n, at,
 	       c == ':' ? " needs a value" : "", command);
-	return GPT_EXIT_USAGE;
 }
 
 int usage_error_synopsis(const char *help, const char *fmt, ...)
@@ -97,7 +97,7 @@ int usage_parse(const struct usage_command *uc, void *cmd, int argc, char **argv
 			fputs(uc->help, stdout);
 			ret = 1;
 		} else if (c == ':' || c == '?') {
-			usage_option_error(uc->name, uc->prefix, c, argv);
+			option_error(uc->name, uc->prefix, c, argv);
 			ret = -1;
 		} else {
 			ret = uc->option(cmd, c, optarg) ? -1 : 0;

@@ -47,9 +47,6 @@ int usage_parse(const struct usage_command *uc, void *cmd, int argc, char **argv
 /* The exit status of a parse that stops the command (usage_parse() or alike returned 1 or -1). */
 int usage_status(int parsed);
 
-/* After getopt_long() returned c, ':' (no value) or '?' (unknown): say so, return GPT_EXIT_USAGE. */
-int usage_option_error(const char *command, enum usage_prefix prefix, int c, char **argv);
-
 /* The option getopt_long() just refused (returned ':' or '?'), as the user wrote it, into word. */
 void usage_option_word(char *word, size_t len, char **argv);
 
