@@ -119,24 +119,22 @@ static int export_option(void *data, int c, const char *arg)
 	return 0;
 }
 
-static const struct option export_options[] = {
-	{ "format", required_argument, NULL, 'f' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "gzip", no_argument, NULL, 'z' },
-	{ "no-findings", no_argument, NULL, 'F' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ NULL, 0, NULL, 0 },
-};
-
-static const struct usage_command export_usage = {
-	.name = "export", .help = usage_text, .shortopts = "f:o:zq", .longopts = export_options,
-	.option = export_option,
-};
-
 /* The options, then at least one trace: 0, or -1 (said), or 1 (--help printed). */
 static int export_parse(struct export_command *cmd, int argc, char **argv)
 {
-	int ret = usage_parse(&export_usage, cmd, argc, argv);
+	static const struct option options[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "gzip", no_argument, NULL, 'z' },
+		{ "no-findings", no_argument, NULL, 'F' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct usage_command usage = {
+		.name = "export", .help = usage_text, .shortopts = "f:o:zq", .longopts = options,
+		.option = export_option,
+	};
+	int ret = usage_parse(&usage, cmd, argc, argv);
 
 	if (!ret && optind >= argc) {
 		pr_err("export needs at least one trace file; see 'gpt-trace export --help'");

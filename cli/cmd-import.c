@@ -38,6 +38,12 @@ static const char usage_text[] =
 	"exit status: 0 every input converted, 2 usage error or an input that cannot be converted\n"
 	"(nothing is written for it)\n";
 
+static const struct option long_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int has_suffix(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -134,15 +140,9 @@ static int import_option(void *data, int c, const char *arg)
 	return 0;
 }
 
-static const struct option import_options[] = {
-	{ "output", required_argument, NULL, 'o' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ NULL, 0, NULL, 0 },
-};
-
 static const struct usage_command import_usage = {
 	.name = "import", .args = USAGE_ARGS_TRACE, .help = usage_text, .shortopts = "o:q",
-	.longopts = import_options, .option = import_option,
+	.longopts = long_options, .option = import_option,
 };
 
 int cmd_import(int argc, char **argv)

@@ -23,6 +23,10 @@ static const char usage_text[] =
 	"  -f, --format FORMAT   text (default), markdown or json\n"
 	"  -h, --help            print this help\n";
 
+static const struct option long_options[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ NULL, 0, NULL, 0 },
+};
 
 static void write_text(const struct rule *r)
 {
@@ -107,13 +111,8 @@ static int rules_option(void *format, int c, const char *arg)
 	return 0;
 }
 
-static const struct option rules_options[] = {
-	{ "format", required_argument, NULL, 'f' },
-	{ NULL, 0, NULL, 0 },
-};
-
 static const struct usage_command rules_usage = {
-	.name = "rules", .help = usage_text, .shortopts = "f:", .longopts = rules_options,
+	.name = "rules", .help = usage_text, .shortopts = "f:", .longopts = long_options,
 	.option = rules_option,
 };
 

@@ -52,19 +52,13 @@ static int stats_option(void *data, int c, const char *arg)
 
 	if (trace_args_option(&cmd->args, c, arg))
 		return 0;
-	switch (c) {
-	case 'f':
-		if (output_format_parse(arg, &cmd->format) < 0) {
-			pr_err("unknown format '%s': want text, markdown or json", arg);
-			return -1;
-		}
-		return 0;
-	case 'o':
+	if (c == 'o')
 		cmd->output = arg;
-		return 0;
-	case 'q':
+	else if (c == 'q')
 		progress_enabled = 0;
-		return 0;
+	else if (c == 'f' && output_format_parse(arg, &cmd->format) < 0) {
+		pr_err("unknown format '%s': want text, markdown or json", arg);
+		return -1;
 	}
 	return 0;
 }

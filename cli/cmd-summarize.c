@@ -111,19 +111,24 @@ static int summarize_option(void *data, int c, const char *arg)
 	return 0;
 }
 
-static const struct option summarize_options[] = {
-	{ "output-dir", required_argument, NULL, 'o' },
-	{ "jobs", required_argument, NULL, 'j' },
-	{ "launcher", no_argument, NULL, 'L' },
-	{ "step", required_argument, NULL, 'S' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ NULL, 0, NULL, 0 },
-};
+/* The options, then at least one trace: 0, or -1 (said), or 1 (--help printed). */
+static int summarize_parse(struct summarize_command *cmd, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output-dir", required_argument, NULL, 'o' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "launcher", no_argument, NULL, 'L' },
+		{ "step", required_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const struct usage_command usage = {
+		.name = "summarize", .args = USAGE_ARGS_TRACE, .help = usage_text, .shortopts = "o:j:q",
+		.longopts = options, .option = summarize_option,
+	};
 
-static const struct usage_command summarize_usage = {
-	.name = "summarize", .args = USAGE_ARGS_TRACE, .help = usage_text, .shortopts = "o:j:q",
-	.longopts = summarize_options, .option = summarize_option,
-};
+	return usage_parse(&usage, cmd, argc, argv);
+}
 
 /* Where trace's summary goes: DIR/NAME.summary with -o, else beside the trace. */
 static char *summary_out(const struct summarize_command *cmd, const char *trace)
@@ -171,7 +176,7 @@ int cmd_summarize(int argc, char **argv)
 	long rank = 0, size = 1;
 	int parsed, ret = GPT_EXIT_USAGE;
 
-	parsed = usage_parse(&summarize_usage, &cmd, argc, argv);
+	parsed = summarize_parse(&cmd, argc, argv);
 	if (parsed)
 		return usage_status(parsed);
 	if (cmd.launcher && !launch_slot(&rank, &size)) {

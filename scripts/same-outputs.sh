@@ -146,7 +146,13 @@ all() {
 		"baseline" "baseline -h" "baseline save" "baseline save -h" "baseline save --points 1 $t"
 		"baseline load $t" "baseline save $t $b"
 		"check" "check -h" "check $t" "check -b /nonexistent $t" "check -b $t $t" "check -b x -t y $t"
-		"rules" "rules -h" "rules --bogus")
+		"rules" "rules -h" "rules --bogus" "rules -f" "rules -f xml" "rules nosuchrule"
+		"stats -qx $t" "stats -f" "stats --format" "report --n $t" "report -h --bogus" "export -o"
+		"export --bogus=1 $t" "summarize" "summarize -h" "summarize --bogus $t" "summarize -j 0 $t"
+		"summarize -o" "import" "import -h" "import --bogus $t" "import -o" "baseline save -o"
+		"run" "run -h" "run --bogus" "run -o" "run --api x true" "run -qx true"
+		"run --capture-range-end stop true" "doctor -h" "doctor --bogus" "doctor foo" "doctor -o"
+		"start -h" "start -x" "stop -h" "stop -x")
 	for line in "${usages[@]}"; do
 		# shellcheck disable=SC2086 # split on purpose
 		run usage "$i" "$gpt" $line
