@@ -45,13 +45,14 @@ int cmd_baseline(int argc, char **argv)
 	if (argc < 2)
 		return usage_error_synopsis(usage, "baseline needs a subcommand: save");
 	if (strcmp(argv[1], "save"))
-		return usage_error_synopsis(usage, "unknown baseline subcommand '%s'; the one there is: save",
-					    argv[1]);
+		return usage_error_synopsis(usage, "unknown baseline subcommand '%s'; "
+					    "the one there is: save", argv[1]);
 	ret = diff_options_parse(&o, argc - 1, argv + 1, DIFF_OPT_POINTS, usage);
 	if (ret)
 		return usage_status(ret);
 	if (o.nargs != 1) {
-		ret = usage_error_synopsis(usage, "baseline save needs one trace; %d given", o.nargs);
+		ret = usage_error_synopsis(usage, "baseline save needs one trace; %d given",
+					   o.nargs);
 		diff_options_release(&o);
 		return ret;
 	}

@@ -33,7 +33,8 @@ int cmd_check(int argc, char **argv)
 	struct diff_options o;
 	int ret;
 
-	ret = diff_options_parse(&o, argc, argv, DIFF_OPT_LIMITS | DIFF_OPT_REPORT | DIFF_OPT_BASELINE, usage);
+	ret = diff_options_parse(&o, argc, argv,
+				 DIFF_OPT_LIMITS | DIFF_OPT_REPORT | DIFF_OPT_BASELINE, usage);
 	if (ret)
 		return usage_status(ret);
 	if (!o.baseline)

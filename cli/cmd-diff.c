@@ -40,7 +40,8 @@ int cmd_diff(int argc, char **argv)
 	if (ret)
 		return usage_status(ret);
 	if (o.nargs != 2)
-		ret = usage_error_synopsis(usage, "diff needs two files, BASE and NEW; %d given", o.nargs);
+		ret = usage_error_synopsis(usage, "diff needs two files, BASE and NEW; %d given",
+					   o.nargs);
 	else
 		ret = diff_run(&o, o.args[0], o.args[1]);
 	diff_options_release(&o);

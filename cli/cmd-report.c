@@ -226,8 +226,8 @@ static int report_option(void *data, int c, const char *arg)
 }
 
 static const struct usage_command report_usage = {
-	.name = "report", .args = USAGE_ARGS_TRACE, .help = usage_text, .shortopts = "f:o:c:s:r:w:n:k:j:q",
-	.longopts = long_options, .option = report_option,
+	.name = "report", .args = USAGE_ARGS_TRACE, .help = usage_text,
+	.shortopts = "f:o:c:s:r:w:n:k:j:q", .longopts = long_options, .option = report_option,
 };
 
 /* The cross-rank report of several ranks' traces (cli/report-ranks.c); an exit status. */

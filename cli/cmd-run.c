@@ -330,7 +330,8 @@ static int run_option(void *data, int c, const char *arg)
 	case OPT_COMMIT_MS:
 		opts->commit_ms = parse_commit_ms(arg);
 		if (!opts->commit_ms)
-			return usage_error("invalid --commit-ms '%s': expected 1 to %lu ms", arg, MAX_COMMIT_MS);
+			return usage_error("invalid --commit-ms '%s': expected 1 to %lu ms", arg,
+					   MAX_COMMIT_MS);
 		break;
 	}
 	return 0;

@@ -123,8 +123,8 @@ static int summarize_parse(struct summarize_command *cmd, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct usage_command usage = {
-		.name = "summarize", .args = USAGE_ARGS_TRACE, .help = usage_text, .shortopts = "o:j:q",
-		.longopts = options, .option = summarize_option,
+		.name = "summarize", .args = USAGE_ARGS_TRACE, .help = usage_text,
+		.shortopts = "o:j:q", .longopts = options, .option = summarize_option,
 	};
 
 	return usage_parse(&usage, cmd, argc, argv);

@@ -17,20 +17,20 @@ enum {
 };
 
 /* The help lines of the options diff and check share (and baseline save, the scope's). */
-#define DIFF_USAGE_LIMITS                                                                          \
-	"  -t, --threshold PCT    slowdown that counts, 3% or 0.03 (default 3%)\n"                  \
-	"  -a, --alpha P          significance level; the interval is 1 - P (default 0.01)\n"       \
+#define DIFF_USAGE_LIMITS \
+	"  -t, --threshold PCT    slowdown that counts, 3% or 0.03 (default 3%)\n" \
+	"  -a, --alpha P          significance level; the interval is 1 - P (default 0.01)\n" \
 	"  -m, --min-samples N    launches needed on each side to judge a kernel (default 10)\n"
-#define DIFF_USAGE_SCOPE                                                                           \
-	"      --nvtx RANGE       only kernels that start inside NVTX ranges named RANGE\n"         \
+#define DIFF_USAGE_SCOPE \
+	"      --nvtx RANGE       only kernels that start inside NVTX ranges named RANGE\n" \
 	"      --ignore GLOB      leave out kernels whose name matches GLOB (repeatable)\n"
-#define DIFF_USAGE_REPORT                                                                          \
+#define DIFF_USAGE_REPORT \
 	"  -c, --config FILE      thresholds, per-kernel overrides and ignore patterns (docs/ci.md);\n" \
-	"                         command-line options win over the file\n"                         \
-	"  -f, --format FMT       text, markdown, json or junit (default text)\n"                   \
-	"  -o, --output FILE      write the report to FILE instead of standard output\n"            \
+	"                         command-line options win over the file\n" \
+	"  -f, --format FMT       text, markdown, json or junit (default text)\n" \
+	"  -o, --output FILE      write the report to FILE instead of standard output\n" \
 	"      --junit FILE       also write a JUnit XML report (one test case per kernel) to FILE\n" \
-	"      --json FILE        also write a JSON report to FILE\n"                               \
+	"      --json FILE        also write a JSON report to FILE\n" \
 	"      --markdown FILE    also write a Markdown report to FILE\n"
 
 struct diff_options {

@@ -69,7 +69,8 @@ int usage_status(int parsed)
 }
 
 /* The command's options and --help, as getopt_long() takes them (free both). */
-static void usage_options(const struct usage_command *uc, char **shortopts, struct option **longopts)
+static void usage_options(const struct usage_command *uc, char **shortopts,
+			  struct option **longopts)
 {
 	static const struct option help = { "help", no_argument, NULL, 'h' };
 	size_t n = 0;

@@ -23,7 +23,7 @@ enum usage_prefix {
 enum usage_args {
 	USAGE_ARGS_ANY,		/* whatever follows the options; the command judges it */
 	USAGE_ARGS_TRACE,	/* at least one: "no trace given; " and the help's first line */
-	USAGE_ARGS_IN_ORDER,	/* the first argument ends the options (run: the rest is PROGRAM's) */
+	USAGE_ARGS_IN_ORDER,	/* the first argument ends the options (run's PROGRAM follows) */
 };
 
 /* A command's command line: the command's own options and its parser of one. */
@@ -34,7 +34,7 @@ struct usage_command {
 	const char *help;		/* -h/--help prints it; its first line is the synopsis */
 	const char *shortopts;		/* as getopt's, without ':' and 'h' ("f:o:q") */
 	const struct option *longopts;	/* ends with a NULL name; without "help" */
-	/* One option getopt_long() returned, with its value (optarg): 0, or nonzero after saying why. */
+	/* One option getopt_long() returned, with its value (optarg): 0, or nonzero once said. */
 	int (*option)(void *cmd, int c, const char *arg);
 };
 
@@ -51,6 +51,7 @@ int usage_status(int parsed);
 void usage_option_word(char *word, size_t len, char **argv);
 
 /* Say the error, then the help text's first line on its own line; returns GPT_EXIT_USAGE. */
-int usage_error_synopsis(const char *help, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int usage_error_synopsis(const char *help, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif
