@@ -215,12 +215,7 @@ static int report_option(void *data, int c, const char *arg)
 		cmd->ranks = 0;
 		return 0;
 	case 'j':
-		cmd->jobs = atoi(arg);
-		if (cmd->jobs < 1) {
-			pr_err("invalid --jobs '%s': want a positive number", arg);
-			return -1;
-		}
-		return 0;
+		return usage_positive("--jobs", arg, &cmd->jobs);
 	}
 	return 0;
 }

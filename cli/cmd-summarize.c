@@ -92,12 +92,7 @@ static int summarize_option(void *data, int c, const char *arg)
 		cmd->dir = arg;
 		return 0;
 	case 'j':
-		cmd->jobs = atoi(arg);
-		if (cmd->jobs < 1) {
-			pr_err("invalid --jobs '%s': want a positive number", arg);
-			return -1;
-		}
-		return 0;
+		return usage_positive("--jobs", arg, &cmd->jobs);
 	case 'L':
 		cmd->launcher = 1;
 		return 0;

@@ -63,6 +63,16 @@ int usage_error_synopsis(const char *help, const char *fmt, ...)
 	return GPT_EXIT_USAGE;
 }
 
+int usage_positive(const char *option, const char *arg, int *n)
+{
+	*n = atoi(arg);
+	if (*n < 1) {
+		pr_err("invalid %s '%s': want a positive number", option, arg);
+		return -1;
+	}
+	return 0;
+}
+
 int usage_status(int parsed)
 {
 	return parsed > 0 ? GPT_EXIT_OK : GPT_EXIT_USAGE;

@@ -2,11 +2,11 @@
  * What every command says alike about its command line (private to cli/): the getopt_long() loop
  * of the commands that take options, with -h/--help printing the command's help text and each
  * refused option a usage error, so that a command file holds only its own options and their
- * meaning; and the usage errors themselves. A refused option reads "gpt-trace: unknown option
- * '--bogus'; see 'gpt-trace report --help'", or "option '-o' needs a value"; commands whose every
- * message names them (run, doctor) say "gpt-trace: run: ...". The option is named as the user
- * wrote it: a long one without its "=VALUE", a short one alone, not the cluster it came in ("-x"
- * of "-qx").
+ * meaning; and the usage errors themselves (a refused option, a count that is not one, the wrong
+ * arguments). A refused option reads "gpt-trace: unknown option '--bogus'; see 'gpt-trace report
+ * --help'", or "option '-o' needs a value"; commands whose every message names them (run, doctor)
+ * say "gpt-trace: run: ...". The option is named as the user wrote it: a long one without its
+ * "=VALUE", a short one alone, not the cluster it came in ("-x" of "-qx").
  */
 #ifndef GPT_CLI_USAGE_H
 #define GPT_CLI_USAGE_H
@@ -49,6 +49,9 @@ int usage_status(int parsed);
 
 /* The option getopt_long() just refused (returned ':' or '?'), as the user wrote it, into word. */
 void usage_option_word(char *word, size_t len, char **argv);
+
+/* A positive number ("--jobs 4") into *n: 0, or -1 after saying that arg is not one. */
+int usage_positive(const char *option, const char *arg, int *n);
 
 /* Say the error, then the help text's first line on its own line; returns GPT_EXIT_USAGE. */
 int usage_error_synopsis(const char *help, const char *fmt, ...)
