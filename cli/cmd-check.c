@@ -23,7 +23,7 @@ static const char usage[] =
 	"      --skip-first N     drop the first N launches of each kernel as warm-up\n"
 	DIFF_USAGE_SCOPE
 	DIFF_USAGE_REPORT
-	"  -h, --help             show this help\n"
+	"  -h, --help             print this help\n"
 	"\n"
 	"exit status: 0 no kernel slower, 1 at least one kernel slower (a regression),\n"
 	"             2 usage or input error\n";

@@ -26,7 +26,7 @@ static const char usage[] =
 	DIFF_USAGE_REPORT
 	"  -q, --quiet            no progress line (shown on a terminal when loading a side takes\n"
 	"                         over 2 s)\n"
-	"  -h, --help             show this help\n"
+	"  -h, --help             print this help\n"
 	"\n"
 	"exit status: 0 no kernel slower, 1 at least one kernel slower (a regression),\n"
 	"             2 usage or input error\n";

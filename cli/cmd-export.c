@@ -131,16 +131,11 @@ static int export_parse(struct export_command *cmd, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static const struct usage_command usage = {
-		.name = "export", .help = usage_text, .shortopts = "f:o:zq", .longopts = options,
-		.option = export_option,
+		.name = "export", .args = USAGE_ARGS_TRACE, .help = usage_text, .shortopts = "f:o:zq",
+		.longopts = options, .option = export_option,
 	};
-	int ret = usage_parse(&usage, cmd, argc, argv);
 
-	if (!ret && optind >= argc) {
-		pr_err("export needs at least one trace file; see 'gpt-trace export --help'");
-		return -1;
-	}
-	return ret;
+	return usage_parse(&usage, cmd, argc, argv);
 }
 
 /* The output is neither an input trace nor a directory: 0 or -1 (said). */

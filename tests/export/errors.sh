@@ -14,7 +14,7 @@ no_leftovers() {
 }
 
 # Usage.
-expect_exit "no trace" 2 "needs at least one trace" "$GPT" export
+expect_exit "no trace" 2 "no trace given; usage: gpt-trace export" "$GPT" export
 expect_exit "unknown format" 2 "unknown export format 'svg'" "$GPT" export --format svg "$TMP/t.sqlite"
 expect_exit "unknown option" 2 "unknown option '--bogus'" "$GPT" export --bogus "$TMP/t.sqlite"
 expect_exit "option without its value" 2 "option '-o' needs a value" "$GPT" export "$TMP/t.sqlite" -o
