@@ -27,6 +27,7 @@ static const char usage[] =
 	DIFF_USAGE_SCOPE
 	"  -c, --config FILE      take nvtx, skip-first and ignore patterns from a check config\n"
 	"      --points N         quantile points kept per kernel, 2 to 4096 (default 64)\n"
+	DIFF_USAGE_QUIET
 	"  -h, --help             print this help\n"
 	"\n"
 	"exit status: 0 saved, 2 usage or input error\n";

@@ -24,8 +24,7 @@ static const char usage[] =
 	"      --skip-first N     drop the first N launches of each kernel as warm-up (default 0)\n"
 	DIFF_USAGE_SCOPE
 	DIFF_USAGE_REPORT
-	"  -q, --quiet            no progress line (shown on a terminal when loading a side takes\n"
-	"                         over 2 s)\n"
+	DIFF_USAGE_QUIET
 	"  -h, --help             print this help\n"
 	"\n"
 	"exit status: 0 no kernel slower, 1 at least one kernel slower (a regression),\n"

@@ -24,6 +24,9 @@ enum {
 #define DIFF_USAGE_SCOPE \
 	"      --nvtx RANGE       only kernels that start inside NVTX ranges named RANGE\n" \
 	"      --ignore GLOB      leave out kernels whose name matches GLOB (repeatable)\n"
+#define DIFF_USAGE_QUIET \
+	"  -q, --quiet            no progress line (shown on a terminal when loading a trace takes\n" \
+	"                         over 2 s)\n"
 #define DIFF_USAGE_REPORT \
 	"  -c, --config FILE      thresholds, per-kernel overrides and ignore patterns (docs/ci.md);\n" \
 	"                         command-line options win over the file\n" \
