@@ -4,8 +4,10 @@
  */
 #include "cli/commands.h"
 #include "cli/run-control.h"
+#include "cli/usage.h"
 #include "common/util.h"
 
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,24 +17,34 @@ static const char usage_text[] =
 	"Stop recording in an armed process (gpt-trace run --start-later) that 'gpt-trace start'\n"
 	"started, or in every armed process of this user on this host (all, the default). The\n"
 	"process closes its capture window 1 s after this command, all of them at the same\n"
-	"instant (as 'gpt-trace start' opens them), and stays armed.\n";
+	"instant (as 'gpt-trace start' opens them), and stays armed.\n"
+	"\n"
+	"  -h, --help  print this help\n";
+
+static int stop_option(void *cmd, int c, const char *arg)
+{
+	(void)cmd;
+	(void)c;
+	(void)arg;
+	return 0;	/* no option of its own: getopt refuses every other */
+}
 
 int cmd_stop(int argc, char **argv)
 {
-	const char *target = "all";
+	static const struct option options[] = { { NULL, 0, NULL, 0 } };
+	static const struct usage_command usage = {
+		.name = "stop", .prefix = USAGE_NAMED, .help = usage_text, .shortopts = "",
+		.longopts = options, .option = stop_option,
+	};
 	char command[64];
+	int ret = usage_parse(&usage, NULL, argc, argv);
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			fputs(usage_text, stdout);
-			return GPT_EXIT_OK;
-		}
-		if (argv[i][0] == '-' || strcmp(target, "all")) {
-			pr_err("stop: unexpected argument '%s'; see 'gpt-trace stop --help'", argv[i]);
-			return GPT_EXIT_USAGE;
-		}
-		target = argv[i];
+	if (ret)
+		return usage_status(ret);
+	if (argc - optind > 1) {
+		pr_err("stop: unexpected argument '%s'; see 'gpt-trace stop --help'", argv[optind + 1]);
+		return GPT_EXIT_USAGE;
 	}
 	snprintf(command, sizeof(command), "stop %llu", (unsigned long long)(monotonic_ns() + CONTROL_LEAD_NS));
-	return control_send(target, command, "stop");
+	return control_send(optind < argc ? argv[optind] : "all", command, "stop");
 }

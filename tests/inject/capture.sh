@@ -231,7 +231,8 @@ on_demand_together)
 	done
 	for i in $(seq 50); do [ "$(ls control/*.armed 2>/dev/null | wc -l)" -ge 2 ] && break; sleep 0.1; done
 	sent=$(python3 -c 'import time; print(time.monotonic_ns())')
-	"$gpt" start all --duration 1 >start.out 2>start.err || fail "start exited $?: $(cat start.err)"
+	# --duration=S, as getopt takes it (until 2026-11-27 start read only '--duration S')
+	"$gpt" start all --duration=1 >start.out 2>start.err || fail "start exited $?: $(cat start.err)"
 	wait
 	# on the host's clock: trace times count from the trace's origin (GPT_META time_origin_ns)
 	abs="SELECT start + o, \"end\" + o FROM GPT_CAPTURE_WINDOWS,
