@@ -21,13 +21,15 @@ after the warm-up. Variants (each round runs every variant once before the next 
                     --variants names it, else last)
 Prints one Markdown table per batch size (median of the rounds, min-max, against bare, wall seconds
 of the whole job) and the rows of rank 0's trace of the last default run; writes multi_gpu.json.
-A job that outlives --timeout is killed after its processes' states (/proc wchan and syscall of
-every thread) are written to OUT_DIR/hang-VARIANT-ROUND.txt.
+A job that outlives --timeout is killed after its threads' states (tests/gpu/dump-threads.sh) are
+written to OUT_DIR/hang-VARIANT-ROUND.txt.
 """
 import argparse, json, os, re, signal, statistics, subprocess, sys, time
 
 NSYS = "/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/nsys"
-JOB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "gpu", "multi", "mlp_ddp.py")
+TESTS_GPU = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "gpu")
+JOB = os.path.join(TESTS_GPU, "multi", "mlp_ddp.py")
+DUMP = os.path.join(TESTS_GPU, "dump-threads.sh")
 
 
 def prefix(variant, a, work):
@@ -52,42 +54,10 @@ def prefix(variant, a, work):
     return [os.path.join(a.builds[variant], "gpt-trace"), "run", "-q", "-o"] + trace + ["--"], {}, []
 
 
-def descendants(pid):
-    out = subprocess.run(["ps", "-e", "-o", "pid=,ppid="], capture_output=True, text=True).stdout
-    kids = {}
-    for line in out.splitlines():
-        p, pp = (int(x) for x in line.split())
-        kids.setdefault(pp, []).append(p)
-    todo, seen = [pid], []
-    while todo:
-        p = todo.pop()
-        seen.append(p)
-        todo += kids.get(p, [])
-    return seen
-
-
-def read(path):
-    try:
-        with open(path) as fh:
-            return fh.read().strip()
-    except OSError:
-        return "?"
-
-
 def dump_states(pid, path):
-    """Every thread's name, state, kernel wait channel and system call, for each process of the job."""
+    """What each thread of the job is doing (tests/gpu/dump-threads.sh) into path."""
     with open(path, "w") as fh:
-        for p in descendants(pid):
-            fh.write(f"== {p} {read(f'/proc/{p}/cmdline').replace(chr(0), ' ')[:200]}\n")
-            try:
-                tids = sorted(os.listdir(f"/proc/{p}/task"), key=int)
-            except OSError:
-                continue
-            for t in tids:
-                d = f"/proc/{p}/task/{t}"
-                state = re.search(r"State:\s*(.*)", read(d + "/status"))
-                fh.write(f"  {t} {read(d + '/comm'):16} {state.group(1) if state else '?':14} "
-                         f"wchan={read(d + '/wchan')} syscall={read(d + '/syscall').split(' ')[0]}\n")
+        subprocess.run(["bash", DUMP, str(pid)], stdout=fh, stderr=subprocess.STDOUT)
 
 
 def run_job(variant, rnd, a, work):
