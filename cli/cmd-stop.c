@@ -21,20 +21,12 @@ static const char usage_text[] =
 	"\n"
 	"  -h, --help  print this help\n";
 
-static int stop_option(void *cmd, int c, const char *arg)
-{
-	(void)cmd;
-	(void)c;
-	(void)arg;
-	return 0;	/* no option of its own: getopt refuses every other */
-}
-
 int cmd_stop(int argc, char **argv)
 {
 	static const struct option options[] = { { NULL, 0, NULL, 0 } };
 	static const struct usage_command usage = {
 		.name = "stop", .prefix = USAGE_NAMED, .help = usage_text, .shortopts = "",
-		.longopts = options, .option = stop_option,
+		.longopts = options,
 	};
 	char command[64];
 	int ret = usage_parse(&usage, NULL, argc, argv);

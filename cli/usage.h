@@ -34,7 +34,8 @@ struct usage_command {
 	const char *help;		/* -h/--help prints it; its first line is the synopsis */
 	const char *shortopts;		/* as getopt's, without ':' and 'h' ("f:o:q") */
 	const struct option *longopts;	/* ends with a NULL name; without "help" */
-	/* One option getopt_long() returned, with its value (optarg): 0, or nonzero once said. */
+	/* One option getopt_long() returned, with its value (optarg): 0, or nonzero once said.
+	 * NULL for a command with no option of its own (shortopts "", longopts empty). */
 	int (*option)(void *cmd, int c, const char *arg);
 };
 
