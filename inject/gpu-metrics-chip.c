@@ -8,12 +8,12 @@
  * host API accepts (on the H100, 2026-11-27, cuptiProfilerHostConfigAddMetrics failed with
  * CUPTI_ERROR_UNKNOWN for a 34-metric set that the host API alone, without the device's
  * availability image, called one pass). A refused configuration is not harmless either: see
- * chip_build. So the set is the required metrics (SM cycles, DRAM bytes) with the tensor pipes,
- * seven on GH100, and the required ones alone where that is refused.
+ * chip_build. So the set is the required metrics (SM cycles, DRAM bytes) with the tensor pipes and
+ * PCIe bytes, eleven on GH100; where that is refused, without PCIe; then the required ones alone.
  *
  * A host object deinitialized while the process samples, and a refused configuration, are two of
  * the things CUPTI 13.0 did not survive (the top of gpu-metrics.c): so the host objects live until
- * the process ends, and at most two configurations are tried.
+ * the process ends, and at most three configurations are tried.
  */
 #define _GNU_SOURCE
 #include "inject/gpu-metrics-private.h"
@@ -76,12 +76,11 @@ _Static_assert(NR_WANTED <= GPM_NR, "struct chip holds one metric per sample val
 
 /*
  * GPT_TRACE_GPU_METRICS_TRY, for re-checking a later CUPTI with tests/gpu/busy/stop-modes.sh:
- * "all" tries the whole metric list first, "traffic" the default set with PCIe and NVLink bytes
- * (tests/gpu/busy/traffic.sh: never tried on a GPU as a set of its own), "deinit" deinitializes
- * host objects (see chip_free).
+ * "all" tries the whole metric list first (NVLink included: refused on the H200, see in_tier),
+ * "deinit" deinitializes host objects (see chip_free).
  */
 static struct {
-	bool deinit, all, traffic;
+	bool deinit, all;
 } try_opts;
 
 void gpu_metrics_chip_try(const char *spec)
@@ -90,7 +89,6 @@ void gpu_metrics_chip_try(const char *spec)
 		return;
 	try_opts.deinit = strstr(spec, "deinit") != NULL;
 	try_opts.all = strstr(spec, "all") != NULL;
-	try_opts.traffic = strstr(spec, "traffic") != NULL;
 }
 
 static void host_free(CUpti_Profiler_Host_Object *host)
@@ -129,7 +127,13 @@ static CUptiResult host_configure(const char *chip, const uint8_t *availability,
 	return r;
 }
 
-/* Is raw in tier: 0 the required metrics, 1 with the tensor pipes, 2 with PCIe and NVLink, 3 all. */
+/*
+ * Is raw in tier: 0 the required metrics, 1 with the tensor pipes, 2 with PCIe bytes and
+ * percentages, 3 all. GH100 with CUPTI 13.0 samples tier 2 in one pass (11 metrics; 9 with PCIe
+ * bytes alone, 6 with the required four), and refuses any set with NVLink bytes, by either name,
+ * in cuptiProfilerHostConfigAddMetrics (CUPTI_ERROR_UNKNOWN on one H200, 2026-11-27,
+ * tests/gpu/busy/pm-probe/sets.sh).
+ */
 static bool in_tier(const struct wanted_metric *w, int tier)
 {
 	if (tier >= 3 || w->required)
@@ -138,13 +142,12 @@ static bool in_tier(const struct wanted_metric *w, int tier)
 			  w->raw == GPM_HMMA_PCT))
 		return true;
 	return tier == 2 && (w->raw == GPM_PCIE_READ_BYTES || w->raw == GPM_PCIE_WRITE_BYTES ||
-			     w->raw == GPM_PCIE_READ_PCT || w->raw == GPM_PCIE_WRITE_PCT ||
-			     w->raw == GPM_NVLINK_RX_BYTES || w->raw == GPM_NVLINK_TX_BYTES);
+			     w->raw == GPM_PCIE_READ_PCT || w->raw == GPM_PCIE_WRITE_PCT);
 }
 
 /*
- * The set in at most two configurations, each with every metric's first name: the required ones
- * with the tensor pipes, else the required ones alone. One host object per try, never
+ * The set in at most three configurations, each with every metric's first name (see in_tier):
+ * tier 2, else tier 1, else the required ones alone. One host object per try, never
  * deinitialized (see chip_free). Growing the set a metric at a time (the first version) made some
  * twenty host objects and refused configurations, and on the H200 every traced program then
  * crashed inside libnvperf_host sooner or later; with the whole list tried first (try_opts.all:
@@ -153,7 +156,7 @@ static bool in_tier(const struct wanted_metric *w, int tier)
 static int chip_build(struct gpu_metrics *g, struct chip *c, const uint8_t *availability,
 		      bool required_only, uint32_t device)
 {
-	int first = required_only ? 0 : try_opts.all ? 3 : try_opts.traffic ? 2 : 1;
+	int first = required_only ? 0 : try_opts.all ? 3 : 2;
 
 	for (int tier = first; tier >= 0; tier--) {
 		CUpti_Profiler_Host_Object *host;

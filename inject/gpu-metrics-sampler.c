@@ -400,7 +400,9 @@ static void *decode_main(void *arg)
 				g->devices[i].running = false;
 			}
 	pthread_mutex_unlock(&g->lock);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &until);
 	pthread_mutex_lock(&g->done_lock);
+	g->thread_cpu_ms = (double)until.tv_sec * 1e3 + (double)until.tv_nsec / 1e6;
 	g->finished = true;
 	pthread_cond_broadcast(&g->done);
 	pthread_mutex_unlock(&g->done_lock);

@@ -49,6 +49,7 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 		return -1;
 	}
 	g->interval_ns = interval_ns;
+	g->decode_cpu_ms = -1;
 	g->debug = getenv("GPT_TRACE_GPU_METRICS_DEBUG") &&
 		   !strcmp(getenv("GPT_TRACE_GPU_METRICS_DEBUG"), "1");
 	g->stop_mode = STOP_DECODE_ONLY;
@@ -111,8 +112,10 @@ int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms)
 		atomic_store(&g->abandoned, true);
 		return -1;
 	}
-	if (g->thread_started)
+	if (g->thread_started) {
 		pthread_join(g->thread, NULL);
+		g->decode_cpu_ms = g->thread_cpu_ms;
+	}
 	g->thread_started = false;
 	/* Under the lock: a context destroyed now (CUDA's teardown) stops its device too. */
 	until = deadline(timeout_ms);
@@ -199,6 +202,10 @@ void gpu_metrics_describe(const struct gpu_metrics *g,
 	set(arg, "gpu_metric_samples_dropped", value);
 	snprintf(value, sizeof(value), "%.1f", g->setup_ms);
 	set(arg, "gpu_metrics_setup_ms", value);
+	if (g->decode_cpu_ms >= 0) {
+		snprintf(value, sizeof(value), "%.1f", g->decode_cpu_ms);
+		set(arg, "gpu_metrics_decode_cpu_ms", value);
+	}
 	for (size_t i = 0; i < g->ndevices; i++)
 		full += g->devices[i].image_full;
 	snprintf(value, sizeof(value), "%llu", (unsigned long long)full);

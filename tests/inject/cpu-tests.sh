@@ -269,16 +269,29 @@ gpu_metrics)
 		"$bindir/fake_launch" "$lib" "$fake" exit 3000 >out 2>err
 	rc=$?
 	[ $rc -eq 0 ] || fail "exit status $rc"
-	grep -qx 'gpt-trace: gpu metrics: [0-9]* samples of 1 device every 1000000 us, 7 metrics (GH100)' err ||
-		fail "no summary line"
+	grep -qx 'gpt-trace: gpu metrics: [0-9]* samples of 1 device every 1000000 us, 11 metrics (GH100)' err ||
+		fail "no summary line: $(cat err)"
 	# what CUPTI 13.0 did not survive on the H200 is never called by default
 	! grep 'fake-cupti:' err || fail "a host object deinitialized, or a sampler stopped or disabled"
 	n=$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPT_GPU_METRICS')
 	[ "$n" -gt 64 ] || fail "only $n samples: the image was not started again"
-	# SMs active, tensor active, HMMA (DRAM %, from bytes and the device's bandwidth, needs a device
-	# record, which the stand-in has not)
-	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPU_METRICS')" = $((n * 3)) ] ||
-		fail "GPU_METRICS rows are not 3 per sample: $(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPU_METRICS')"
+	# SMs active, tensor active, HMMA, PCIe RX and TX (DRAM %, from bytes and the device's
+	# bandwidth, needs a device record, which the stand-in has not)
+	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPU_METRICS')" = $((n * 5)) ] ||
+		fail "GPU_METRICS rows are not 5 per sample: $(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPU_METRICS')"
+	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPT_GPU_METRICS WHERE pcieReadBytes > 0
+		AND pcieWriteBytes > 0 AND nvlinkRxBytes IS NULL')" = "$n" ] || fail "PCIe bytes not in every sample"
+	sqlite3 -readonly t.sqlite "SELECT value FROM GPT_META WHERE name = 'gpu_metrics_decode_cpu_ms'" |
+		grep -qx '[0-9]*\.[0-9]' || fail "no gpu_metrics_decode_cpu_ms"
+	# a chip that refuses the PCIe metrics samples the seven without them
+	traced env FAKE_CUPTI_PM=1 FAKE_CUPTI_REFUSE=pcie GPT_TRACE_CUPTI_LIB="$fake" \
+		GPT_TRACE_GPU_METRICS=1hz GPT_TRACE_GPU_METRICS_DEBUG=1 GPT_TRACE_OUTPUT="$work/p.sqlite" \
+		"$bindir/fake_launch" "$lib" "$fake" exit 1500 >out 2>err
+	grep -q 'tier 2, 11 metrics: refused' err && grep -q 'tier 1, 7 metrics: configured' err &&
+		grep -q 'samples of 1 device every 1000000 us, 7 metrics (GH100)' err ||
+		fail "PCIe refused: $(cat err)"
+	[ "$(sqlite3 -readonly p.sqlite 'SELECT count(*) FROM GPT_GPU_METRICS WHERE pcieReadBytes IS NOT NULL')" = 0 ] ||
+		fail "PCIe bytes from a refused set"
 	# the other end, kept for re-checking a later CUPTI, does stop and disable
 	traced env FAKE_CUPTI_PM=1 GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_GPU_METRICS=1hz \
 		GPT_TRACE_GPU_METRICS_STOP=release GPT_TRACE_OUTPUT="$work/r.sqlite" \

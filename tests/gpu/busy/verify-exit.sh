@@ -3,8 +3,8 @@
 # with gpt-trace, libgpt_inject.so, bench_launch_loop, copies, membw and libstackdump.so in BINDIR:
 #  1. the exit hang: 26 launch loops under --gpu-metrics (13 at 10 kHz, 13 at 1 kHz); before the fix
 #     of 8445675, 10 of 26 hung at exit in the last decode. Expect no HANG line, every rc=0;
-#  2. PCIe and NVLink bytes (GPT_TRACE_GPU_METRICS_TRY=traffic): whether GH100 takes the set and
-#     copies' samples show PCIe bytes (tests/gpu/busy/traffic.sh).
+#  2. PCIe bytes in the default set (eleven metrics on GH100): copies' PCIe bytes against the bytes
+#     it copied, each way (tests/gpu/busy/traffic.sh: PASS/FAIL lines).
 # usage: verify-exit.sh BINDIR OUT  (OUT/verify-exit.txt; about 4 minutes)
 set -u
 B=${1:?usage: verify-exit.sh BINDIR OUT}; OUT=${2:?}; mkdir -p "$OUT"; L=$OUT/verify-exit.txt
