@@ -8,15 +8,17 @@
  * host API accepts (on the H100, 2026-11-27, cuptiProfilerHostConfigAddMetrics failed with
  * CUPTI_ERROR_UNKNOWN for a 34-metric set that the host API alone, without the device's
  * availability image, called one pass). A refused configuration is not harmless either: see
- * chip_build. So the set is the required metrics (SM cycles, DRAM bytes) with the tensor pipes and
- * PCIe bytes, eleven on GH100; where that is refused, without PCIe; then the required ones alone.
+ * chip_build. So the set is the required metrics (SM cycles, DRAM bytes) with the tensor pipes,
+ * PCIe bytes and, where the GPU has NVLink, NVLink bytes: eleven or thirteen on GH100; where that
+ * is refused, fewer (in_tier).
  *
  * A host object deinitialized while the process samples, and a refused configuration, are two of
  * the things CUPTI 13.0 did not survive (the top of gpu-metrics.c): so the host objects live until
- * the process ends, and at most three configurations are tried.
+ * the process ends, and no more configurations are tried than chip_build says.
  */
 #define _GNU_SOURCE
 #include "inject/gpu-metrics-private.h"
+#include "inject/driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,7 +78,7 @@ _Static_assert(NR_WANTED <= GPM_NR, "struct chip holds one metric per sample val
 
 /*
  * GPT_TRACE_GPU_METRICS_TRY, for re-checking a later CUPTI with tests/gpu/busy/stop-modes.sh:
- * "all" tries the whole metric list first (NVLink included: refused on the H200, see in_tier),
+ * "all" tries the whole metric list first (GH100 refuses it),
  * "deinit" deinitializes host objects (see chip_free).
  */
 static struct {
@@ -129,25 +131,61 @@ static CUptiResult host_configure(const char *chip, const uint8_t *availability,
 
 /*
  * Is raw in tier: 0 the required metrics, 1 with the tensor pipes, 2 with PCIe bytes and
- * percentages, 3 all. GH100 with CUPTI 13.0 samples tier 2 in one pass (11 metrics; 9 with PCIe
- * bytes alone, 6 with the required four), and refuses any set with NVLink bytes, by either name,
- * in cuptiProfilerHostConfigAddMetrics (CUPTI_ERROR_UNKNOWN on one H200, 2026-11-27,
- * tests/gpu/busy/pm-probe/sets.sh).
+ * percentages, 3 with NVLink bytes, 4 all. On the H200 with CUPTI 13.0 (2026-11-27,
+ * tests/gpu/busy/pm-probe/sets.sh): tier 3 (13 metrics) takes one pass where the GPUs have NVLink
+ * between them; on one H200 without, any set with NVLink bytes is refused (CUPTI_ERROR_UNKNOWN in
+ * cuptiProfilerHostConfigAddMetrics), tier 2 (11) takes one pass.
  */
 static bool in_tier(const struct wanted_metric *w, int tier)
 {
-	if (tier >= 3 || w->required)
-		return true;
-	if (tier >= 1 && (w->raw == GPM_TENSOR_CYCLES || w->raw == GPM_TENSOR_PCT ||
-			  w->raw == GPM_HMMA_PCT))
-		return true;
-	return tier == 2 && (w->raw == GPM_PCIE_READ_BYTES || w->raw == GPM_PCIE_WRITE_BYTES ||
-			     w->raw == GPM_PCIE_READ_PCT || w->raw == GPM_PCIE_WRITE_PCT);
+	switch (w->raw) {
+	case GPM_TENSOR_CYCLES:
+	case GPM_TENSOR_PCT:
+	case GPM_HMMA_PCT:
+		return tier >= 1;
+	case GPM_PCIE_READ_BYTES:
+	case GPM_PCIE_WRITE_BYTES:
+	case GPM_PCIE_READ_PCT:
+	case GPM_PCIE_WRITE_PCT:
+		return tier >= 2;
+	case GPM_NVLINK_RX_BYTES:
+	case GPM_NVLINK_TX_BYTES:
+		return tier >= 3;
+	default:
+		return w->required || tier >= 4;
+	}
 }
 
 /*
- * The set in at most three configurations, each with every metric's first name (see in_tier):
- * tier 2, else tier 1, else the required ones alone. One host object per try, never
+ * Does device reach another GPU over NVLink? Native atomics between two GPUs are NVLink's (PCIe
+ * peers have none). Asked so that a GPU without NVLink is never given the NVLink set: a refused
+ * configuration is one of the things CUPTI did not survive (chip_build).
+ */
+static bool nvlink_peer(uint32_t device)
+{
+	CUresult (*count_fn)(int *) = (CUresult (*)(int *))driver_function("cuDeviceGetCount");
+	CUresult (*p2p)(int *, CUdevice_P2PAttribute, CUdevice, CUdevice) =
+		(CUresult (*)(int *, CUdevice_P2PAttribute, CUdevice, CUdevice))driver_function(
+			"cuDeviceGetP2PAttribute");
+	int count = 0;
+
+	if (!count_fn || !p2p || count_fn(&count) != CUDA_SUCCESS)
+		return false;
+	for (int peer = 0; peer < count; peer++) {
+		int atomics = 0;
+
+		if ((uint32_t)peer != device &&
+		    p2p(&atomics, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, (CUdevice)device,
+			(CUdevice)peer) == CUDA_SUCCESS && atomics)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The set in at most four configurations, each with every metric's first name (see in_tier):
+ * tier 3 where the device has NVLink, else tier 2; else tier 1; else the required ones alone.
+ * One host object per try, never
  * deinitialized (see chip_free). Growing the set a metric at a time (the first version) made some
  * twenty host objects and refused configurations, and on the H200 every traced program then
  * crashed inside libnvperf_host sooner or later; with the whole list tried first (try_opts.all:
@@ -156,7 +194,7 @@ static bool in_tier(const struct wanted_metric *w, int tier)
 static int chip_build(struct gpu_metrics *g, struct chip *c, const uint8_t *availability,
 		      bool required_only, uint32_t device)
 {
-	int first = required_only ? 0 : try_opts.all ? 3 : 2;
+	int first = required_only ? 0 : try_opts.all ? 4 : nvlink_peer(device) ? 3 : 2;
 
 	for (int tier = first; tier >= 0; tier--) {
 		CUpti_Profiler_Host_Object *host;

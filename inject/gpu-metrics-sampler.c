@@ -12,7 +12,6 @@
 #define _GNU_SOURCE
 #include "inject/gpu-metrics-private.h"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
@@ -21,6 +20,7 @@
 #include <time.h>
 
 #include "collector/collector.h"
+#include "inject/driver.h"
 
 #define GPU_METRICS_DECODE_MS 50
 #define GPU_METRICS_HW_BUFFER (256u << 20)	/* the hardware buffer: 100 ms of samples fit */
@@ -297,19 +297,13 @@ static void device_decode(struct gpu_metrics *g, struct device *d)
 	}
 }
 
-/* The driver's context stack, looked up in the driver the program loaded (never linked). */
+/* The driver's context stack (driver.h). */
 static CUresult context_push(CUcontext ctx)
 {
 	static CUresult (*push)(CUcontext);
 
 	if (!push)
-		*(void **)&push = dlsym(RTLD_DEFAULT, "cuCtxPushCurrent_v2");
-	if (!push) {
-		void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-
-		if (driver)
-			*(void **)&push = dlsym(driver, "cuCtxPushCurrent_v2");
-	}
+		*(void **)&push = driver_function("cuCtxPushCurrent_v2");
 	return push ? push(ctx) : CUDA_ERROR_NOT_INITIALIZED;
 }
 
@@ -319,13 +313,7 @@ static void context_pop(void)
 	CUcontext ctx;
 
 	if (!pop)
-		*(void **)&pop = dlsym(RTLD_DEFAULT, "cuCtxPopCurrent_v2");
-	if (!pop) {
-		void *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-
-		if (driver)
-			*(void **)&pop = dlsym(driver, "cuCtxPopCurrent_v2");
-	}
+		*(void **)&pop = driver_function("cuCtxPopCurrent_v2");
 	if (pop)
 		pop(&ctx);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "inject/driver.h"
 #include "inject/metrics-cupti.h"
 
 struct metrics_cupti_fns metrics_cupti;
@@ -192,22 +193,12 @@ const char *metrics_chip_name(struct metrics_session *s, struct metrics_context 
 	return p.pChipName;
 }
 
-/*
- * cuCtxSynchronize from the driver the program has loaded: looked up rather than linked so that
- * libgpt_inject.so needs no libcuda at link time (it is only ever loaded into CUDA programs).
- */
+/* cuCtxSynchronize from the driver the program has loaded (driver.h). */
 CUresult metrics_context_synchronize(void)
 {
 	static CUresult (*sync)(void);
-	void *driver;
 
 	if (!sync)
-		*(void **)&sync = dlsym(RTLD_DEFAULT, "cuCtxSynchronize");
-	if (!sync) {
-		/* The runtime loads libcuda with RTLD_LOCAL: ask for that copy by name. */
-		driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-		if (driver)
-			*(void **)&sync = dlsym(driver, "cuCtxSynchronize");
-	}
+		*(void **)&sync = driver_function("cuCtxSynchronize");
 	return sync ? sync() : CUDA_ERROR_NOT_INITIALIZED;
 }

@@ -292,6 +292,14 @@ gpu_metrics)
 		fail "PCIe refused: $(cat err)"
 	[ "$(sqlite3 -readonly p.sqlite 'SELECT count(*) FROM GPT_GPU_METRICS WHERE pcieReadBytes IS NOT NULL')" = 0 ] ||
 		fail "PCIe bytes from a refused set"
+	# a GPU with an NVLink peer samples NVLink bytes too; without one they are never asked for
+	# (a single H200 refuses them, above: the first set had 11)
+	traced env FAKE_CUPTI_PM=1 FAKE_NVLINK=1 GPT_TRACE_CUPTI_LIB="$fake" \
+		GPT_TRACE_GPU_METRICS=1hz GPT_TRACE_GPU_METRICS_DEBUG=1 GPT_TRACE_OUTPUT="$work/n.sqlite" \
+		"$bindir/fake_launch" "$lib" "$fake" exit 1500 >out 2>err
+	grep -q 'tier 3, 13 metrics: configured' err || fail "NVLink: $(cat err)"
+	[ "$(sqlite3 -readonly n.sqlite 'SELECT count(*) FROM GPT_GPU_METRICS WHERE nvlinkRxBytes IS NULL
+		OR nvlinkTxBytes IS NULL')" = 0 ] || fail "NVLink bytes missing"
 	# the other end, kept for re-checking a later CUPTI, does stop and disable
 	traced env FAKE_CUPTI_PM=1 GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_GPU_METRICS=1hz \
 		GPT_TRACE_GPU_METRICS_STOP=release GPT_TRACE_OUTPUT="$work/r.sqlite" \

@@ -20,6 +20,10 @@
  *   "capture" is told from the pops of "iter"). FAKE_STEPS=K puts each K launches in an NVTX
  *   range "ProfilerStep#n" (n from 0), as PyTorch's profiler names its steps.
  *
+ * It also exports the two driver calls the library asks whether a GPU has NVLink with
+ * (inject/gpu-metrics-chip.c): with FAKE_NVLINK=1 there are two devices with native atomics
+ * between them; without, no device.
+ *
  * Usage: fake_launch LIBRARY FAKE_CUPTI [MODE [N]]
  */
 #define _GNU_SOURCE
@@ -37,6 +41,22 @@
 typedef int (*subscribe_fn)(void **, void *, void *);
 
 static struct sigaction previous;
+
+int cuDeviceGetCount(int *count);
+int cuDeviceGetP2PAttribute(int *value, int attribute, int device, int peer);
+
+int cuDeviceGetCount(int *count)
+{
+	*count = getenv("FAKE_NVLINK") ? 2 : 0;
+	return *count ? 0 : 100;	/* CUDA_ERROR_NO_DEVICE */
+}
+
+int cuDeviceGetP2PAttribute(int *value, int attribute, int device, int peer)
+{
+	(void)attribute;
+	*value = getenv("FAKE_NVLINK") && device != peer;
+	return 0;
+}
 
 static void handler_reraise(int sig)
 {

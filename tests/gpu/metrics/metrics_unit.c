@@ -11,6 +11,7 @@
 #include "inject/metrics-sass.c"
 #include "inject/metrics-session.c"
 #include "inject/metrics-host.c"
+#include "inject/driver.c"
 
 static int failures;
 static char last_report[1024];
