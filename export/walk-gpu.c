@@ -7,6 +7,7 @@
 #include "loader/gpu-metrics.h"
 
 #include <math.h>
+#include <stdbool.h>
 
 /* GPU streams and counters. */
 
@@ -102,9 +103,12 @@ static int emit_series(struct timeline *tl, const struct timeline_track *track, 
 	return 0;
 }
 
-/* The sampled metrics shown as counters, each as it was sampled (a step per sample). */
+/*
+ * The sampled metrics shown as counters, each as it was sampled (a step per sample); PCIe where
+ * the trace has it (gpt-trace's since 2026-11-27, nsys's).
+ */
 static const enum gpu_sample_metric sampled_tracks[] = { GS_SM_ACTIVE, GS_TENSOR, GS_DRAM_READ,
-							 GS_DRAM_WRITE };
+							 GS_DRAM_WRITE, GS_PCIE_RX, GS_PCIE_TX };
 #define NSAMPLED_TRACKS ((int32_t)(sizeof(sampled_tracks) / sizeof(sampled_tracks[0])))
 
 static int emit_sampled_track(struct timeline *tl, const struct gpu_samples *d,
@@ -133,6 +137,14 @@ static int emit_sampled_track(struct timeline *tl, const struct gpu_samples *d,
 	return ret;
 }
 
+static bool sampled_any(const struct gpu_samples *d, enum gpu_sample_metric m)
+{
+	for (size_t i = 0; i < d->count; i++)
+		if (!isnan(d->samples[i].value[m]))
+			return true;
+	return false;
+}
+
 /* GPU metrics sampled on this device (gpt-trace run --gpu-metrics, nsys exports), when any. */
 static int emit_sampled_metrics(struct timeline *tl, struct gpu *g, struct timeline_track *track,
 				char *name, size_t len)
@@ -149,6 +161,8 @@ static int emit_sampled_metrics(struct timeline *tl, struct gpu *g, struct timel
 		if (tl->samples[i].device == g->device && tl->samples[i].count)
 			d = &tl->samples[i];
 	for (size_t k = 0; d && !ret && k < sizeof(sampled_tracks) / sizeof(sampled_tracks[0]); k++) {
+		if (sampled_tracks[k] >= GS_PCIE_RX && !sampled_any(d, sampled_tracks[k]))
+			continue;
 		snprintf(name, len, "GPU %" PRId64 " %s", g->device, gpu_sample_names[sampled_tracks[k]]);
 		track->uuid = tl->next_uuid++;
 		track->unit = "%";

@@ -21,6 +21,8 @@ const char *const gpu_sample_names[GS_NR] = {
 	[GS_DRAM_READ] = "DRAM Read Bandwidth [Throughput %]",
 	[GS_DRAM_WRITE] = "DRAM Write Bandwidth [Throughput %]",
 	[GS_WARPS] = "Compute Warps in Flight [Throughput %]",
+	[GS_PCIE_RX] = "PCIe RX Throughput [Throughput %]",
+	[GS_PCIE_TX] = "PCIe TX Throughput [Throughput %]",
 };
 
 /* Names other nsys versions and GPUs give the same metrics. */

@@ -27,6 +27,8 @@ enum gpu_sample_metric {
 	GS_DRAM_READ,		/* "DRAM Read Bandwidth [Throughput %]" */
 	GS_DRAM_WRITE,
 	GS_WARPS,		/* "Compute Warps in Flight [Throughput %]" */
+	GS_PCIE_RX,		/* "PCIe RX Throughput [Throughput %]": received by the GPU */
+	GS_PCIE_TX,
 	GS_NR,
 };
 

@@ -33,6 +33,28 @@ ev = d["traceEvents"] if isinstance(d, dict) else d
 print(" ".join("%g" % list(e["args"].values())[0] for e in ev
                if e.get("ph") == "C" and e["name"] == "GPU 0 SMs Active [Throughput %]"))' "$TMP/m.json")"
 
+# PCIe RX/TX tracks only where the trace sampled PCIe (the synthetic trace has not: no track), with
+# nsys's metric names
+pcie_tracks() {
+	"$GPT" export -q -f chrome -o "$TMP/$1.json" "$TMP/$1.sqlite" >/dev/null && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+names = sorted({e["name"] for e in ev if e.get("ph") == "C" and "PCIe" in e["name"]})
+print("; ".join(n + ": " + " ".join("%g" % list(e["args"].values())[0] for e in ev
+                                     if e.get("ph") == "C" and e["name"] == n) for n in names) or "none")' "$TMP/$1.json"
+}
+expect "no PCIe sampled, no PCIe track" "none" "$(pcie_tracks m)"
+cp "$TMP/m.sqlite" "$TMP/pcie.sqlite"
+sqlite3 "$TMP/pcie.sqlite" "INSERT INTO TARGET_INFO_GPU_METRICS VALUES
+		(281479271677952, 0, 'GPU 0 PM sampling (gpt-trace)', 7, 'PCIe RX Throughput [Throughput %]'),
+		(281479271677952, 0, 'GPU 0 PM sampling (gpt-trace)', 8, 'PCIe TX Throughput [Throughput %]');
+	INSERT INTO GPU_METRICS (rawTimestamp, timestamp, typeId, metricId, value) VALUES
+		(0, 0, 281479271677952, 7, 92), (0, 0, 281479271677952, 8, 1),
+		(0, 1000, 281479271677952, 7, 92), (0, 1000, 281479271677952, 8, 3)"
+expect "PCIe tracks" "GPU 0 PCIe RX Throughput [Throughput %]: 92 0; GPU 0 PCIe TX Throughput [Throughput %]: 1 3 0" \
+	"$(pcie_tracks pcie)"
+
 # nsys exports have no GPT_META: the same rows read the same
 sqlite3 "$TMP/m.sqlite" "DROP TABLE GPT_META; DROP TABLE GPT_GPU_METRICS" 2>/dev/null
 expect "nsys layout" "copy4 memory-bound" "$("$GPT" stats -q -f json -w 0:1 "$TMP/m.sqlite" | summary | sed -n 2p | cut -d' ' -f1-2)"
