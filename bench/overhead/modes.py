@@ -3,6 +3,7 @@
 
 usage: modes.py BINDIR OUT_DIR [--reps 3] [--launches 200000] [--modes a,b,...] [--workloads ...]
                 [--timeout S] [--deadline S] [--median] [--model-steps N] [--fixed-algorithms]
+                [--build NAME=DIR ...]
 
 Modes (interleaved, --reps rounds; every mode of a round runs before the next round starts):
     bare          the program alone
@@ -12,6 +13,8 @@ Modes (interleaved, --reps rounds; every mode of a round runs before the next ro
     gm1k          gpt-trace run --gpu-metrics=1khz
     nsys          nsys profile -t cuda (the collector yardstick)
     nsys-gm       nsys profile -t cuda --gpu-metrics-devices=all (10 kHz, its default)
+    NAME          gpt-trace run of another build, --build NAME=DIR (DIR holds its gpt-trace and
+                  libgpt_inject.so), in the same rounds: this build against earlier ones
 Workloads: the launch-bound loop (BINDIR/bench_launch_loop, ns per launch) and the PyTorch steps of
 torch_bench.py (tinyops, resnet18, transformer: ms per step, mean of 20 timed steps after warm-up).
 Prints one Markdown table per workload: the median of the rounds, min-max, and the median against
@@ -26,9 +29,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ALL = ["bare", "armed", "default", "gm10k", "gm1k", "nsys", "nsys-gm"]
 
 
-def prefix(mode, b, out, tag):
+def prefix(mode, b, out, tag, builds):
     trace = f"{out}/{tag}-{mode}.sqlite"
     gpt = [f"{b}/gpt-trace", "run", "-q", "-f", "-o", trace]
+    if mode in builds:
+        return [f"{builds[mode]}/gpt-trace", "run", "-q", "-f", "-o", trace, "--"], trace
     return {
         "bare": ([], None),
         "armed": (gpt + ["--start-later", "--"], None),
@@ -72,10 +77,13 @@ def main():
     ap.add_argument("--median", action="store_true", help="torch_bench.py --median: steps timed one by one")
     ap.add_argument("--fixed-algorithms", action="store_true",
                     help="torch_bench.py --fixed-algorithms: cudnn.benchmark off")
+    ap.add_argument("--build", action="append", default=[], help="NAME=DIR: another gpt-trace build")
     a = ap.parse_args()
     b, out = os.path.abspath(a.bindir), os.path.abspath(a.out)
+    builds = {k: os.path.abspath(v) for k, v in (x.split("=", 1) for x in a.build)}
     os.makedirs(out, exist_ok=True)
     modes = [m for m in a.modes.split(",") if m != "nsys" or os.access(NSYS, os.X_OK)]
+    modes += [m for m in builds if m not in modes]
     works = a.workloads.split(",")
     env_control = os.path.join(out, "control")	# armed processes announce themselves here
     os.environ["GPT_TRACE_CONTROL_DIR"] = env_control
@@ -89,7 +97,7 @@ def main():
                 print(f"round {rep + 1} {mode}: not run, past the deadline", file=sys.stderr)
                 continue
             if "launch" in works:
-                pre, trace = prefix(mode, b, out, "launch")
+                pre, trace = prefix(mode, b, out, "launch", builds)
                 o, e, rc = run(pre + [f"{b}/bench_launch_loop", str(a.launches)], a.timeout,
                                f"{out}/hang-launch-{mode}-{rep + 1}.txt")
                 m = re.search(r"ns_per_launch=([\d.]+)", o)
@@ -99,7 +107,7 @@ def main():
                 if trace and os.path.exists(trace):
                     size["launch"][mode] = os.path.getsize(trace)
             for w in torch_works:
-                pre, trace = prefix(mode, b, out, w)
+                pre, trace = prefix(mode, b, out, w, builds)
                 o, e, rc = run(pre + [sys.executable, f"{HERE}/torch_bench.py", "--only", w,
                                      "--model-steps", str(a.model_steps)] + (["--median"] if a.median else [])
                                + (["--fixed-algorithms"] if a.fixed_algorithms else []),
