@@ -67,8 +67,9 @@ static double value_or_nan(const struct gpu_metrics_sample *s, enum gpu_metric_r
 
 int gpu_metrics_idle(const struct gpu_metrics_sample *s)
 {
-	static const enum gpu_metric_raw traffic[] = { GPM_DRAM_READ_BYTES, GPM_DRAM_WRITE_BYTES,
-						       GPM_PCIE_READ_BYTES, GPM_PCIE_WRITE_BYTES };
+	static const enum gpu_metric_raw traffic[] = { GPM_DRAM_READ_BYTES,  GPM_DRAM_WRITE_BYTES,
+						       GPM_PCIE_READ_BYTES,  GPM_PCIE_WRITE_BYTES,
+						       GPM_NVLINK_RX_BYTES, GPM_NVLINK_TX_BYTES };
 	double bytes = 0;
 
 	if (!have(s, GPM_SM_CYCLES_ACTIVE) || s->value[GPM_SM_CYCLES_ACTIVE] > 0 || s->end <= s->start)

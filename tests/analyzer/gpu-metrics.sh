@@ -154,4 +154,31 @@ expect "precision confirmed by GPU metrics" "1" \
 expect "precision overruled by busy tensor pipes" "0" \
 	"$("$GPT" report -q -r precision -s precision.max_tensor_pct=0 "$F/precision-fp32.sqlite" | grep -c 'precision  device')"
 
+# PCIe and NVLink on real traces (2 H200s joined by NVLink, 13 metrics): copies' pinned copies fill
+# the link both ways (PCIe RX and TX tracks reach 92% and 94%); peer copies of 4 x 64 MiB each way
+# are sampled on both devices, each with NVLink TX above the bytes it sent (packets count more).
+pcie_peaks() {
+	"$GPT" export -q -f chrome -o "$TMP/c.json" "$F/traffic-copies.sqlite" >/dev/null && python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+peak = {}
+for e in ev:
+    if e.get("ph") == "C" and "PCIe" in e["name"]:
+        peak[e["name"]] = max(peak.get(e["name"], 0), list(e["args"].values())[0])
+print(" ".join("%s=%g" % (k.split()[3], v) for k, v in sorted(peak.items())))' "$TMP/c.json"
+}
+expect "PCIe tracks on a real trace" "RX=92 TX=94" "$(pcie_peaks)"
+expect "NVLink bytes on both devices of a peer-copy process" "0 1 1
+1 1 1" "$(sqlite3 -readonly "$F/traffic-peer.sqlite" "SELECT g.deviceId, sum(g.nvlinkTxBytes) >= s.sent, sum(g.nvlinkRxBytes) >= s.sent
+	FROM GPT_GPU_METRICS g JOIN (SELECT srcDeviceId AS dev, sum(bytes) AS sent FROM CUPTI_ACTIVITY_KIND_MEMCPY
+	WHERE copyKind = 10 GROUP BY srcDeviceId) s ON s.dev = g.deviceId GROUP BY g.deviceId" | tr '|' ' ')"
+expect "both devices' counter tracks" "GPU 0 SMs Active [Throughput %]
+GPU 1 SMs Active [Throughput %]" "$("$GPT" export -q -f chrome -o "$TMP/p.json" "$F/traffic-peer.sqlite" >/dev/null &&
+	python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d["traceEvents"] if isinstance(d, dict) else d
+print("\n".join(sorted({e["name"] for e in ev if e.get("ph") == "C" and "SMs Active" in e["name"]})))' "$TMP/p.json")"
+
 exit $((failures > 0))

@@ -329,7 +329,7 @@ static void test_rows(const char *dir)
  */
 static void test_gpu_metrics(const char *dir)
 {
-	struct gpu_metrics_batch *b = calloc(1, sizeof(*b) + 3 * sizeof(b->samples[0]));
+	struct gpu_metrics_batch *b = calloc(1, sizeof(*b) + 4 * sizeof(b->samples[0]));
 	struct device_row dev = { .id = 3, .name = "NVIDIA H100", .memory_bandwidth = 3352000000000ull };
 	char path[600], text[512];
 	struct writer *w;
@@ -366,6 +366,12 @@ static void test_gpu_metrics(const char *dir)
 	b->samples[2].value[GPM_SM_CYCLES_ACTIVE] = 0;
 	b->samples[2].value[GPM_DRAM_READ_BYTES] = 2048;
 	b->samples[2].value[GPM_PCIE_READ_BYTES] = 1024;
+	/* No SM active either, but 50 MB over NVLink (a peer reading this GPU): not idle. */
+	b->count = 4;
+	b->samples[3] = b->samples[2];
+	b->samples[3].start = ORIGIN + 301000;
+	b->samples[3].end = ORIGIN + 401000;
+	b->samples[3].value[GPM_NVLINK_RX_BYTES] = 50e6;
 	CHECK_EQ_INT(writer_gpu_metrics(w, b), 0);
 	CHECK_EQ_INT(writer_finish(w, 0), 1);
 	writer_free(w);
@@ -374,7 +380,8 @@ static void test_gpu_metrics(const char *dir)
 	CHECK_EQ_STR(query_text(db, "SELECT group_concat(start || ',' || end || ',' || deviceId || ',' || "
 				    "CAST(smCyclesActive AS INT) || ',' || CAST(dramReadBytes AS INT) || ',' || "
 				    "ifnull(pcieReadBytes, 'NULL'), ' ') FROM GPT_GPU_METRICS", text, sizeof(text)),
-		     "1000,101000,3,26136200,167600000,NULL 101000,201000,3,13068100,167600000,NULL");
+		     "1000,101000,3,26136200,167600000,NULL 101000,201000,3,13068100,167600000,NULL "
+		     "301000,401000,3,0,2048,1024.0");
 	CHECK_EQ_STR(query_text(db, "SELECT group_concat(timestamp || ':' || m.metricName || '=' || value, '; ') "
 				    "FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS m USING (typeId, metricId) "
 				    "WHERE g.typeId & 255 = 3 AND metricName NOT LIKE 'GPC%' ORDER BY timestamp, metricId",
@@ -382,14 +389,15 @@ static void test_gpu_metrics(const char *dir)
 		     "1000:SMs Active [Throughput %]=100; 1000:Tensor Active [Throughput %]=25; "
 		     "1000:DRAM Read Bandwidth [Throughput %]=50; 1000:DRAM Write Bandwidth [Throughput %]=10; "
 		     "101000:SMs Active [Throughput %]=50; 101000:Tensor Active [Throughput %]=80; "
-		     "101000:DRAM Read Bandwidth [Throughput %]=62; 101000:DRAM Write Bandwidth [Throughput %]=10");
+		     "101000:DRAM Read Bandwidth [Throughput %]=62; 101000:DRAM Write Bandwidth [Throughput %]=10; "
+		     "301000:SMs Active [Throughput %]=0; 301000:DRAM Read Bandwidth [Throughput %]=0");
 	CHECK_EQ_INT(query_int(db, "SELECT value FROM GPU_METRICS WHERE metricId = 0 LIMIT 1"), 1980000000);
 	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM TARGET_INFO_GPU_METRICS"), 5);
 	CHECK_EQ_INT(query_int(db, "SELECT count(DISTINCT typeId) FROM GPU_METRICS"), 1);
 	CHECK_EQ_INT(query_int(db, "SELECT typeId FROM TARGET_INFO_GPU_METRICS LIMIT 1"), 0x1000100000003ll);
 	CHECK_EQ_INT(query_int(db, "SELECT min(rawTimestamp) FROM GPU_METRICS"), (long long)(ORIGIN + 1000));
 	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'gpu_metric_samples'", text,
-				sizeof(text)), "2");
+				sizeof(text)), "3");
 	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'gpu_metric_samples_idle'",
 				text, sizeof(text)), "1");
 	sqlite3_close(db);

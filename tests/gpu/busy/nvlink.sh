@@ -1,7 +1,7 @@
 #!/bin/bash
 # Issue 23's NVLink bytes, on a machine with two GPUs joined by NVLink, from the repository root with
 # gpt-trace and libgpt_inject.so in BINDIR. usage: nvlink.sh BINDIR OUT  (OUT/nvlink.txt; ~2 minutes)
-#  1. one process copies 256 MiB x 16 each way between its two GPUs (peer.py): both devices are
+#  1. one process copies 256 MiB x 16 each way between its two GPUs (tests/gpu/busy/peer.py): both devices are
 #     sampled with NVLink bytes (13 metrics), and each device's NVLink TX bytes are at least the
 #     bytes it sent (CUPTI counts packets' overhead too: 1.7-1.8x in pm-probe/sets.sh);
 #  2. the same with CUDA_VISIBLE_DEVICES=0 and a copy within the GPU: no peer, so NVLink is never
@@ -39,27 +39,15 @@ print(("PASS" if ok else "FAIL") + f" {expect}: {path.split('/')[-1]}")
 sys.exit(0 if ok else 1)
 PY
 }
-cat >"$W/peer.py" <<'PY'
-import sys, torch
-n = 256 << 20
-a = torch.empty(n, dtype=torch.uint8, device="cuda:0")
-peer = torch.cuda.device_count() > 1
-b = torch.empty(n, dtype=torch.uint8, device="cuda:1" if peer else "cuda:0")
-for _ in range(16):
-    b.copy_(a)
-    a.copy_(b)
-torch.cuda.synchronize()
-print("copied", 16 * n, "bytes each way", "between GPUs" if peer else "within one GPU")
-PY
 bad=0
 {
 	echo "# $(date -u +%F' '%T) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1), $(nvidia-smi -L | wc -l) GPUs"
 	GPT_TRACE_GPU_METRICS_DEBUG=1 timeout 120 "$B/gpt-trace" run -q -f --gpu-metrics -o "$W/peer.sqlite" -- \
-		python3 "$W/peer.py" >"$W/peer.out" 2>&1
+		python3 "$here/peer.py" >"$W/peer.out" 2>&1
 	echo "peer rc=$?: $(grep -h -E 'copied|tier' "$W/peer.out" | tr '\n' ';')"
 	check "$W/peer.sqlite" peer || bad=1
 	CUDA_VISIBLE_DEVICES=0 GPT_TRACE_GPU_METRICS_DEBUG=1 timeout 120 "$B/gpt-trace" run -q -f --gpu-metrics \
-		-o "$W/one.sqlite" -- python3 "$W/peer.py" >"$W/one.out" 2>&1
+		-o "$W/one.sqlite" -- python3 "$here/peer.py" >"$W/one.out" 2>&1
 	echo "one GPU rc=$?: $(grep -h -E 'copied|tier' "$W/one.out" | tr '\n' ';')"
 	check "$W/one.sqlite" none || bad=1
 	mkdir -p "$W/ddp"
