@@ -76,8 +76,10 @@ enum chart_util_metric {
 	UTIL_TENSOR,		/* tensor pipes active */
 	UTIL_DRAM_READ,		/* DRAM read bandwidth, share of peak */
 	UTIL_DRAM_WRITE,
+	UTIL_PCIE_RX,		/* PCIe received by the GPU, share of the link's peak */
+	UTIL_PCIE_TX,
 };
-#define UTIL_METRICS 4
+#define UTIL_METRICS 6
 
 /* One device's GPU metrics (gpt-trace run --gpu-metrics), per bucket of each window. */
 struct chart_util {
@@ -190,8 +192,6 @@ void html_timeline_lane(struct html_timeline *tl, const struct chart_lane *l, co
 
 /* ---- GPU utilization under the timeline, and what bounds the GPU (utilization.c) ---- */
 
-#define ROW_UTIL 106	/* UTIL_PAD + 3 x (UTIL_BAND + UTIL_GAP) (utilization.c) */
-
 /*
  * Into charts, once its windows and devices are read: each device's GPU metrics per bucket of each
  * window, and the kernel time by what bounds it (rules/kernel-efficiency.h) over hdr's steady state
@@ -201,8 +201,10 @@ void html_timeline_lane(struct html_timeline *tl, const struct chart_lane *l, co
 int html_util_read(struct trace *trace, const struct report_header *hdr, struct report_charts *charts, char *err,
 		   size_t errlen);
 void html_util_release(struct report_charts *charts);
-/* A device's utilization chart, the timeline's next row (ROW_UTIL high). */
+/* A device's utilization chart, the timeline's next row (html_util_height high). */
 void html_util_row(struct html_timeline *tl, const struct chart_util *u);
+/* Its height: three bands, four where the device's samples have PCIe. */
+int html_util_height(const struct chart_util *u);
 /* Under the timeline: the chart's legend, then what bounds the GPU; nothing without GPU metrics. */
 void html_write_utilization(FILE *out, const struct report_header *hdr);
 

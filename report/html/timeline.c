@@ -443,7 +443,9 @@ static int rows_height(const struct report_header *hdr, const struct findings *f
 	if (!hdr->phases)
 		for (size_t t = 0; t < hdr->ntraces; t++)
 			h += hdr->ntraces > 1 ? ROW_TRACE : 0;
-	h += (int)c->ndevices * ROW_DEVICE + (int)c->nlanes * ROW_LANE + (int)c->nutils * ROW_UTIL;
+	h += (int)c->ndevices * ROW_DEVICE + (int)c->nlanes * ROW_LANE;
+	for (size_t i = 0; i < c->nutils; i++)
+		h += html_util_height(&c->utils[i]);
 	for (size_t i = 0; i < findings->count; i++)
 		if (findings->items[i].start || findings->items[i].end)
 			h += ROW_FINDING;

@@ -4,8 +4,9 @@
  * same axis, and a short "what bounds the GPU" summary beside it.
  *
  * The chart draws, per pixel column (one of the window's CHART_BUCKETS buckets, as the lanes above),
- * the time-weighted mean of the PM samples over the column, in three bands of 0-100% as nsys draws
- * its metric rows: SMs active, tensor pipes active, DRAM read + write (share of peak). Samples the
+ * the time-weighted mean of the PM samples over the column, in bands of 0-100% as nsys draws its
+ * metric rows: SMs active, tensor pipes active, DRAM read + write (share of peak), and where the
+ * samples have it PCIe (the busier direction's share of the link). Samples the
  * writer left out because the GPU was idle count 0 (docs/gpu-metrics.md: counted, not stored); before
  * the device's first stored sample and after its last the column is blank, since nothing says
  * whether the sampler ran there. A mean, not a maximum, so that the chart reads as utilization
@@ -32,12 +33,12 @@
 /* The loader's metric behind each of ours. */
 static const enum gpu_sample_metric util_source[UTIL_METRICS] = {
 	[UTIL_SM] = GS_SM_ACTIVE, [UTIL_TENSOR] = GS_TENSOR, [UTIL_DRAM_READ] = GS_DRAM_READ,
-	[UTIL_DRAM_WRITE] = GS_DRAM_WRITE,
+	[UTIL_DRAM_WRITE] = GS_DRAM_WRITE, [UTIL_PCIE_RX] = GS_PCIE_RX, [UTIL_PCIE_TX] = GS_PCIE_TX,
 };
 
-/* The series drawn: SMs active, tensor pipes, DRAM read + write. */
-enum util_series { SERIES_SM, SERIES_TENSOR, SERIES_DRAM };
-#define UTIL_SERIES 3
+/* The series drawn: SMs active, tensor pipes, DRAM read + write; PCIe where sampled (the last). */
+enum util_series { SERIES_SM, SERIES_TENSOR, SERIES_DRAM, SERIES_PCIE };
+#define UTIL_SERIES 4
 
 static const struct {
 	const char *id, *label, *color;
@@ -45,6 +46,7 @@ static const struct {
 	{ "sm", "SMs active", "#0072B2" },
 	{ "tensor", "tensor pipes", "#009E73" },
 	{ "dram", "DRAM rd+wr", "#D55E00" },
+	{ "pcie", "PCIe rx|tx", "#CC79A7" },
 };
 
 /* ---- reading ---- */
@@ -186,6 +188,11 @@ static double series_value(const struct chart_util *u, size_t wi, int64_t b, int
 		return v[UTIL_SM];
 	if (s == SERIES_TENSOR)
 		return v[UTIL_TENSOR];
+	if (s == SERIES_PCIE) {	/* each direction has its own peak: the busier one */
+		if (isnan(v[UTIL_PCIE_RX]) && isnan(v[UTIL_PCIE_TX]))
+			return NAN;
+		return fmax(isnan(v[UTIL_PCIE_RX]) ? 0 : v[UTIL_PCIE_RX], isnan(v[UTIL_PCIE_TX]) ? 0 : v[UTIL_PCIE_TX]);
+	}
 	if (isnan(v[UTIL_DRAM_READ]) && isnan(v[UTIL_DRAM_WRITE]))
 		return NAN;
 	return (isnan(v[UTIL_DRAM_READ]) ? 0 : v[UTIL_DRAM_READ]) + (isnan(v[UTIL_DRAM_WRITE]) ? 0 : v[UTIL_DRAM_WRITE]);
@@ -195,7 +202,20 @@ static int series_present(const struct chart_util *u, int s)
 {
 	if (s == SERIES_DRAM)
 		return u->present[UTIL_DRAM_READ] || u->present[UTIL_DRAM_WRITE];
+	if (s == SERIES_PCIE)
+		return u->present[UTIL_PCIE_RX] || u->present[UTIL_PCIE_TX];
 	return u->present[s == SERIES_SM ? UTIL_SM : UTIL_TENSOR];
+}
+
+/* The bands drawn for u: PCIe's only where sampled. */
+static int util_series(const struct chart_util *u)
+{
+	return series_present(u, SERIES_PCIE) ? UTIL_SERIES : UTIL_SERIES - 1;
+}
+
+int html_util_height(const struct chart_util *u)
+{
+	return UTIL_PAD + util_series(u) * (UTIL_BAND + UTIL_GAP);
 }
 
 static int band_top(const struct html_timeline *tl, int s)
@@ -268,7 +288,7 @@ static double util_mean(const struct html_timeline *tl, const struct chart_util 
 	return weight > 0 ? sum / weight : NAN;
 }
 
-/* Hover titles over the three bands, UTIL_HOVER columns each, where anything was sampled. */
+/* Hover titles over the bands, UTIL_HOVER columns each, where anything was sampled. */
 static void write_hover(struct html_timeline *tl, const struct chart_util *u)
 {
 	const struct chart_window *w = tl->w;
@@ -278,18 +298,21 @@ static void write_hover(struct html_timeline *tl, const struct chart_util *u)
 		int64_t b1 = b0 + UTIL_HOVER < CHART_BUCKETS ? b0 + UTIL_HOVER : CHART_BUCKETS;
 		double sm = util_mean(tl, u, b0, b1, UTIL_SM), tc = util_mean(tl, u, b0, b1, UTIL_TENSOR);
 		double rd = util_mean(tl, u, b0, b1, UTIL_DRAM_READ), wr = util_mean(tl, u, b0, b1, UTIL_DRAM_WRITE);
+		double rx = util_mean(tl, u, b0, b1, UTIL_PCIE_RX), tx = util_mean(tl, u, b0, b1, UTIL_PCIE_TX);
 
 		if (isnan(sm) && isnan(tc) && isnan(rd) && isnan(wr))
 			continue;
 		fprintf(tl->out, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"transparent\"><title>%s to %s: "
 			"SMs %.0f%%", TL_LEFT + (int)b0, band_top(tl, 0), (int)(b1 - b0),
-			band_top(tl, UTIL_SERIES - 1) + UTIL_BAND - band_top(tl, 0),
+			band_top(tl, util_series(u) - 1) + UTIL_BAND - band_top(tl, 0),
 			html_time(tl->origin, w->start + b0 * w->width, a, sizeof(a)),
 			html_time(tl->origin, w->start + b1 * w->width, b, sizeof(b)), isnan(sm) ? 0 : sm);
 		if (!isnan(tc))
 			fprintf(tl->out, ", tensor %.0f%%", tc);
-		fprintf(tl->out, ", DRAM %.0f+%.0f%% (read+write of peak)</title></rect>",
-			isnan(rd) ? 0 : rd, isnan(wr) ? 0 : wr);
+		fprintf(tl->out, ", DRAM %.0f+%.0f%% (read+write of peak)", isnan(rd) ? 0 : rd, isnan(wr) ? 0 : wr);
+		if (!isnan(rx) || !isnan(tx))
+			fprintf(tl->out, ", PCIe rx %.0f%% tx %.0f%% (of the link)", isnan(rx) ? 0 : rx, isnan(tx) ? 0 : tx);
+		fputs("</title></rect>", tl->out);
 	}
 }
 
@@ -328,11 +351,11 @@ void html_util_row(struct html_timeline *tl, const struct chart_util *u)
 		"data-first-ns=\"%" PRId64 "\" data-last-ns=\"%" PRId64 "\" data-samples=\"%" PRId64 "\" "
 		"data-period-ns=\"%" PRId64 "\">", u->trace_id, u->device, w->start, w->end, w->width, TL_LEFT,
 		TL_LEFT + CHART_BUCKETS, u->first, u->last, u->samples, u->period_ns);
-	for (int s = 0; s < UTIL_SERIES; s++)
+	for (int s = 0; s < util_series(u); s++)
 		write_band(tl, u, s, x0, x1);
 	write_hover(tl, u);
 	fputs("</g>\n", tl->out);
-	tl->y += ROW_UTIL;
+	tl->y += html_util_height(u);
 }
 
 /* ---- under the timeline: the legend, and what bounds the GPU ---- */
@@ -344,19 +367,26 @@ static const char *const bound_color[KERNEL_BOUND_COUNT] = {
 
 static void write_util_legend(FILE *out, const struct report_charts *c)
 {
+	int pcie = 0;
 	char a[32];
 
+	for (size_t i = 0; i < c->nutils; i++)
+		pcie |= util_series(&c->utils[i]) == UTIL_SERIES;
 	fputs("<div class=\"legend\">", out);
-	for (int s = 0; s < UTIL_SERIES; s++)
+	for (int s = 0; s < UTIL_SERIES - !pcie; s++)
 		html_swatch(out, series[s].color, series[s].label);
-	fputs("</div>\n<p class=\"small muted\">GPU utilization: three bands of 0 to 100% per GPU from its GPU metrics", out);
+	fprintf(out, "</div>\n<p class=\"small muted\">GPU utilization: %s bands of 0 to 100%% per GPU from its GPU metrics",
+		pcie ? "three or four" : "three");
 	if (c->utils[0].period_ns > 0)
 		fprintf(out, ", sampled every %s", html_short(c->utils[0].period_ns, a, sizeof(a)));
 	fputs(" (<code>gpt-trace run --gpu-metrics</code>), on the timeline's axis. Each pixel column is the "
 	      "time-weighted mean of the samples over it; a sample the recorder left out because the GPU was idle "
 	      "counts 0; blank before the first sample and after the last. SMs active: the share of SMs holding a "
 	      "warp (residency, not issue rate); DRAM: read + write bandwidth, each CUPTI's share of the peak (cut at "
-	      "100%). Hover for the values.</p>\n", out);
+	      "100%).", out);
+	if (pcie)
+		fputs(" PCIe: the busier direction's share of the link's peak, where the samples have it.", out);
+	fputs(" Hover for the values.</p>\n", out);
 }
 
 /* The class's largest kernel with its sampled shares. */

@@ -101,7 +101,7 @@ def sql_mean(device, names, lo, hi):
 
 METRICS = {"sm": ["SMs Active [Throughput %]"], "tensor": ["Tensor Active [Throughput %]"],
            "dram": ["DRAM Read Bandwidth [Throughput %]", "DRAM Write Bandwidth [Throughput %]"]}
-tensor_idle = 0
+tensor_idle, nseries, pcie_peak = 0, 0, 0
 for svg in p.svgs:
     sa = svg["attrs"]
     w0, w1, width = int(sa["data-start-ns"]), int(sa["data-end-ns"]), int(sa["data-bucket-ns"])
@@ -114,7 +114,11 @@ for svg in p.svgs:
     assert int(ua["data-x0"]) == svg["axis_x"] == TL_LEFT and int(ua["data-x1"]) == TL_LEFT + BUCKETS, ua
     assert w1 - w0 == width * BUCKETS
     first, last, device = int(ua["data-first-ns"]), int(ua["data-last-ns"]), int(ua["data-device"])
-    assert set(u["series"]) == {"sm", "tensor", "dram"}, u["series"].keys()
+    has_pcie = db.execute("SELECT count(*) FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS i USING (typeId, metricId) "
+                          "WHERE (g.typeId & 255) = ? AND i.metricName LIKE 'PCIe%'", (device,)).fetchone()[0] > 0
+    # a PCIe band exactly where the device's samples have PCIe
+    assert set(u["series"]) == {"sm", "tensor", "dram"} | ({"pcie"} if has_pcie else set()), u["series"].keys()
+    nseries += len(u["series"])
     values = {}
     for name, path in u["series"].items():
         vals = [None if v == "-" else float(v) for v in path["data-pct"].split()]
@@ -138,16 +142,25 @@ for svg in p.svgs:
         want, _ = sql_mean(device, METRICS["sm"], w0 + b * width, w0 + (b + 1) * width)
         assert abs(values["sm"][b] - want) < 0.1, (sa["data-window"], b, values["sm"][b], want)
     tensor_idle += sum(1 for b in range(BUCKETS) if cov[b] and values["sm"][b] >= 90 and values["tensor"][b] < 1)
+    # PCIe: the busier direction's mean in each column, checked in the busiest ones
+    for b in sorted((b for b in range(BUCKETS) if cov[b] == width and has_pcie), key=lambda b: -values["pcie"][b])[:5]:
+        want = max(sql_mean(device, ["PCIe %s Throughput [Throughput %%]" % d], w0 + b * width,
+                            w0 + (b + 1) * width)[0] for d in ("RX", "TX"))
+        assert abs(values["pcie"][b] - want) < 0.1, (sa["data-window"], b, values["pcie"][b], want)
+        pcie_peak = max(pcie_peak, values["pcie"][b])
 
 # What bounds the GPU: the report's steady window, stats' classes.
 eff = stats["gpu_efficiency"]
 sw = rep["steady_window"]
-assert p.bounds is not None, "no bounds summary"
-assert (int(p.bounds["data-start-ns"]), int(p.bounds["data-end-ns"])) == (sw["start_ns"], sw["end_ns"]) == \
-    (eff["start_ns"], eff["end_ns"]), (p.bounds, sw)
-assert int(p.bounds["data-kernel-ns"]) == eff["kernel_ns"] and int(p.bounds["data-samples"]) == eff["samples"]
-shown = {r["data-class"]: int(r["data-ns"]) for r in p.bound_rows}
-assert shown == {k: v["ns"] for k, v in eff["classes"].items() if v["ns"]}, (shown, eff["classes"])
+if eff["kernel_ns"] == 0:	# no kernel ran (copies only): nothing to bound, no summary
+    assert p.bounds is None, "a bounds summary without kernels"
+else:
+    assert p.bounds is not None, "no bounds summary"
+    assert (int(p.bounds["data-start-ns"]), int(p.bounds["data-end-ns"])) == (sw["start_ns"], sw["end_ns"]) == \
+        (eff["start_ns"], eff["end_ns"]), (p.bounds, sw)
+    assert int(p.bounds["data-kernel-ns"]) == eff["kernel_ns"] and int(p.bounds["data-samples"]) == eff["samples"]
+    shown = {r["data-class"]: int(r["data-ns"]) for r in p.bound_rows}
+    assert shown == {k: v["ns"] for k, v in eff["classes"].items() if v["ns"]}, (shown, eff["classes"])
 
 # As Chromium drew it: quiet, and each series on its SVG's scale (viewBox 1200 wide).
 if rendered:
@@ -155,11 +168,14 @@ if rendered:
     assert rendered["scrollWidth"] <= rendered["innerWidth"], "wider than the window"
     drawn = [s for s in rendered["svgs"] if s["cls"] == "timeline"]
     paths = [e for e in rendered["els"] if e["tag"] == "path" and "util-series" in e["cls"].split()]
-    assert len(drawn) == len(p.svgs) and len(paths) == 3 * len(p.svgs), (len(drawn), len(paths))
-    for i, (svg, box) in enumerate(zip(p.svgs, drawn)):
+    assert len(drawn) == len(p.svgs) and len(paths) == nseries, (len(drawn), len(paths))
+    first_path = 0
+    for svg, box in zip(p.svgs, drawn):
         scale = box["w"] / 1200
-        for e in paths[3 * i:3 * i + 3]:
+        n = len(svg["utils"][0]["series"])
+        first_path += n
+        for e in paths[first_path - n:first_path]:
             vals = [b for b, v in enumerate(e["data"]["pct"].split()) if v != "-"]
             left, right = box["x"] + (TL_LEFT + vals[0]) * scale, box["x"] + (TL_LEFT + vals[-1] + 1) * scale
             assert abs(e["x"] - left) < 0.5 and abs(e["x"] + e["w"] - right) < 0.5, (e["data"]["series"], e["x"], left)
-print("ok tensor-idle-columns=%d" % tensor_idle)
+print("ok tensor-idle-columns=%d pcie-peak=%.0f" % (tensor_idle, pcie_peak))

@@ -39,8 +39,14 @@ check vocab-bad "$BUSY/vocab-bad.sqlite" metrics
 check precision-fp32 "$BUSY/precision-fp32.sqlite" metrics
 expect "util precision-fp32 shows the idle tensor pipes" "yes" "$(python3 "$HERE/html-util.py" \
 	"$TMP/precision-fp32.html" "$BUSY/precision-fp32.sqlite" "$TMP/precision-fp32.stats.json" \
-	"$TMP/precision-fp32.json" metrics | awk -F= '{ print ($2 >= 100 ? "yes" : "no: " $2) }')"
+	"$TMP/precision-fp32.json" metrics | awk -F'tensor-idle-columns=' '{ print ($2 + 0 >= 100 ? "yes" : "no: " $2) }')"
 check membw "$BUSY/membw.sqlite" metrics
+# PCIe sampled (2 H200s, pinned copies at 92-94% of the link): a fourth band, its columns as SQL
+# says, reaching 90%; the traces above have no PCIe, and no fourth band (html-util.py).
+check traffic-copies "$BUSY/traffic-copies.sqlite" metrics
+expect "util traffic-copies shows the copies on PCIe" "yes" "$(python3 "$HERE/html-util.py" \
+	"$TMP/traffic-copies.html" "$BUSY/traffic-copies.sqlite" "$TMP/traffic-copies.stats.json" \
+	"$TMP/traffic-copies.json" metrics | awk -F'pcie-peak=' '{ print ($2 + 0 >= 90 ? "yes" : "no: " $2) }')"
 # No GPU metrics: no chart, no summary.
 check train_small "$SRC/tests/fixtures/gpu/train_small.sqlite" none
 
