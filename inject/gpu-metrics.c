@@ -175,13 +175,14 @@ static void totals(const struct gpu_metrics *g, uint64_t *samples, uint64_t *ove
 
 /*
  * One line at the end. A decode that fills the counter data image means our thread fell behind,
- * and samples around it may be lost (device_decode): JAX on 2 H200s at 10 kHz, 13 metrics, filled
- * it 55 times (2026-11-27, docs/gpu-metrics.md), so the line says so and what helps.
+ * and samples around it are lost (device_decode): a JAX process sampling 2 H200s at 10 kHz filled
+ * it 29-51 times and decoded 79-84% of its samples; at 1 kHz, all of them (2026-11-27,
+ * docs/gpu-metrics.md). So the line says so and what helps.
  */
 void gpu_metrics_summary(const struct gpu_metrics *g, char *buf, size_t size)
 {
 	uint64_t samples, overflows, dropped, full = 0;
-	char behind[160] = "";
+	char behind[256] = "";
 
 	totals(g, &samples, &overflows, &dropped);
 	buf[0] = '\0';
@@ -191,7 +192,8 @@ void gpu_metrics_summary(const struct gpu_metrics *g, char *buf, size_t size)
 		full += g->devices[i].image_full;
 	if (full)
 		snprintf(behind, sizeof(behind), "; the decoding fell behind %llu time%s (the counter "
-			 "data image filled): samples may be missing there, a longer interval avoids it",
+			 "data image filled): samples are missing there; a longer interval "
+			 "(--gpu-metrics=1khz) avoids it",
 			 (unsigned long long)full, full == 1 ? "" : "s");
 	snprintf(buf, size, "gpu metrics: %llu samples of %zu device%s every %.0f us, %zu metrics "
 		 "(%s)%s%s", (unsigned long long)samples, g->ndevices, g->ndevices == 1 ? "" : "s",

@@ -270,7 +270,7 @@ gpu_metrics)
 	rc=$?
 	[ $rc -eq 0 ] || fail "exit status $rc"
 	# (the stand-in's image fills at every decode: the line says the decoding fell behind)
-	grep -qx 'gpt-trace: gpu metrics: [0-9]* samples of 1 device every 1000000 us, 11 metrics (GH100); the decoding fell behind [0-9]* times (the counter data image filled): samples may be missing there, a longer interval avoids it' err ||
+	grep -qx 'gpt-trace: gpu metrics: [0-9]* samples of 1 device every 1000000 us, 11 metrics (GH100); the decoding fell behind [0-9]* times (the counter data image filled): samples are missing there; a longer interval (--gpu-metrics=1khz) avoids it' err ||
 		fail "no summary line: $(cat err)"
 	# what CUPTI 13.0 did not survive on the H200 is never called by default
 	! grep 'fake-cupti:' err || fail "a host object deinitialized, or a sampler stopped or disabled"
