@@ -185,11 +185,12 @@ static bool nvlink_peer(uint32_t device)
 /*
  * The set in at most four configurations, each with every metric's first name (see in_tier):
  * tier 3 where the device has NVLink, else tier 2; else tier 1; else the required ones alone.
- * One host object per try, never
- * deinitialized (see chip_free). Growing the set a metric at a time (the first version) made some
- * twenty host objects and refused configurations, and on the H200 every traced program then
- * crashed inside libnvperf_host sooner or later; with the whole list tried first (try_opts.all:
- * GH100 refuses it), one short run in four still crashed at the sampler's stop.
+ * One host object per try, never deinitialized (see chip_free). Growing the set a metric at a
+ * time (the first version) made some twenty host objects and refused configurations, and on the
+ * H200 every traced program then crashed inside libnvperf_host sooner or later; with the whole
+ * list tried first (try_opts.all: GH100 refuses it), one short run in four still crashed at the
+ * sampler's stop. Only GH100 has run this: on another chip that refuses tier 2, the refusal
+ * comes before the set it takes.
  */
 static int chip_build(struct gpu_metrics *g, struct chip *c, const uint8_t *availability,
 		      bool required_only, uint32_t device)
