@@ -72,7 +72,8 @@ int gpu_metrics_idle(const struct gpu_metrics_sample *s)
 						       GPM_NVLINK_RX_BYTES, GPM_NVLINK_TX_BYTES };
 	double bytes = 0;
 
-	if (!have(s, GPM_SM_CYCLES_ACTIVE) || s->value[GPM_SM_CYCLES_ACTIVE] > 0 || s->end <= s->start)
+	/* No SM cycles at all (NaN) is what a GPU that never ran a kernel reads: not active. */
+	if ((have(s, GPM_SM_CYCLES_ACTIVE) && s->value[GPM_SM_CYCLES_ACTIVE] > 0) || s->end <= s->start)
 		return 0;
 	for (size_t i = 0; i < sizeof(traffic) / sizeof(traffic[0]); i++)
 		if (have(s, traffic[i]))

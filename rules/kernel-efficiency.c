@@ -317,6 +317,50 @@ static int64_t samples_in(const struct gpu_samples *devices, size_t n, int64_t s
 	return count;
 }
 
+/* Each device's means over [start, end) (0: unbounded) into e->devices (device_utilization). */
+static int device_means(struct kernel_efficiencies *e, const struct gpu_samples *devices, size_t n,
+			int64_t start, int64_t end)
+{
+	e->devices = calloc(n ? n : 1, sizeof(*e->devices));
+	if (!e->devices)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct gpu_samples *d = &devices[i];
+		struct device_utilization *u = &e->devices[e->ndevices];
+		int64_t lo, hi;
+
+		if (!d->count)
+			continue;
+		lo = d->samples[0].start > start ? d->samples[0].start : start;
+		hi = d->samples[d->count - 1].end;
+		if (end && end < hi)
+			hi = end;
+		if (hi <= lo)
+			continue;
+		u->trace_id = d->trace_id;
+		u->device = d->device;
+		u->ns = hi - lo;
+		for (int m = 0; m < GS_NR; m++) {
+			double sum = 0;
+			int seen = 0;
+
+			for (size_t j = 0; j < d->count; j++) {
+				const struct gpu_sample *s = &d->samples[j];
+				int64_t a = s->start > lo ? s->start : lo, z = s->end < hi ? s->end : hi;
+
+				if (isnan(s->value[m]))
+					continue;
+				seen = 1;
+				if (z > a)
+					sum += (double)s->value[m] * (double)(z - a);
+			}
+			u->pct[m] = seen ? sum / (double)u->ns : NAN;
+		}
+		e->ndevices++;
+	}
+	return 0;
+}
+
 int kernel_efficiency_compute(struct trace *trace, int64_t start, int64_t end,
 			      struct kernel_efficiencies **out, char *err, size_t errlen)
 {
@@ -341,6 +385,11 @@ int kernel_efficiency_compute(struct trace *trace, int64_t start, int64_t end,
 		goto out;
 	e->dram_peak_gbps = dram_peak_gbps(trace);
 	e->samples = samples_in(devices, (size_t)ndevices, start, end);
+	if (device_means(e, devices, (size_t)ndevices, start, end) < 0) {
+		snprintf(err, errlen, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
 	e->kernels = b.kernels;
 	e->count = b.keys.count;
 	b.kernels = NULL;
@@ -373,5 +422,6 @@ void kernel_efficiency_free(struct kernel_efficiencies *e)
 	for (size_t i = 0; i < e->count; i++)
 		free(e->kernels[i].name);
 	free(e->kernels);
+	free(e->devices);
 	free(e);
 }

@@ -26,6 +26,7 @@
 #ifndef GPT_RULES_KERNEL_EFFICIENCY_H
 #define GPT_RULES_KERNEL_EFFICIENCY_H
 
+#include "loader/gpu-metrics.h"
 #include "loader/trace.h"
 
 #include <stddef.h>
@@ -60,6 +61,18 @@ struct kernel_efficiency {
 	enum kernel_bound bound;
 };
 
+/*
+ * A device's utilization over the window: each sampled metric's time-weighted mean over the part
+ * of the window in the device's sampled range (its first sample's start to its last one's end),
+ * time without a stored sample counting 0 (the recorder stores no idle sample), as the HTML
+ * report's chart and nsys's gpu_metric_util_sum recipe average.
+ */
+struct device_utilization {
+	int64_t trace_id, device;
+	int64_t ns;			/* the window's time in the sampled range */
+	double pct[GS_NR];		/* NaN: not sampled */
+};
+
 struct kernel_efficiencies {
 	struct kernel_efficiency *kernels;	/* most time first */
 	size_t count;
@@ -67,6 +80,8 @@ struct kernel_efficiencies {
 	int64_t bound_ns[KERNEL_BOUND_COUNT];	/* of which in each class */
 	double dram_peak_gbps;			/* TARGET_INFO_GPU memoryBandwidth of the first GPU, 0: none */
 	int64_t samples;			/* samples in the window */
+	struct device_utilization *devices;	/* every sampled device with time in the window */
+	size_t ndevices;
 };
 
 /*

@@ -108,6 +108,47 @@ static void text_kernel(FILE *out, const struct kernel_efficiency *k, int64_t to
 		md ? " |" : "");
 }
 
+/* Is d's device number also another trace's (several files): then name the trace too. */
+static int device_shared(const struct kernel_efficiencies *k, const struct device_utilization *d)
+{
+	for (size_t i = 0; i < k->ndevices; i++)
+		if (&k->devices[i] != d && k->devices[i].device == d->device)
+			return 1;
+	return 0;
+}
+
+/* Each device's means over the window: "SMs active 45%, tensor 12%, DRAM rd 20% wr 8%, ...". */
+static void text_devices(FILE *out, const struct kernel_efficiencies *k, int md)
+{
+	static const struct {
+		enum gpu_sample_metric m;
+		const char *label;
+	} shown[] = {
+		{ GS_SM_ACTIVE, "SMs active" }, { GS_TENSOR, "tensor" }, { GS_DRAM_READ, "DRAM rd" },
+		{ GS_DRAM_WRITE, "DRAM wr" }, { GS_PCIE_RX, "PCIe rx" }, { GS_PCIE_TX, "PCIe tx" },
+	};
+
+	if (!k->ndevices)
+		return;
+	fputs(md ? "Each GPU's means over the window (time without a stored sample counts 0):\n\n"
+		 : "  each GPU's means over the window (time without a stored sample counts 0):\n", out);
+	for (size_t i = 0; i < k->ndevices; i++) {
+		const struct device_utilization *d = &k->devices[i];
+		int n = 0;
+
+		fprintf(out, md ? "- GPU %" PRId64 : "    GPU %" PRId64, d->device);
+		if (device_shared(k, d))
+			fprintf(out, " (trace %" PRId64 ")", d->trace_id);
+		fputs(":", out);
+		for (size_t j = 0; j < sizeof(shown) / sizeof(shown[0]); j++)
+			if (!isnan(d->pct[shown[j].m]))
+				fprintf(out, "%s %s %.0f%%", n++ ? "," : "", shown[j].label,
+					d->pct[shown[j].m]);
+		fprintf(out, " (over %.3f ms)\n", d->ns / 1e6);
+	}
+	fputs(md ? "\n" : "", out);
+}
+
 void stats_efficiency_text(FILE *out, const struct stats_efficiency *e, enum output_format format)
 {
 	const struct kernel_efficiencies *k = e->kernels;
@@ -124,6 +165,7 @@ void stats_efficiency_text(FILE *out, const struct stats_efficiency *e, enum out
 			  "  half of (shorter kernels: sample faster, e.g. --gpu-metrics=20us)\n",
 		e->window, k->samples, KEFF_MEMORY_DRAM_PCT, KEFF_COMPUTE_TENSOR_PCT,
 		KEFF_COMPUTE_SM_PCT, KEFF_MIN_COVERAGE * 100);
+	text_devices(out, k, md);
 	text_classes(out, k, md);
 	fputs(md ? "| time (ms) | share % | launches | SM % | tensor % | hmma/imma/dmma % | "
 			  "DRAM rd+wr % | GB/s | class | kernel [grid]x[block] |\n"
@@ -166,7 +208,22 @@ void stats_efficiency_json(FILE *out, const struct stats_efficiency *e)
 		fprintf(out, "%s\"%s\": {\"ns\": %" PRId64 ", \"share\": %.6f}", b ? ", " : "",
 			kernel_bound_name((enum kernel_bound)b), k->bound_ns[b],
 			pct_share(k->bound_ns[b], k->total_ns) / 100.0);
-	fprintf(out, "},\n    \"kernels\": [");
+	fprintf(out, "},\n    \"devices\": [");
+	for (size_t i = 0; i < k->ndevices; i++) {
+		const struct device_utilization *d = &k->devices[i];
+
+		fprintf(out, "%s{\"trace_id\": %" PRId64 ", \"device\": %" PRId64 ", \"ns\": %" PRId64,
+			i ? ", " : "", d->trace_id, d->device, d->ns);
+		json_number(out, "sm_active_pct", d->pct[GS_SM_ACTIVE]);
+		json_number(out, "tensor_active_pct", d->pct[GS_TENSOR]);
+		json_number(out, "hmma_pct", d->pct[GS_HMMA]);
+		json_number(out, "dram_read_pct", d->pct[GS_DRAM_READ]);
+		json_number(out, "dram_write_pct", d->pct[GS_DRAM_WRITE]);
+		json_number(out, "pcie_rx_pct", d->pct[GS_PCIE_RX]);
+		json_number(out, "pcie_tx_pct", d->pct[GS_PCIE_TX]);
+		fputs("}", out);
+	}
+	fprintf(out, "],\n    \"kernels\": [");
 	for (size_t i = 0; i < k->count; i++) {
 		const struct kernel_efficiency *r = &k->kernels[i];
 

@@ -181,4 +181,42 @@ d = json.load(open(sys.argv[1]))
 ev = d["traceEvents"] if isinstance(d, dict) else d
 print("\n".join(sorted({e["name"] for e in ev if e.get("ph") == "C" and "SMs Active" in e["name"]})))' "$TMP/p.json")"
 
+# stats' per-GPU means over the window equal SQL's over GPU_METRICS (each sample lasting to the
+# next one's start, or one median period after a gap over 3 periods; unstored time 0), as
+# html-util.py reads the chart
+device_means() {
+	"$GPT" stats -q -f json "$1" > "$TMP/dm.json" && python3 - "$1" "$TMP/dm.json" <<'PY'
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+eff = json.load(open(sys.argv[2]))["gpu_efficiency"]
+names = {"sm_active_pct": "SMs Active [Throughput %]", "dram_read_pct": "DRAM Read Bandwidth [Throughput %]",
+         "pcie_rx_pct": "PCIe RX Throughput [Throughput %]", "pcie_tx_pct": "PCIe TX Throughput [Throughput %]"}
+out = []
+for d in eff["devices"]:
+    rows = db.execute("SELECT g.timestamp, max(CASE WHEN i.metricName = ? THEN g.value END) FROM GPU_METRICS g "
+                      "JOIN TARGET_INFO_GPU_METRICS i USING (typeId, metricId) WHERE (g.typeId & 255) = ? "
+                      "GROUP BY g.timestamp ORDER BY g.timestamp", ("SMs Active [Throughput %]", d["device"])).fetchall()
+    ts = [r[0] for r in rows]
+    gaps = sorted(b - a for a, b in zip(ts, ts[1:]))
+    median = gaps[(len(gaps) - 1) // 2]
+    ends = [b if b - a <= 3 * median else a + median for a, b in zip(ts, ts[1:])] + [ts[-1] + median]
+    lo = max(ts[0], eff["start_ns"]); hi = min(ends[-1], eff["end_ns"] or ends[-1])
+    ok = True
+    for key, name in names.items():
+        vals = dict(db.execute("SELECT g.timestamp, g.value FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS i "
+                               "USING (typeId, metricId) WHERE (g.typeId & 255) = ? AND i.metricName = ?",
+                               (d["device"], name)))
+        if not vals:
+            ok &= d[key] is None
+            continue
+        want = sum(vals.get(t, 0) * max(0, min(e, hi) - max(t, lo)) for t, e in zip(ts, ends)) / (hi - lo)
+        ok &= d[key] is not None and abs(d[key] - want) < 0.05 and d["ns"] == hi - lo
+    out.append("%d:%s" % (d["device"], "ok" if ok else "differ %s" % d))
+print(" ".join(out))
+PY
+}
+expect "per-GPU means: membw" "0:ok" "$(device_means "$F/membw.sqlite")"
+expect "per-GPU means: traffic-copies (PCIe)" "0:ok" "$(device_means "$F/traffic-copies.sqlite")"
+expect "per-GPU means: precision-fp32" "0:ok" "$(device_means "$F/precision-fp32.sqlite")"
+
 exit $((failures > 0))

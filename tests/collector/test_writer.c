@@ -329,7 +329,7 @@ static void test_rows(const char *dir)
  */
 static void test_gpu_metrics(const char *dir)
 {
-	struct gpu_metrics_batch *b = calloc(1, sizeof(*b) + 4 * sizeof(b->samples[0]));
+	struct gpu_metrics_batch *b = calloc(1, sizeof(*b) + 5 * sizeof(b->samples[0]));
 	struct device_row dev = { .id = 3, .name = "NVIDIA H100", .memory_bandwidth = 3352000000000ull };
 	char path[600], text[512];
 	struct writer *w;
@@ -372,6 +372,13 @@ static void test_gpu_metrics(const char *dir)
 	b->samples[3].start = ORIGIN + 301000;
 	b->samples[3].end = ORIGIN + 401000;
 	b->samples[3].value[GPM_NVLINK_RX_BYTES] = 50e6;
+	/* No SM cycles at all (a GPU that never ran a kernel) and 3 KB moved: idle. */
+	b->count = 5;
+	b->samples[4] = b->samples[2];
+	b->samples[4].start = ORIGIN + 401000;
+	b->samples[4].end = ORIGIN + 501000;
+	b->samples[4].value[GPM_SM_CYCLES_ELAPSED] = NAN;
+	b->samples[4].value[GPM_SM_CYCLES_ACTIVE] = NAN;
 	CHECK_EQ_INT(writer_gpu_metrics(w, b), 0);
 	CHECK_EQ_INT(writer_finish(w, 0), 1);
 	writer_free(w);
@@ -399,7 +406,7 @@ static void test_gpu_metrics(const char *dir)
 	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'gpu_metric_samples'", text,
 				sizeof(text)), "3");
 	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'gpu_metric_samples_idle'",
-				text, sizeof(text)), "1");
+				text, sizeof(text)), "2");
 	sqlite3_close(db);
 }
 
