@@ -34,6 +34,8 @@ static inline uint64_t gpt_clock_read(clockid_t id)
 /* clock.c: the two sources the configuration picks from */
 uint64_t gpt_clock_realtime(void);
 uint64_t gpt_clock_monotonic(void);
+/* The CLOCK_REALTIME time timeout_ms from now, as pthread's timed waits and locks take it. */
+struct timespec gpt_clock_deadline(unsigned timeout_ms);
 
 static inline uint64_t gpt_clock_now(void)
 {

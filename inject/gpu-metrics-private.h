@@ -85,8 +85,7 @@ struct gpu_metrics {
 	size_t ndevices;
 	bool seen[GPU_METRICS_MAX_DEVICES];
 	double setup_ms;
-	double thread_cpu_ms;	/* the decoding thread's CPU time, set with finished (done_lock) */
-	double decode_cpu_ms;	/* thread_cpu_ms once the thread is joined; < 0 before */
+	double thread_cpu_ms;	/* the decoding thread's CPU time, set with finished (done_lock); < 0 before */
 };
 
 /* gpu-metrics-load.c */

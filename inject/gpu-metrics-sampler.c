@@ -20,6 +20,7 @@
 #include <time.h>
 
 #include "collector/collector.h"
+#include "inject/clock.h"
 #include "inject/driver.h"
 
 #define GPU_METRICS_DECODE_MS 50
@@ -349,18 +350,10 @@ void gpu_metrics_device_stop(struct gpu_metrics *g, struct device *d)
 		context_pop();
 }
 
-static struct timespec later(struct timespec t, long ns)
-{
-	t.tv_nsec += ns;
-	t.tv_sec += t.tv_nsec / 1000000000l;
-	t.tv_nsec %= 1000000000l;
-	return t;
-}
-
 static void *decode_main(void *arg)
 {
 	struct gpu_metrics *g = arg;
-	struct timespec until, now;
+	struct timespec until, soon;
 	sigset_t faults;
 
 	/* Faults here kill the process anyway: let the crash handler save the trace first. */
@@ -381,17 +374,16 @@ static void *decode_main(void *arg)
 	 */
 	pthread_mutex_lock(&g->lock);
 	while (!g->stopping) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until = later(until, GPU_METRICS_DECODE_MS * 1000000l);
+		until = gpt_clock_deadline(GPU_METRICS_DECODE_MS);
 		for (size_t i = 0; i < g->ndevices; i++)
 			if (g->devices[i].running)
 				device_decode(g, &g->devices[i]);
 		/* a round past its period still leaves the lock free a moment (a context being
 		   created waits on it) */
-		clock_gettime(CLOCK_REALTIME, &now);
-		if (now.tv_sec > until.tv_sec ||
-		    (now.tv_sec == until.tv_sec && now.tv_nsec >= until.tv_nsec))
-			until = later(now, 1000000l);
+		soon = gpt_clock_deadline(1);
+		if (soon.tv_sec > until.tv_sec ||
+		    (soon.tv_sec == until.tv_sec && soon.tv_nsec > until.tv_nsec))
+			until = soon;
 		pthread_cond_timedwait(&g->wake, &g->lock, &until);
 	}
 	/*

@@ -23,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include "inject/gpu-metrics-private.h"
+#include "inject/clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -49,7 +50,7 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 		return -1;
 	}
 	g->interval_ns = interval_ns;
-	g->decode_cpu_ms = -1;
+	g->thread_cpu_ms = -1;
 	g->debug = getenv("GPT_TRACE_GPU_METRICS_DEBUG") &&
 		   !strcmp(getenv("GPT_TRACE_GPU_METRICS_DEBUG"), "1");
 	g->stop_mode = STOP_DECODE_ONLY;
@@ -75,22 +76,9 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 	return 0;
 }
 
-/* The CLOCK_REALTIME time timeout_ms from now, as the timed waits take it. */
-static struct timespec deadline(unsigned timeout_ms)
-{
-	struct timespec until;
-
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000l;
-	until.tv_sec += until.tv_nsec / 1000000000l;
-	until.tv_nsec %= 1000000000l;
-	return until;
-}
-
 int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms)
 {
-	struct timespec until = deadline(timeout_ms);
+	struct timespec until = gpt_clock_deadline(timeout_ms);
 	bool started;
 	int rc = 0;
 
@@ -112,13 +100,11 @@ int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms)
 		atomic_store(&g->abandoned, true);
 		return -1;
 	}
-	if (g->thread_started) {
+	if (g->thread_started)
 		pthread_join(g->thread, NULL);
-		g->decode_cpu_ms = g->thread_cpu_ms;
-	}
 	g->thread_started = false;
 	/* Under the lock: a context destroyed now (CUDA's teardown) stops its device too. */
-	until = deadline(timeout_ms);
+	until = gpt_clock_deadline(timeout_ms);
 	if (pthread_mutex_timedlock(&g->lock, &until) != 0)
 		return -1;
 	for (size_t i = 0; i < g->ndevices; i++)
@@ -145,7 +131,7 @@ void gpu_metrics_release(struct gpu_metrics *g)
  */
 void gpu_metrics_context_destroy(struct gpu_metrics *g, CUcontext ctx)
 {
-	struct timespec until = deadline(GPU_METRICS_DESTROY_WAIT_MS);
+	struct timespec until = gpt_clock_deadline(GPU_METRICS_DESTROY_WAIT_MS);
 
 	if (!g || atomic_load(&g->abandoned))	/* the exit already said its samples are lost */
 		return;
@@ -162,15 +148,21 @@ void gpu_metrics_context_destroy(struct gpu_metrics *g, CUcontext ctx)
 	pthread_mutex_unlock(&g->lock);
 }
 
-static void totals(const struct gpu_metrics *g, uint64_t *samples, uint64_t *overflows,
-		   uint64_t *dropped)
+struct totals {
+	uint64_t samples, overflows, dropped, image_full;
+};
+
+static struct totals totals(const struct gpu_metrics *g)
 {
-	*samples = *overflows = *dropped = 0;
+	struct totals t = { 0 };
+
 	for (size_t i = 0; i < g->ndevices; i++) {
-		*samples += g->devices[i].samples;
-		*overflows += g->devices[i].overflows;
-		*dropped += g->devices[i].dropped_long + g->devices[i].failed_evals;
+		t.samples += g->devices[i].samples;
+		t.overflows += g->devices[i].overflows;
+		t.dropped += g->devices[i].dropped_long + g->devices[i].failed_evals;
+		t.image_full += g->devices[i].image_full;
 	}
+	return t;
 }
 
 /*
@@ -181,48 +173,43 @@ static void totals(const struct gpu_metrics *g, uint64_t *samples, uint64_t *ove
  */
 void gpu_metrics_summary(const struct gpu_metrics *g, char *buf, size_t size)
 {
-	uint64_t samples, overflows, dropped, full = 0;
+	struct totals t = totals(g);
 	char behind[256] = "";
 
-	totals(g, &samples, &overflows, &dropped);
 	buf[0] = '\0';
 	if (!g->ndevices)
 		return;
-	for (size_t i = 0; i < g->ndevices; i++)
-		full += g->devices[i].image_full;
-	if (full)
+	if (t.image_full)
 		snprintf(behind, sizeof(behind), "; the decoding fell behind %llu time%s (the counter "
 			 "data image filled): samples are missing there; a longer interval "
 			 "(--gpu-metrics=1khz) avoids it",
-			 (unsigned long long)full, full == 1 ? "" : "s");
+			 (unsigned long long)t.image_full, t.image_full == 1 ? "" : "s");
 	snprintf(buf, size, "gpu metrics: %llu samples of %zu device%s every %.0f us, %zu metrics "
-		 "(%s)%s%s", (unsigned long long)samples, g->ndevices, g->ndevices == 1 ? "" : "s",
+		 "(%s)%s%s", (unsigned long long)t.samples, g->ndevices, g->ndevices == 1 ? "" : "s",
 		 (double)g->interval_ns / 1e3, g->chip ? g->chip->count : 0,
 		 g->chip ? g->chip->name : "no chip",
-		 overflows ? ", hardware buffer overflowed" : "", behind);
+		 t.overflows ? ", hardware buffer overflowed" : "", behind);
 }
 
 void gpu_metrics_describe(const struct gpu_metrics *g,
 			  void (*set)(void *arg, const char *name, const char *value), void *arg)
 {
-	uint64_t samples, overflows, dropped, full = 0;
+	struct totals t = totals(g);
 	char value[4096];
 	size_t len = 0;
 
-	totals(g, &samples, &overflows, &dropped);
 	snprintf(value, sizeof(value), "%llu", (unsigned long long)g->interval_ns);
 	set(arg, "gpu_metrics_interval_ns", value);
-	snprintf(value, sizeof(value), "%llu", (unsigned long long)dropped);
+	snprintf(value, sizeof(value), "%llu", (unsigned long long)t.dropped);
 	set(arg, "gpu_metric_samples_dropped", value);
 	snprintf(value, sizeof(value), "%.1f", g->setup_ms);
 	set(arg, "gpu_metrics_setup_ms", value);
-	if (g->decode_cpu_ms >= 0) {
-		snprintf(value, sizeof(value), "%.1f", g->decode_cpu_ms);
+	/* only once the thread is joined: one the exit gave up on may still be writing it */
+	if (!g->thread_started && g->thread_cpu_ms >= 0) {
+		snprintf(value, sizeof(value), "%.1f", g->thread_cpu_ms);
 		set(arg, "gpu_metrics_decode_cpu_ms", value);
 	}
-	for (size_t i = 0; i < g->ndevices; i++)
-		full += g->devices[i].image_full;
-	snprintf(value, sizeof(value), "%llu", (unsigned long long)full);
+	snprintf(value, sizeof(value), "%llu", (unsigned long long)t.image_full);
 	set(arg, "gpu_metrics_image_full", value);
 	value[0] = '\0';
 	for (size_t i = 0; g->chip && i < g->chip->count && len < sizeof(value); i++)

@@ -22,6 +22,7 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include "inject/clock.h"
 #include "inject/metrics-internal.h"
 
 /* Cubins kept for source lines, at most: a program with more modules loses lines, not counters. */
@@ -568,13 +569,7 @@ int metrics_session_stop_within(struct metrics_session *s, unsigned timeout_ms)
 
 	if (!s)
 		return 0;
-	clock_gettime(CLOCK_REALTIME, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
+	deadline = gpt_clock_deadline(timeout_ms);
 	/*
 	 * A launch being profiled holds the lock for its whole replay; on a signal, the thread that
 	 * holds it may be the one parked in the library's handler, waiting for us.

@@ -332,6 +332,9 @@ gpu_metrics_hang)
 		fail "trace not complete"
 	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPT_GPU_METRICS')" -gt 0 ] ||
 		fail "the samples decoded during the run are missing"
+	# the thread still runs: its CPU time is not read, nor written
+	[ -z "$(sqlite3 -readonly t.sqlite "SELECT value FROM GPT_META WHERE name = 'gpu_metrics_decode_cpu_ms'")" ] ||
+		fail "gpu_metrics_decode_cpu_ms of a thread the exit gave up on"
 	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')" = 2000 ] ||
 		fail "kernels missing"
 	;;

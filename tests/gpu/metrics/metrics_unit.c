@@ -12,6 +12,7 @@
 #include "inject/metrics-session.c"
 #include "inject/metrics-host.c"
 #include "inject/driver.c"
+#include "inject/clock.c"
 
 static int failures;
 static char last_report[1024];
