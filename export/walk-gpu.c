@@ -7,7 +7,6 @@
 #include "loader/gpu-metrics.h"
 
 #include <math.h>
-#include <stdbool.h>
 
 /* GPU streams and counters. */
 
@@ -137,14 +136,6 @@ static int emit_sampled_track(struct timeline *tl, const struct gpu_samples *d,
 	return ret;
 }
 
-static bool sampled_any(const struct gpu_samples *d, enum gpu_sample_metric m)
-{
-	for (size_t i = 0; i < d->count; i++)
-		if (!isnan(d->samples[i].value[m]))
-			return true;
-	return false;
-}
-
 /* GPU metrics sampled on this device (gpt-trace run --gpu-metrics, nsys exports), when any. */
 static int emit_sampled_metrics(struct timeline *tl, struct gpu *g, struct timeline_track *track,
 				char *name, size_t len)
@@ -161,7 +152,7 @@ static int emit_sampled_metrics(struct timeline *tl, struct gpu *g, struct timel
 		if (tl->samples[i].device == g->device && tl->samples[i].count)
 			d = &tl->samples[i];
 	for (size_t k = 0; d && !ret && k < sizeof(sampled_tracks) / sizeof(sampled_tracks[0]); k++) {
-		if (sampled_tracks[k] >= GS_PCIE_RX && !sampled_any(d, sampled_tracks[k]))
+		if (sampled_tracks[k] >= GS_PCIE_RX && !d->present[sampled_tracks[k]])
 			continue;
 		snprintf(name, len, "GPU %" PRId64 " %s", g->device, gpu_sample_names[sampled_tracks[k]]);
 		track->uuid = tl->next_uuid++;

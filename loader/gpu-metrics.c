@@ -182,8 +182,10 @@ int gpu_samples_load(struct trace *trace, struct gpu_samples **out, char *err, s
 		s = sample_get(d, &cap, sqlite3_column_int64(st, 2));
 		if (!s)
 			goto out_fail;
-		if (m >= 0)
+		if (m >= 0) {
 			s->value[m] = (float)sqlite3_column_double(st, 4);
+			d->present[m] = 1;
+		}
 	}
 	if (rc != SQLITE_DONE) {
 		snprintf(err, errlen, "cannot read GPU metrics: %s", sqlite3_errmsg(db));

@@ -46,6 +46,7 @@ struct gpu_samples {
 	struct gpu_sample *samples;
 	size_t count;
 	int64_t period_ns;	/* the median sampling period */
+	int present[GS_NR];	/* some sample holds the metric */
 };
 
 /* Does the trace hold any GPU metrics sample? (One row read.) */

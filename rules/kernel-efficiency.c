@@ -342,19 +342,15 @@ static int device_means(struct kernel_efficiencies *e, const struct gpu_samples 
 		u->ns = hi - lo;
 		for (int m = 0; m < GS_NR; m++) {
 			double sum = 0;
-			int seen = 0;
 
 			for (size_t j = 0; j < d->count; j++) {
 				const struct gpu_sample *s = &d->samples[j];
 				int64_t a = s->start > lo ? s->start : lo, z = s->end < hi ? s->end : hi;
 
-				if (isnan(s->value[m]))
-					continue;
-				seen = 1;
-				if (z > a)
+				if (!isnan(s->value[m]) && z > a)
 					sum += (double)s->value[m] * (double)(z - a);
 			}
-			u->pct[m] = seen ? sum / (double)u->ns : NAN;
+			u->pct[m] = d->present[m] ? sum / (double)u->ns : NAN;
 		}
 		e->ndevices++;
 	}

@@ -96,9 +96,8 @@ static void util_fill(struct chart_util *u, const struct gpu_samples *d, const s
 	u->last = d->samples[d->count - 1].end;
 	u->samples = (int64_t)d->count;
 	u->period_ns = d->period_ns;
-	for (size_t i = 0; i < d->count; i++)
-		for (int m = 0; m < UTIL_METRICS; m++)
-			u->present[m] |= !isnan(d->samples[i].value[util_source[m]]);
+	for (int m = 0; m < UTIL_METRICS; m++)
+		u->present[m] = d->present[util_source[m]];
 	for (size_t wi = 0; wi < c->nwindows; wi++) {
 		const struct chart_window *w = &c->windows[wi];
 
