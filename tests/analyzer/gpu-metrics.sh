@@ -181,36 +181,27 @@ d = json.load(open(sys.argv[1]))
 ev = d["traceEvents"] if isinstance(d, dict) else d
 print("\n".join(sorted({e["name"] for e in ev if e.get("ph") == "C" and "SMs Active" in e["name"]})))' "$TMP/p.json")"
 
-# stats' per-GPU means over the window equal SQL's over GPU_METRICS (each sample lasting to the
-# next one's start, or one median period after a gap over 3 periods; unstored time 0), as
-# html-util.py reads the chart
+# stats' per-GPU means over the window equal SQL's over GPU_METRICS (sample_means.py, as
+# html-util.py reads the chart)
 device_means() {
-	"$GPT" stats -q -f json "$1" > "$TMP/dm.json" && python3 - "$1" "$TMP/dm.json" <<'PY'
+	"$GPT" stats -q -f json "$1" > "$TMP/dm.json" && python3 - "$1" "$TMP/dm.json" "$SRC/tests/analyzer" <<'PY'
 import json, sqlite3, sys
+sys.path.insert(0, sys.argv[3])
+import sample_means
 db = sqlite3.connect(sys.argv[1])
 eff = json.load(open(sys.argv[2]))["gpu_efficiency"]
 names = {"sm_active_pct": "SMs Active [Throughput %]", "dram_read_pct": "DRAM Read Bandwidth [Throughput %]",
          "pcie_rx_pct": "PCIe RX Throughput [Throughput %]", "pcie_tx_pct": "PCIe TX Throughput [Throughput %]"}
 out = []
 for d in eff["devices"]:
-    rows = db.execute("SELECT g.timestamp, max(CASE WHEN i.metricName = ? THEN g.value END) FROM GPU_METRICS g "
-                      "JOIN TARGET_INFO_GPU_METRICS i USING (typeId, metricId) WHERE (g.typeId & 255) = ? "
-                      "GROUP BY g.timestamp ORDER BY g.timestamp", ("SMs Active [Throughput %]", d["device"])).fetchall()
-    ts = [r[0] for r in rows]
-    gaps = sorted(b - a for a, b in zip(ts, ts[1:]))
-    median = gaps[(len(gaps) - 1) // 2]
-    ends = [b if b - a <= 3 * median else a + median for a, b in zip(ts, ts[1:])] + [ts[-1] + median]
-    lo = max(ts[0], eff["start_ns"]); hi = min(ends[-1], eff["end_ns"] or ends[-1])
-    ok = True
+    rows, _ = sample_means.samples(db, d["device"], [])
+    lo, hi = max(rows[0][0], eff["start_ns"]), min(rows[-1][1], eff["end_ns"] or rows[-1][1])
+    ok = d["ns"] == hi - lo
     for key, name in names.items():
-        vals = dict(db.execute("SELECT g.timestamp, g.value FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS i "
-                               "USING (typeId, metricId) WHERE (g.typeId & 255) = ? AND i.metricName = ?",
-                               (d["device"], name)))
-        if not vals:
-            ok &= d[key] is None
-            continue
-        want = sum(vals.get(t, 0) * max(0, min(e, hi) - max(t, lo)) for t, e in zip(ts, ends)) / (hi - lo)
-        ok &= d[key] is not None and abs(d[key] - want) < 0.05 and d["ns"] == hi - lo
+        held = db.execute("SELECT count(*) FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS i USING (typeId, metricId) "
+                          "WHERE (g.typeId & 255) = ? AND i.metricName = ?", (d["device"], name)).fetchone()[0]
+        want = sample_means.mean(db, d["device"], [name], lo, hi)[0] if held else None
+        ok &= d[key] is None if want is None else d[key] is not None and abs(d[key] - want) < 0.05
     out.append("%d:%s" % (d["device"], "ok" if ok else "differ %s" % d))
 print(" ".join(out))
 PY

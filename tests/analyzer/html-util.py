@@ -22,8 +22,12 @@ import html.parser
 import json
 import math
 import re
+import os
 import sqlite3
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sample_means  # noqa: E402
 
 TL_LEFT, BUCKETS = 190, 1000
 page_path, trace_path, stats_path, report_path = sys.argv[1:5]
@@ -81,22 +85,8 @@ db = sqlite3.connect(trace_path)
 
 
 def sql_mean(device, names, lo, hi):
-    """The time-weighted mean of the metrics named (summed) over [lo, hi), from GPU_METRICS alone:
-    each sample lasts to the next one's start, or one median period after a gap over 3 periods;
-    time between samples counts 0 (the recorder stores no idle sample)."""
-    rows = db.execute(
-        "WITH s AS (SELECT g.timestamp AS t, SUM(CASE WHEN i.metricName IN (%s) THEN g.value ELSE 0 END) AS v "
-        "FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS i ON i.metricId = g.metricId AND i.typeId = g.typeId "
-        "WHERE (g.typeId & 255) = ? GROUP BY g.timestamp), "
-        "e AS (SELECT t, v, LEAD(t) OVER (ORDER BY t) AS next FROM s) SELECT t, v, next FROM e ORDER BY t"
-        % ",".join("?" * len(names)), (*names, device)).fetchall()
-    gaps = sorted(r[2] - r[0] for r in rows if r[2] is not None)
-    median = gaps[(len(gaps) - 1) // 2]
-    total = 0.0
-    for t, v, nxt in rows:
-        end = nxt if nxt is not None and nxt - t <= 3 * median else t + median
-        total += v * max(0, min(end, hi) - max(t, lo))
-    return total / (hi - lo), median
+    """sample_means.mean over the trace (unstored samples counting 0)."""
+    return sample_means.mean(db, device, names, lo, hi)
 
 
 METRICS = {"sm": ["SMs Active [Throughput %]"], "tensor": ["Tensor Active [Throughput %]"],
