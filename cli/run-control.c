@@ -1,6 +1,8 @@
 /*
  * Commands to armed processes (see run-control.h): a file written whole and renamed into place, so
- * the library never reads half a command; a process that is gone loses its .armed file here.
+ * the library never reads half a command; a process that is gone loses its .armed file here. A
+ * process armed but still starting (its .armed file's second line says "starting": CUDA has not
+ * started) takes the command too, and does it when CUDA starts (inject/capture.c).
  */
 #define _GNU_SOURCE
 #include "cli/run-control.h"
@@ -46,8 +48,8 @@ static int alive(long pid)
 static int send_one(const char *dir, long pid, const char *command, const char *verb)
 {
 	char armed[PATH_MAX + 32], tmp[PATH_MAX + 32], cmd[PATH_MAX + 32], line[1024] = "";
+	int fd, starting;
 	ssize_t n;
-	int fd;
 
 	snprintf(armed, sizeof(armed), "%s/%ld.armed", dir, pid);
 	fd = open(armed, O_RDONLY | O_CLOEXEC);
@@ -56,6 +58,7 @@ static int send_one(const char *dir, long pid, const char *command, const char *
 	n = read(fd, line, sizeof(line) - 1);
 	close(fd);
 	line[n > 0 ? n : 0] = '\0';
+	starting = strstr(line, "\nstarting\n") != NULL;
 	line[strcspn(line, "\n")] = '\0';
 	if (!alive(pid)) {
 		unlink(armed);
@@ -71,7 +74,8 @@ static int send_one(const char *dir, long pid, const char *command, const char *
 			unlink(tmp);
 		return -1;
 	}
-	printf("gpt-trace: %s sent to process %ld (%s)\n", verb, pid, line);
+	printf("gpt-trace: %s sent to process %ld (%s)%s\n", verb, pid, line,
+	       starting ? ": still starting, CUDA not initialised yet; it acts when CUDA starts" : "");
 	return 1;
 }
 

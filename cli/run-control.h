@@ -1,7 +1,7 @@
 /*
  * The control folder of processes run with `gpt-trace run --start-later` (inject/capture.c): each
- * armed process keeps <dir>/<pid>.armed (its command line) and reads <dir>/<pid>.cmd at its next
- * tick; dir is $GPT_TRACE_CONTROL_DIR, else /tmp/gpt-trace-<uid>. Used by `gpt-trace start/stop`.
+ * armed process keeps <dir>/<pid>.armed (its command line, then "starting" until CUDA starts) and
+ * reads <dir>/<pid>.cmd at its next tick (or when CUDA starts); dir is $GPT_TRACE_CONTROL_DIR, else /tmp/gpt-trace-<uid>. Used by `gpt-trace start/stop`.
  */
 #ifndef GPT_CLI_RUN_CONTROL_H
 #define GPT_CLI_RUN_CONTROL_H

@@ -28,7 +28,9 @@
  * at AT_NS and then turns them off. AT_NS, on CLOCK_MONOTONIC, is the same instant for every
  * process the command reached (cli/run-control.h), so the ranks of a job record the same steps;
  * a process that reads its command after that instant acts at once. A file and not a signal: a
- * signal would reach the program's own handlers.
+ * signal would reach the program's own handlers. The .armed file is written when the process
+ * starts (the preloaded constructor), saying "starting" until CUDA starts: a command sent then
+ * waits in <pid>.cmd and is done when CUDA starts.
  */
 #define _GNU_SOURCE
 #include "inject/inject.h"
@@ -78,6 +80,10 @@ static struct {
 /* On demand: a window opened by a start command, and when its --duration ends (0: never). */
 static int demand_open;
 static uint64_t demand_deadline;
+/* The process that wrote <pid>.armed before CUDA started (a forked child inherits the atexit), and
+ * its control files, named in advance for capture_unannounce(). */
+static pid_t announced_pid;
+static char announced_armed[PATH_MAX + 32], announced_cmd[PATH_MAX + 32];
 
 int capture_nvtx_on;
 
@@ -443,73 +449,168 @@ static void control_path(char *path, size_t len, const char *suffix)
 	snprintf(path, len, "%s/%ld.%s", config.control, (long)getpid(), suffix);
 }
 
-/* Armed: event kinds off until a start command, and <pid>.armed says so (with the command line). */
-void capture_armed(void)
+/*
+ * <pid>.armed: the command line, then "starting" while CUDA has not started, so that `gpt-trace
+ * start` reaches a process still importing its framework and says so. Written whole and renamed
+ * into place: `gpt-trace start` never reads half of it. 0 written, -1 not (said only once CUDA
+ * started: a process that never starts CUDA stays silent, as it leaves no trace).
+ */
+static int write_armed(int cuda_started)
 {
-	char path[PATH_MAX + 32], cmdline[1024];
+	char path[PATH_MAX + 32], tmp[PATH_MAX + 40], cmdline[1024];
 	struct stat st;
 	ssize_t n = 0;
-	int fd;
+	int fd, ok;
 
-	if (!config.start_later)
-		return;
-	cupti_trace_pause(1);
 	if (mkdir(config.control, 0700) < 0 && errno != EEXIST) {
-		inject_say("--start-later: cannot create '%s': %s; `gpt-trace start` cannot reach "
-			   "this process", config.control, strerror(errno));
-		return;
+		if (cuda_started)
+			inject_say("--start-later: cannot create '%s': %s; `gpt-trace start` cannot "
+				   "reach this process", config.control, strerror(errno));
+		return -1;
 	}
 	/* Another user's folder (made first in /tmp) must not take our commands. */
 	if (lstat(config.control, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid()) {
-		inject_say("--start-later: '%s' is not a folder of this user; `gpt-trace start` "
-			   "cannot reach this process", config.control);
-		return;
+		if (cuda_started)
+			inject_say("--start-later: '%s' is not a folder of this user; `gpt-trace "
+				   "start` cannot reach this process", config.control);
+		return -1;
 	}
 	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		n = read(fd, cmdline, sizeof(cmdline) - 1);
+		n = read(fd, cmdline, sizeof(cmdline) - 16);
 		close(fd);
 	}
 	for (ssize_t i = 0; i + 1 < n; i++)
 		if (!cmdline[i])
 			cmdline[i] = ' ';
-	cmdline[n > 0 ? n - 1 : 0] = '\n';
+	n = n > 0 ? n - 1 : 0;
+	n += snprintf(cmdline + n, sizeof(cmdline) - (size_t)n, "\n%s", cuda_started ? "" : "starting\n");
 	control_path(path, sizeof(path), "armed");
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || write(fd, cmdline, n > 0 ? (size_t)n : 1) < 0)
+	control_path(tmp, sizeof(tmp), "armed.tmp");
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ok = fd >= 0 && write(fd, cmdline, (size_t)n) == n;
+	if (fd >= 0 && close(fd) < 0)
+		ok = 0;
+	if (ok && rename(tmp, path) == 0)
+		return 0;
+	if (cuda_started)
 		inject_say("--start-later: cannot write '%s': %s", path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
+	unlink(tmp);
+	return -1;
 }
 
-/* A command's instant, AT_NS on CLOCK_MONOTONIC, on the trace's clock: now if none or past. */
-static uint64_t command_instant(unsigned long long at_monotonic, uint64_t now)
+static void remove_control_files(void)
 {
-	uint64_t mono = monotonic_now();
+	char path[PATH_MAX + 32];
 
-	if (!at_monotonic || at_monotonic <= mono)
-		return now;
-	return now + (at_monotonic - mono);
+	control_path(path, sizeof(path), "armed");
+	unlink(path);
+	control_path(path, sizeof(path), "cmd");
+	unlink(path);
 }
 
-/* A start or stop command (lock held). */
+void capture_unannounce(void)
+{
+	/* Only getpid and unlink: _exit() may come from a signal handler. */
+	if (announced_pid && getpid() == announced_pid && !sink) {
+		unlink(announced_armed);
+		unlink(announced_cmd);
+	}
+}
+
+void capture_announce(void)
+{
+	if (!config.start_later || write_armed(0) < 0)
+		return;
+	control_path(announced_armed, sizeof(announced_armed), "armed");
+	control_path(announced_cmd, sizeof(announced_cmd), "cmd");
+	announced_pid = getpid();
+	atexit(capture_unannounce);
+}
+
+static void demand(const char *command, uint64_t now);
+
+static void set_meta_ns(const char *name, uint64_t ns)
+{
+	char value[32];
+
+	snprintf(value, sizeof(value), "%llu", (unsigned long long)ns);
+	collector_set_meta(sink, name, value);
+}
+
+/* The command waiting in <pid>.cmd, if any, done at now (lock held). */
+static void read_command(uint64_t now)
+{
+	char path[PATH_MAX + 32], command[64] = "";
+	ssize_t n;
+	int fd;
+
+	control_path(path, sizeof(path), "cmd");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, command, sizeof(command) - 1);
+	close(fd);
+	unlink(path);
+	command[n > 0 ? n : 0] = '\0';
+	demand(command, now);
+}
+
+/*
+ * CUDA started: event kinds off until a start command, <pid>.armed says CUDA started, and a start
+ * sent while the process was still starting opens its window now (or at its instant, if later).
+ */
+void capture_armed(void)
+{
+	if (!config.start_later)
+		return;
+	cupti_trace_pause(1);
+	write_armed(1);
+	pthread_mutex_lock(&lock);
+	if (sink)
+		read_command(gpt_clock_now());
+	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * A command's instant, AT_NS on CLOCK_MONOTONIC, on the trace's clock. With the default clock
+ * (monotonic) it is exact: every process the command reached opens at the same ns. A loaded
+ * machine once put 1-2 ms between two back-to-back readings of the two clocks (the ASan build of
+ * the CPU suite, 2026-11-30), which two processes then disagreed by.
+ */
+static uint64_t command_instant(unsigned long long at_monotonic)
+{
+	if (gpt_clock_source == gpt_clock_monotonic)
+		return at_monotonic + (uint64_t)gpt_clock_offset;
+	return at_monotonic + (gpt_clock_now() - monotonic_now());
+}
+
+/*
+ * A start or stop command (lock held). A process that reads it after its instant (its tick came
+ * late, or CUDA started later) acts now, and GPT_META capture_command_late_ns says by how much;
+ * the --duration still ends at the instant named plus the duration, the same for every process.
+ */
 static void demand(const char *command, uint64_t now)
 {
 	unsigned long long duration = 0, at = 0;
-	uint64_t when;
+	uint64_t named, when;
 
 	if (!strncmp(command, "start", 5) && !demand_open && !finished) {
 		sscanf(command + 5, "%llu %llu", &duration, &at);
-		when = command_instant(at, now);
+		named = at ? command_instant(at) : now;
+		when = named > now ? named : now;
+		if (when > named)
+			set_meta_ns("capture_command_late_ns", when - named);
 		cupti_trace_pause(0);	/* records before `when` are left out by the window */
 		collector_window_open(sink, when, "start command");
 		demand_open = 1;
-		demand_deadline = duration ? when + duration : 0;
+		demand_deadline = duration ? (named + duration > when ? named + duration : when) : 0;
 		if (demand_deadline)
 			collector_window_close(sink, demand_deadline, "duration");
 	} else if (!strncmp(command, "stop", 4) && demand_open) {
 		sscanf(command + 4, "%llu", &at);
-		when = command_instant(at, now);
+		named = at ? command_instant(at) : now;
+		when = named > now ? named : now;
 		collector_window_close(sink, when, "stop command");
 		if (when > now) {	/* the kinds go off at the next tick after it */
 			if (!demand_deadline || when < demand_deadline)
@@ -523,46 +624,29 @@ static void demand(const char *command, uint64_t now)
 
 void capture_poll(void)
 {
-	char path[PATH_MAX + 32], command[64] = "";
 	uint64_t now;
-	ssize_t n;
-	int fd;
 
 	if (!config.start_later || !sink)
 		return;
-	now = gpt_clock_now();
 	pthread_mutex_lock(&lock);
+	now = gpt_clock_now();
 	if (demand_open && demand_deadline && now >= demand_deadline) {
 		demand_open = 0;
 		cupti_trace_pause(1);
 	}
-	control_path(path, sizeof(path), "cmd");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		n = read(fd, command, sizeof(command) - 1);
-		close(fd);
-		unlink(path);
-		command[n > 0 ? n : 0] = '\0';
-		demand(command, now);
-	}
+	read_command(now);
 	pthread_mutex_unlock(&lock);
 }
 
 void capture_finish(uint64_t now)
 {
-	char path[PATH_MAX + 32];
-
 	pthread_mutex_lock(&lock);
 	if (sink)
 		collector_window_end(sink, now, "exit");
 	finished = 1;
 	pthread_mutex_unlock(&lock);
-	if (!config.start_later)
-		return;
-	control_path(path, sizeof(path), "armed");
-	unlink(path);
-	control_path(path, sizeof(path), "cmd");
-	unlink(path);
+	if (config.start_later)
+		remove_control_files();
 }
 
 /* The writer's --max-size callback (writer thread): one line, whatever -q says. */

@@ -331,6 +331,7 @@ static void early_init_once(void)
 
 	owner_pid = getpid();
 	read_config();
+	capture_announce();
 	gpt_clock_source = config.monotonic_clock ? gpt_clock_monotonic : gpt_clock_realtime;
 	time_origin = gpt_clock_now();
 	clock_gettime(CLOCK_REALTIME, &utc);
@@ -670,6 +671,8 @@ static void inject_finalize_now(int why)
 
 static void inject_finalize_exit(int status)
 {
+	if (atomic_load(&state) == STATE_LOADED)
+		capture_unannounce();	/* dash ends with _exit: no atexit handler runs */
 	atomic_store(&exit_status, status);
 	inject_finalize_now(FLUSH_EXIT);
 }

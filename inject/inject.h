@@ -142,10 +142,15 @@ void capture_full(const char *path, uint64_t bytes, int64_t at);
  */
 extern int capture_nvtx_on;
 /*
- * --start-later (on demand, `gpt-trace start/stop`): capture_armed() after CUPTI is enabled turns
- * its event kinds off until a start command; capture_poll() (the flush thread, every tick) reads
- * the process's control file. capture_finish() removes the control files.
+ * --start-later (on demand, `gpt-trace start/stop`): capture_announce() (early init, before CUDA)
+ * writes the process's .armed file as still starting, and capture_unannounce() (exit, _exit)
+ * removes it when the process never started CUDA;
+ * capture_armed() after CUPTI is enabled turns its event kinds off until a start command, and does
+ * one that came while the process was starting; capture_poll() (the flush thread, every tick)
+ * reads the process's control file. capture_finish() removes the control files.
  */
+void capture_announce(void);
+void capture_unannounce(void);
 void capture_armed(void);
 void capture_poll(void);
 void capture_nvtx_event(const struct collector_nvtx_event *ev, const char *text, size_t len);

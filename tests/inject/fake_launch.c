@@ -15,6 +15,7 @@
  *   not reach the trace), sleep (sleeps until killed). FAKE_BATCH_MS=T pauses T ms after every
  *   1000 launches (so that the library commits between them). FAKE_PROFILER=A-B[,C-D...] calls
  *   cudaProfilerStart before launch A (counted from 1) and cudaProfilerStop after launch B.
+ *   FAKE_INIT_AFTER=PATH holds CUDA's start (InitializeInjection) until PATH exists.
  *   FAKE_NVTX=A-B[,...] pushes the NVTX range "capture" before launch A and pops it after launch
  *   B, and every launch is inside a range "iter" of its own (nested, so that the pop that ends
  *   "capture" is told from the pops of "iter"). FAKE_STEPS=K puts each K launches in an NVTX
@@ -163,6 +164,14 @@ static int die(const char *mode)
 	return 2;
 }
 
+/* FAKE_INIT_AFTER=PATH: CUDA starts only once PATH exists (at most 60 s), as a Python program's
+ * does after its imports. */
+static void wait_for_file(const char *path)
+{
+	for (int i = 0; path && i < 6000 && access(path, F_OK) < 0; i++)
+		sleep_ms(10);
+}
+
 int main(int argc, char **argv)
 {
 	void (*launch)(uint32_t, const char *, int);
@@ -176,6 +185,7 @@ int main(int argc, char **argv)
 
 	if (argc < 3)
 		return 2;
+	wait_for_file(getenv("FAKE_INIT_AFTER"));
 	lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
 	init = lib ? (int (*)(void))dlsym(lib, "InitializeInjection") : NULL;
 	if (!init) {
