@@ -1,75 +1,93 @@
 /*
- * fusion: chains of memory-bound element-wise and reduction kernels, launched one after the other on
- * a stream over tensors of one size, each of which streams its inputs from DRAM and writes its
- * output back, where one fused kernel would read the inputs and write the result once. PyTorch's
- * eager mode does this for every line of arithmetic: a chain of eleven element-wise ops over two
- * 256 MB tensors took 2.46 ms a step on an H100, the same chain under torch.compile (one Triton
- * kernel) 0.37 ms (tests/gpu/busy/fusion.py).
+ * fusion: runs of memory-bound element-wise, reduction, normalization and cast kernels launched one
+ * after the other on a stream, each of which streams its inputs from DRAM and writes its output
+ * back, where one fused kernel would read the inputs and write the outputs once. PyTorch's eager
+ * mode does this for every line of arithmetic, and TorchInductor (torch.compile) fuses exactly
+ * these runs: the element-wise ops, reductions (mean, sum, norm), dtype casts, rsqrt and the ops
+ * between two matrix products (an RMSNorm became one triton_red_fused_..._mean_mul_pow_rsqrt kernel,
+ * SwiGLU's silu * up one triton_poi_fused_mul_silu kernel; H200, tests/gpu/busy/advice.py).
  *
- * Which kernels: framework-owned element-wise and reduction kernels (ATen's elementwise_kernel
- * family and reduce_kernel, CuPy's), told by name and owner (rules/owner.h); a chain is at least
- * min_chain of them back to back on one stream (no other operation between, gaps under
- * max_gap_us) with the same grid, i.e. over tensors of one size, each running at least
- * min_kernel_us (shorter ones are launch-bound: small-kernels' finding).
+ * Which kernels: framework-owned element-wise, reduction, normalization and softmax kernels (ATen's
+ * elementwise_kernel family, reduce_kernel, layer_norm and softmax kernels, CuPy's), told by name and
+ * owner (rules/owner.h); a run is at least min_chain of them back to back on one stream (no other
+ * operation between, gaps under max_gap_us), whatever their grids: a reduction's grid is smaller
+ * than the element-wise kernels' around it, and Inductor fuses across it.
  *
- * Recoverable time, an estimate: a fused kernel still has to stream the data once, at least as much
- * as the chain's largest member does, so each chain could save its time minus its longest kernel.
- * It leans low where the chain reads few distinct tensors and high where it reads many.
+ * Recoverable time, an estimate from the bytes moved: each member moves its bytes at the bandwidth
+ * it reaches (its sampled DRAM bandwidth where GPU metrics cover it; otherwise, every member being
+ * memory-bound, its bytes are its time at the best bandwidth the run reaches). Fused, the run reads
+ * its inputs and writes its outputs once: at least what its widest member moves, and on the real
+ * runs measured about that (docs/rules.md), so the fused kernel takes the widest member's bytes at
+ * the best bandwidth the run's own kernels reach. Members shorter than min_kernel_us move little
+ * (a mean's [tokens, 1] result, rsqrt over it): they are launch-bound and fused away whole. The
+ * saving is the run's time less the fused kernel's.
  */
 #include "rules/gaps.h"
+#include "rules/kernel-efficiency.h"
 #include "rules/kernel-groups.h"
 #include "rules/owner.h"
+#include "rules/program-state.h"
 #include "rules/rule-util.h"
 
 #include "common/key-index.h"
 #include "common/util.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const struct rule_param params[] = {
-	{ "min_chain", 3, "count", "shortest chain of element-wise kernels reported" },
-	{ "min_kernel_us", 10, "us", "shortest kernel counted in a chain (shorter ones are launch-bound)" },
+	{ "min_chain", 2, "count", "fewest kernels in a run reported" },
+	{ "min_kernel_us", 4, "us", "shorter members move little data: fused away whole, no bytes counted" },
 	{ "max_gap_us", 20, "us", "longest idle gap between two kernels of one chain" },
 	{ "min_gpu_pct", 5, "%", "report a device when the chains' saving reaches this share of its kernel time" },
 };
 
-/* The chain being built on one stream. */
+/* The run being built on one stream. */
 struct chain {
 	int64_t trace_id, device;
-	int64_t blocks, end;
+	int64_t end;
 	int64_t count, ns, longest;
 	int64_t first_start;
 	int64_t name_id;		/* its first kernel */
+	enum kernel_owner owner;	/* of its first kernel */
+	double max_bytes, best_gbps;	/* members with a sampled bandwidth: the widest, the fastest */
+	int64_t longest_unsampled;	/* the longest memory-bound member without one */
 };
 
 struct device_fusion {
 	struct rule_device key;
 	int64_t kernel_ns;
-	int64_t chains, chained_kernels, chained_ns, saving;
-	int64_t longest_chain, first, last;
-	enum kernel_owner owner;	/* owner of the kernels in the largest-saving chain */
+	int64_t chains, chained_kernels, chained_ns, saving, fused_ns;
+	int64_t longest_chain, first, last, best_saving;
+	int64_t sampled_chains;		/* of which fused from sampled bytes */
+	enum kernel_owner owner;	/* owner of the kernels in the largest-saving run */
 };
 
 struct fusion_state {
 	struct rule_context *ctx;
 	int64_t min_chain, min_kernel_ns, max_gap_ns;
-	struct key_index stream_index, device_index, name_index;
+	struct key_index stream_index, device_index, name_index, bandwidth_index;
 	struct chain *chains;		/* by stream_index */
 	size_t nchains;
 	struct device_fusion *devices;
 	size_t ndevices;
-	signed char *candidate;		/* by name_index: 1 a chainable kernel, 0 not */
+	signed char *candidate;		/* by name_index: 1 a fusible kernel, 0 not */
 	enum kernel_owner *owner;	/* by name_index */
+	const char **names;		/* by name_index */
 	size_t nnames;
-	struct kernel_groups kernels;	/* the kernels in chains, weighted by their time there */
+	double *gbps;			/* by bandwidth_index (name, blocks): sampled GB/s, NaN: none */
+	size_t ngbps;
+	struct kernel_efficiencies *metrics;	/* NULL: the trace has no GPU metrics */
+	struct kernel_groups kernels;	/* the kernels in runs, weighted by their time there */
 };
 
-static int elementwise(const char *name)
+static int fusible(const char *name)
 {
-	static const char *const marks[] = { "elementwise_kernel", "reduce_kernel", "cupy_" };
+	static const char *const marks[] = { "elementwise_kernel", "reduce_kernel", "layer_norm",
+					     "rms_norm", "softmax", "SoftMax", "cupy_" };
 
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
 		if (strstr(name, marks[i]))
@@ -93,8 +111,10 @@ static size_t name_slot(struct fusion_state *s, int64_t trace_id, int64_t name_i
 		owner = kernel_owner(name);
 		s->candidate = xrealloc(s->candidate, (i + 1) * sizeof(*s->candidate));
 		s->owner = xrealloc(s->owner, (i + 1) * sizeof(*s->owner));
-		s->candidate[i] = name && (owner == OWNER_ATEN || owner == OWNER_CUPY) && elementwise(name);
+		s->names = xrealloc(s->names, (i + 1) * sizeof(*s->names));
+		s->candidate[i] = name && (owner == OWNER_ATEN || owner == OWNER_CUPY) && fusible(name);
 		s->owner[i] = owner;
+		s->names[i] = name;
 		s->nnames = i + 1;
 	}
 	return i;
@@ -115,10 +135,48 @@ static void kernel_add(struct fusion_state *s, int64_t trace_id, int64_t device,
 	k->weight += (double)ns;
 }
 
-/* A chain ends: count it when it is long enough. */
-static void chain_close(struct fusion_state *s, struct device_fusion *d, struct chain *c, enum kernel_owner owner)
+/* The DRAM bandwidth sampled over a kernel (by name and grid), GB/s; NaN where not sampled. */
+static double sampled_gbps(struct fusion_state *s, int64_t trace_id, size_t name, int64_t blocks)
 {
-	int64_t saving = c->ns - c->longest;
+	int64_t key[KEY_INDEX_WORDS] = { trace_id, (int64_t)name, blocks };
+	int created;
+	size_t i = key_index_get(&s->bandwidth_index, key, &created);
+
+	if (created) {
+		double gbps = NAN;
+
+		for (size_t k = 0; s->metrics && s->names[name] && k < s->metrics->count; k++) {
+			const struct kernel_efficiency *e = &s->metrics->kernels[k];
+
+			if (e->bound != KERNEL_BOUND_UNKNOWN && !isnan(e->dram_gbps) && e->dram_gbps > 0 &&
+			    e->grid[0] * e->grid[1] * e->grid[2] == blocks && !strcmp(e->name, s->names[name])) {
+				gbps = e->dram_gbps;
+				break;
+			}
+		}
+		s->gbps = xrealloc(s->gbps, (i + 1) * sizeof(*s->gbps));
+		s->gbps[i] = gbps;
+		s->ngbps = i + 1;
+	}
+	return s->gbps[i];
+}
+
+/* The fused kernel's time: the widest member's bytes at the best bandwidth the run reaches. */
+static int64_t fused_ns(const struct chain *c)
+{
+	double ns = (double)c->longest_unsampled;
+
+	if (c->best_gbps > 0 && c->max_bytes / c->best_gbps > ns)
+		ns = c->max_bytes / c->best_gbps;	/* bytes / (GB/s) = ns */
+	if (ns <= 0)
+		ns = (double)c->longest;	/* only launch-bound members: one kernel still runs */
+	return (int64_t)ns;
+}
+
+/* A run ends: count it when it is long enough. */
+static void chain_close(struct fusion_state *s, struct device_fusion *d, struct chain *c)
+{
+	int64_t fused = fused_ns(c), saving = c->ns - fused;
 
 	if (c->count >= s->min_chain && saving > 0) {
 		if (!d->chains || c->first_start < d->first)
@@ -129,12 +187,39 @@ static void chain_close(struct fusion_state *s, struct device_fusion *d, struct 
 		d->chained_kernels += c->count;
 		d->chained_ns += c->ns;
 		d->saving += saving;
-		if (c->count > d->longest_chain) {
+		d->fused_ns += fused;
+		d->sampled_chains += c->best_gbps > 0;
+		if (c->count > d->longest_chain)
 			d->longest_chain = c->count;
-			d->owner = owner;
+		if (saving > d->best_saving) {
+			d->best_saving = saving;
+			d->owner = c->owner;
 		}
 	}
 	c->count = 0;
+}
+
+/* A member joins the run: its bytes where its bandwidth was sampled, else its time. */
+static void chain_add(struct fusion_state *s, struct chain *c, size_t name, int64_t blocks, int64_t ns)
+{
+	double gbps;
+
+	c->count++;
+	c->ns += ns;
+	if (ns > c->longest)
+		c->longest = ns;
+	if (ns < s->min_kernel_ns)
+		return;
+	gbps = sampled_gbps(s, c->trace_id, name, blocks);
+	if (isnan(gbps)) {
+		if (ns > c->longest_unsampled)
+			c->longest_unsampled = ns;
+		return;
+	}
+	if (gbps * (double)ns > c->max_bytes)
+		c->max_bytes = gbps * (double)ns;
+	if (gbps > c->best_gbps)
+		c->best_gbps = gbps;
 }
 
 static int on_op(const struct gap *g, void *arg)
@@ -157,34 +242,38 @@ static int on_op(const struct gap *g, void *arg)
 		d->kernel_ns += ns;
 		name = name_slot(s, g->trace_id, g->next_name_id);
 	}
-	fits = g->next_op == GPU_OP_KERNEL && s->candidate[name] && ns >= s->min_kernel_ns;
-	if (c->count && (!fits || g->next_blocks != c->blocks || g->next_start - c->end > s->max_gap_ns))
-		chain_close(s, d, c, s->owner[name]);
+	fits = g->next_op == GPU_OP_KERNEL && s->candidate[name];
+	if (c->count && (!fits || g->next_start - c->end > s->max_gap_ns))
+		chain_close(s, d, c);
 	if (!fits)
 		return 0;
 	if (!c->count) {
-		c->blocks = g->next_blocks;
 		c->first_start = g->next_start;
 		c->name_id = g->next_name_id;
-		c->ns = c->longest = 0;
+		c->owner = s->owner[name];
+		c->ns = c->longest = c->longest_unsampled = 0;
+		c->max_bytes = c->best_gbps = 0;
 	}
-	c->count++;
-	c->ns += ns;
-	if (ns > c->longest)
-		c->longest = ns;
+	chain_add(s, c, name, g->next_blocks, ns);
 	c->end = g->next_end;
 	kernel_add(s, g->trace_id, g->device, g->next_name_id, ns);
 	return 0;
 }
 
-static const char *fix_text(enum kernel_owner owner)
+/* The lever, by what the program already does (program-state.h). */
+static const char *fix_text(enum kernel_owner owner, const struct program_state *p)
 {
 	if (owner == OWNER_CUPY)
-		return "Fuse the chain into one kernel: cupy.fuse() or a cupy.ElementwiseKernel for the whole "
+		return "Fuse the run into one kernel: cupy.fuse() or a cupy.ElementwiseKernel for the whole "
 		       "expression, so the arrays are read and written once.";
-	return "Let a compiler fuse the chain into one kernel: wrap the function that does this "
-	       "arithmetic in torch.compile (TorchInductor emits one Triton kernel that reads each "
-	       "input and writes the result once); for optimizer updates use fused=True or foreach=True. "
+	if (program_compiled(p))
+		return "Part of this program is already compiled (it runs Triton kernels), but these runs "
+		       "are eager ATen kernels: extend torch.compile to the code that launches them (a "
+		       "module or function left out, or a graph break: torch._dynamo.explain(fn)(*args) "
+		       "lists the breaks and their reasons), so Inductor fuses them too.";
+	return "Let a compiler fuse each run into one kernel: wrap the model or the function that does "
+	       "this arithmetic in torch.compile (TorchInductor emits one Triton kernel per run that "
+	       "reads each input and writes the result once, normalizations and casts included). "
 	       "Otherwise write the fused kernel by hand (Triton or CUDA C).";
 }
 
@@ -213,13 +302,17 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 	struct fusion_state *s = state;
 	const struct device_fusion *d = record;
 	int64_t trace_id = d->key.trace_id, device = d->key.device;
+	struct program_state program;
 	struct rule_text t1, t2, t3;
 	struct finding *f;
+	char err[256];
 
+	if (program_state_read(rule, ctx, &program, err, sizeof(err)) < 0)
+		memset(&program, 0, sizeof(program));
 	f = findings_add(ctx->out, rule, rule_severity(d->saving, rule_clock_span(clock, trace_id)), d->saving,
-			 fix_text(d->owner),
-			 "%s: %" PRId64 " chain%s of memory-bound %s element-wise kernels (%s, %s of kernel "
-			 "time) each stream the same-sized tensors through DRAM again",
+			 fix_text(d->owner, &program),
+			 "%s: %" PRId64 " run%s of memory-bound %s element-wise and reduction kernels (%s, %s of "
+			 "kernel time) each stream their tensors through DRAM again",
 			 fmt_device(&t1, ctx, trace_id, device), d->chains, plural(d->chains),
 			 kernel_owner_name(d->owner), fmt_duration(&t2, d->chained_ns),
 			 fmt_percent(&t3, d->kernel_ns ? (double)d->chained_ns / (double)d->kernel_ns : 0));
@@ -227,10 +320,15 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 	f->owner = d->owner;
 	f->start = d->first;
 	f->end = d->last;
-	finding_evidence(f, "%" PRId64 " kernels in chains, the longest %" PRId64 " back to back; fused, each "
-			 "chain would still take about as long as its longest kernel",
-			 d->chained_kernels, d->longest_chain);
+	finding_evidence(f, "%" PRId64 " kernels in runs, the longest %" PRId64 " back to back; fused, each run "
+			 "would read its inputs and write its outputs once: %s in all, the widest member's "
+			 "bytes at the best bandwidth the run reaches (%s)",
+			 d->chained_kernels, d->longest_chain, fmt_duration(&t1, d->fused_ns),
+			 d->sampled_chains == d->chains ? "bandwidths sampled"
+			 : d->sampled_chains ? "bandwidths sampled for some runs, the others by time"
+					     : "no bandwidth sampled: bytes in proportion to time");
 	kernel_groups_evidence(&s->kernels, f, ctx, trace_id, device, kernel_line, "kernel");
+	program_state_evidence(f, &program);
 }
 
 static void state_free(struct fusion_state *s)
@@ -240,7 +338,11 @@ static void state_free(struct fusion_state *s)
 	key_index_release(&s->stream_index);
 	key_index_release(&s->device_index);
 	key_index_release(&s->name_index);
+	key_index_release(&s->bandwidth_index);
 	kernel_groups_release(&s->kernels);
+	kernel_efficiency_free(s->metrics);
+	free(s->names);
+	free(s->gbps);
 	free(s->chains);
 	free(s->devices);
 	free(s->candidate);
@@ -252,10 +354,15 @@ static int fusion_begin(const struct rule *rule, struct rule_context *ctx, struc
 			void **state, char *err, size_t errlen)
 {
 	struct fusion_state *s = xcalloc(1, sizeof(*s));
+	int ret;
 
-	(void)err;
-	(void)errlen;
 	s->ctx = ctx;
+	ret = kernel_efficiency_compute(ctx->trace, 0, 0, &s->metrics, err, errlen);
+	if (ret < 0) {
+		state_free(s);
+		*state = NULL;
+		return ret;
+	}
 	kernel_groups_init(&s->kernels, sizeof(struct kernel_group));
 	s->min_chain = (int64_t)rule_param(ctx, rule, "min_chain");
 	s->min_kernel_ns = (int64_t)(rule_param(ctx, rule, "min_kernel_us") * 1e3);
@@ -271,11 +378,8 @@ static void close_open_chains(struct fusion_state *s)
 	for (size_t i = 0; i < s->nchains; i++) {
 		struct chain *c = &s->chains[i];
 
-		if (c->count) {
-			size_t name = name_slot(s, c->trace_id, c->name_id);
-
-			chain_close(s, device_get(s, c->trace_id, c->device), c, s->owner[name]);
-		}
+		if (c->count)
+			chain_close(s, device_get(s, c->trace_id, c->device), c);
 	}
 }
 
@@ -297,9 +401,9 @@ static int fusion_finish(const struct rule *rule, struct rule_context *ctx, void
 
 const struct rule rule_fusion = {
 	.id = "fusion",
-	.title = "Element-wise chains that a fused kernel would stream once",
-	.measures = "chains of memory-bound element-wise kernels over same-sized tensors, and the DRAM "
-		    "passes a fused kernel would save",
+	.title = "Element-wise runs that a fused kernel would stream once",
+	.measures = "runs of memory-bound element-wise, reduction and cast kernels, and the DRAM passes a "
+		    "fused kernel would save, from the bytes they move",
 	.params = params,
 	.nparams = sizeof(params) / sizeof(params[0]),
 	.run = rule_walk_run,

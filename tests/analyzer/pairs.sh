@@ -54,8 +54,10 @@ pair steady_hostbound excessive-sync cudaStreamSynchronize
 # cores in both variants (precision, the model's finding: the estimate compared is the top one's).
 pair item_sync excessive-sync cudaStreamSynchronize precision
 # PyTorch's default FP32 matmuls (SIMT sgemm) vs TF32 allowed: the GEMMs' time times 1 - 67/494.7
-# (Hopper's FP32 over TF32 dense peak) against the measured difference of the step times.
-pair precision precision "FP32 matrix products,set_float32_matmul_precision,(cuBLAS)"
+# (Hopper's FP32 over TF32 dense peak) against the measured difference of the step times. The
+# MLP's GELU backward and bias-gradient sums are eager element-wise runs in both variants (fusion,
+# the model's).
+pair precision precision "FP32 matrix products,set_float32_matmul_precision,(cuBLAS)" fusion
 # An eager chain of eleven element-wise ops over 256 MB tensors vs the same under torch.compile.
 pair fusion fusion "element-wise,torch.compile"
 
@@ -111,7 +113,9 @@ PY
 # pageable copy blocks the host until the previous step is done, so the step's Python launch
 # overhead is exposed too: the top finding is that exposed host time (idle-gaps), then
 # pageable-memcpy; both are gone with the fix. The conv net's small grids (small-grid, a warning in
-# the H200 recording, below the warning line in the H100 one) are the model's.
+# the H200 recording, below the warning line in the H100 one) are the model's, and so are its
+# eager element-wise runs (fusion, 2.1 ms per step in both: the input normalization and the
+# activations), which the estimate leaves out.
 expect "pair dataloader_pinned" "ok" "$(python3 - "$TMP" "$P/pairs.tsv" <<'PY' 2>&1 | tail -1
 import json, sys
 tmp, tsv = sys.argv[1:3]
@@ -124,8 +128,8 @@ bad = json.load(open(tmp + "/dataloader_pinned-bad.json"))
 fixed = json.load(open(tmp + "/dataloader_pinned-fixed.json"))
 loud = lambda d: {f["rule"] for f in d["findings"] if f["severity"] != "info"}
 assert loud(bad) >= {"idle-gaps", "pageable-memcpy"}, loud(bad)
-assert loud(fixed) <= {"small-grid"}, loud(fixed)
-estimate = bad["recoverable_ns"] / bad["steady_iterations"]
+assert loud(fixed) <= {"small-grid", "fusion"}, loud(fixed)
+estimate = sum(f["recoverable_ns"] for f in bad["findings"] if f["rule"] != "fusion") / bad["steady_iterations"]
 measured = mean["bad"] - mean["fixed"]
 assert 0.5 <= estimate / measured <= 2.0, (estimate, measured)
 print("ok")
