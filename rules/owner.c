@@ -196,8 +196,8 @@ static const char *const owner_fixes[NR_KERNEL_OWNERS][3] = {
 	[OWNER_CUDNN] = {
 		[FIX_GRID] = "These are cuDNN's kernels, picked for the shapes they are given: give each call "
 			     "more work (a larger batch), let cuDNN pick the fastest algorithm for the shapes "
-			     "(torch.backends.cudnn.benchmark = True), try the channels_last memory format, "
-			     "or let torch.compile or a CUDA graph cut the per-call overhead.",
+			     "(torch.backends.cudnn.benchmark = True), or let torch.compile or a CUDA graph "
+			     "cut the per-call overhead.",
 		[FIX_LAUNCHES] = "These are cuDNN's kernels: batch the calls (a larger batch), enable "
 				 "torch.backends.cudnn.benchmark = True, or capture the step in a CUDA graph "
 				 "(torch.compile(mode=\"reduce-overhead\")) so the launches cost nothing per step.",

@@ -25,6 +25,7 @@
 #include "rules/kernel-groups.h"
 #include "rules/kernel-efficiency.h"
 #include "rules/owner.h"
+#include "rules/program-state.h"
 #include "rules/rule-util.h"
 
 #include "common/key-index.h"
@@ -200,7 +201,8 @@ static int program_only(const struct owner_weights *owners)
 }
 
 /* The framework's levers, from whose kernels ran beside the FP32 ones. */
-static const char *fix_text(const struct device_precision *d, const struct owner_weights *owners)
+static const char *fix_text(const struct device_precision *d, const struct owner_weights *owners,
+			    const struct program_state *p)
 {
 	if (program_only(owners))
 		return "Run these matrix products on the Tensor Cores: call cuBLAS with "
@@ -216,6 +218,12 @@ static const char *fix_text(const struct device_precision *d, const struct owner
 		       "jax.default_matmul_precision(\"tensorfloat32\") (or \"bfloat16\"), or "
 		       "precision=jax.lax.Precision.DEFAULT on the dots; or compute in bfloat16. TF32 keeps "
 		       "FP32's range with a 10-bit mantissa: check that the loss curve still matches.";
+	if (program_mixed_precision(p))
+		return "Most of the program already computes in bf16/fp16: these FP32 products run outside "
+		       "its torch.autocast region (a loss, an FP32 head, a custom op, or code autocast does "
+		       "not cover). Extend the autocast region over them, or allow TF32 for what must stay "
+		       "FP32: torch.set_float32_matmul_precision(\"high\"). TF32 keeps FP32's range with a "
+		       "10-bit mantissa: check that the loss curve still matches.";
 	return "Allow TF32 on the Tensor Cores for FP32 matmuls and convolutions: "
 	       "torch.set_float32_matmul_precision(\"high\") (or torch.backends.cuda.matmul.allow_tf32 = "
 	       "True, and torch.backends.cudnn.allow_tf32 = True for convolutions), or run the forward "
@@ -268,9 +276,16 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	struct owner_weights owners = { 0 };
 	struct finding *f;
 
+	struct program_state program;
+	char err[256];
+	int known;
+
 	kernel_groups_owners(&s->kernels, ctx, trace_id, device, &owners);
+	known = program_state_read(rule, ctx, &program, err, sizeof(err)) == 0;
+	if (!known)
+		memset(&program, 0, sizeof(program));
 	f = findings_add(ctx->out, rule, rule_severity(saving, rule_clock_span(clock, trace_id)), saving,
-			 fix_text(d, &owners),
+			 fix_text(d, &owners, &program),
 			 "%s: %s of FP32 matrix products on the CUDA cores (%s of kernel time) while the "
 			 "Tensor Cores idle",
 			 fmt_device(&t1, ctx, trace_id, device), fmt_duration(&t2, d->fp32_ns),
@@ -293,6 +308,8 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 		finding_evidence(f, "GPU metrics confirm it: over %s of these kernels the tensor pipes were "
 				 "%.0f%% busy and the SMs %.0f%%", fmt_duration(&t1, seen->ns), seen->tensor,
 				 seen->sm);
+	if (known)
+		program_state_evidence(f, &program);
 }
 
 static const char gpus_sql[] = "SELECT traceId, id, MAX(computeMajor), MAX(computeMinor) FROM gpus "

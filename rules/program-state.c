@@ -44,7 +44,9 @@ static int convolution(const char *name)
 	static const char *const marks[] = { "fprop", "dgrad", "wgrad", "convolve", "conv2d",
 					     "implicit_gemm", "cudnn::detail::conv" };
 
-	return ANY_OF(name, marks);
+	static const char *const attention[] = { "sdpa", "flash", "fmha", "attention" };
+
+	return ANY_OF(name, marks) && !ANY_OF(name, attention);	/* cuDNN's SDPA says fprop too */
 }
 
 static int half_typed(const char *name)

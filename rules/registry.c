@@ -21,6 +21,7 @@ extern const struct rule rule_small_grid;
 extern const struct rule rule_precision;
 extern const struct rule rule_fusion;
 extern const struct rule rule_tensor_idle;
+extern const struct rule rule_layout_conversion;
 extern const struct rule rule_exposed_communication;
 extern const struct rule rule_straggler;
 
@@ -39,6 +40,7 @@ const struct rule *const rule_table[] = {
 	&rule_precision,
 	&rule_fusion,
 	&rule_tensor_idle,
+	&rule_layout_conversion,
 	&rule_exposed_communication,
 	&rule_straggler,
 	NULL,

@@ -14,6 +14,7 @@
  */
 #include "rules/gaps.h"
 #include "rules/kernel-groups.h"
+#include "rules/program-state.h"
 #include "rules/rule-util.h"
 
 #include "common/key-index.h"
@@ -52,9 +53,11 @@ struct device_grid {
 struct small_kernel {
 	struct kernel_group group;
 	int64_t min_blocks, max_blocks;
+	int layout;		/* a layout conversion: left out */
 };
 
 struct grid_state {
+	struct rule_context *ctx;
 	int64_t default_sms;
 	double min_kernel_ns;
 	struct key_index device_index;	/* (trace, device) -> devices[] */
@@ -95,8 +98,18 @@ static int on_op(const struct gap *g, void *arg)
 	if (waste <= 0)
 		return 0;
 	k = kernel_groups_get(&s->kernels, trace_id, device, name_id, &created);
-	if (created)
+	if (created) {
+		const char *name = NULL;
+		char err[256];
+
+		/* cuDNN's NCHW <-> NHWC conversions are layout-conversion's time, not a grid to size. */
+		if (trace_string(s->ctx->trace, trace_id, name_id, &name, err, sizeof(err)) < 0)
+			name = NULL;
+		k->layout = program_layout_kernel(name);
 		k->min_blocks = k->max_blocks = blocks;
+	}
+	if (k->layout)
+		return 0;
 	if (blocks < k->min_blocks)
 		k->min_blocks = blocks;
 	if (blocks > k->max_blocks)
@@ -204,6 +217,7 @@ static int small_grid_begin(const struct rule *rule, struct rule_context *ctx, s
 	int ret;
 
 	kernel_groups_init(&s->kernels, sizeof(struct small_kernel));
+	s->ctx = ctx;
 	s->default_sms = (int64_t)rule_param(ctx, rule, "sm_count");
 	s->min_kernel_ns = rule_param(ctx, rule, "min_kernel_us") * 1e3;
 	ret = rule_query(rule, ctx, gpus_sql, gpu_row, s, err, errlen);

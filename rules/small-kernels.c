@@ -16,6 +16,7 @@
  */
 #include "rules/gaps.h"
 #include "rules/kernel-groups.h"
+#include "rules/program-state.h"
 #include "rules/rule-util.h"
 
 #include "common/key-index.h"
@@ -134,6 +135,24 @@ static int wanted(const struct rule *rule, struct rule_context *ctx, const void 
 			    (double)d->small_ns * 100.0 >= min_gpu_pct * (double)d->kernel_ns);
 }
 
+/* PyTorch's small kernels: the levers the program has not pulled yet (program-state.h). */
+static const char *aten_fix(const struct program_state *p)
+{
+	if (program_graphs(p))
+		return "These are PyTorch's own kernels launched outside the program's CUDA graphs: capture "
+		       "this part of the step too (torch.cuda.graph, or torch.compile(mode=\"reduce-overhead\") "
+		       "around it), or let torch.compile fuse them.";
+	if (program_compiled(p))
+		return "These are PyTorch's own kernels, outside what torch.compile already fuses: extend it "
+		       "to the code that launches them (torch._dynamo.explain lists graph breaks), and use "
+		       "mode=\"reduce-overhead\" to replay the step as a CUDA graph.";
+	if (program_fused_optimizer(p))
+		return "These are PyTorch's own kernels: let torch.compile fuse them (mode=\"reduce-overhead\" "
+		       "also adds CUDA graphs), or capture the step in a CUDA graph (torch.cuda.graph); the "
+		       "optimizer already runs foreach or fused kernels.";
+	return kernel_owner_fix(OWNER_ATEN, FIX_LAUNCHES);
+}
+
 static void report_device(const struct rule *rule, struct rule_context *ctx, void *state,
 			  const void *record, const struct rule_clock *clock)
 {
@@ -144,14 +163,20 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 	struct owner_weights owners = { 0 };
 	struct finding *f;
 
+	struct program_state program;
+	char err[256];
+	int known;
+
 	kernel_groups_owners(&s->kernels, ctx, trace_id, device, &owners);
+	known = program_state_read(rule, ctx, &program, err, sizeof(err)) == 0;
 	f = findings_add(ctx->out, rule,
 			 rule_severity((int64_t)d->recoverable, rule_clock_span(clock, trace_id)),
 			 (int64_t)d->recoverable,
-			 owner_fix(&owners, FIX_LAUNCHES,
-				   "Fuse the small kernels (torch.compile, nvFuser or a hand-written fused "
-				   "kernel), capture the launch sequence in a CUDA graph, or give each launch "
-				   "more work (larger batches)."),
+			 known && owner_weights_top(&owners) == OWNER_ATEN ? aten_fix(&program)
+			 : owner_fix(&owners, FIX_LAUNCHES,
+				     "Fuse the small kernels (torch.compile, nvFuser or a hand-written fused "
+				     "kernel), capture the launch sequence in a CUDA graph, or give each launch "
+				     "more work (larger batches)."),
 			 "%s: %" PRId64 " launch%s of %zu kernel%s run shorter than the %s it takes to "
 			 "launch them",
 			 fmt_device(&t1, ctx, trace_id, device), d->small, plural_es(d->small), d->names,
@@ -173,6 +198,8 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 			 fmt_percent(&t3, d->kernel_ns ? (double)d->small_ns / (double)d->kernel_ns : 0));
 	kernel_groups_evidence(&s->kernels, f, ctx, trace_id, device, kernel_line, "small kernel");
 	owner_evidence(f, &owners, "small launches");
+	if (known)
+		program_state_evidence(f, &program);
 	finding_evidence(f, "GPU idle before small kernels, up to one launch cost each: %s",
 			 fmt_duration(&t4, (int64_t)d->recoverable));
 }

@@ -21,6 +21,7 @@
  */
 #include "rules/kernel-efficiency.h"
 #include "rules/owner.h"
+#include "rules/program-state.h"
 #include "rules/rule-util.h"
 
 #include "common/util.h"
@@ -105,7 +106,8 @@ static void collect(const struct kernel_efficiencies *e, double max_tensor, doub
 	}
 }
 
-static const char *fix_text(const struct idle_summary *s)
+/* The lever, by cause and by what the program already does (program-state.h). */
+static const char *fix_text(const struct idle_summary *s, const struct program_state *p)
 {
 	if (s->narrow)
 		return "Pad the dimensions of these matrix products to multiples of 8 (16-bit types; 16 for "
@@ -113,12 +115,16 @@ static const char *fix_text(const struct idle_summary *s)
 		       "dimension is odd. Typical culprits are a vocabulary (GPT-2's 50257 tokens: pad the "
 		       "embedding and LM head to 50304, as nanoGPT does), a hidden or head size, or "
 		       "batch x sequence; padded rows cost less than the narrow loads.";
+	if (s->cudnn && !program_mixed_precision(p))
+		return "Run the forward pass under torch.autocast(\"cuda\", dtype=torch.bfloat16): cuDNN's "
+		       "16-bit convolutions keep the tensor pipes busier than TF32 ones; "
+		       "torch.backends.cudnn.benchmark = True lets it pick the fastest algorithm for the "
+		       "shapes. (An NCHW model's layout conversions are layout-conversion's finding.)";
 	if (s->cudnn)
-		return "Keep cuDNN on its tensor-core kernels: convert the model and inputs to NHWC "
-		       "(model.to(memory_format=torch.channels_last), the same for the inputs) and run the "
-		       "forward pass under torch.autocast(\"cuda\", dtype=torch.bfloat16); "
-		       "torch.backends.cudnn.benchmark = True lets it pick the fastest algorithm. "
-		       "nchwToNhwcKernel transposes in the trace are the layout conversions NHWC avoids.";
+		return "The convolutions already run in 16 bits: give each call more work (a larger "
+		       "batch), let cuDNN pick the fastest algorithm for the shapes "
+		       "(torch.backends.cudnn.benchmark = True), or let torch.compile choose the "
+		       "kernels (mode=\"max-autotune\").";
 	return "These matrix products are too small or too skinny to fill the Tensor Cores: give each "
 	       "call more work (a larger batch, fused projections such as one QKV GEMM instead of three), "
 	       "keep dimensions multiples of 64, or let torch.compile pick the kernels.";
@@ -135,7 +141,8 @@ static int64_t span_of(const struct rule_clock *clock)
 }
 
 static void report(const struct rule *rule, struct rule_context *ctx, const struct kernel_efficiencies *e,
-		   const struct idle_summary *s, double reference, const struct rule_clock *clock)
+		   const struct idle_summary *s, double reference, const struct rule_clock *clock,
+		   const struct program_state *p)
 {
 	int64_t span = span_of(clock);
 	double busy = span > 0 ? (double)e->total_ns / (double)span : 1.0;
@@ -147,7 +154,7 @@ static void report(const struct rule *rule, struct rule_context *ctx, const stru
 	if (busy > 1.0)
 		busy = 1.0;
 	saving = (int64_t)(s->saving_ns * busy);
-	f = findings_add(ctx->out, rule, rule_severity(saving, span), saving, fix_text(s),
+	f = findings_add(ctx->out, rule, rule_severity(saving, span), saving, fix_text(s, p),
 			 "%s of Tensor Core matrix products (%s of kernel time) ran with the tensor pipes "
 			 "%.0f%% busy on average (sampled)",
 			 fmt_duration(&t1, s->time_ns), fmt_percent(&t2, (double)s->time_ns / (double)e->total_ns),
@@ -170,6 +177,7 @@ static void report(const struct rule *rule, struct rule_context *ctx, const stru
 	}
 	if (s->count > shown)
 		finding_evidence(f, "... and %zu more kernel%s", s->count - shown, plural((int64_t)(s->count - shown)));
+	program_state_evidence(f, p);
 }
 
 static int tensor_idle_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
@@ -186,9 +194,13 @@ static int tensor_idle_run(const struct rule *rule, struct rule_context *ctx, ch
 	collect(e, max_tensor, reference > 0 ? reference : 75, &s);
 	if (s.count && e->total_ns > 0 &&
 	    (double)s.time_ns * 100.0 >= rule_param(ctx, rule, "min_gpu_pct") * (double)e->total_ns) {
-		ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+		struct program_state p;
+
+		ret = program_state_read(rule, ctx, &p, err, errlen);
 		if (ret >= 0)
-			report(rule, ctx, e, &s, reference, &clock);
+			ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+		if (ret >= 0)
+			report(rule, ctx, e, &s, reference, &clock, &p);
 		rule_clock_release(&clock);
 	}
 	free(s.items);

@@ -115,7 +115,7 @@ PY
 # pageable-memcpy; both are gone with the fix. The conv net's small grids (small-grid, a warning in
 # the H200 recording, below the warning line in the H100 one) are the model's, and so are its
 # eager element-wise runs (fusion, 2.1 ms per step in both: the input normalization and the
-# activations), which the estimate leaves out.
+# activations) and its NCHW layout (layout-conversion, in both), which the estimate leaves out.
 expect "pair dataloader_pinned" "ok" "$(python3 - "$TMP" "$P/pairs.tsv" <<'PY' 2>&1 | tail -1
 import json, sys
 tmp, tsv = sys.argv[1:3]
@@ -128,8 +128,9 @@ bad = json.load(open(tmp + "/dataloader_pinned-bad.json"))
 fixed = json.load(open(tmp + "/dataloader_pinned-fixed.json"))
 loud = lambda d: {f["rule"] for f in d["findings"] if f["severity"] != "info"}
 assert loud(bad) >= {"idle-gaps", "pageable-memcpy"}, loud(bad)
-assert loud(fixed) <= {"small-grid", "fusion"}, loud(fixed)
-estimate = sum(f["recoverable_ns"] for f in bad["findings"] if f["rule"] != "fusion") / bad["steady_iterations"]
+model = {"fusion", "layout-conversion"}
+assert loud(fixed) <= {"small-grid"} | model, loud(fixed)
+estimate = sum(f["recoverable_ns"] for f in bad["findings"] if f["rule"] not in model) / bad["steady_iterations"]
 measured = mean["bad"] - mean["fixed"]
 assert 0.5 <= estimate / measured <= 2.0, (estimate, measured)
 print("ok")

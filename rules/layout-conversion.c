@@ -1,0 +1,91 @@
+/*
+ * layout-conversion: the cost of keeping a conv net's tensors in NCHW (PyTorch's default memory
+ * format) where cuDNN works in NHWC, as one finding with the one fix, channels_last (issue 38).
+ * On Hopper cuDNN runs its convolutions on NHWC kernels whatever the tensors' layout, and converts
+ * every NCHW activation and gradient on the way in and out (nchwToNhwcKernel, nhwcToNchwKernel);
+ * batch norm and pooling then run their NCHW kernels (bn_*_1C11_*, *_nchw), slower than the NHWC
+ * ones channels_last gets.
+ *
+ * Recoverable time, an estimate: the conversion kernels' time, plus the NCHW batch-norm and pooling
+ * kernels' time times (1 - nhwc_pct / 100), nhwc_pct being what their NHWC twins took in the same
+ * model: on resnet50 training on the H200 (tests/gpu/busy/advice.py conv nchw|cl, 2026-12-02)
+ * 1.86 ms of conversions and 5.68 ms of NCHW batch norm and pooling per step (3.54 ms in NHWC,
+ * 62%) give 4.1 ms against 3.8 ms measured (18.47 -> 14.66 ms per step, untraced). These
+ * nanoseconds are this rule's alone: small-grid leaves the conversions out, and tensor-idle and
+ * small-grid no longer advise channels_last.
+ */
+#include "rules/program-state.h"
+#include "rules/rule-util.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+static const struct rule_param params[] = {
+	{ "nhwc_pct", 60, "%",
+	  "the time NHWC batch norm and pooling take against their NCHW twins (resnet50, H200: 62%)" },
+	{ "min_gpu_pct", 2, "%", "report when the estimate reaches this share of the kernel time" },
+};
+
+static const char fix_text[] =
+	"Keep the conv net in channels_last (NHWC), the layout cuDNN computes in: "
+	"model = model.to(memory_format=torch.channels_last) and the same for each input batch "
+	"(x = x.to(memory_format=torch.channels_last), or in the DataLoader's collate). The conversions "
+	"disappear, and batch norm and pooling run their NHWC kernels.";
+
+static void report(const struct rule *rule, struct rule_context *ctx, const struct program_state *p,
+		   int64_t saving, int64_t nchw_saving, const struct rule_clock *clock)
+{
+	int64_t span = 0;
+	struct rule_text t1, t2, t3;
+	struct finding *f;
+
+	for (size_t t = 0; t < clock->ntraces; t++)
+		span += rule_clock_span(clock, (int64_t)t);
+	f = findings_add(ctx->out, rule, rule_severity(saving, span), saving, fix_text,
+			 "the conv net's tensors are NCHW: cuDNN converted them to NHWC and back %" PRId64
+			 " times (%s, %s of kernel time), and batch norm and pooling ran their NCHW kernels",
+			 p->layout_launches, fmt_duration(&t1, p->layout_ns),
+			 fmt_percent(&t2, p->kernel_ns ? (double)p->layout_ns / (double)p->kernel_ns : 0));
+	f->owner = OWNER_CUDNN;
+	if (clock->ntraces == 1) {
+		f->start = clock->span_start[0];
+		f->end = clock->span_end[0];
+	}
+	finding_evidence(f, "layout conversions (nchwToNhwcKernel, nhwcToNchwKernel): %" PRId64 " launches, %s",
+			 p->layout_launches, fmt_duration(&t1, p->layout_ns));
+	finding_evidence(f, "NCHW batch norm and pooling kernels: %s; in NHWC they would take about %.0f%% of "
+			 "that, %s less", fmt_duration(&t1, p->nchw_ns), rule_param(ctx, rule, "nhwc_pct"),
+			 fmt_duration(&t3, nchw_saving));
+	program_state_evidence(f, p);
+}
+
+static int layout_conversion_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
+{
+	double keep = rule_param(ctx, rule, "nhwc_pct") / 100.0;
+	struct program_state p;
+	struct rule_clock clock = { 0 };
+	int64_t saving, nchw_saving;
+	int ret = program_state_read(rule, ctx, &p, err, errlen);
+
+	if (ret < 0 || !p.layout_launches)
+		return ret;
+	nchw_saving = (int64_t)((double)p.nchw_ns * (1.0 - (keep < 1.0 ? keep : 1.0)));
+	saving = p.layout_ns + nchw_saving;
+	if ((double)saving * 100.0 < rule_param(ctx, rule, "min_gpu_pct") * (double)p.kernel_ns)
+		return 0;
+	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+	if (ret >= 0)
+		report(rule, ctx, &p, saving, nchw_saving, &clock);
+	rule_clock_release(&clock);
+	return ret < 0 ? ret : 0;
+}
+
+const struct rule rule_layout_conversion = {
+	.id = "layout-conversion",
+	.title = "NCHW tensors that cuDNN converts to NHWC and back",
+	.measures = "cuDNN's NCHW/NHWC conversion kernels and the NCHW batch-norm and pooling kernels, and "
+		    "what channels_last would save",
+	.params = params,
+	.nparams = sizeof(params) / sizeof(params[0]),
+	.run = layout_conversion_run,
+};
