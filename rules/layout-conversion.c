@@ -35,12 +35,10 @@ static const char fix_text[] =
 static void report(const struct rule *rule, struct rule_context *ctx, const struct program_state *p,
 		   int64_t saving, int64_t nchw_saving, const struct rule_clock *clock)
 {
-	int64_t span = 0;
+	int64_t span = rule_clock_total_span(clock);
 	struct rule_text t1, t2, t3;
 	struct finding *f;
 
-	for (size_t t = 0; t < clock->ntraces; t++)
-		span += rule_clock_span(clock, (int64_t)t);
 	f = findings_add(ctx->out, rule, rule_severity(saving, span), saving, fix_text,
 			 "the conv net's tensors are NCHW: cuDNN converted them to NHWC and back %" PRId64
 			 " times (%s, %s of kernel time), and batch norm and pooling ran their NCHW kernels",

@@ -116,9 +116,19 @@ int program_state_read(const struct rule *rule, struct rule_context *ctx, struct
 		"SELECT name, count(*), sum(dur), sum(coalesce(graphNodeId, 0) <> 0) FROM kernels "
 		"GROUP BY traceId, nameId";
 	struct state_read r = { out };
+	int ret;
 
+	if (ctx->program && ctx->program->cached) {
+		*out = *ctx->program;
+		return 0;
+	}
 	memset(out, 0, sizeof(*out));
-	return rule_query(rule, ctx, sql, row, &r, err, errlen);
+	ret = rule_query(rule, ctx, sql, row, &r, err, errlen);
+	if (!ret && ctx->program) {
+		*ctx->program = *out;
+		ctx->program->cached = 1;
+	}
+	return ret;
 }
 
 int program_channels_last(const struct program_state *p)

@@ -11,8 +11,8 @@
  *   torch.compile       kernels of TorchInductor (or other Triton kernels)
  *   fused optimizers    ATen's multi_tensor_apply kernels (foreach) or fused Adam/AdamW/SGD kernels
  *
- * Read over the scope the rules judge (the steady state), one GROUP BY over the kernels, only when
- * a rule is about to advise.
+ * Read over the scope the rules judge (the steady state), one GROUP BY over the kernels, when the
+ * first rule of a report is about to advise; the others read the copy in their rule_context.
  */
 #ifndef GPT_RULES_PROGRAM_STATE_H
 #define GPT_RULES_PROGRAM_STATE_H
@@ -33,9 +33,11 @@ struct program_state {
 	int64_t graph_launches;
 	int64_t compiled_launches;		/* Inductor and Triton kernels */
 	int64_t optimizer_launches;		/* multi_tensor_apply and fused optimizer kernels */
+	int cached;				/* rule_context's cache: filled */
 };
 
-/* Read the state over the rules' scope. Returns 0, or a negative error with one line in err. */
+/* Read the state over the rules' scope, once per rules_run() (ctx->program caches it). Returns 0,
+ * or a negative error with one line in err. */
 int program_state_read(const struct rule *rule, struct rule_context *ctx, struct program_state *out,
 		       char *err, size_t errlen);
 

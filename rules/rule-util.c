@@ -112,6 +112,15 @@ int64_t rule_clock_span(const struct rule_clock *clock, int64_t trace_id)
 	return clock->span_end[trace_id] - clock->span_start[trace_id];
 }
 
+int64_t rule_clock_total_span(const struct rule_clock *clock)
+{
+	int64_t span = 0;
+
+	for (size_t t = 0; t < clock->ntraces; t++)
+		span += rule_clock_span(clock, (int64_t)t);
+	return span;
+}
+
 int rule_report_each(const struct rule *rule, struct rule_context *ctx, void *state,
 		     const void *records, size_t n, size_t size, rule_wanted_fn *wanted,
 		     rule_report_fn *report, char *err, size_t errlen)

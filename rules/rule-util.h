@@ -68,6 +68,8 @@ int rule_clock_once(struct rule_clock *clock, const struct rule *rule, struct ru
 		    char *err, size_t errlen);
 void rule_clock_release(struct rule_clock *clock);
 int64_t rule_clock_span(const struct rule_clock *clock, int64_t trace_id);
+/* The sum of every trace's span: for a finding about all traces together. */
+int64_t rule_clock_total_span(const struct rule_clock *clock);
 
 /*
  * A rule's findings per record (its devices, say: n of them, size bytes apart): report() for each

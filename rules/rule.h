@@ -54,6 +54,7 @@ struct rule_param {
 
 struct rule_config;
 struct phases;
+struct program_state;
 struct rule;
 struct gap_visitor;
 struct gap_walk;
@@ -66,6 +67,9 @@ struct rule_context {
 	int64_t origin;		/* where evidence times count from; 0: the first event in the scope */
 	/* The phases, when the scope is their steady state (per-iteration counts); NULL otherwise. */
 	const struct phases *steady;
+	/* rules_run()'s cache of what the program already does (rules/program-state.h), read by the
+	 * first rule that advises; NULL outside rules_run(), where each read is made anew. */
+	struct program_state *program;
 };
 
 struct rule {

@@ -4,6 +4,7 @@
  * issued them), so a report of seven rules reads the trace once instead of once per rule.
  */
 #include "rules/gaps.h"
+#include "rules/program-state.h"
 #include "rules/rule.h"
 
 #include "common/util.h"
@@ -39,9 +40,14 @@ int rules_run(const struct rule *const *rules, size_t n, struct rule_context *ct
 	void **states = xcalloc(n ? n : 1, sizeof(*states));
 	char *begun = xcalloc(n ? n : 1, 1);
 	struct gap_walk walk = { .visitors = visitors, .nvisitors = n, .progress = "rules" };
+	struct program_state program = { 0 };
+	int own_program = !ctx->program;
 	size_t walkers = 0;
 	int ret = 0, walked = 0;
 	double t0;
+
+	if (own_program)
+		ctx->program = &program;	/* read once, by the first rule that advises */
 
 	/* Begin every walking rule (in table order), then walk once if any of them wants to. A rule
 	 * whose begin failed has freed its state; the others are finished (and freed) below. */
@@ -94,5 +100,7 @@ int rules_run(const struct rule *const *rules, size_t n, struct rule_context *ct
 		ret = rules[i]->run(rules[i], ctx, err, errlen);
 		timing(timings, rules[i]->id, t0, ctx->out->count - before);
 	}
+	if (own_program)
+		ctx->program = NULL;
 	return ret;
 }

@@ -130,21 +130,11 @@ static const char *fix_text(const struct idle_summary *s, const struct program_s
 	       "keep dimensions multiples of 64, or let torch.compile pick the kernels.";
 }
 
-/* The steady state's span: the sum of the traces' spans. */
-static int64_t span_of(const struct rule_clock *clock)
-{
-	int64_t span = 0;
-
-	for (size_t t = 0; t < clock->ntraces; t++)
-		span += rule_clock_span(clock, (int64_t)t);
-	return span;
-}
-
 static void report(const struct rule *rule, struct rule_context *ctx, const struct kernel_efficiencies *e,
 		   const struct idle_summary *s, double reference, const struct rule_clock *clock,
 		   const struct program_state *p)
 {
-	int64_t span = span_of(clock);
+	int64_t span = rule_clock_total_span(clock);
 	double busy = span > 0 ? (double)e->total_ns / (double)span : 1.0;
 	int64_t saving;
 	struct rule_text t1, t2, t3;
