@@ -4,15 +4,13 @@ says so (fixture_trimmed_tail). For fixtures of programs without NVTX step range
 that the repository stays under the device's 64 MiB working-tree limit.
 usage: trim_tail.py TRACE KEEP_MS"""
 import sqlite3, sys
+
+from trim_steps import delete_before
+
 db = sqlite3.connect(sys.argv[1])
 keep = int(float(sys.argv[2]) * 1e6)
-last = db.execute("select max(end) from CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0]
-cut = last - keep
-for (t,) in db.execute("select name from sqlite_master where type = 'table'").fetchall():
-    cols = {r[1] for r in db.execute('select * from pragma_table_info(?)', (t,))}
-    col = 'start' if 'start' in cols else 'timestamp' if 'timestamp' in cols else None
-    if col and t != 'GPT_META':
-        db.execute('delete from "%s" where "%s" < ?' % (t, col), (cut,))
+cut = db.execute("select max(end) from CUPTI_ACTIVITY_KIND_KERNEL").fetchone()[0] - keep
+delete_before(db, cut)
 db.execute("insert or replace into GPT_META values ('fixture_trimmed_tail', ?)",
            ("rows before %d ns deleted: the last %d ms of GPU work kept" % (cut, keep // 1000000),))
 db.commit(); db.execute("vacuum"); db.close()
