@@ -178,9 +178,11 @@ void program_state_evidence(struct finding *f, const struct program_state *p)
 	if (p->matrix_typed_ns * 2 >= p->matrix_ns && p->matrix_typed_ns > 0)
 		snprintf(precision, sizeof(precision), "bf16/fp16 on %.0f%% of matrix time",
 			 share(p->matrix_half_ns, p->matrix_typed_ns));
-	else
+	else if (p->aten_ns)
 		snprintf(precision, sizeof(precision), "bf16/fp16 on %.0f%% of element-wise time",
 			 share(p->aten_half_ns, p->aten_ns));
+	else
+		snprintf(precision, sizeof(precision), "precision not told (no kernel names a type)");
 	finding_evidence(f, "signs read in the trace: %s; %s; %s; %s; %s", layout, precision,
 			 program_graphs(p) ? "CUDA graphs" : "no CUDA graphs",
 			 program_compiled(p) ? "torch.compile (Triton) kernels" : "no torch.compile kernels",

@@ -198,7 +198,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 			 fmt_percent(&t3, d->kernel_ns ? (double)d->small_ns / (double)d->kernel_ns : 0));
 	kernel_groups_evidence(&s->kernels, f, ctx, trace_id, device, kernel_line, "small kernel");
 	owner_evidence(f, &owners, "small launches");
-	if (known)
+	if (known && owner_weights_top(&owners) == OWNER_ATEN)	/* the lever it chose from them */
 		program_state_evidence(f, &program);
 	finding_evidence(f, "GPU idle before small kernels, up to one launch cost each: %s",
 			 fmt_duration(&t4, (int64_t)d->recoverable));
