@@ -317,15 +317,15 @@ gpu_metrics)
 gpu_metrics_hang)
 	# A last decode that never returns (NVPW's AcknowledgeRecordBuffer spun at exit in 10 of 26
 	# launch loops on the H200, 2026-11-27): the exit waits for it a bounded time, says so, and the
-	# trace is finished with the samples decoded before.
+	# trace is finished with the samples decoded before. A hang is told by `timeout 30` (status
+	# 124), not by the wall time, which a loaded machine stretches: the exit's own bound is 1 s
+	# (GPU_METRICS_DESTROY_WAIT_MS), and the line below says the bound was what ended the wait.
 	fake=$bindir/libfake_cupti.so
-	t0=$(date +%s)
 	traced env FAKE_CUPTI_PM=hang GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_GPU_METRICS=1hz \
 		FAKE_BATCH_MS=100 GPT_TRACE_OUTPUT="$work/t.sqlite" timeout 30 \
 		"$bindir/fake_launch" "$lib" "$fake" exit 2000 >out 2>err
 	rc=$?
 	[ $rc -eq 0 ] || fail "exit status $rc (124: it hung)"
-	[ $(($(date +%s) - t0)) -le 15 ] || fail "took $(($(date +%s) - t0)) s"
 	grep -q 'gpu metrics: the last samples were still being decoded at the end' err ||
 		fail "no line about the last samples: $(cat err)"
 	[ "$(sqlite3 -readonly t.sqlite "SELECT value FROM GPT_META WHERE name = 'trace_complete'")" = 1 ] ||

@@ -37,6 +37,19 @@ run() {
 	rc=$?
 }
 
+# kill_when CONDITION: the program (mode kill, FAKE_KILL_AFTER=$work/kill) kills itself once the
+# shell test CONDITION holds, polled every 50 ms for at most 60 s. The kill comes from what the
+# trace shows, not from a delay that a loaded machine can outrun.
+kill_when() {
+	i=0
+	until eval "$1"; do
+		i=$((i + 1))
+		[ $i -lt 1200 ] || break
+		sleep 0.05
+	done
+	touch "$work/kill"
+}
+
 kernels_ro() {
 	sqlite3 -readonly "$1" 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL'
 }
@@ -77,9 +90,12 @@ segv_early | segv_late | abort | _exit | stack)
 	[ "$(meta_ro t.sqlite exit_reason)" = "$reason" ] || fail "exit_reason $(meta_ro t.sqlite exit_reason)"
 	;;
 sigkill)
-	# Killed 1 s after its last launch with commits every 100 ms: everything was committed
-	# (at most one commit interval may be lost); the launcher recovers and annotates the file.
-	run kill 3000 FAKE_KILL_MS=1000
+	# Killed once all 3000 launches are committed (commits every 100 ms): the launcher recovers
+	# and annotates the file, and nothing committed is lost.
+	(run kill 3000 FAKE_KILL_AFTER="$work/kill"; echo $rc >rc) &
+	kill_when '[ "$(kernels_ro t.sqlite 2>/dev/null)" = 3000 ]'
+	wait $!
+	rc=$(cat rc)
 	[ $rc -eq 137 ] || fail "exit status $rc, expected 137"
 	grep -q "^gpt-trace: recovered $work/t.sqlite (process [0-9]* killed by signal 9 (Killed); .*): 3000 kernels," err ||
 		fail "summary"
@@ -90,10 +106,13 @@ sigkill)
 	[ -n "$(meta_ro t.sqlite ended_by_ns)" ] || fail "no ended_by_ns"
 	;;
 sigkill_hot)
-	# Killed inside an open transaction (commits every 2 s, the first rows written at 1 s): a
-	# hot journal, which the launcher rolls back.
-	env GPT_TRACE_CUPTI_LIB="$fake" FAKE_KILL_MS=1500 "$gpt" run -o "$work/t.sqlite" \
-		--commit-ms 2000 -- "$bindir/fake_launch" "$lib" "$fake" kill 50 >out 2>err
+	# Killed inside an open transaction: the schema committed and a journal beside it (rows are
+	# written every 3 s, committed every 6 s). The hot journal is rolled back by the launcher.
+	env GPT_TRACE_CUPTI_LIB="$fake" FAKE_KILL_AFTER="$work/kill" "$gpt" run -o "$work/t.sqlite" \
+		--commit-ms 6000 -- "$bindir/fake_launch" "$lib" "$fake" kill 50 >out 2>err &
+	pid=$!
+	kill_when 'kernels_ro t.sqlite >/dev/null 2>&1 && [ -s t.sqlite-journal ]'
+	wait $pid
 	rc=$?
 	[ $rc -eq 137 ] || fail "exit status $rc"
 	grep -q "^gpt-trace: recovered $work/t.sqlite (process [0-9]* killed by signal 9" err || fail "summary"
@@ -105,8 +124,11 @@ hot_journal_readonly)
 	# file not writable) and says so; the file itself is untouched.
 	mkdir ro
 	env LD_PRELOAD="$lib" CUDA_INJECTION64_PATH="$lib" GPT_TRACE_CUPTI_LIB="$fake" \
-		GPT_TRACE_COMMIT_MS=2000 FAKE_KILL_MS=1500 GPT_TRACE_OUTPUT="$work/ro/t.sqlite" \
-		"$bindir/fake_launch" "$lib" "$fake" kill 50 >out 2>err
+		GPT_TRACE_COMMIT_MS=6000 FAKE_KILL_AFTER="$work/kill" GPT_TRACE_OUTPUT="$work/ro/t.sqlite" \
+		"$bindir/fake_launch" "$lib" "$fake" kill 50 >out 2>err &
+	pid=$!
+	kill_when 'kernels_ro ro/t.sqlite >/dev/null 2>&1 && [ -s ro/t.sqlite-journal ]'
+	wait $pid
 	[ -s ro/t.sqlite-journal ] || fail "no hot journal left (the test's premise)"
 	sqlite3 -readonly ro/t.sqlite 'SELECT count(*) FROM GPT_META' >/dev/null 2>&1 &&
 		fail "sqlite3 -readonly read a hot-journal trace (the test's premise)"

@@ -7,8 +7,8 @@
  *
  * With a MODE, it launches N kernels (default 20), prints "launched N" and then dies or exits the
  * way MODE says (the deaths of tests/inject/cpu-tests.sh and tests/cli/run.sh):
- *   exit, segv, abort, fpe, _exit, quick_exit, kill (SIGKILL after FAKE_KILL_MS, default 500 ms, so
- *   that the library committed), stack (a stack overflow), handler (installs a SIGSEGV handler
+ *   exit, segv, abort, fpe, _exit, quick_exit, kill (SIGKILL once the file FAKE_KILL_AFTER names
+ *   exists, at most 60 s: the test creates it when the trace shows the state it kills in), stack (a stack overflow), handler (installs a SIGSEGV handler
  *   after CUDA started that prints "handler ran", restores the previous action and re-raises, as
  *   Python's faulthandler does), handler_exit (a SIGSEGV handler that calls _exit(7)), subscribe
  *   (calls cuptiSubscribe as the program's own profiler would, then launches N more: those must
@@ -119,6 +119,14 @@ static int fault(void)
 	return *bad;
 }
 
+/* Returns once PATH exists (at most 60 s): FAKE_INIT_AFTER holds CUDA's start until then, as a
+ * Python program's imports do; FAKE_KILL_AFTER holds the kill. */
+static void wait_for_file(const char *path)
+{
+	for (int i = 0; path && i < 6000 && access(path, F_OK) < 0; i++)
+		sleep_ms(10);
+}
+
 static int die(const char *mode)
 {
 	struct sigaction sa;
@@ -142,9 +150,7 @@ static int die(const char *mode)
 		return recurse(0);
 	}
 	if (!strcmp(mode, "kill")) {
-		const char *ms = getenv("FAKE_KILL_MS");
-
-		sleep_ms(ms ? atol(ms) : 500);
+		wait_for_file(getenv("FAKE_KILL_AFTER"));
 		raise(SIGKILL);
 	}
 	if (!strcmp(mode, "sleep"))
@@ -162,14 +168,6 @@ static int die(const char *mode)
 	}
 	fprintf(stderr, "fake_launch: unknown mode '%s'\n", mode);
 	return 2;
-}
-
-/* FAKE_INIT_AFTER=PATH: CUDA starts only once PATH exists (at most 60 s), as a Python program's
- * does after its imports. */
-static void wait_for_file(const char *path)
-{
-	for (int i = 0; path && i < 6000 && access(path, F_OK) < 0; i++)
-		sleep_ms(10);
 }
 
 int main(int argc, char **argv)
