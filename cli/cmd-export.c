@@ -63,9 +63,6 @@ static int collect_findings(struct trace *trace, struct findings *out)
 		pr_warn("the rules failed, the timeline has no findings: %s", err[0] ? err : "no reason given");
 		findings_release(out);
 		memset(out, 0, sizeof(*out));
-	} else {
-		/* as the report: on a --metrics trace, timing findings are not judged */
-		report_discount_replayed(&hdr, out);
 	}
 	if (trace_set_scope(trace, &whole, err, sizeof(err)) < 0) {
 		pr_err("%s", err);

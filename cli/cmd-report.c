@@ -282,7 +282,6 @@ static int report_compute(struct report_command *cmd, struct trace *trace, struc
 		pr_err("%s", err);
 		return -1;
 	}
-	report_discount_replayed(hdr, findings);
 	cmd->opt.nrules = (size_t)n;
 	return 0;
 }

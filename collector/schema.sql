@@ -1,4 +1,4 @@
--- gpt-trace trace schema, version 3 (GPT_META gpt_schema_version; docs/schema.md says what changed).
+-- gpt-trace trace schema, version 4 (GPT_META gpt_schema_version; docs/schema.md says what changed).
 --
 -- The tables below share their names, columns and enum values with the Nsight Systems SQLite export
 -- (schema 3.16.1, copied from a real export so that users' nsys SQL runs on our traces unchanged).
@@ -191,6 +191,17 @@ CREATE TABLE ThreadNames (
     nameId                      INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Thread name
     priority                    INTEGER,                               -- Priority of the thread.
     globalTid                   INTEGER                                -- Serialized GlobalId.
+);
+
+-- The profiler's own time on the program's threads: ours, one row per launch measured by --metrics
+-- (the setup before it to the end of its kernel replay or SASS patching); nsys's, its
+-- initialisation, buffer flushes and instrumentation. The analyzer counts it as the profiler's.
+CREATE TABLE PROFILER_OVERHEAD (
+    start                       INTEGER   NOT NULL,                    -- Event start timestamp (ns).
+    end                         INTEGER   NOT NULL,                    -- Event end timestamp (ns).
+    globalTid                   INTEGER,                               -- Serialized GlobalId.
+    nameId                      INTEGER   NOT NULL,                    -- REFERENCES StringIds(id) -- Function name
+    returnValue                 INTEGER   NOT NULL                     -- Return value of the function call.
 );
 
 CREATE TABLE TARGET_INFO_CUDA_CONTEXT_INFO (

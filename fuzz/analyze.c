@@ -73,7 +73,6 @@ static void run_report(struct trace *trace, const char *scope_words, int keep_sc
 	n = report_run_rules(trace, config, NULL, 0, hdr.start, NULL, &findings, NULL, err, sizeof(err));
 	if (n < 0)
 		goto out;
-	report_discount_replayed(&hdr, &findings);
 	opt.nrules = (size_t)n;
 	for (int f = OUTPUT_FORMAT_TEXT; f <= OUTPUT_FORMAT_HTML; f++) {
 		opt.format = (enum output_format)f;

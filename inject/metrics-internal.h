@@ -76,6 +76,10 @@ struct metrics_row {
 	struct metrics_access sass;
 	uint64_t replay_ns; /* host time the launch call took, replay included */
 	uint32_t passes;
+	/* The profiler's time on the launching thread, on the trace's clock (gpt_clock_now): from
+	 * the setup before the launch to the end of its replay or patching. PROFILER_OVERHEAD. */
+	uint64_t overhead_start, overhead_end;
+	uint32_t tid;
 };
 
 /* Per chip: the host object that builds the config image and evaluates counter data. */

@@ -21,7 +21,9 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include "collector/threads.h"
 #include "inject/clock.h"
 #include "inject/metrics-internal.h"
 
@@ -39,6 +41,7 @@ static __thread struct {
 	struct metrics_kernel *kernel;
 	uint32_t correlation_id;
 	uint64_t start_ns;
+	uint64_t overhead_start;	/* gpt_clock_now() at start_ns */
 } launch;
 
 static uint64_t now_ns(void)
@@ -432,6 +435,7 @@ void metrics_launch_enter(struct metrics_session *s, CUcontext ctx, const char *
 	launch.kernel = k;
 	launch.correlation_id = correlation_id;
 	launch.start_ns = now_ns();
+	launch.overhead_start = gpt_clock_now();
 	/*
 	 * The range profiler is enabled (not started) on a context before its first SASS launch.
 	 * Measured on the H200: enabled only after SASS launches had come and gone, it saw no range
@@ -505,6 +509,9 @@ uint64_t metrics_launch_exit(struct metrics_session *s)
 			sass_resume(s);
 		}
 		if (row) {
+			row->overhead_start = launch.overhead_start;
+			row->overhead_end = gpt_clock_now();
+			row->tid = (uint32_t)syscall(SYS_gettid);
 			row->replay_ns = now_ns() - launch.start_ns;
 			s->replay_ns += row->replay_ns;
 			if (row->has_counters && row->counters[COUNTER_DURATION] > 0)
@@ -745,6 +752,66 @@ static int write_line_row(sqlite3_stmt *st, const struct metrics_kernel *k,
 	return sqlite3_step(st) == SQLITE_DONE ? 0 : -1;
 }
 
+/*
+ * The profiler's own time on the program's threads, as nsys writes it (PROFILER_OVERHEAD, in
+ * collector/schema.sql): one row per launch measured, from the setup before it to the end of its
+ * replay (counters) or patching (SASS), on the trace's clock (times count from time_origin_ns).
+ * The analyzer counts that time as the profiler's, never the program's (rules/gaps.h). A trace
+ * without the table or the origin (a file of another writer) gets no rows.
+ */
+static int write_overhead(struct metrics_session *s, sqlite3 *db)
+{
+	static const char *const names[2] = { "gpt-trace: kernel replay for hardware counters (--metrics)",
+					       "gpt-trace: SASS patching for source-line metrics (--metrics)" };
+	sqlite3_stmt *st = NULL;
+	pid_t pid = getpid();
+	bool used[2] = { false, false };
+	int ret = -1;
+
+	if (sqlite3_exec(db, "SELECT 1 FROM PROFILER_OVERHEAD LIMIT 0; "
+			 "SELECT 1 FROM GPT_META WHERE name = 'time_origin_ns'", NULL, NULL, NULL) != SQLITE_OK)
+		return 0;
+	for (size_t i = 0; i < s->nr_rows; i++)
+		used[s->rows[i].has_counters ? 0 : 1] = true;
+	for (int i = 0; i < 2; i++) {
+		char *sql;
+		int rc;
+
+		if (!used[i])
+			continue;
+		sql = sqlite3_mprintf("INSERT INTO StringIds (id, value) SELECT coalesce(max(id), -1) + 1, "
+					    "%Q FROM StringIds WHERE NOT EXISTS (SELECT 1 FROM StringIds "
+					    "WHERE value = %Q)", names[i], names[i]);
+		rc = sql ? sqlite3_exec(db, sql, NULL, NULL, NULL) : SQLITE_NOMEM;
+
+		sqlite3_free(sql);
+		if (rc != SQLITE_OK)
+			return -1;
+	}
+	if (sqlite3_prepare_v2(db, "INSERT INTO PROFILER_OVERHEAD (start, \"end\", globalTid, nameId, returnValue) "
+			       "SELECT ?1 - o, ?2 - o, ?3, (SELECT id FROM StringIds WHERE value = ?4 LIMIT 1), 0 "
+			       "FROM (SELECT CAST(value AS INTEGER) AS o FROM GPT_META "
+			       "WHERE name = 'time_origin_ns' LIMIT 1)", -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	for (size_t i = 0; i < s->nr_rows; i++) {
+		const struct metrics_row *row = &s->rows[i];
+
+		if (!row->overhead_start || row->overhead_end < row->overhead_start)
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, (sqlite3_int64)row->overhead_start);
+		sqlite3_bind_int64(st, 2, (sqlite3_int64)row->overhead_end);
+		sqlite3_bind_int64(st, 3, thread_global_tid((uint32_t)pid, row->tid));
+		sqlite3_bind_text(st, 4, names[row->has_counters ? 0 : 1], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto out;
+	}
+	ret = 0;
+out:
+	sqlite3_finalize(st);
+	return ret;
+}
+
 /* Facts for GPT_META, when the trace has that table (ours always does). */
 static void write_meta(struct metrics_session *s, sqlite3 *db)
 {
@@ -805,6 +872,8 @@ int metrics_session_write(struct metrics_session *s, sqlite3 *db, char *err, siz
 			for (j = 0; j < k->nr_lines; j++)
 				if (write_line_row(line_st, k, &k->lines[j]) < 0)
 					goto out_rollback;
+	if (write_overhead(s, db) < 0)
+		goto out_rollback;
 	write_meta(s, db);
 	if (own_transaction && sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
 		goto out_rollback;

@@ -45,6 +45,7 @@ const char *const trace_source_names[SRC_COUNT] = {
 	[SRC_GPU_METRICS] = "GPU_METRICS",
 	[SRC_GPU_METRICS_INFO] = "TARGET_INFO_GPU_METRICS",
 	[SRC_MEMORY] = "CUDA_GPU_MEMORY_USAGE_EVENTS",
+	[SRC_PROFILER_OVERHEAD] = "PROFILER_OVERHEAD",
 };
 
 /* ---- checks before SQLite opens a file ---- */

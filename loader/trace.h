@@ -64,6 +64,10 @@
  *       StringIds of every file: resolves a nameId to text without reading names row by row
  *       (a name lookup per row costs ~0.3 s per million rows; group by nameId, then look up).
  *
+ *   profiler_overhead(traceId, start, end, globalTid, tid, name)
+ *       the profiler's own time on the program's threads (PROFILER_OVERHEAD: nsys's initialisation and
+ *       flushes, ours around each launch `--metrics` measured); never scoped, read whole by the walk.
+ *
  *   kernel_metrics(traceId, correlationId, globalPid, deviceId, kernelName, shortName, gldSectors,
  *                  gldRequests, gstSectors, gstRequests, gldSectorsIdeal, gstSectorsIdeal, durationNs,
  *                  source)

@@ -160,6 +160,14 @@ static const struct view_col window_cols[] = {
 	PLAIN_TEXT("openedBy"), PLAIN_TEXT("closedBy"),
 };
 
+/* The profiler's own time on the program's threads (nsys's, ours under --metrics: docs/schema.md). */
+static const struct view_col overhead_cols[] = {
+	{ "traceId", COL_TRACE_ID, 0, NULL, NULL, NULL }, { "start", COL_TIME, 0, "start", NULL, NULL },
+	{ "end", COL_TIME, 0, "end", NULL, NULL }, PLAIN("globalTid"),
+	{ "tid", COL_TID, 0, "globalTid", NULL, NULL },
+	{ "name", COL_STRING, 1, "nameId", NULL, NULL },
+};
+
 #define NCOLS(a) (sizeof(a) / sizeof((a)[0]))
 
 /* The event views, which the scope restricts. */
@@ -559,6 +567,9 @@ int trace_views_create(struct trace *trace, char *err, size_t errlen)
 		ret = create_base_view(trace, "memory", SRC_MEMORY, memory_cols, NCOLS(memory_cols), 0, err,
 				       errlen);
 	if (!ret)
+		ret = create_base_view(trace, "profiler_overhead", SRC_PROFILER_OVERHEAD, overhead_cols,
+				       NCOLS(overhead_cols), 0, err, errlen);
+	if (!ret)
 		ret = create_metrics_views(trace, err, errlen);
 	if (!ret)
 		ret = create_base_view(trace, "windows", SRC_CAPTURE_WINDOWS, window_cols,
@@ -573,7 +584,9 @@ int trace_views_create(struct trace *trace, char *err, size_t errlen)
 						      "CREATE TEMP VIEW strings AS SELECT * FROM gpt_all_strings;"
 						      "CREATE TEMP VIEW processes AS SELECT * FROM "
 						      "gpt_all_processes;"
-						      "CREATE TEMP VIEW memory AS SELECT * FROM gpt_all_memory"), err, errlen);
+						      "CREATE TEMP VIEW memory AS SELECT * FROM gpt_all_memory;"
+						      "CREATE TEMP VIEW profiler_overhead AS SELECT * FROM "
+						      "gpt_all_profiler_overhead"), err, errlen);
 	if (!ret) {
 		struct trace_scope all = { 0 };
 

@@ -75,6 +75,30 @@ static int read_commands(struct trace *trace, struct report_header *hdr, char *e
 	return rc == SQLITE_DONE ? 0 : sql_failed(trace, "processes", err, errlen);
 }
 
+/* The launches of trace t that --metrics measured (gpt_all_kernel_metrics: none without the view). */
+static int count_measured(struct trace *trace, size_t t, int64_t *n, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*n = 0;
+	if (sqlite3_prepare_v2(trace_db(trace), "SELECT 1 FROM temp.sqlite_master WHERE name = 'gpt_all_kernel_metrics'",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_failed(trace, "kernel metrics", err, errlen);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return 0;
+	if (sqlite3_prepare_v2(trace_db(trace), "SELECT count(DISTINCT correlationId) FROM gpt_all_kernel_metrics "
+			       "WHERE traceId = ?1", -1, &st, NULL) != SQLITE_OK)
+		return sql_failed(trace, "kernel metrics", err, errlen);
+	sqlite3_bind_int64(st, 1, (int64_t)t);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
 /* What our writer says about the trace's own health: finished cleanly, records dropped. */
 static int read_notes(struct trace *trace, struct report_header *hdr, char *err, size_t errlen)
 {
@@ -88,7 +112,7 @@ static int read_notes(struct trace *trace, struct report_header *hdr, char *err,
 		if (trace_format(trace, t) != TRACE_FORMAT_GPT)
 			continue;
 		if (sqlite3_prepare_v2(trace_db(trace), "SELECT name, value FROM meta WHERE traceId = ?1 AND "
-				       "(name IN ('trace_complete', 'cupti_dropped_records', 'replayed_kernel_rows_timed') OR "
+				       "(name IN ('trace_complete', 'cupti_dropped_records') OR "
 				       "name LIKE 'import\\_note\\_%' ESCAPE '\\') ORDER BY name",
 				       -1, &st, NULL) != SQLITE_OK)
 			return sql_failed(trace, "meta", err, errlen);
@@ -101,8 +125,6 @@ static int read_notes(struct trace *trace, struct report_header *hdr, char *err,
 			else if (!strncmp(name, "import_note_", 12))	/* what an imported trace lacks */
 				push(&hdr->notes, &hdr->nnotes, xasprintf("%s: %s", trace_path(trace, t),
 									    (const char *)sqlite3_column_text(st, 1)));
-			else if (!strcmp(name, "replayed_kernel_rows_timed"))
-				replayed = sqlite3_column_int64(st, 1);
 			else
 				dropped = sqlite3_column_int64(st, 1);
 		}
@@ -113,14 +135,16 @@ static int read_notes(struct trace *trace, struct report_header *hdr, char *err,
 			push(&hdr->notes, &hdr->nnotes,
 			     xasprintf("%s was not finalized (the program crashed or was killed?): the last "
 					 "events may be missing", trace_path(trace, t)));
-		/* Kernel replay (--metrics) holds each profiled launch call for all its passes. */
-		hdr->replayed_launches += replayed;
+		/* Kernel replay and SASS patching (--metrics) hold each measured launch call; the walk
+		 * (rules/gaps.h: IDLE_PROFILER) counts that time as the profiler's. */
+		if (count_measured(trace, t, &replayed, err, errlen) < 0)
+			return -1;
 		if (replayed > 0)
 			push(&hdr->notes, &hdr->nnotes,
-			     xasprintf("%s: %" PRId64 " launches were replayed for hardware metrics "
-					 "(--metrics): launch calls and GPU idle time around them are stretched, "
-					 "so timing findings are not judged (info, nothing recoverable); trace "
-					 "without --metrics for timing", trace_path(trace, t), replayed));
+			     xasprintf("%s: %" PRId64 " launches were measured for hardware metrics "
+					 "(--metrics): their kernel replay or SASS patching is the profiler's own "
+					 "work, counted apart from launch cost and the causes of idle time",
+					 trace_path(trace, t), replayed));
 		if (dropped > 0)
 			push(&hdr->notes, &hdr->nnotes,
 			     xasprintf("%s: CUPTI dropped %" PRId64 " records; totals are underestimated",
@@ -271,26 +295,6 @@ int report_scope_steady(struct trace *trace, const struct phases *phases, int64_
 	scope.start = *start;
 	scope.end = *end + 1;
 	return trace_set_scope(trace, &scope, err, errlen);
-}
-
-void report_discount_replayed(const struct report_header *hdr, struct findings *findings)
-{
-	if (!hdr->replayed_launches)
-		return;
-	for (size_t i = 0; i < findings->count; i++) {
-		struct finding *f = &findings->items[i];
-
-		/* Hardware counters are what --metrics is for; everything else timed the replayed run. */
-		if (!strcmp(f->rule_id, "uncoalesced-access"))
-			continue;
-		finding_evidence(f, "not judged: %" PRId64 " launches were replayed for hardware metrics, which "
-				 "stretches launch calls and the idle time around them (the estimate was %.3f ms); "
-				 "trace without --metrics to judge timing", hdr->replayed_launches,
-				 (double)f->recoverable_ns / 1e6);
-		f->severity = SEVERITY_INFO;
-		f->recoverable_ns = 0;
-	}
-	findings_rank(findings);
 }
 
 /* ---- sums the renderings share ---- */

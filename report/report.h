@@ -47,7 +47,6 @@ struct report_header {
 	int steady_only;			/* the rules judged only [steady_start, steady_end) */
 	int64_t steady_start, steady_end;
 	int64_t steady_iterations;		/* steady iterations of every trace (0: none found) */
-	int64_t replayed_launches;		/* launches replayed for --metrics, in every trace */
 	struct report_charts *charts;		/* HTML only: report_charts_read(); NULL otherwise */
 	struct memory_summary *memory;		/* GPU memory (rules/memory.h); NULL when not computed */
 };
@@ -88,11 +87,6 @@ int report_run_rules(struct trace *trace, const struct rule_config *config, cons
 int report_scope_steady(struct trace *trace, const struct phases *phases, int64_t *start, int64_t *end, char *err,
 			size_t errlen);
 
-/*
- * On a trace recorded with --metrics, kernel replay stretches launch calls and the idle time around
- * them: every timing finding becomes information with nothing recoverable, and says why.
- */
-void report_discount_replayed(const struct report_header *hdr, struct findings *findings);
 
 struct report_options {
 	enum output_format format;

@@ -157,7 +157,7 @@ int alloc_tally_gap(const struct gap *g, void *arg)
 		return 0;
 	if (!tr)
 		tr = trace_get(t, g->trace_id);
-	tr->host_idle += len;
+	tr->host_idle += len - gap_profiler_ns(g);
 	claim_gap(t, tr, g);
 	for (size_t i = 0; t->pinning >= 0 && i < g->nparts; i++) {
 		const struct idle_part *p = &g->parts[i];

@@ -129,6 +129,8 @@ enum idle_family idle_family_of(enum idle_kind kind, const char *detail)
 	case IDLE_LAUNCH:
 	case IDLE_QUEUED:
 		return FAMILY_LAUNCH;
+	case IDLE_PROFILER:
+		return FAMILY_PROFILER;
 	default:
 		return FAMILY_OTHER;
 	}
@@ -140,6 +142,7 @@ const char *idle_family_name(enum idle_family family)
 		[FAMILY_ALLOCATION] = "allocation", [FAMILY_MODULE] = "module load and JIT",
 		[FAMILY_COPY] = "copies", [FAMILY_SYNC] = "synchronization", [FAMILY_LAUNCH] = "launch",
 		[FAMILY_HOST] = "host code", [FAMILY_OTHER] = "other CUDA calls",
+		[FAMILY_PROFILER] = "the profiler's own work",
 	};
 
 	return (unsigned)family < IDLE_NFAMILIES ? names[family] : "other CUDA calls";
@@ -150,7 +153,7 @@ const char *idle_kind_name(enum idle_kind kind)
 	static const char *const names[IDLE_NKINDS] = {
 		[IDLE_SYNC] = "sync", [IDLE_CUDA] = "cuda-call", [IDLE_RANGE] = "nvtx-range",
 		[IDLE_HOST] = "host", [IDLE_LAUNCH] = "launch", [IDLE_QUEUED] = "queued",
-		[IDLE_UNKNOWN] = "unknown",
+		[IDLE_UNKNOWN] = "unknown", [IDLE_PROFILER] = "profiler",
 	};
 
 	return (unsigned)kind < IDLE_NKINDS ? names[kind] : "unknown";

@@ -76,6 +76,7 @@ struct walker {
 	int64_t class_of[2];			/* the (traceId, nameId) of the last call classified, */
 	unsigned class_last;			/* and its class (class_of[0] -1: none yet) */
 	struct trace_windows windows;		/* capture windows of the traces (none: recorded whole) */
+	struct key_index replayed;		/* (traceId, correlationId) of launches --metrics replayed */
 };
 
 /* api_names_class() of a call, remembering the last answer: calls come in runs of one name. */
@@ -251,6 +252,29 @@ static void take_call(struct walker *w, const struct event_row *row, unsigned cl
 
 		pending_calls_add(&w->pending, &call);
 	}
+}
+
+/* One interval of the profiler's own work (PROFILER_OVERHEAD), read before the walk. */
+struct overhead {
+	int64_t trace_id, start, end, tid;
+	const char *name;		/* interned */
+};
+
+/* Keep an interval of the profiler's among its thread's calls: what it covers is the profiler's. */
+static void take_overhead(struct walker *w, const struct overhead *o)
+{
+	struct host_thread *t;
+	struct host_call *c;
+
+	if (o->trace_id != w->trace_id)
+		trace_begin(w, o->trace_id);
+	t = thread_get(w, o->trace_id, o->tid, 1);
+	HOST_RESERVE(w, t->calls, t->ncalls, t->calls_cap);
+	c = &t->calls[t->ncalls++];
+	c->start = o->start;
+	c->end = o->end;
+	c->name = o->name;
+	c->cls = API_REPLAYED;
 }
 
 /* Take one NVTX range. */
@@ -458,13 +482,17 @@ static void attribute(struct walker *w, int buf, struct gap *g, const struct hos
 			from = c->start > a ? c->start : a;
 			to = c->end < host_end ? c->end : host_end;
 			attribute_host(w, buf, g, t, a, from);
-			add_part(w, buf, g, (c->cls & API_BLOCKS) ? IDLE_SYNC : IDLE_CUDA, c->name, range_at(t, c->start),
-				 to - from);
+			if (c->cls & API_REPLAYED)	/* a replayed launch (NULL: "kernel replay"), an overhead */
+				add_part(w, buf, g, IDLE_PROFILER, (c->cls & API_LAUNCH) ? NULL : c->name, NULL,
+					 to - from);
+			else
+				add_part(w, buf, g, (c->cls & API_BLOCKS) ? IDLE_SYNC : IDLE_CUDA, c->name,
+					 range_at(t, c->start), to - from);
 			a = to;
 		}
 	}
 	attribute_host(w, buf, g, t, a, host_end);
-	add_part(w, buf, g, IDLE_LAUNCH, NULL, NULL, g->end - host_end);
+	add_part(w, buf, g, (g->api_class & API_REPLAYED) ? IDLE_PROFILER : IDLE_LAUNCH, NULL, NULL, g->end - host_end);
 }
 
 /*
@@ -583,6 +611,8 @@ struct walk_run {
 	struct api_names own_names;	/* when the caller gave no names */
 	struct op_input ops[3];		/* by enum gpu_op */
 	struct input calls, ranges;
+	struct overhead *overheads;	/* the profiler's intervals, in (traceId, start) order */
+	size_t noverheads, next_overhead;
 	int attributing, startup;	/* some visitor wants the gaps split by cause, the start-up */
 	unsigned api;			/* the classes of calls the walker keeps */
 	unsigned call_classes;		/* the classes of calls some visitor counts */
@@ -612,10 +642,80 @@ static void walk_needs(struct walk_run *r)
 		r->api = ~0u;
 }
 
+/*
+ * The launches that --metrics replayed: the correlation ids of the kernel metrics' rows (counters
+ * and SASS alike, both replay or patch the kernel inside its launch call). No such view: none.
+ */
+static int load_replayed(struct walk_run *r, struct rule_context *ctx)
+{
+	sqlite3 *db = trace_db(ctx->trace);
+	sqlite3_stmt *st;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM temp.sqlite_master WHERE name = 'gpt_all_kernel_metrics'",
+			       -1, &st, NULL) != SQLITE_OK)
+		goto failed;
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return 0;
+	if (sqlite3_prepare_v2(db, "SELECT DISTINCT traceId, correlationId FROM gpt_all_kernel_metrics"
+			       " WHERE correlationId IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
+		goto failed;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t key[KEY_INDEX_WORDS] = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1) };
+
+		key_index_get(&r->w.replayed, key, NULL);
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+failed:
+	snprintf(r->why, sizeof(r->why), "cannot read the kernel metrics: %s", sqlite3_errmsg(db));
+	return -EIO;
+}
+
+/* The profiler's intervals (profiler_overhead, docs/schema.md): few, read whole. */
+static int load_overheads(struct walk_run *r, struct rule_context *ctx)
+{
+	sqlite3 *db = trace_db(ctx->trace);
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc;
+
+	if (sqlite3_prepare_v2(db, "SELECT traceId, start, \"end\", globalTid, name FROM gpt_all_profiler_overhead"
+			       " WHERE globalTid IS NOT NULL AND start IS NOT NULL AND \"end\" >= start"
+			       " ORDER BY traceId, start", -1, &st, NULL) != SQLITE_OK) {
+		snprintf(r->why, sizeof(r->why), "cannot read the profiler's overhead: %s", sqlite3_errmsg(db));
+		return -EIO;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 4);
+
+		if (r->noverheads == cap) {
+			cap = cap ? 2 * cap : 64;
+			r->overheads = xrealloc(r->overheads, cap * sizeof(*r->overheads));
+		}
+		r->overheads[r->noverheads++] = (struct overhead){
+			.trace_id = sqlite3_column_int64(st, 0), .start = sqlite3_column_int64(st, 1),
+			.end = sqlite3_column_int64(st, 2), .tid = sqlite3_column_int64(st, 3),
+			.name = intern(&r->w, name ? name : "profiler overhead"),
+		};
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	snprintf(r->why, sizeof(r->why), "cannot read the profiler's overhead: %s", sqlite3_errmsg(db));
+	return -EIO;
+}
+
 /* Open the operations' streams, the calls' and (when attributing) the ranges', each at its first row. */
 static int walk_open(struct walk_run *r, struct rule_context *ctx)
 {
-	int ret = 0;
+	int ret = load_replayed(r, ctx);
+
+	if (!ret && r->attributing)
+		ret = load_overheads(r, ctx);
 
 	for (int k = 0; k < 3 && !ret; k++)
 		ret = op_open(ctx, &r->ops[k], (enum gpu_op)k, r->why, sizeof(r->why));
@@ -656,6 +756,12 @@ static void walk_call(struct walk_run *r, const struct event_row *row)
 {
 	unsigned cls = call_class(&r->w, row, CALL_NAME);
 
+	if ((cls & API_LAUNCH) && r->w.replayed.count && !event_null(row, CALL_CORRELATION)) {
+		int64_t key[KEY_INDEX_WORDS] = { row->trace_id, row->v[CALL_CORRELATION] };
+
+		if (key_index_find(&r->w.replayed, key) != SIZE_MAX)
+			cls |= API_REPLAYED;
+	}
 	if (r->attributing || (cls & r->api))
 		take_call(&r->w, row, cls);
 	if (cls & r->call_classes)
@@ -671,7 +777,18 @@ static int walk_host_until(struct walk_run *r, int64_t trace_id, int64_t start)
 
 	for (;;) {
 		int before_r = input_before(ranges, trace_id, start), before_c = input_before(calls, trace_id, start);
+		const struct overhead *o = r->next_overhead < r->noverheads ? &r->overheads[r->next_overhead] : NULL;
 
+		/* The profiler's intervals before the calls and ranges that start with or inside them. */
+		if (o && (o->trace_id < trace_id || (o->trace_id == trace_id && o->start <= start)) &&
+		    (!before_r || o->trace_id < ranges->row->trace_id ||
+		     (o->trace_id == ranges->row->trace_id && o->start <= ranges->row->start)) &&
+		    (!before_c || o->trace_id < calls->row->trace_id ||
+		     (o->trace_id == calls->row->trace_id && o->start <= calls->row->start))) {
+			take_overhead(&r->w, o);
+			r->next_overhead++;
+			continue;
+		}
 		if (before_r && (!before_c || ranges->row->trace_id < calls->row->trace_id ||
 				 (ranges->row->trace_id == calls->row->trace_id &&
 				  ranges->row->start <= calls->row->start))) {
@@ -842,6 +959,8 @@ static void walk_release(struct walk_run *r)
 	free(w->parts[0]);
 	free(w->parts[1]);
 	trace_windows_release(&w->windows);
+	key_index_release(&w->replayed);
+	free(r->overheads);
 	api_names_release(&r->own_names);
 }
 
@@ -904,6 +1023,16 @@ void gap_walk_release(struct gap_walk *walk)
 	free(walk->texts);
 	walk->texts = NULL;
 	walk->ntexts = walk->texts_cap = 0;
+}
+
+int64_t gap_profiler_ns(const struct gap *g)
+{
+	int64_t ns = 0;
+
+	for (size_t i = 0; i < g->nparts; i++)
+		if (g->parts[i].kind == IDLE_PROFILER)
+			ns += g->parts[i].ns;
+	return ns;
 }
 
 const char *gap_cause_name(enum gap_cause cause)

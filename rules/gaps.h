@@ -37,6 +37,11 @@ enum api_class {
 	API_SYNC = 1 << 4,		/* device, stream, event or context synchronize */
 	API_BLOCKING_COPY = 1 << 5,	/* a copy call without "Async" */
 	API_ALLOC = 1 << 6,		/* allocates, frees, maps or pins memory (api_family: allocation) */
+	/* Not a name's class but one call's: a launch that `gpt-trace run --metrics` replayed for
+	 * hardware counters or patched for SASS metrics (its correlation id is in kernel metrics), so
+	 * that the call's time is the profiler's, not the program's launch cost; also the profiler's
+	 * own intervals (PROFILER_OVERHEAD), which the walk keeps among the thread's calls. */
+	API_REPLAYED = 1 << 7,
 };
 #define API_ISSUES (API_LAUNCH | API_GRAPH | API_COPY | API_SET)
 #define API_BLOCKS (API_SYNC | API_BLOCKING_COPY)
@@ -86,6 +91,10 @@ enum gpu_op {
  *   IDLE_QUEUED   the operation was issued completely before the device went idle and still started
  *                 late: a dependency on another stream or event, or launch latency
  *   IDLE_UNKNOWN  the trace has no API record of who issued the operation
+ *   IDLE_PROFILER the profiler's own work on the thread (PROFILER_OVERHEAD: nsys's, and ours around
+ *                 each launch --metrics measures; detail: its name) or a launch call that --metrics
+ *                 replayed (API_REPLAYED, detail NULL) and the wait for its kernel after it: time
+ *                 that no fix to the program recovers
  *
  * range: the innermost NVTX range around a SYNC or CUDA call (NULL when none). Call names belong to
  * the api_names; range texts to the walk, until gap_walk_release().
@@ -98,8 +107,9 @@ enum idle_kind {
 	IDLE_LAUNCH,
 	IDLE_QUEUED,
 	IDLE_UNKNOWN,
+	IDLE_PROFILER,
 };
-#define IDLE_NKINDS 7
+#define IDLE_NKINDS 8
 
 struct idle_part {
 	enum idle_kind kind;
@@ -127,6 +137,7 @@ const char *api_category(const char *name);
  *   launch       the launch calls, launch latency, work issued early that started late
  *   host         host code, inside NVTX ranges or not
  *   other        other CUDA calls (events, streams, contexts) and time with no API record
+ *   profiler     the profiler's own time (IDLE_PROFILER): reported apart, never recoverable
  */
 enum idle_family {
 	FAMILY_ALLOCATION = 0,
@@ -136,8 +147,9 @@ enum idle_family {
 	FAMILY_LAUNCH,
 	FAMILY_HOST,
 	FAMILY_OTHER,
+	FAMILY_PROFILER,
 };
-#define IDLE_NFAMILIES 7
+#define IDLE_NFAMILIES 8
 
 enum idle_family api_family(const char *name);		/* of a CUDA call's name */
 enum idle_family idle_family_of(enum idle_kind kind, const char *detail);
@@ -231,5 +243,8 @@ void gap_walk_keep(struct trace *trace);
 void gap_walk_release(struct gap_walk *walk);
 
 const char *gap_cause_name(enum gap_cause cause);	/* "host-wait", "sync-wait", "other" */
+/* The gap's idle time in the profiler's own work (IDLE_PROFILER parts; 0 when not attributed):
+ * idle time, but no cause's, and never recoverable. */
+int64_t gap_profiler_ns(const struct gap *g);
 
 #endif

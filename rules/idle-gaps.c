@@ -6,7 +6,9 @@
  * ahead, such a gap shrinks to the launch latency, which the threshold excludes. Sync-wait gaps are
  * shown but claimed by excessive-sync and sync-memcpy, and host-wait spent in allocation calls by
  * allocation-churn, so that no idle ns is counted twice. The headline and the fix follow the family
- * of causes (gaps.h: enum idle_family) that holds the most host-wait time.
+ * of causes (gaps.h: enum idle_family) that holds the most host-wait time. The profiler's own work
+ * (kernel replay under --metrics, PROFILER_OVERHEAD) is idle time too, but no cause's: it is given
+ * apart and never recoverable.
  */
 #include "rules/alloc-tally.h"
 #include "rules/gaps.h"
@@ -44,7 +46,8 @@ struct blocker_idle {
 
 struct device_idle {
 	struct rule_device key;
-	struct cause_total cause[GAP_NCAUSES];
+	struct cause_total cause[GAP_NCAUSES];	/* the profiler's own work left out */
+	struct cause_total replay;		/* idle time in the profiler's own work */
 	int64_t family_ns[IDLE_NFAMILIES];	/* host-wait idle time by family */
 	int64_t claimed_ns;			/* host-wait that allocation-churn and
 						   host-pinning-in-loop claim (alloc-tally.h) */
@@ -333,26 +336,40 @@ static const char *host_fix(enum idle_family family, const struct host_cause *to
 	       "CUDA graphs.";
 }
 
+/*
+ * One gap: its idle time by cause, less the profiler's own work (counted apart, never recoverable),
+ * and host-wait by cause and family.
+ */
 static int on_gap(const struct gap *g, void *arg)
 {
 	struct idle_state *s = arg;
 	struct device_idle *d;
 	struct stream_idle *st;
-	int64_t len = g->end - g->start;
+	int64_t len = g->end - g->start, replay;
 
 	alloc_tally_gap(g, &s->tally);
 	if (len <= 0 || len < s->min_gap)
 		return 0;
 	d = device_get(s, g->trace_id, g->device);
-	d->cause[g->cause].count++;
-	d->cause[g->cause].ns += len;
-	st = stream_get(s, g);
-	st->cause[g->cause].count++;
-	st->cause[g->cause].ns += len;
+	replay = gap_profiler_ns(g);
+	if (replay > 0) {
+		d->replay.count++;
+		d->replay.ns += replay;
+		len -= replay;
+	}
+	if (len > 0) {
+		d->cause[g->cause].count++;
+		d->cause[g->cause].ns += len;
+		st = stream_get(s, g);
+		st->cause[g->cause].count++;
+		st->cause[g->cause].ns += len;
+	}
 	if (g->cause == GAP_SYNC_WAIT)
 		add_blocker(s, g);
 	else if (g->cause == GAP_HOST_WAIT) {
 		for (size_t i = 0; i < g->nparts; i++) {
+			if (g->parts[i].kind == IDLE_PROFILER)
+				continue;
 			add_host_cause(s, g, &g->parts[i]);
 			d->family_ns[idle_family_of(g->parts[i].kind, g->parts[i].detail)] += g->parts[i].ns;
 		}
@@ -425,8 +442,8 @@ static struct finding *device_finding(const struct rule *rule, struct rule_conte
 {
 	int64_t active = gap_device_active(dev);
 	int64_t host = d->cause[GAP_HOST_WAIT].ns, sync = d->cause[GAP_SYNC_WAIT].ns;
-	int64_t idle = host + sync + d->cause[GAP_OTHER].ns;
-	struct rule_text t1, t2, t3, t4, t5, t6;
+	int64_t idle = host + sync + d->cause[GAP_OTHER].ns + d->replay.ns;
+	struct rule_text t1, t2, t3, t4, t5, t6, t7;
 	const char *fix;
 	struct finding *f;
 	enum idle_family family = top_family(d);
@@ -444,11 +461,13 @@ static struct finding *device_finding(const struct rule *rule, struct rule_conte
 	 * calls is allocation-churn's: each idle ns counts once. */
 	f = findings_add(ctx->out, rule, rule_severity(host - claimed, rule_clock_span(clock, d->key.trace_id)),
 			 host - claimed, fix,
-			 "%s idle %s between work (%s of its %s active time): %s sync-wait, %s host-wait%s%s",
+			 "%s idle %s between work (%s of its %s active time): %s sync-wait, %s host-wait%s%s%s%s",
 			 fmt_device(&t1, ctx, d->key.trace_id, d->key.device), fmt_duration(&t2, idle),
 			 fmt_percent(&t3, (double)idle / (double)active), fmt_duration(&t4, active),
 			 fmt_duration(&t5, sync), fmt_duration(&t6, host), have_family ? ", mostly " : "",
-			 have_family ? family_text(headline, sizeof(headline), s, d, family) : "");
+			 have_family ? family_text(headline, sizeof(headline), s, d, family) : "",
+			 d->replay.ns > 0 ? "; the profiler's own work " : "",
+			 d->replay.ns > 0 ? fmt_duration(&t7, d->replay.ns) : "");
 	f->device = (int32_t)d->key.device;
 	return f;
 }
@@ -477,6 +496,11 @@ static void evidence_totals(struct finding *f, const struct device_idle *d, cons
 	if (d->claimed_ns > 0)
 		finding_evidence(f, "%s of the host-wait is the allocation calls' (counted by allocation-churn and "
 				 "host-pinning-in-loop, not here)", fmt_duration(&t1, d->claimed_ns));
+	if (d->replay.ns > 0)
+		finding_evidence(f, "the profiler's own work: %s in %" PRId64 " gap%s (kernel replay and its setup "
+				 "under --metrics, the profiler's overhead records), left out of the causes and "
+				 "of the recoverable time", fmt_duration(&t1, d->replay.ns), d->replay.count,
+				 plural(d->replay.count));
 }
 
 /* The device's largest host-wait causes (4), streams (4) and blocking calls (3). */
@@ -545,7 +569,8 @@ static void evidence_largest(struct finding *f, struct rule_context *ctx, const 
 			finding_evidence(f, "gap of %s from %s to %s before %s on stream %" PRId64 ", %s",
 					 fmt_duration(&t1, g->end - g->start), fmt_at(&t2, clock, g->start),
 					 fmt_at(&t3, clock, g->end), op_text(&t4, ctx, g), g->stream,
-					 gap_cause_name(g->cause));
+					 (g->api_class & API_REPLAYED) ? "its launch replayed for --metrics"
+								       : gap_cause_name(g->cause));
 	}
 }
 

@@ -18,6 +18,9 @@ const char *phase_name(enum phase_id id)
 	return (unsigned)id < PHASE_COUNT ? names[id] : "?";
 }
 
+_Static_assert(PHASE_IDLE_KINDS == IDLE_NKINDS && PHASE_IDLE_UNKNOWN == IDLE_UNKNOWN &&
+	       PHASE_IDLE_PROFILER == IDLE_PROFILER, "phases.h's idle kinds are gaps.h's");
+
 const char *phase_idle_kind_name(int kind)
 {
 	return idle_kind_name((enum idle_kind)kind);
@@ -52,6 +55,9 @@ const char *idle_cause_label(const struct idle_cause *c, char *buf, size_t len)
 		break;
 	case IDLE_QUEUED:
 		snprintf(buf, len, "issued early, started late (a dependency or launch latency)");
+		break;
+	case IDLE_PROFILER:
+		snprintf(buf, len, "the profiler's own work: %s", c->detail ? c->detail : "kernel replay (--metrics)");
 		break;
 	default:
 		snprintf(buf, len, "no API record of the launch");

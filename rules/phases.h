@@ -46,8 +46,11 @@ enum phase_id {
 
 const char *phase_name(enum phase_id id);	/* "start-up", "warm-up", "steady", "tear-down" */
 
-/* Idle kinds, as gaps.h's enum idle_kind (sync, cuda-call, nvtx-range, host, launch, queued, unknown). */
-#define PHASE_IDLE_KINDS 7
+/* Idle kinds, as gaps.h's enum idle_kind (sync, cuda-call, nvtx-range, host, launch, queued, unknown,
+ * profiler). */
+#define PHASE_IDLE_KINDS 8
+#define PHASE_IDLE_UNKNOWN 6	/* no API record of the launch */
+#define PHASE_IDLE_PROFILER 7	/* the profiler's own work: --metrics replay, PROFILER_OVERHEAD */
 const char *phase_idle_kind_name(int kind);
 
 /* Idle time of one cause: a kind and what names it (a call, a range; may be NULL). */

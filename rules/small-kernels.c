@@ -3,7 +3,8 @@
  * launch cost. For each device, the launch cost is the median duration of the API calls that
  * launched its kernels (joined by correlation id; kernels launched from CUDA graphs are left out,
  * their launch is already amortised; so is each kernel's first launch, which with lazy loading
- * also loads its module). A kernel name is small when its median duration is below
+ * also loads its module, and every launch that --metrics replayed, whose call holds the replay).
+ * A kernel name is small when its median duration is below
  * launch_ratio times that cost, or below max_duration_us when the trace has no launch API records.
  *
  * Recoverable time: fusion or a CUDA graph removes the per-launch cost, which shows up on the GPU as
@@ -57,6 +58,7 @@ struct device_small {
 	int measured;			/* launch_cost comes from API records */
 	int repeated;			/* ... of launches other than each kernel's first */
 	int64_t launch_calls;
+	int64_t replayed;		/* launch calls left out: --metrics replayed them */
 	double threshold;		/* ns */
 	int64_t kernels, kernel_ns;	/* every (non-graph) kernel of the device */
 	int64_t small, small_ns;	/* the small ones */
@@ -101,7 +103,10 @@ static int on_launch(const struct gap *g, void *arg)
 		dur_hist_add(&k->idle_before, g->end - g->start);
 	k->last = g->next_end;
 	d = device_get(s, g->trace_id, g->device);
-	if (g->api_start >= 0 && (g->api_class & API_LAUNCH))
+	/* A launch that --metrics replayed lasts as long as its replay passes: not a launch cost. */
+	if (g->api_start >= 0 && (g->api_class & API_REPLAYED))
+		d->replayed++;
+	else if (g->api_start >= 0 && (g->api_class & API_LAUNCH))
 		dur_hist_add(created ? &d->first_launches : &d->launches, g->api_end - g->api_start);
 	return 0;
 }
@@ -153,6 +158,25 @@ static const char *aten_fix(const struct program_state *p)
 	return kernel_owner_fix(OWNER_ATEN, FIX_LAUNCHES);
 }
 
+/* " (first launch of each kernel left out, and 3 launches that --metrics replayed)", or "" */
+static const char *left_out_text(struct rule_text *t, const struct device_small *d)
+{
+	char replayed[96] = "";
+
+	if (d->replayed)
+		snprintf(replayed, sizeof(replayed), "%" PRId64 " launch%s that --metrics replayed", d->replayed,
+			 plural_es(d->replayed));
+	if (d->repeated && d->replayed)
+		snprintf(t->s, sizeof(t->s), " (first launch of each kernel left out, and %s)", replayed);
+	else if (d->repeated)
+		snprintf(t->s, sizeof(t->s), " (first launch of each kernel left out)");
+	else if (d->replayed)
+		snprintf(t->s, sizeof(t->s), " (%s left out)", replayed);
+	else
+		t->s[0] = '\0';
+	return t->s;
+}
+
 static void report_device(const struct rule *rule, struct rule_context *ctx, void *state,
 			  const void *record, const struct rule_clock *clock)
 {
@@ -187,8 +211,11 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 	f->end = d->last;
 	if (d->measured)
 		finding_evidence(f, "launch cost: median launch API call %s over %" PRId64 " launches%s",
-				 fmt_duration(&t1, (int64_t)d->launch_cost), d->launch_calls,
-				 d->repeated ? " (first launch of each kernel left out)" : "");
+				 fmt_duration(&t1, (int64_t)d->launch_cost), d->launch_calls, left_out_text(&t2, d));
+	else if (d->replayed)
+		finding_evidence(f, "launch cost: unknown, every launch call timed was one that --metrics "
+				 "replayed (%" PRId64 "), whose time is the replay's; assumed %s (max_duration_us)",
+				 d->replayed, fmt_duration(&t1, (int64_t)d->launch_cost));
 	else
 		finding_evidence(f, "launch cost: no launch API records in the trace; assumed %s "
 				 "(max_duration_us)", fmt_duration(&t1, (int64_t)d->launch_cost));

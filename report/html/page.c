@@ -43,8 +43,18 @@ static void write_head(FILE *out, const struct report_header *hdr)
 	free(title);
 }
 
-/* The legend of work kinds and idle kinds, as drawn in the timeline and the iteration bars. */
-static void write_legend(FILE *out, int with_work)
+/* The legend of work kinds and idle kinds, as drawn in the timeline and the iteration bars; the
+ * profiler's own work only where the report has some. */
+static int has_profiler_idle(const struct report_header *hdr)
+{
+	for (size_t t = 0; hdr->phases && t < hdr->phases->ntraces; t++)
+		for (int i = 0; i < PHASE_COUNT; i++)
+			if (hdr->phases->traces[t].phase[i].split.idle_kind_ns[PHASE_IDLE_PROFILER] > 0)
+				return 1;
+	return 0;
+}
+
+static void write_legend(FILE *out, const struct report_header *hdr, int with_work)
 {
 	fputs("<div class=\"legend\">", out);
 	for (int w = 0; with_work && w < CHART_WORKS; w++)
@@ -52,6 +62,8 @@ static void write_legend(FILE *out, int with_work)
 	for (int k = 0; k < PHASE_IDLE_KINDS; k++) {
 		char label[64];
 
+		if (k == PHASE_IDLE_PROFILER && !has_profiler_idle(hdr))
+			continue;
 		snprintf(label, sizeof(label), "idle: %s", html_idle_words(k));
 		html_swatch(out, html_idle_color(k), label);
 	}
@@ -448,7 +460,7 @@ static void write_iterations(FILE *out, const struct report_header *hdr)
 			fputs("</h3>\n", out);
 		}
 		write_iteration_bars(out, hdr, t);
-		write_legend(out, 1);
+		write_legend(out, hdr, 1);
 		write_iteration_histogram(out, hdr, t);
 		any = 1;
 	}
@@ -734,7 +746,7 @@ void report_write_html(FILE *out, const struct report_header *hdr, const struct 
 	write_phases(out, hdr);
 	fputs("<section id=\"timeline\">\n<h2>Timeline</h2>\n", out);
 	html_write_timeline(out, hdr, findings);
-	write_legend(out, 1);
+	write_legend(out, hdr, 1);
 	html_write_utilization(out, hdr);
 	fputs("</section>\n", out);
 	report_memory_html(out, hdr);

@@ -236,7 +236,7 @@ static int cause_at(const struct trace_phases *tp, int64_t t, char *buf, size_t 
 		return ph->causes[0].kind;
 	}
 	snprintf(buf, len, "cause not attributed here");
-	return PHASE_IDLE_KINDS - 1;
+	return PHASE_IDLE_UNKNOWN;
 }
 
 static const struct trace_phases *phases_of(const struct report_header *hdr, int64_t trace_id)
@@ -271,7 +271,7 @@ static void write_device_row(struct html_timeline *tl, const struct report_heade
 			b0++;
 			continue;
 		}
-		kind = tp ? cause_at(tp, bs + w->width / 2, why, sizeof(why)) : PHASE_IDLE_KINDS - 1;
+		kind = tp ? cause_at(tp, bs + w->width / 2, why, sizeof(why)) : PHASE_IDLE_UNKNOWN;
 		if (!tp)
 			snprintf(why, sizeof(why), "cause not attributed");
 		while (b1 + 1 < CHART_BUCKETS && d->idle[wi][b1 + 1]) {

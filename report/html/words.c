@@ -74,11 +74,12 @@ const char *html_work_color(int work)
 	return work >= 0 && work < CHART_WORKS ? colors[work] : "#999999";
 }
 
-/* Idle kinds in the order of phases.h: sync, cuda-call, nvtx-range, host, launch, queued, unknown. */
+/* Idle kinds in the order of phases.h: sync, cuda-call, nvtx-range, host, launch, queued, unknown,
+ * profiler. */
 const char *html_idle_color(int kind)
 {
 	static const char *const colors[PHASE_IDLE_KINDS] = { "#D55E00", "#E69F00", "#F0E442", "#56B4E9",
-							      "#8C8C8C", "#BDBDBD", "#E3E3E3" };
+							      "#8C8C8C", "#BDBDBD", "#E3E3E3", "#9E9AC8" };
 
 	return kind >= 0 && kind < PHASE_IDLE_KINDS ? colors[kind] : "#E3E3E3";
 }
@@ -88,7 +89,7 @@ const char *html_idle_words(int kind)
 	static const char *const words[PHASE_IDLE_KINDS] = {
 		"blocked in a sync", "in another CUDA call", "host code in an NVTX range",
 		"host code outside NVTX ranges", "launch call and latency", "issued early, started late",
-		"no API record",
+		"no API record", "the profiler's own work",
 	};
 
 	return kind >= 0 && kind < PHASE_IDLE_KINDS ? words[kind] : "?";

@@ -125,12 +125,6 @@ expect "ddp_1rank periodic slow steps are steady" "1 19" \
 expect "ddp bucket rebuild is warm-up, named" "2 True" \
 	"$(q ddp-rank0 "i = tp['iterations']; print(i['first_steady'], 'one-time work: ncclDevKernel_Broadcast' in tp['phases'][1]['reason'])")"
 
-# access --metrics: kernel replay stretched the run, so timing findings are information with nothing
-# recoverable; the hardware-counter findings stay.
-expect "access-metrics timing not judged" "0 ['uncoalesced-access', 'uncoalesced-access']" \
-	"$(q access-metrics "print(sum(f['recoverable_ns'] for f in d['findings'] if f['rule'] != 'uncoalesced-access'),
-      [f['rule'] for f in d['findings'] if f['recoverable_ns'] > 0])")"
-
 # --step picks the iterations; a pattern that matches nothing is an error.
 "$GPT" report --format json --step '^forward$' -o "$TMP/step.json" "$GPU/train_small.sqlite"
 expect "--step" "step ^forward$ 20" \

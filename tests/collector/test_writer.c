@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "collector/schema_version.h"
 #include "collector/writer.h"
 #include "tests/collector/check.h"
 
@@ -233,7 +234,7 @@ static void test_rows(const char *dir)
 
 	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'gpt_schema_version'",
 				text, sizeof(text)),
-		     "3");
+		     GPT_SCHEMA_VERSION);
 	/* The export version rows tools branch on, as nsys writes them: the schema we copy. */
 	CHECK_EQ_STR(query_text(db, "SELECT group_concat(value, '.') FROM (SELECT value FROM "
 				    "META_DATA_EXPORT WHERE name LIKE 'EXPORT_SCHEMA_VERSION_M%' "

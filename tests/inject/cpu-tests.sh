@@ -118,7 +118,9 @@ cuda_init_fails)
 	;;
 metrics_replayed)
 	# The stand-in CUPTI's counters work as the H200's did: two replayed launches whose kernel
-	# records come without timestamps get one row each, timed with the profiler's duration.
+	# records come without timestamps get one row each, timed with the profiler's duration; the
+	# profiler's time around each is a PROFILER_OVERHEAD row on the launching thread, holding
+	# its kernel (the replay runs inside it).
 	fake=$bindir/libfake_cupti.so
 	[ -f "$fake" ] || fail "$fake missing"
 	traced env FAKE_CUPTI_COUNTERS=1 GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_METRICS=1 \
@@ -137,6 +139,14 @@ metrics_replayed)
 	sqlite3 t.sqlite "SELECT name || '=' || value FROM GPT_META WHERE name IN
 		('replayed_kernel_rows_timed', 'untimed_records') ORDER BY name" | tr '\n' ' ' >meta
 	[ "$(cat meta)" = "replayed_kernel_rows_timed=2 untimed_records=0 " ] || fail "GPT_META: $(cat meta)"
+	[ "$(sqlite3 t.sqlite "SELECT count(*) FROM PROFILER_OVERHEAD o JOIN StringIds s ON s.id = o.nameId
+		JOIN CUPTI_ACTIVITY_KIND_KERNEL k ON k.start >= o.start AND k.end <= o.\"end\"
+		WHERE s.value = 'gpt-trace: kernel replay for hardware counters (--metrics)'
+		AND o.globalTid >> 24 = (SELECT value FROM GPT_META WHERE name = 'pid')
+		AND o.globalTid & 16777215 > 0")" = 2 ] ||
+		fail "PROFILER_OVERHEAD: $(sqlite3 t.sqlite 'SELECT * FROM PROFILER_OVERHEAD')"
+	[ "$(sqlite3 t.sqlite "SELECT count(*) FROM StringIds WHERE value LIKE 'gpt-trace: SASS%'")" = 0 ] ||
+		fail "the SASS name without SASS rows"
 	;;
 metrics_off | metrics_on | metrics_bad_spec)
 	# The library over a stand-in CUPTI whose counters need root (fake_cupti.c): two launches.
