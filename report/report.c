@@ -130,12 +130,25 @@ static const char *source_words(const struct trace_phases *tp, char *buf, size_t
 			     tp->period_ops == 1 ? "" : "s");
 		if (n < 0 || (size_t)n >= len)
 			break;
-		if (tp->start_by == ITERATION_START_GAP)
+		if (tp->start_by == ITERATION_START_GAP && tp->period_multiple > 1)
+			snprintf(buf + n, len - (size_t)n, "%" PRId64 " repeats of a %" PRId64 "-kernel sequence (a "
+				 "layer?) that the recurring %s idle gap groups, first kernel %s", tp->period_multiple,
+				 tp->period_ops / tp->period_multiple, output_duration(tp->start_gap_ns, gap, sizeof(gap)),
+				 tp->source_name);
+		else if (tp->start_by == ITERATION_START_GAP)
 			snprintf(buf + n, len - (size_t)n, "starting after the recurring %s idle gap, first kernel %s",
 				 output_duration(tp->start_gap_ns, gap, sizeof(gap)), tp->source_name);
 		else if (tp->start_by == ITERATION_START_OPTIMIZER)
 			snprintf(buf + n, len - (size_t)n, "starting at the optimizer's first kernel, %s (no recurring "
 				 "idle gap)", tp->source_name);
+		else if (tp->period_multiple > 1)
+			snprintf(buf + n, len - (size_t)n, "%" PRId64 " repeats of a %" PRId64 "-kernel sequence (a "
+				 "layer?) with the same copies in each, starting at its recurring kernel, %s",
+				 tp->period_multiple, tp->period_ops / tp->period_multiple, tp->source_name);
+		else if (tp->period_unmarked)
+			snprintf(buf + n, len - (size_t)n, "starting at its recurring kernel, %s (no recurring idle gap, "
+				 "copy or optimizer kernel: an iteration may be one layer of the step; --step names the "
+				 "step's NVTX range)", tp->source_name);
 		else
 			snprintf(buf + n, len - (size_t)n, "starting at its recurring kernel, %s (no recurring idle gap, "
 				 "no optimizer kernel)", tp->source_name);
@@ -144,6 +157,18 @@ static const char *source_words(const struct trace_phases *tp, char *buf, size_t
 		snprintf(buf, len, "none found (no repeating NVTX range, no repeating kernel sequence)");
 	}
 	return buf;
+}
+
+/* Whether some trace's iterations may be layers of its step (rules/phases.h: period_unmarked). */
+static int iterations_maybe_layers(const struct report_header *hdr)
+{
+	for (size_t t = 0; hdr->phases && t < hdr->phases->ntraces; t++) {
+		const struct trace_phases *tp = &hdr->phases->traces[t];
+
+		if (tp->source == ITERATIONS_KERNELS && tp->period_unmarked && tp->niterations > tp->first_steady)
+			return 1;
+	}
+	return 0;
 }
 
 /* What made a slow iteration slow: the part of its split furthest above the steady median's. */
@@ -287,8 +312,9 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 		fprintf(out, "\n%2zu. %s%-8s%s %s%s%s  %s\n", i + 1, opt->color ? severity_color(f->severity) : "",
 			severity_name(f->severity), reset, bold, f->rule_id, reset, f->message);
 		if (f->recoverable_ns > 0 && hdr->steady_iterations > 0)
-			fprintf(out, "    recoverable: %s (%s per iteration)\n", output_duration(f->recoverable_ns, a, sizeof(a)),
-				output_duration(f->recoverable_ns / hdr->steady_iterations, b, sizeof(b)));
+			fprintf(out, "    recoverable: %s (%s per iteration%s)\n", output_duration(f->recoverable_ns, a, sizeof(a)),
+				output_duration(f->recoverable_ns / hdr->steady_iterations, b, sizeof(b)),
+				iterations_maybe_layers(hdr) ? ", which may be one layer of the step" : "");
 		else if (f->recoverable_ns > 0)
 			fprintf(out, "    recoverable: %s\n", output_duration(f->recoverable_ns, a, sizeof(a)));
 		else
@@ -467,9 +493,11 @@ static void json_iteration_start(FILE *out, const struct trace_phases *tp)
 	}
 	fprintf(out, "{\"by\": \"%s\", \"gap_ns\": ", by[tp->start_by]);
 	if (tp->start_by == ITERATION_START_GAP)
-		fprintf(out, "%" PRId64 "}", tp->start_gap_ns);
+		fprintf(out, "%" PRId64, tp->start_gap_ns);
 	else
-		fprintf(out, "null}");
+		fprintf(out, "null");
+	fprintf(out, ", \"repeats\": %" PRId64 ", \"may_be_layer\": %s}", tp->period_multiple > 1 ? tp->period_multiple : 1,
+		tp->period_unmarked ? "true" : "false");
 }
 
 /* Per-iteration rows beyond this many are left out of the JSON (the statistics cover them all). */

@@ -22,6 +22,15 @@
 /* Shorter gaps are launch latency, not host work (the idle-gaps rule's min_gap_us). */
 #define RECURRING_GAP_MIN 5000
 
+/*
+ * A period that nothing on the host marks (no recurring gap, no optimizer kernel) may be a layer
+ * of the step: identical layers repeat the same kernels. Its multiples up to PERIOD_MULTIPLE_MAX
+ * are tried for a recurring gap, which must then fall at the same place in at least 3 of 4 of
+ * their periods: at twice a layer of a 4-layer step, the step's gap is in every other period, which
+ * the single period's "at least half" would take.
+ */
+#define PERIOD_MULTIPLE_MAX 8
+
 /* One kernel name in the launch sequence: the runs of equal distances between its launches. */
 struct token {
 	int64_t count, last_pos, dist, run, run_pos;
@@ -166,7 +175,7 @@ static size_t best_token(const struct kernel_tokens *k)
 /* ---- the operations, and the idle gap before each kernel ---- */
 
 struct period_op {
-	int kernel;
+	int kernel, copy;
 	int64_t start, end, device, name;
 };
 
@@ -223,7 +232,7 @@ static int reader_next(struct op_reader *r, struct period_op *op, char *err, siz
 			next = i;
 	if (next < 0)
 		return 0;
-	*op = (struct period_op){ .kernel = next == 0, .start = r->row[next].start, .end = r->row[next].v[COL_END],
+	*op = (struct period_op){ .kernel = next == 0, .copy = next == 1, .start = r->row[next].start, .end = r->row[next].v[COL_END],
 			       .device = r->row[next].v[COL_DEVICE], .name = next == 0 ? r->row[next].v[COL_NAME] : -1 };
 	ret = reader_fill(r, next, err, errlen);
 	return ret < 0 ? ret : 1;
@@ -234,7 +243,8 @@ static int reader_next(struct op_reader *r, struct period_op *op, char *err, siz
  * time a device sat idle before one of them (from the end of that device's earlier work), and its
  * cut the start of the operation after that gap: where an iteration starting after the gap begins.
  */
-typedef void (*zone_fn)(void *arg, int64_t pos, const struct period_op *kernel, int64_t gap, int64_t cut);
+typedef void (*zone_fn)(void *arg, int64_t pos, const struct period_op *kernel, int64_t gap, int64_t cut,
+			int64_t copies);
 
 struct device_end {
 	int64_t device, end;
@@ -246,7 +256,7 @@ static int scan_zones(struct rule_context *ctx, int64_t trace_id, int64_t last, 
 {
 	struct device_end *devices = NULL;
 	size_t ndevices = 0;
-	int64_t pos = 0, zone_gap = -1, zone_cut = 0;
+	int64_t pos = 0, zone_gap = -1, zone_cut = 0, zone_copies = 0;
 	struct op_reader r;
 	struct period_op op;
 	int ret;
@@ -274,9 +284,12 @@ static int scan_zones(struct rule_context *ctx, int64_t trace_id, int64_t last, 
 			zone_gap = gap;
 			zone_cut = op.start;
 		}
+		if (op.copy)
+			zone_copies++;
 		if (op.kernel) {
-			fn(arg, pos++, &op, zone_gap, zone_cut);
+			fn(arg, pos++, &op, zone_gap, zone_cut, zone_copies);
 			zone_gap = -1;
+			zone_copies = 0;
 		}
 	}
 	reader_close(&r);
@@ -304,14 +317,20 @@ struct period_gaps {
 	const struct period *p;
 	const struct kernel_tokens *k;
 	const char *token_optimizer;	/* per token */
-	int64_t (*largest)[2];		/* per period k = 1 .. runs: the offset of its largest gap (the
-					   distance in kernels back from the period's recurring kernel), its ns */
+	/* By multiple m = 1 .. PERIOD_MULTIPLE_MAX of the period (index m - 1), per period of m * dist
+	 * kernels j = 1 .. runs / m: the offset of its largest gap (the distance in kernels back from
+	 * the period's last recurring kernel), its ns; and the same of the period being read. */
+	int64_t (*largest[PERIOD_MULTIPLE_MAX])[2];
+	int64_t best_gap[PERIOD_MULTIPLE_MAX];
+	int64_t best_offset[PERIOD_MULTIPLE_MAX];
+	/* By multiple: the copies of the period being read, and the count every period had (-1: not
+	 * the same in all): copies in each period mark it as the host's (a batch, an .item()). */
+	int64_t copies[PERIOD_MULTIPLE_MAX], copies_per[PERIOD_MULTIPLE_MAX];
 	char *optimizer;		/* the last period's kernels in order: an optimizer's */
-	int64_t best_gap;		/* of the period being read */
-	int64_t best_offset;
 };
 
-static void period_gap_zone(void *arg, int64_t pos, const struct period_op *kernel, int64_t gap, int64_t cut)
+static void period_gap_zone(void *arg, int64_t pos, const struct period_op *kernel, int64_t gap, int64_t cut,
+			    int64_t copies)
 {
 	struct period_gaps *pg = arg;
 	const struct period *p = pg->p;
@@ -320,20 +339,33 @@ static void period_gap_zone(void *arg, int64_t pos, const struct period_op *kern
 	(void)cut;
 	if (rel <= 0 || k > p->runs)
 		return;
-	if (gap > pg->best_gap) {
-		pg->best_gap = gap;
-		pg->best_offset = end - pos;
+	for (int64_t m = 1; m <= PERIOD_MULTIPLE_MAX && m <= p->runs; m++) {
+		int64_t dist = m * p->dist, j = (rel + dist - 1) / dist, end_m = p->first + j * dist;
+
+		if (j > p->runs / m)	/* the tail after its last whole period */
+			continue;
+		if (gap > pg->best_gap[m - 1]) {
+			pg->best_gap[m - 1] = gap;
+			pg->best_offset[m - 1] = end_m - pos;
+		}
+		pg->copies[m - 1] += copies;
+		if (pos == end_m) {
+			pg->largest[m - 1][j - 1][0] = pg->best_offset[m - 1];
+			pg->largest[m - 1][j - 1][1] = pg->best_gap[m - 1];
+			pg->best_gap[m - 1] = -1;
+			/* copies per period: the same count in all so far, or -1 */
+			if (j == 1)
+				pg->copies_per[m - 1] = pg->copies[m - 1];
+			else if (pg->copies_per[m - 1] != pg->copies[m - 1])
+				pg->copies_per[m - 1] = -1;
+			pg->copies[m - 1] = 0;
+		}
 	}
 	if (k == p->runs) {
 		int64_t key[KEY_INDEX_WORDS] = { kernel->name };
 		size_t t = key_index_find(&pg->k->index, key);
 
 		pg->optimizer[pos - (end - p->dist) - 1] = t != SIZE_MAX && pg->token_optimizer[t];
-	}
-	if (pos == end) {
-		pg->largest[k - 1][0] = pg->best_offset;
-		pg->largest[k - 1][1] = pg->best_gap;
-		pg->best_gap = -1;
 	}
 }
 
@@ -346,29 +378,32 @@ static int compare_pairs(const void *pa, const void *pb)
 	return (a[1] > b[1]) - (a[1] < b[1]);
 }
 
-/* The offset where the periods' largest gap falls most often (ties: the longer median), if that is
- * in at least half of the periods and its median is at least RECURRING_GAP_MIN: 1, else 0. */
-static int recurring_gap(struct period_gaps *pg, int64_t *offset, int64_t *median)
+/* The offset where the largest gaps of runs periods fall most often (ties: the longer median), if
+ * that is in at least share (a fraction) of the periods and its median is at least
+ * RECURRING_GAP_MIN: 1, else 0. */
+static int recurring_gap(int64_t (*largest)[2], int64_t runs, double share, int64_t *offset, int64_t *median)
 {
-	int64_t runs = pg->p->runs, best_votes = 0, best_median = 0, best_offset = 0;
+	int64_t best_votes = 0, best_median = 0, best_offset = 0;
 
-	qsort(pg->largest, (size_t)runs, sizeof(*pg->largest), compare_pairs);
+	if (runs <= 0)
+		return 0;
+	qsort(largest, (size_t)runs, sizeof(*largest), compare_pairs);
 	for (int64_t i = 0, j; i < runs; i = j) {
 		int64_t votes, mid;
 
-		for (j = i; j < runs && pg->largest[j][0] == pg->largest[i][0];)
+		for (j = i; j < runs && largest[j][0] == largest[i][0];)
 			j++;
 		votes = j - i;
-		mid = pg->largest[i + votes / 2][1];
+		mid = largest[i + votes / 2][1];
 		if (votes > best_votes || (votes == best_votes && mid > best_median)) {
 			best_votes = votes;
 			best_median = mid;
-			best_offset = pg->largest[i][0];
+			best_offset = largest[i][0];
 		}
 	}
 	*offset = best_offset;
 	*median = best_median;
-	return best_votes * 2 >= runs && best_median >= RECURRING_GAP_MIN;
+	return (double)best_votes >= share * (double)runs && best_median >= RECURRING_GAP_MIN;
 }
 
 /* The offset of the optimizer's first kernel (the first of the longest run of optimizer kernels in
@@ -399,11 +434,16 @@ static int64_t optimizer_offset(const char *optimizer, int64_t dist)
 	return best < 0 ? -1 : dist - 1 - best;
 }
 
-/* Where the iterations start: the offset back from the recurring kernel, and how it was chosen. */
+/*
+ * Where the iterations start: the offset back from the recurring kernel, and how it was chosen.
+ * A period that neither a recurring gap nor an optimizer kernel marks becomes its smallest multiple
+ * that a recurring gap marks (*p changes: one step of several identical layers), or stays, said
+ * to be perhaps a layer (tp->period_unmarked).
+ */
 static int choose_start(struct rule_context *ctx, struct trace_phases *tp, const struct kernel_tokens *k,
-			const struct period *p, int64_t *offset, char *err, size_t errlen)
+			struct period *p, int64_t *offset, char *err, size_t errlen)
 {
-	struct period_gaps pg = { .p = p, .k = k, .best_gap = -1 };
+	struct period_gaps pg = { .p = p, .k = k };
 	char *token_optimizer = xcalloc(k->index.count ? k->index.count : 1, 1);
 	int64_t gap_offset, median, opt;
 	int ret;
@@ -415,21 +455,43 @@ static int choose_start(struct rule_context *ctx, struct trace_phases *tp, const
 			token_optimizer[i] = (char)optimizer_kernel(name);
 	}
 	pg.token_optimizer = token_optimizer;
-	pg.largest = xcalloc((size_t)p->runs, sizeof(*pg.largest));
+	for (int m = 1; m <= PERIOD_MULTIPLE_MAX; m++) {
+		pg.largest[m - 1] = xcalloc((size_t)(p->runs / m) + 1, sizeof(*pg.largest[m - 1]));
+		pg.best_gap[m - 1] = -1;
+	}
 	pg.optimizer = xcalloc((size_t)p->dist, 1);
 	ret = scan_zones(ctx, tp->trace_id, p->first + p->runs * p->dist, period_gap_zone, &pg, err, errlen);
 	*offset = 0;
 	tp->start_by = ITERATION_START_KERNEL;
-	if (!ret && recurring_gap(&pg, &gap_offset, &median)) {
+	if (!ret && recurring_gap(pg.largest[0], p->runs, 0.5, &gap_offset, &median)) {
 		*offset = gap_offset;
 		tp->start_by = ITERATION_START_GAP;
 		tp->start_gap_ns = median;
 	} else if (!ret && (opt = optimizer_offset(pg.optimizer, p->dist)) >= 0) {
 		*offset = opt;
 		tp->start_by = ITERATION_START_OPTIMIZER;
+	} else if (!ret && pg.copies_per[0] <= 0) {
+		tp->period_unmarked = 1;
+		for (int64_t m = 2; m <= PERIOD_MULTIPLE_MAX && p->runs / m >= PERIOD_MIN_RUNS; m++) {
+			int gapped = recurring_gap(pg.largest[m - 1], p->runs / m, 0.75, &gap_offset, &median);
+
+			if (!gapped && pg.copies_per[m - 1] <= 0)
+				continue;
+			if (gapped) {
+				*offset = gap_offset;
+				tp->start_by = ITERATION_START_GAP;
+				tp->start_gap_ns = median;
+			}
+			tp->period_multiple = m;
+			tp->period_unmarked = 0;
+			p->dist *= m;
+			p->runs /= m;
+			break;
+		}
 	}
 	free(token_optimizer);
-	free(pg.largest);
+	for (int m = 1; m <= PERIOD_MULTIPLE_MAX; m++)
+		free(pg.largest[m - 1]);
 	free(pg.optimizer);
 	return ret;
 }
@@ -443,12 +505,14 @@ struct cuts {
 	int64_t *at, *name;	/* per k; name -1: not seen */
 };
 
-static void cut_zone(void *arg, int64_t pos, const struct period_op *kernel, int64_t gap, int64_t cut)
+static void cut_zone(void *arg, int64_t pos, const struct period_op *kernel, int64_t gap, int64_t cut,
+		     int64_t copies)
 {
 	struct cuts *c = arg;
 	int64_t rel = pos + c->offset - c->p->first, k = rel / c->p->dist;
 
 	(void)gap;
+	(void)copies;
 	if (rel < 0 || rel % c->p->dist || k > c->p->runs + 1)
 		return;
 	c->at[k] = c->after_gap ? cut : kernel->start;

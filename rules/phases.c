@@ -529,16 +529,27 @@ const char *iteration_start_words(const struct trace_phases *tp, char *buf, size
 
 	switch (tp->start_by) {
 	case ITERATION_START_GAP:
-		snprintf(buf, len, "each iteration starts after the idle gap that recurs once per period (median "
-			 "%s), its first kernel %s", fmt_duration(&gap, tp->start_gap_ns), tp->source_name);
+		if (tp->period_multiple > 1)
+			snprintf(buf, len, "a sequence of %" PRId64 " kernels repeats %" PRId64 " times between idle gaps "
+				 "that recur once per period (median %s): identical layers of one step; each "
+				 "iteration starts after the gap, its first kernel %s", tp->period_ops / tp->period_multiple,
+				 tp->period_multiple, fmt_duration(&gap, tp->start_gap_ns), tp->source_name);
+		else
+			snprintf(buf, len, "each iteration starts after the idle gap that recurs once per period "
+				 "(median %s), its first kernel %s", fmt_duration(&gap, tp->start_gap_ns), tp->source_name);
 		break;
 	case ITERATION_START_OPTIMIZER:
 		snprintf(buf, len, "no idle gap recurs once per period: each iteration starts at the optimizer's "
 			 "first kernel, %s", tp->source_name);
 		break;
 	default:
-		snprintf(buf, len, "each iteration begins with %s (no idle gap recurs once per period, and no "
-			 "optimizer kernel was found)", tp->source_name);
+		if (tp->period_unmarked)
+			snprintf(buf, len, "each iteration begins with %s (no idle gap or copy recurs once per "
+				 "period or a multiple of it, and no optimizer kernel was found: an iteration may be "
+				 "one layer of the step)", tp->source_name);
+		else
+			snprintf(buf, len, "each iteration begins with %s (no idle gap recurs once per period, and "
+				 "no optimizer kernel was found; the same copies are in each)", tp->source_name);
 	}
 	return buf;
 }

@@ -120,6 +120,11 @@ struct trace_phases {
 	char *source_name;		/* the NVTX range's name, or each iteration's first kernel's */
 	int64_t period_ops;		/* ITERATIONS_KERNELS: kernels per iteration */
 	enum iteration_start start_by;	/* ITERATIONS_KERNELS: how the start was chosen */
+	/* ITERATIONS_KERNELS: no recurring gap or optimizer kernel marks the period, nor a multiple
+	 * of it: an iteration may be one layer of the program's step. */
+	int period_unmarked;
+	int64_t period_multiple;	/* > 1: the period is that many repeats of the kernel sequence's
+					   own, the multiple a recurring gap marks (identical layers) */
 	int64_t start_gap_ns;		/* ITERATION_START_GAP: the recurring gap's median length */
 	struct phase phase[PHASE_COUNT];
 	struct iteration *iterations;

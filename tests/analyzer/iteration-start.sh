@@ -70,4 +70,57 @@ expect "kernel: how the start was chosen" "kernel-sequence recurring-kernel bwd 
 	"$(q kernel "print(i['source'], i['start']['by'], i['name'], i['count'])")"
 expect "kernel: the report says why" "1" "$("$GPT" report "$TMP/kernel.sqlite" | grep -c \
 	'iterations kernel sequence, period 6 kernels, starting at its recurring kernel, bwd (no recurring idle gap, no optimizer kernel)$')"
+# Each step's copy marks the period: the host's rhythm, though no gap recurs.
+expect "kernel: not said to be a layer" "False" "$(q kernel "print(i['start']['may_be_layer'])")"
+
+# Issue 38 item 6: a step of 4 identical layers (3 kernels each, 2 us apart) and nothing else, 12
+# steps. With 300 us of host work before each step, the gap marks every 4th repeat of the
+# 3-kernel sequence: the iterations are the steps; so does a copy before each step (a batch), with
+# no gap. Without either nothing tells a step from a layer, and the report says an iteration may
+# be one layer.
+cat > "$TMP/layers.py" <<'PY'
+import sys
+step_gap, copy = int(sys.argv[1]), sys.argv[2] == "copy"
+t, corr = 1000000, 10
+for s in range(12):
+    t += step_gap
+    if copy:
+        corr += 1
+        print(f"INSERT INTO copy (start, end, corr, bytes, kind, src, dst) VALUES ({t}, {t + 10000}, {corr}, 65536, 1, 1, 2);")
+        t += 12000
+    for layer in range(4):
+        for name, length in (("norm", 30000), ("matmul", 90000), ("act", 20000)):
+            corr += 1
+            print(f"INSERT INTO kernel (start, end, corr, name) VALUES ({t}, {t + length}, {corr}, '{name}');")
+            t += length + 2000
+PY
+for t in layers:300000:- layers_nogap:2000:- layers_copy:2000:copy; do
+	set -- ${t//:/ }
+	python3 "$TMP/layers.py" "$2" "$3" > "$TMP/$1.sql"
+	t=$1:$2
+	make_trace "$TMP/${t%:*}.sqlite" "$SRC/tests/rules/cases/prelude.sql" "$TMP/${t%:*}.sql"
+	"$GPT" report -q --format json -o "$TMP/${t%:*}.json" "$TMP/${t%:*}.sqlite" || { echo "report failed on $t"; exit 1; }
+done
+expect "layers: the step, 4 repeats of the layer" "kernel-sequence recurring-gap 4 False 12 ops 12" \
+	"$(q layers "print(i['source'], i['start']['by'], i['start']['repeats'], i['start']['may_be_layer'], i['period_ops'] if 'period_ops' in i else 12, 'ops', i['count'])")"
+expect "layers: the report says so" "1" "$("$GPT" report "$TMP/layers.sqlite" | grep -c \
+	'iterations kernel sequence, period 12 kernels, 4 repeats of a 3-kernel sequence (a layer?) that the recurring 302.000 us idle gap groups, first kernel norm$')"
+expect "layers_copy: the step, marked by its copy" "recurring-kernel 4 False 12" \
+	"$(q layers_copy "print(i['start']['by'], i['start']['repeats'], i['start']['may_be_layer'], i['count'])")"
+expect "layers_nogap: may be a layer" "recurring-kernel 1 True" \
+	"$(q layers_nogap "print(i['start']['by'], i['start']['repeats'], i['start']['may_be_layer'])")"
+expect "layers_nogap: per-iteration savings say so" "0" "$("$GPT" report "$TMP/layers_nogap.sqlite" |
+	grep 'recoverable: .* per iteration' | grep -vc 'which may be one layer of the step')"
+
+# The same on the H200 (tests/gpu/busy/layers.sh, 2026-12-04): a PyTorch forward of 4 identical
+# LayerNorm-Linear-GELU blocks, 5 + 60 steps. With a synchronize and 1 ms of host work between
+# steps, the 65 steps of 12 kernels; with nothing between them, the 3-kernel layer, said to be one.
+REAL=$SRC/tests/fixtures/gpu/real
+for t in sync none; do
+	"$GPT" report -q --format json -o "$TMP/real-$t.json" "$REAL/layers-$t.sqlite" || { echo "report failed on $t"; exit 1; }
+done
+expect "H200 layers, sync: the steps" "recurring-gap 4 False 65" \
+	"$(q real-sync "print(i['start']['by'], i['start']['repeats'], i['start']['may_be_layer'], i['count'])")"
+expect "H200 layers, none: a layer, said" "recurring-kernel 1 True 260" \
+	"$(q real-none "print(i['start']['by'], i['start']['repeats'], i['start']['may_be_layer'], i['count'])")"
 finish
