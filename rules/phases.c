@@ -96,6 +96,9 @@ struct cause_sums {
 	int64_t *trace;
 };
 
+/* The unions of time_split: compute, communication, memory, compute or communication. */
+enum { UNION_COMPUTE, UNION_COMM, UNION_MEMORY, UNION_COMPUTE_OR_COMM, UNION_CATEGORIES };
+
 struct walk_state {
 	struct phases *phases;
 	struct rule_context *ctx;
@@ -107,6 +110,8 @@ struct walk_state {
 	long *kernel_last;		/* the last iteration that launched it, or -1 */
 	int64_t *first_op, *last_first_end, *last_end;	/* per trace */
 	struct trace_windows windows;	/* capture windows (loader/windows.h) */
+	struct key_index union_index;	/* (traceId, deviceId) -> union_end[] */
+	int64_t (*union_end)[UNION_CATEGORIES];	/* per device: where each category's union ends so far */
 };
 
 static void add_cause(struct walk_state *s, int64_t trace_id, int bucket, const struct idle_part *p, int64_t ns)
@@ -149,6 +154,53 @@ static long iteration_of(const struct trace_phases *tp, const struct gap *g)
 	return (long)lo - 1;
 }
 
+/* How much the interval [start, end) adds to a union that so far ends at *union_end. */
+static int64_t union_add(int64_t *union_end, int64_t start, int64_t end)
+{
+	int64_t from = start > *union_end ? start : *union_end, added = end > from ? end - from : 0;
+
+	if (end > *union_end)
+		*union_end = end;
+	return added;
+}
+
+/*
+ * The operation's share of its device's unions (time_split's union_*): operations come in start
+ * order, so each adds what lies past its category's union so far. Both splits (the bucket's and
+ * the iteration's, when there is one) get it.
+ */
+static void add_unions(struct walk_state *s, const struct gap *g, int nccl, struct time_split *split[2])
+{
+	int64_t key[KEY_INDEX_WORDS] = { g->trace_id, g->device };
+	int created;
+	size_t d = key_index_get(&s->union_index, key, &created);
+	int64_t *end, added, either = 0;
+
+	if (created) {
+		s->union_end = xrealloc(s->union_end, (d + 1) * sizeof(*s->union_end));
+		for (int c = 0; c < UNION_CATEGORIES; c++)
+			s->union_end[d][c] = INT64_MIN;
+	}
+	end = s->union_end[d];
+	added = union_add(&end[g->next_op != GPU_OP_KERNEL ? UNION_MEMORY : nccl ? UNION_COMM : UNION_COMPUTE],
+			  g->next_start, g->next_end);
+	if (g->next_op == GPU_OP_KERNEL)
+		either = union_add(&end[UNION_COMPUTE_OR_COMM], g->next_start, g->next_end);
+	for (int k = 0; k < 2; k++) {
+		struct time_split *sp = split[k];
+
+		if (!sp)
+			continue;
+		if (g->next_op != GPU_OP_KERNEL)
+			sp->union_memory_ns += added;
+		else if (nccl)
+			sp->union_comm_ns += added;
+		else
+			sp->union_compute_ns += added;
+		sp->union_compute_or_comm_ns += either;
+	}
+}
+
 /* The kernel's index in s->kernels (*is_new set on its first launch), *nccl whether NCCL's. */
 static size_t kernel_index(struct walk_state *s, const struct gap *g, int *is_new, int *nccl)
 {
@@ -168,6 +220,13 @@ static size_t kernel_index(struct walk_state *s, const struct gap *g, int *is_ne
 	}
 	*nccl = s->is_nccl[i];
 	return i;
+}
+
+static void unions_release(struct walk_state *s)
+{
+	key_index_release(&s->union_index);
+	free(s->union_end);
+	s->union_end = NULL;
 }
 
 static void kernels_release(struct walk_state *s)
@@ -231,6 +290,7 @@ static int on_op(const struct gap *g, void *arg)
 	}
 	split[0] = &s->split[g->trace_id][bucket];
 	split[1] = it ? &it->split : NULL;
+	add_unions(s, g, nccl, split);
 	for (int k = 0; k < 2; k++) {
 		struct time_split *sp = split[k];
 
@@ -283,6 +343,7 @@ static void walk_state_reset(struct walk_state *s, size_t n)
 	free(s->sums.trace);
 	memset(&s->sums, 0, sizeof(s->sums));
 	kernels_release(s);
+	unions_release(s);
 	free(s->split);
 	s->split = xcalloc(n ? n : 1, sizeof(*s->split));
 	for (int k = 0; k < 3; k++) {
@@ -305,6 +366,10 @@ static void split_add(struct time_split *to, const struct time_split *from)
 	to->idle_ns += from->idle_ns;
 	for (int k = 0; k < PHASE_IDLE_KINDS; k++)
 		to->idle_kind_ns[k] += from->idle_kind_ns[k];
+	to->union_compute_ns += from->union_compute_ns;
+	to->union_comm_ns += from->union_comm_ns;
+	to->union_memory_ns += from->union_memory_ns;
+	to->union_compute_or_comm_ns += from->union_compute_or_comm_ns;
 }
 
 static int64_t split_total(const struct time_split *s)
@@ -766,6 +831,7 @@ static void walk_state_release(struct walk_state *s)
 	free(s->sums.bucket);
 	free(s->sums.trace);
 	kernels_release(s);
+	unions_release(s);
 	free(s->split);
 	free(s->first_op);
 	free(s->last_first_end);

@@ -72,6 +72,12 @@ struct time_split {
 	int64_t copy_ns;	/* copies and memsets */
 	int64_t idle_ns;
 	int64_t idle_kind_ns[PHASE_IDLE_KINDS];
+	/* The same time as Holistic Trace Analysis splits it: per category, the union of its operations'
+	 * intervals on each device (the parts above attribute overlapping time to whichever started
+	 * first). Compute: kernels other than NCCL's; memory: copies and memsets; compute_or_comm: the
+	 * union of both, so that compute and communication overlapped for union_compute_ns +
+	 * union_comm_ns - union_compute_or_comm_ns. */
+	int64_t union_compute_ns, union_comm_ns, union_memory_ns, union_compute_or_comm_ns;
 };
 
 struct phase {

@@ -20,6 +20,10 @@ precision effect shows apart from the definitions. gpt-trace's numbers come from
 -f json` (all phases summed: the whole GPU span, and its steady state).
 
 usage: hta_by_hand.py GPT_TRACE TRACE.json[.gz]...   (prints a Markdown table)
+       hta_by_hand.py --check GPT_TRACE TRACE.json[.gz]...
+           HTA's temporal breakdown and comm/comp overlap, its definitions on exact ns over every GPU
+           event (no last-step filter: gpt-trace's phases cover the whole GPU span), against the
+           report's `by_union` split summed over the phases: each share within 1 point, or exit 1.
 """
 import decimal
 import gzip
@@ -76,8 +80,9 @@ def overlap(a, b):
     return total
 
 
-def hta(events, exact):
-    """HTA's numbers in µs (exact: the same definitions on ns, in µs with decimals)."""
+def hta(events, exact, last_step_filter=True):
+    """HTA's numbers in µs (exact: the same definitions on ns, in µs with decimals; last_step_filter:
+    HTA's dropping of the kernels launched at or after the last ProfilerStep's start)."""
     def t(ts, dur):
         ts, dur = decimal.Decimal(ts), decimal.Decimal(dur)
         # HTA: end = ts + dur first, then ts = ceil(ts): the start moves, the end does not
@@ -94,7 +99,7 @@ def hta(events, exact):
             gpu.append(e)
         elif str(e.get('name', '')).startswith('ProfilerStep#'):
             steps.append(t(e['ts'], e.get('dur', 0)))
-    if len(steps) >= 2:
+    if len(steps) >= 2 and last_step_filter:
         last = max(s for s, _ in steps)
         gpu = [e for e in gpu if e['args'].get('correlation') in launches and launches[e['args']['correlation']][0] < last]
     rows = []
@@ -124,6 +129,7 @@ def hta(events, exact):
     delays = [max(0, s - l[1]) for s, _, k, _, l in rows if l is not None and k != 'memory']
     return {
         'span': span, 'idle': idle, 'compute': compute, 'non-compute': span - idle - compute,
+        'comm': busy(comm), 'memory': busy([(r[0], r[1]) for r in rows if r[2] == 'memory']),
         'overlap': 100 * overlap(comm, comp) / busy(comm) if comm else None,
         'idle by stream': cats, 'launch delay median': statistics.median(delays) if delays else None,
         'launch delay mean': statistics.mean(delays) if delays else None, 'kernels': len(rows),
@@ -152,7 +158,48 @@ def fmt(v):
     return '-' if v is None else f'{v:,.1f}' if isinstance(v, (float, decimal.Decimal)) else f'{v:,}'
 
 
+def union_shares(gpt_trace, path):
+    """gpt-trace's by_union split over the whole GPU span, in % of it (and the overlap, % of comm)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trace = os.path.join(tmp, 'trace.sqlite')
+        subprocess.run([gpt_trace, 'import', '-q', path, '-o', trace], check=True)
+        rep = json.loads(subprocess.run([gpt_trace, 'report', '-q', '-f', 'json', trace], check=True,
+                                        capture_output=True, text=True).stdout)
+    phases = [p for p in rep['phases'][0]['phases'] if p['name'] != 'start-up']
+    u = {k: sum(p['split']['by_union'][k] for p in phases) for k in
+         ('compute_ns', 'communication_ns', 'memory_ns', 'idle_ns', 'overlap_ns')}
+    span = sum(p['split']['compute_ns'] + p['split']['communication_ns'] + p['split']['copies_ns'] +
+               p['split']['idle_ns'] for p in phases)
+    return {'compute': 100 * u['compute_ns'] / span, 'comm': 100 * u['communication_ns'] / span,
+            'memory': 100 * u['memory_ns'] / span, 'idle': 100 * u['idle_ns'] / span,
+            'overlap': 100 * u['overlap_ns'] / u['communication_ns'] if u['communication_ns'] else None}
+
+
+def check(gpt_trace, paths):
+    bad = 0
+    print('| trace | compute % HTA / ours | communication % | memory % | idle % | comm/comp overlap % |')
+    print('|---|---|---|---|---|---|')
+    for path in paths:
+        h = hta(load(path), True, last_step_filter=False)
+        if h is None:
+            continue
+        ref = {k: float(100 * h[k] / h['span']) for k in ('compute', 'comm', 'memory', 'idle')}
+        ref['overlap'] = float(h['overlap']) if h['overlap'] is not None else None
+        got = union_shares(gpt_trace, path)
+        cells = []
+        for k in ('compute', 'comm', 'memory', 'idle', 'overlap'):
+            a, b = ref[k], got[k]
+            ok = (a is None and b is None) or (a is not None and b is not None and abs(a - b) <= 1.0)
+            bad += not ok
+            cells.append(('-' if a is None else f'{a:.1f}') + ' / ' + ('-' if b is None else f'{b:.1f}') +
+                         ('' if ok else ' **differs**'))
+        print(f'| {path.rsplit("/", 1)[-1]} | ' + ' | '.join(cells) + ' |')
+    return 1 if bad else 0
+
+
 def main():
+    if sys.argv[1] == '--check':
+        sys.exit(check(sys.argv[2], sys.argv[3:]))
     gpt_trace = sys.argv[1]
     for path in sys.argv[2:]:
         events = load(path)
