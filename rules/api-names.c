@@ -9,6 +9,7 @@
 #include "common/key-index.h"
 #include "common/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,43 @@ static int has_prefix(const char *name, const char *const *prefixes, size_t n)
 		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
 			return 1;
 	return 0;
+}
+
+/*
+ * A HIP runtime call's CUDA twin, so that ROCm traces (PyTorch's profiler on AMD GPUs) are judged
+ * as CUDA ones: hipLaunchKernel is cudaLaunchKernel, hipMemcpyWithStream a copy, hipDeviceSynchronize
+ * a sync. Most names are the twin's with "hip" for "cuda"; the others are listed. Other names come
+ * back as they are.
+ */
+static const char *cuda_twin(const char *name, char *buf, size_t len)
+{
+	static const struct {
+		const char *hip, *cuda;
+	} named[] = {
+		{ "hipModuleLaunchKernel", "cuLaunchKernel" }, { "hipExtModuleLaunchKernel", "cuLaunchKernel" },
+		{ "hipHccModuleLaunchKernel", "cuLaunchKernel" }, { "hipExtLaunchKernel", "cudaLaunchKernel" },
+		{ "hipLaunchKernelGGL", "cudaLaunchKernel" }, { "hipExtLaunchMultiKernelMultiDevice", "cudaLaunchKernel" },
+		{ "hipModuleLaunchCooperativeKernel", "cuLaunchCooperativeKernel" },
+		{ "hipHostMalloc", "cudaHostAlloc" }, { "hipHostFree", "cudaFreeHost" },
+		{ "hipExtMallocWithFlags", "cudaMalloc" }, { "hipCtxSynchronize", "cuCtxSynchronize" },
+		{ "hipModule", "cuModule" }, { "hipMemcpyWithStream", "cudaMemcpyAsync" },
+		{ "hipMemcpyHtoDAsync", "cuMemcpyHtoDAsync" }, { "hipMemcpyDtoHAsync", "cuMemcpyDtoHAsync" },
+		{ "hipMemcpyDtoDAsync", "cuMemcpyDtoDAsync" }, { "hipMemcpyHtoD", "cuMemcpyHtoD" },
+		{ "hipMemcpyDtoH", "cuMemcpyDtoH" }, { "hipMemcpyDtoD", "cuMemcpyDtoD" },
+	};
+
+	if (!name || strncmp(name, "hip", 3))
+		return name;
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		size_t n = strlen(named[i].hip);
+
+		if (!strncmp(name, named[i].hip, n)) {
+			snprintf(buf, len, "%s%s", named[i].cuda, name + n);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "cuda%s", name + 3);
+	return buf;
 }
 
 /* Calls that allocate, free, map or pin memory: the runtime's, the driver's, pools, pinning. */
@@ -54,7 +92,9 @@ unsigned api_class_of(const char *name)
 		"cudaThreadSynchronize", "cuCtxSynchronize", "cuStreamSynchronize", "cuEventSynchronize",
 	};
 	unsigned cls = 0;
+	char twin[256];
 
+	name = cuda_twin(name, twin, sizeof(twin));
 	if (has_prefix(name, syncs, sizeof(syncs) / sizeof(syncs[0])))
 		return API_SYNC;
 	if (!strncmp(name, "cudaGraphLaunch", 15) || !strncmp(name, "cuGraphLaunch", 13))
@@ -83,7 +123,9 @@ const char *api_category(const char *name)
 		{ "Event", "event" }, { "Stream", "stream" }, { "Graph", "graph" },
 		{ "Ctx", "context" }, { "DevicePrimaryCtx", "context" }, { "Init", "initialization" },
 	};
+	char twin[256];
 
+	name = cuda_twin(name, twin, sizeof(twin));
 	if (!name || (strncmp(name, "cu", 2)))
 		return NULL;
 	if (allocation_call(name))
@@ -99,9 +141,11 @@ const char *api_category(const char *name)
 enum idle_family api_family(const char *name)
 {
 	unsigned cls;
+	char twin[256];
 
 	if (!name)
 		return FAMILY_OTHER;
+	name = cuda_twin(name, twin, sizeof(twin));
 	if (module_call(name))
 		return FAMILY_MODULE;
 	cls = api_class_of(name);
@@ -162,9 +206,10 @@ const char *idle_kind_name(enum idle_kind kind)
 int api_names_load(const struct rule *rule, struct rule_context *ctx, struct api_names *names,
 		   char *err, size_t errlen)
 {
-	/* Every CUDA API name starts with "cu"; kernel names and the rest are skipped in SQL. Names of
-	 * every class are kept (class 0 too): gap attribution names the calls a thread was in. */
-	static const char sql[] = "SELECT traceId, id, value FROM strings WHERE value LIKE 'cu%'";
+	/* Every CUDA API name starts with "cu", every HIP one with "hip"; kernel names and the rest are
+	 * skipped in SQL. Names of every class are kept (class 0 too): gap attribution names the calls
+	 * a thread was in. */
+	static const char sql[] = "SELECT traceId, id, value FROM strings WHERE value LIKE 'cu%' OR value LIKE 'hip%'";
 	sqlite3_stmt *st;
 	int ret, rc;
 

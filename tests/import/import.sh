@@ -26,6 +26,28 @@ refused() {
 sql() { sqlite3 "$1" "$2"; }
 
 case "$case_name" in
+rocm)
+	# HTA's MI250 trace (ROCm 6): the hip* calls are judged as their CUDA twins. Before, every idle
+	# ns of it was "no API record of the launch" (unknown) and small-kernels assumed 5 us.
+	cp "$FIX/hta-rocm-mi250.json.gz" .
+	"$GPT" report -q -f json hta-rocm-mi250.json.gz > r.json || fail "report"
+	got=$(python3 -c "
+import json, re
+d = json.load(open('r.json'))
+kinds = {}
+for p in d['phases'][0]['phases']:
+    for k, v in p['split']['idle_by_kind_ns'].items():
+        kinds[k] = kinds.get(k, 0) + v
+idle = sum(kinds.values())
+sk = next(f for f in d['findings'] if f['rule'] == 'small-kernels')
+cost = next(e for e in sk['evidence'] if e.startswith('launch cost'))
+print(kinds['unknown'], kinds['launch'] > idle / 2, 'measured' if 'launch API call' in cost else cost,
+      re.search(r'call ([0-9.]+) us', cost) is not None)")
+	[ "$got" = "0 True measured True" ] || fail "ROCm judged as CUDA: '$got'"
+	[ "$(sqlite3 hta-rocm-mi250.json.gz.sqlite 'SELECT DISTINCT smCount FROM TARGET_INFO_GPU')" = 104 ] ||
+		fail "CU count: $(sqlite3 hta-rocm-mi250.json.gz.sqlite 'SELECT smCount FROM TARGET_INFO_GPU')"
+	ok "hip* calls judged as their CUDA twins: no unknown idle, launch cost measured in us, 104 CUs"
+	;;
 counts)
 	# every fixture's rows and their ns times against its JSON (check_import.py)
 	python3 "$SRC/tests/import/check_import.py" "$GPT" "$WORK" "$FIX"/*.json.gz || exit 1
