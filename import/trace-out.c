@@ -5,10 +5,13 @@
  */
 #include "import/trace-out.h"
 
+#include "common/cleanup.h"
 #include "common/util.h"
 #include "import/schema_sql.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,13 +86,53 @@ int trace_out_exec(struct trace_out *out, const char *sql)
 	return 0;
 }
 
-/* A fresh name beside the target: the rename that commits stays on one file system. */
+/*
+ * Temporary twins that a dead conversion left beside path ("NAME.tmp-PID-XXXXXX", made by a process
+ * that is gone, killed by a signal no handler sees): removed, when they are ours to remove.
+ */
+static void remove_stale(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xasprintf("%.*s", (int)(slash - path + 1), path) : xstrdup("./");
+	char *prefix = xasprintf("%s.tmp-", slash ? slash + 1 : path);
+	size_t n = strlen(prefix);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		char *end, *full;
+		long pid;
+		struct stat st;
+
+		if (strncmp(e->d_name, prefix, n))
+			continue;
+		pid = strtol(e->d_name + n, &end, 10);
+		if (end == e->d_name + n || *end != '-' || strlen(end + 1) != 6 || pid <= 0 ||
+		    (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
+			continue;
+		full = xasprintf("%s%s", dir, e->d_name);
+		if (lstat(full, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+			unlink(full);
+		free(full);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	free(prefix);
+}
+
+/*
+ * A fresh name beside the target: the rename that commits stays on one file system. It carries the
+ * pid, so that a later run can tell a dead conversion's leftover from a live one's file, and it is
+ * registered for removal on SIGINT, SIGTERM and SIGHUP (common/cleanup.h).
+ */
 static int make_tmp(struct trace_out *out)
 {
 	mode_t um;
 	int fd;
 
-	out->tmp_path = xasprintf("%s.tmp-XXXXXX", out->path);
+	remove_stale(out->path);
+	out->tmp_path = xasprintf("%s.tmp-%ld-XXXXXX", out->path, (long)getpid());
 	fd = mkstemp(out->tmp_path);
 	if (fd < 0) {
 		int e = errno;
@@ -109,6 +152,7 @@ static int make_tmp(struct trace_out *out)
 		return fail(out, -e, "cannot write '%s': %s", out->path, strerror(e));
 	}
 	close(fd);
+	cleanup_add(out->tmp_path);
 	return 0;
 }
 
@@ -266,6 +310,7 @@ int trace_out_commit(struct trace_out *out)
 		trace_out_abort(out);
 		return ret;
 	}
+	cleanup_remove(out->tmp_path);
 	free(out->tmp_path);
 	out->tmp_path = NULL;
 	trace_out_abort(out);	/* frees the rest */
@@ -278,8 +323,10 @@ void trace_out_abort(struct trace_out *out)
 	if (out->db)
 		sqlite3_close(out->db);
 	out->db = NULL;
-	if (out->tmp_path)
+	if (out->tmp_path) {
 		unlink(out->tmp_path);
+		cleanup_remove(out->tmp_path);
+	}
 	free(out->tmp_path);
 	free(out->path);
 	out->tmp_path = out->path = NULL;

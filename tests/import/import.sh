@@ -26,6 +26,50 @@ refused() {
 sql() { sqlite3 "$1" "$2"; }
 
 case "$case_name" in
+signals)
+	# A signal mid-conversion leaves no temporary file, in import and in report of a JSON file: the
+	# JSON comes through a FIFO whose writer pauses, so the conversion is under way when the signal
+	# comes. The command dies of the signal (128 + its number). Background jobs of sh start with
+	# SIGINT ignored: env --default-signal gives it back, as a terminal's job has it.
+	command -v mkfifo > /dev/null || { echo "skipped: mkfifo"; exit 77; }
+	env --default-signal=INT true 2> /dev/null || { echo "skipped: env --default-signal"; exit 77; }
+	event='{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"device": 0, "stream": 7, "correlation": 1}},'
+	for cmd in import report; do
+		for signum in INT:2 TERM:15 HUP:1; do
+			sig=${signum%:*}
+			rm -rf s && mkdir s && mkfifo s/in.json
+			( printf '{"traceEvents": [%s' "$event"; sleep 5 ) > s/in.json &
+			writer=$!
+			if [ $cmd = import ]; then
+				env --default-signal=INT "$GPT" import s/in.json -o s/out.sqlite > /dev/null 2>&1 &
+			else
+				env --default-signal=INT "$GPT" report s/in.json > /dev/null 2>&1 &
+			fi
+			pid=$!
+			for i in $(seq 200); do ls s/*.tmp-* > /dev/null 2>&1 && break; sleep 0.05; done
+			ls s/*.tmp-* > /dev/null 2>&1 || { kill $pid $writer; fail "$cmd: no temporary file (the test's premise)"; }
+			kill -$sig $pid
+			wait $pid
+			rc=$?
+			kill $writer 2> /dev/null
+			wait $writer 2> /dev/null
+			want=$((128 + ${signum#*:}))
+			[ $rc = $want ] || fail "$cmd SIG$sig: exit $rc, want $want"
+			[ "$(ls s)" = in.json ] || fail "$cmd SIG$sig: left $(ls s | tr '\n' ' ')"
+		done
+	done
+	ok "SIGINT, SIGTERM, SIGHUP in import and report: no temporary file left, the signal's exit status"
+	# A leftover of a dead conversion (SIGKILL: no handler) is removed by the next one; a live
+	# process's is not.
+	cp "$FIX/hta-alexnet.json.gz" a.json.gz
+	dead=$(sh -c 'echo $$')
+	: > a.sqlite.tmp-$dead-abcdef
+	: > a.sqlite.tmp-$$-ghijkl
+	"$GPT" import a.json.gz -o a.sqlite > /dev/null 2>&1 || fail "import"
+	[ -e a.sqlite.tmp-$dead-abcdef ] && fail "a dead conversion's leftover stayed"
+	[ -e a.sqlite.tmp-$$-ghijkl ] || fail "a live process's temporary file was removed"
+	ok "a dead conversion's leftover is removed by the next, a live one's kept"
+	;;
 rocm)
 	# HTA's MI250 trace (ROCm 6): the hip* calls are judged as their CUDA twins. Before, every idle
 	# ns of it was "no API record of the launch" (unknown) and small-kernels assumed 5 us.
