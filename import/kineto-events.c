@@ -425,6 +425,14 @@ int kineto_on_event(void *arg, const struct kineto_event *ev, const struct kinet
 		count_skipped(im, ev->cat);
 		return 0;
 	}
+	/* A time that is not one: unparseable or beyond int64 ns, a negative ts (Kineto's count from
+	 * baseTimeNanoseconds or the epoch), a negative dur or one over a day. Stored, it would read as a
+	 * real event (a 2.8 million s span, a 1e30 us kernel as 0 ns). */
+	if (ev->bad_time || (ev->has_ts && ev->ts < 0) ||
+	    (ev->has_dur && (ev->dur < 0 || ev->dur > KINETO_DUR_MAX_NS))) {
+		im->out_of_range++;
+		return 0;
+	}
 	if (!ev->has_ts) {
 		im->untimed++;
 		return 0;

@@ -268,7 +268,7 @@ static void event_reset(struct reader *r)
 	ev->ph = 0;
 	ev->cat = ev->name = "";
 	ev->pid_text = ev->tid_text = NULL;
-	ev->has_pid = ev->has_tid = ev->has_ts = ev->has_dur = 0;
+	ev->has_pid = ev->has_tid = ev->has_ts = ev->has_dur = ev->bad_time = 0;
 	ev->args = 0;
 	ev->ngrid = ev->nblock = 0;
 	ev->arg_name = ev->sync_kind = NULL;
@@ -376,9 +376,9 @@ static void put_number(struct reader *r, const char *s, size_t len)
 	switch (top(r)) {
 	case CTX_EVENT:
 		if (key == K_TS)
-			ev->has_ts = kineto_us_to_ns(s, len, &ev->ts) == 0;
+			ev->bad_time |= !(ev->has_ts = kineto_us_to_ns(s, len, &ev->ts) == 0);
 		else if (key == K_DUR)
-			ev->has_dur = kineto_us_to_ns(s, len, &ev->dur) == 0;
+			ev->bad_time |= !(ev->has_dur = kineto_us_to_ns(s, len, &ev->dur) == 0);
 		else if (key == K_PID)
 			ev->has_pid = json_int(s, len, &ev->pid) == 0;
 		else if (key == K_TID)
@@ -401,8 +401,10 @@ static void put_number(struct reader *r, const char *s, size_t len)
 	case CTX_ROOT:
 		if (key == K_SCHEMA_VERSION)
 			h->has_schema_version = json_int(s, len, &h->schema_version) == 0;
-		else if (key == K_BASE_TIME)
-			h->has_base = json_int(s, len, &h->base_ns) == 0;
+		else if (key == K_BASE_TIME) {
+			h->has_base = json_int(s, len, &h->base_ns) == 0 && h->base_ns >= 0;
+			h->bad_base = !h->has_base;
+		}
 		break;
 	case CTX_DIST:
 		if (key == K_RANK)
@@ -442,9 +444,9 @@ static void put_string(struct reader *r, const unsigned char *s, size_t len)
 		else if (key == K_TID)
 			ev->tid_text = text_set(&r->tid, s, len);
 		else if (key == K_TS)	/* a number written as a string */
-			ev->has_ts = kineto_us_to_ns((const char *)s, len, &ev->ts) == 0;
+			ev->bad_time |= !(ev->has_ts = kineto_us_to_ns((const char *)s, len, &ev->ts) == 0);
 		else if (key == K_DUR)
-			ev->has_dur = kineto_us_to_ns((const char *)s, len, &ev->dur) == 0;
+			ev->bad_time |= !(ev->has_dur = kineto_us_to_ns((const char *)s, len, &ev->dur) == 0);
 		break;
 	case CTX_ARGS:
 		if (key == K_ARG_NAME)

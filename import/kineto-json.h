@@ -52,6 +52,7 @@ struct kineto_event {
 	int64_t pid, tid;		/* when numbers */
 	const char *pid_text, *tid_text;	/* when strings ("Spans", legacy "stream 7"); else NULL */
 	int has_pid, has_tid, has_ts, has_dur;
+	int bad_time;			/* a ts or dur that is there but no number of ns an int64 holds */
 	int64_t ts, dur;		/* ns, on the file's clock (ts + baseTimeNanoseconds is absolute) */
 	unsigned args;			/* bit (1u << enum kineto_arg) set for each arg present */
 	int64_t arg[KA_COUNT];
@@ -89,6 +90,7 @@ struct kineto_header {
 	int object;			/* the top level is an object (Kineto's form) */
 	int has_trace_events;		/* it has a traceEvents array */
 	int has_schema_version, has_base, has_distributed, has_rank, has_world_size;
+	int bad_base;			/* baseTimeNanoseconds is there but no int64 ns count */
 	int64_t schema_version;
 	int64_t base_ns;		/* baseTimeNanoseconds */
 	int64_t rank, world_size;	/* distributedInfo */

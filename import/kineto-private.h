@@ -19,6 +19,8 @@
 #define TID_BITS 24
 #define TID_MASK ((1LL << TID_BITS) - 1)
 #define MAX_NOTES 16
+/* A longer event is out of range: no kernel, copy or call of a profiled window lasts a day. */
+#define KINETO_DUR_MAX_NS (86400LL * NS_PER_S)
 
 struct thread {
 	int64_t pid, tid;
@@ -53,6 +55,7 @@ struct import {
 	struct strtab skipped;		/* category names not imported, counted in skipped_count */
 	int64_t *skipped_count;
 	int64_t untimed, kernels_without_dims;
+	int64_t out_of_range;		/* events whose ts or dur is out of range: not imported */
 	struct step *steps;
 	size_t nsteps;
 	int have_window;

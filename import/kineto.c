@@ -199,6 +199,9 @@ static void write_notes_of_data(struct import *im, const struct kineto_header *h
 
 	note(im, "only the profiler's recording window is in the trace (torch.profiler records the active steps "
 	     "of its schedule): start-up and warm-up before it are not");
+	if (hdr->bad_base)
+		note(im, "baseTimeNanoseconds is out of range (not a count of ns since the epoch): ignored, so the "
+		     "trace's times are read as they stand and its date (start_time_utc) is not the recording's");
 	if (!hdr->has_distributed)
 		note(im, "no distributedInfo: torch.distributed was not initialised when the profiler ran, so the "
 		     "trace has no rank identity");
@@ -220,6 +223,9 @@ static void write_notes_of_data(struct import *im, const struct kineto_header *h
 		     im->out.changes_ignored);
 	if (im->untimed)
 		note(im, "%" PRId64 " events have no timestamp (or no pid) and were not imported", im->untimed);
+	if (im->out_of_range)
+		note(im, "%" PRId64 " events have a ts or dur out of range (not a number of ns, a negative ts or dur, "
+		     "or a dur over a day) and were not imported", im->out_of_range);
 	if (im->host_pids > 1)
 		note(im, "host events of %" PRId64 " processes: GPU work is attributed to pid %" PRId64
 		     " (the first)", im->host_pids, im->host_pid);

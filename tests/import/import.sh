@@ -26,6 +26,29 @@ refused() {
 sql() { sqlite3 "$1" "$2"; }
 
 case "$case_name" in
+out-of-range)
+	# Values no profiler writes are kept out and counted in a note, never stored as if valid: a
+	# negative dur (was stored as 0), a dur of 1e30 us (was 0), a negative ts (was a 2.8 million s
+	# span), a baseTimeNanoseconds of 1e25 (was ignored silently: a trace dated 1970).
+	cat > oor.json <<'JSON'
+{"schemaVersion": 1, "baseTimeNanoseconds": 10000000000000000000000000, "traceEvents": [
+{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 5, "args": {"correlation": 1}},
+{"ph": "X", "cat": "kernel", "name": "good", "pid": 0, "tid": 7, "ts": 20, "dur": 3, "args": {"device": 0, "stream": 7, "correlation": 1}},
+{"ph": "X", "cat": "kernel", "name": "negdur", "pid": 0, "tid": 7, "ts": 30, "dur": -5.5, "args": {"device": 0, "stream": 7, "correlation": 2}},
+{"ph": "X", "cat": "kernel", "name": "hugedur", "pid": 0, "tid": 7, "ts": 40, "dur": 1e30, "args": {"device": 0, "stream": 7, "correlation": 3}},
+{"ph": "X", "cat": "kernel", "name": "negts", "pid": 0, "tid": 7, "ts": -2800000000000, "dur": 3, "args": {"device": 0, "stream": 7, "correlation": 4}},
+{"ph": "X", "cat": "kernel", "name": "strdur", "pid": 0, "tid": 7, "ts": 50, "dur": "x", "args": {"device": 0, "stream": 7, "correlation": 5}}
+]}
+JSON
+	"$GPT" import oor.json -o oor.sqlite > out.txt 2> err.txt || fail "import: $(cat err.txt)"
+	[ "$(sql oor.sqlite "SELECT group_concat(s.value) FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName")" = good ] ||
+		fail "kernels kept: $(sql oor.sqlite "SELECT s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.shortName")"
+	sql oor.sqlite "SELECT value FROM GPT_META WHERE name LIKE 'import_note%'" > notes.txt
+	grep -q '^4 events have a ts or dur out of range .* and were not imported$' notes.txt || fail "no count note: $(cat notes.txt)"
+	grep -q '^baseTimeNanoseconds is out of range' notes.txt || fail "no note of the base time: $(cat notes.txt)"
+	[ "$(sql oor.sqlite "SELECT max(end) - min(start) < 1000000 FROM CUPTI_ACTIVITY_KIND_KERNEL")" = 1 ] || fail "span"
+	ok "out-of-range ts, dur and baseTimeNanoseconds: kept out, counted in notes"
+	;;
 signals)
 	# A signal mid-conversion leaves no temporary file, in import and in report of a JSON file: the
 	# JSON comes through a FIFO whose writer pauses, so the conversion is under way when the signal
