@@ -229,6 +229,7 @@ static const struct usage_command report_usage = {
 static int report_job(struct report_command *cmd, char **traces, size_t ntraces)
 {
 	struct report_ranks_options ro = { .format = cmd->opt.format, .output = cmd->output, .config = cmd->config,
+					   .force_job = cmd->args.force_job,
 					   .step = cmd->step, .jobs = cmd->jobs, .gate = cmd->gate,
 					   .fail_on = cmd->fail_on };
 

@@ -69,7 +69,7 @@ static void remove_tmpdir(char *tmpdir, char **paths, size_t n)
 
 /* Summaries of the traces (made where missing or stale) and their merge; summaries[i] for paths[i]. */
 static int merge_job(char *const *paths, size_t n, int jobs, const struct rule_config *config, const char *step,
-		     char **summaries, char **tmpdir, struct job_report **job)
+		     int force_job, char **summaries, char **tmpdir, struct job_report **job)
 {
 	const char **traces = xcalloc(n ? n : 1, sizeof(*traces));
 	const char **outs = xcalloc(n ? n : 1, sizeof(*outs));
@@ -98,7 +98,7 @@ static int merge_job(char *const *paths, size_t n, int jobs, const struct rule_c
 	/* a worker that died leaves its traces without a summary: the merge notes each and goes on */
 	if (rank_summaries_make(traces, outs, ntraces, jobs, step, err, sizeof(err)) < 0)
 		pr_warn("%s", err);
-	if (job_merge((const char *const *)summaries, n, config, job, err, sizeof(err)) < 0) {
+	if (job_merge((const char *const *)summaries, n, config, force_job, job, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}
@@ -138,7 +138,7 @@ int export_ranks(char *const *paths, size_t n, const char *output, int gzip, int
 	struct job_report *job = NULL;
 	int ret = GPT_EXIT_USAGE;
 
-	if (merge_job(paths, n, 0, NULL, NULL, summaries, &tmpdir, &job) < 0)
+	if (merge_job(paths, n, 0, NULL, NULL, 0, summaries, &tmpdir, &job) < 0)
 		goto out;
 	for (size_t i = 0; i < job->nnotes; i++)
 		pr_warn("%s", job->notes[i]);
@@ -179,7 +179,7 @@ int report_ranks(char *const *paths, size_t n, const struct report_ranks_options
 	int ret = GPT_EXIT_USAGE;
 	FILE *out = stdout;
 
-	if (merge_job(paths, n, o->jobs, o->config, o->step, summaries, &tmpdir, &job) < 0)
+	if (merge_job(paths, n, o->jobs, o->config, o->step, o->force_job, summaries, &tmpdir, &job) < 0)
 		goto out;
 	if (o->output && !(out = fopen(o->output, "w"))) {
 		pr_err("cannot write '%s': %m", o->output);

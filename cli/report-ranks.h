@@ -17,6 +17,7 @@ struct report_ranks_options {
 	const char *step;		/* --step, or NULL */
 	int jobs;			/* summary workers; 0: every core */
 	int gate;			/* --fail-on given */
+	int force_job;			/* --force-job */
 	enum finding_severity fail_on;
 };
 

@@ -4,6 +4,7 @@
 #include "cli/trace-args.h"
 #include "common/util.h"
 #include "loader/events.h"
+#include "loader/job-check.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -81,9 +82,39 @@ int trace_args_option(struct trace_args *args, int c, const char *arg)
 		args->nvtx = arg;
 	else if (c == 'k')
 		args->kernel = arg;
+	else if (c == TRACE_ARGS_FORCE_JOB)
+		args->force_job = 1;
 	else
 		return 0;
 	return 1;
+}
+
+/* Several traces recorded hours apart are no job's (loader/job-check.h): 0, or -1 with one line. */
+static int check_one_job(struct trace *trace, char *const *paths, int npaths)
+{
+	struct job_start *starts = xcalloc((size_t)npaths, sizeof(*starts));
+	sqlite3_stmt *st;
+	char why[1024];
+	int ret = 0;
+
+	for (int i = 0; i < npaths; i++)
+		starts[i] = (struct job_start){ .name = paths[i], .wall_ns = -1 };
+	if (sqlite3_prepare_v2(trace_db(trace), "SELECT traceId, CAST(value AS INTEGER) FROM meta WHERE name = "
+			       "'time_origin_utc_ns'", -1, &st, NULL) == SQLITE_OK) {
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int64_t t = sqlite3_column_int64(st, 0);
+
+			if (t >= 0 && t < npaths)
+				starts[t].wall_ns = sqlite3_column_int64(st, 1);
+		}
+		sqlite3_finalize(st);
+	}
+	if (job_starts_apart(starts, (size_t)npaths, why, sizeof(why))) {
+		pr_err("%s", why);
+		ret = -1;
+	}
+	free(starts);
+	return ret;
 }
 
 struct trace *trace_args_open(char *const *paths, int npaths, const struct trace_args *args, int64_t *origin,
@@ -108,6 +139,10 @@ struct trace *trace_args_open(char *const *paths, int npaths, const struct trace
 	}
 	if (trace_open((const char *const *)paths, (size_t)npaths, &trace, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
+		return NULL;
+	}
+	if (npaths > 1 && !args->force_job && check_one_job(trace, paths, npaths) < 0) {
+		trace_close(trace);
 		return NULL;
 	}
 	if (args->keep)

@@ -15,6 +15,7 @@ struct trace_args {
 	const char *window;	/* "START_MS:END_MS", milliseconds from the start of the trace */
 	const char *nvtx;
 	const char *kernel;
+	int force_job;		/* --force-job: traces recorded hours apart are read together */
 	/* called as soon as the traces are open, before anything reads them: the streams the command
 	 * will read, to read each table once (phases_keep_walk, stats_keep); NULL: none */
 	void (*keep)(struct trace *trace);
@@ -25,13 +26,16 @@ struct trace_args {
 	"  -w, --window START_MS:END_MS  events starting in this window, in ms from the trace's\n"   \
 	"                                first event (either side may be left empty)\n"             \
 	"  -n, --nvtx NAME               events starting inside NVTX ranges named NAME (same process)\n" \
-	"  -k, --kernel GLOB             kernels whose name matches GLOB ('*gemm*')\n"
+	"  -k, --kernel GLOB             kernels whose name matches GLOB ('*gemm*')\n"              \
+	"      --force-job               read traces recorded an hour or more apart as one job's\n"
 
 /* The scope options' entries of a getopt_long() table, and their letters "w:n:k:". */
+#define TRACE_ARGS_FORCE_JOB 0x7100	/* --force-job's getopt code */
 #define TRACE_ARGS_OPTIONS                                                                         \
 	{ "window", required_argument, NULL, 'w' },                                                \
 	{ "nvtx", required_argument, NULL, 'n' },                                                  \
-	{ "kernel", required_argument, NULL, 'k' }
+	{ "kernel", required_argument, NULL, 'k' },                                                \
+	{ "force-job", no_argument, NULL, TRACE_ARGS_FORCE_JOB }
 
 /* Option c of getopt_long() into args when it is a scope option: 1, else 0. */
 int trace_args_option(struct trace_args *args, int c, const char *arg);

@@ -27,6 +27,7 @@
 #include "common/util.h"
 #include "ranks/job-private.h"
 #include "ranks/lineup.h"
+#include "loader/job-check.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -798,8 +799,21 @@ static void judge_job(struct job_report *job, const struct rule_config *config, 
 	}
 }
 
-int job_merge(const char *const *paths, size_t n, const struct rule_config *config, struct job_report **out,
-	      char *err, size_t errlen)
+/* Members recorded hours apart: -EINVAL with one line in err (job-check.h), else 0. */
+static int members_together(const struct member *m, size_t k, char *err, size_t errlen)
+{
+	struct job_start *starts = xcalloc(k ? k : 1, sizeof(*starts));
+	int apart;
+
+	for (size_t i = 0; i < k; i++)
+		starts[i] = (struct job_start){ .name = m[i].s->trace, .wall_ns = m[i].s->wall_ns > 0 ? m[i].s->wall_ns : -1 };
+	apart = job_starts_apart(starts, k, err, errlen);
+	free(starts);
+	return apart ? -EINVAL : 0;
+}
+
+int job_merge(const char *const *paths, size_t n, const struct rule_config *config, int force_job,
+	      struct job_report **out, char *err, size_t errlen)
 {
 	struct job_report *job = xcalloc(1, sizeof(*job));
 	struct rank_summary *s = xcalloc(n ? n : 1, sizeof(*s));
@@ -819,6 +833,14 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 		return -EINVAL;
 	}
 	m = job_members_choose(job, s, ns, &k);
+	if (!force_job && members_together(m, k, err, errlen) < 0) {
+		free(m);
+		for (size_t i = 0; i < ns; i++)
+			rank_summary_release(&s[i]);
+		free(s);
+		job_report_free(job);
+		return -EINVAL;
+	}
 	fill_ranks(job, m, k);
 	maps = xcalloc(k ? k : 1, sizeof(*maps));
 	rebases = line_up(job, m, k, &table, maps);

@@ -98,11 +98,13 @@ struct job_report {
 
 /*
  * Merge the summaries (paths of summary files, any order) into a job report, and judge it with the
- * cross-rank rules under config (NULL: defaults). Only a failure to read every summary is an error;
- * any single bad one becomes a note. Free with job_report_free().
+ * cross-rank rules under config (NULL: defaults). A failure to read every summary is an error, and
+ * so are ranks recorded an hour or more apart unless force_job (loader/job-check.h: nothing else
+ * may tell that they are different runs); any single bad one becomes a note, and one of another
+ * job (job id, world size) is left out with a note. Free with job_report_free().
  */
-int job_merge(const char *const *summaries, size_t n, const struct rule_config *config, struct job_report **out,
-	      char *err, size_t errlen);
+int job_merge(const char *const *summaries, size_t n, const struct rule_config *config, int force_job,
+	      struct job_report **out, char *err, size_t errlen);
 void job_report_free(struct job_report *job);
 
 /* How the iterations were lined up, in words ("by step number (ProfilerStep#N)", "by time on the

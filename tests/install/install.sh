@@ -101,7 +101,7 @@ check_man_and_completion() {
 		g=$1/bin/gpt-trace
 		[ "$(t "$g" do)" = doctor ] || exit 1
 		[ "$(t "$g" run --me)" = --metrics ] || exit 2
-		[ "$(t "$g" report --fo)" = --format ] || exit 3
+		[ "$(t "$g" report --form)" = --format ] || exit 3
 		[ "$(t "$g" baseline "")" = save ] || exit 4' bash "$root" || fail "bash completion: case $?"
 }
 

@@ -72,6 +72,33 @@ cp -p "$TMP/old.summary" "$TMP/cached/rank-1.sqlite.summary"
 "$GPT" report -q -o /dev/null "$TMP/cached/rank-0.sqlite" "$TMP/cached/rank-1.sqlite"
 expect "old cached summary made again" "$(head -1 "$TMP/a/rank-1.sqlite.summary")" "$(head -1 "$TMP/cached/rank-1.sqlite.summary")"
 
+# Issue 40 item 4: ranks that nothing else tells apart (no job id, one world size, ranks 0 and 1)
+# but recorded 540 days apart (HTA's nccl_parser_config rank 0 with df_index_resolver's rank 1 got
+# 15 "matched" collectives and a clock offset of -540 days): refused, unless --force-job.
+$GEN --world 2 --slow 1:5:4 "$TMP/apart" > /dev/null
+sqlite3 "$TMP/apart/rank-1.sqlite" "UPDATE GPT_META SET value = CAST(value AS INTEGER) + 540 * 86400000000000
+	WHERE name = 'time_origin_utc_ns'"
+expect_exit "ranks 540 days apart: refused" 2 \
+	"rank-0.sqlite' and '.*rank-1.sqlite' were recorded 540.0 days apart \\(.* UTC and .* UTC\\): traces of different runs" \
+	"$GPT" report -q "$TMP"/apart/rank-*.sqlite
+"$GPT" report -q -f json --force-job -o "$TMP/apart.json" "$TMP"/apart/rank-*.sqlite ||
+	{ echo "FAIL --force-job"; failures=$((failures + 1)); }
+expect "--force-job: the two ranks" "2" "$(json "$TMP/apart.json" 'len(d["ranks"])')"
+# the same for traces without ranks read as one (a parent and its child, 19 h apart); as recorded
+# (seconds apart) they are one job's
+F=$SRC/tests/fixtures/gpu
+cp "$F/fork_child-743.sqlite" "$F/fork_child-744.sqlite" "$TMP/"
+"$GPT" report -q -o /dev/null "$TMP/fork_child-743.sqlite" "$TMP/fork_child-744.sqlite" ||
+	{ echo "FAIL a parent and its child refused"; failures=$((failures + 1)); }
+sqlite3 "$TMP/fork_child-744.sqlite" "UPDATE GPT_META SET value = CAST(value AS INTEGER) + 19 * 3600000000000
+	WHERE name = 'time_origin_utc_ns'"
+expect_exit "processes 19 h apart: refused" 2 "were recorded 19.0 h apart" \
+	"$GPT" report -q "$TMP/fork_child-743.sqlite" "$TMP/fork_child-744.sqlite"
+expect_exit "processes 19 h apart: stats refuses too" 2 "were recorded 19.0 h apart" \
+	"$GPT" stats "$TMP/fork_child-743.sqlite" "$TMP/fork_child-744.sqlite"
+"$GPT" report -q --force-job -o /dev/null "$TMP/fork_child-743.sqlite" "$TMP/fork_child-744.sqlite" ||
+	{ echo "FAIL --force-job on processes"; failures=$((failures + 1)); }
+
 # any bytes in a summary: an exit status of 0 or 2, no sanitizer report
 python3 "$SRC/tests/ranks/mutate_summary.py" "$GPT" "$TMP/a/rank-1.sqlite.summary" "$TMP/a/rank-0.sqlite.summary" "$TMP" ||
 	failures=$((failures + 1))
