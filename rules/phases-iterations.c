@@ -188,7 +188,8 @@ int collect_ranges(struct rule_context *ctx, struct trace_phases *tp, const rege
 	return ret;
 }
 
-/* The repeating user range that covers the most time, with at least 3 non-overlapping instances. */
+/* The repeating user range that covers the most time, with at least 3 non-overlapping instances; the
+ * PyTorch profiler's ProfilerStep#N, when there is one, however many. */
 int find_nvtx_step(struct rule_context *ctx, struct trace_phases *tp, char *err, size_t errlen)
 {
 	struct range_group *groups = NULL, *best = NULL;
@@ -239,6 +240,12 @@ int find_nvtx_step(struct rule_context *ctx, struct trace_phases *tp, char *err,
 	free(library);
 	for (size_t i = 0; !ret && i < ngroups; i++)
 		if (groups[i].count >= 3 && (!best || groups[i].total > best->total))
+			best = &groups[i];
+	/* The PyTorch profiler's steps are the iterations however few were recorded: with one or two,
+	 * the range covering the most time in 3 instances or more was an op's (aten::t, forward,
+	 * ConvolutionBackward on HTA's and the device's 2-step traces), not the program's step. */
+	for (size_t i = 0; !ret && i < ngroups; i++)
+		if (!strcmp(groups[i].name, "ProfilerStep#") && groups[i].count >= 1)
 			best = &groups[i];
 	if (!ret && best) {
 		ret = collect_ranges(ctx, tp, NULL, best->name, err, errlen);

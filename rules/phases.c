@@ -757,8 +757,27 @@ static int find_iterations(struct rule_context *ctx, struct phases *p, const cha
 	return ret;
 }
 
-/* A repeating NVTX range that holds no GPU work (a CPU-side pass) is not the step: the kernel
- * sequence instead. Returns 1 when a trace changed (walk again), 0, or a negative error. */
+/* The profiler's steps that hold no GPU work (the last one cut short, a step whose kernels ran after
+ * the recording stopped) are no iterations: the others are kept, to be walked again. */
+static void drop_steps_without_work(struct trace_phases *tp)
+{
+	struct iteration *old = tp->iterations;
+	size_t n = tp->niterations;
+
+	tp->iterations = NULL;
+	tp->niterations = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!old[i].operations)
+			continue;
+		add_iteration(tp, old[i].host_start, old[i].host_end);
+		tp->iterations[tp->niterations - 1].step = old[i].step;
+	}
+	free(old);
+}
+
+/* A repeating NVTX range that holds no GPU work (a CPU-side pass) in 3 instances is not the step: the
+ * kernel sequence instead; the profiler's ProfilerStep#N stays if one of its steps holds GPU work.
+ * Returns 1 when a trace changed (walk again), 0, or a negative error. */
 static int drop_empty_ranges(struct rule_context *ctx, struct phases *p, char *err, size_t errlen)
 {
 	int again = 0, ret = 0;
@@ -772,6 +791,13 @@ static int drop_empty_ranges(struct rule_context *ctx, struct phases *p, char *e
 			continue;
 		for (size_t i = 0; i < tp->niterations; i++)
 			with_work += tp->iterations[i].operations > 0;
+		if (tp->source_name && !strcmp(tp->source_name, "ProfilerStep#") && with_work >= 1) {
+			if (with_work < tp->niterations) {
+				drop_steps_without_work(tp);
+				again = 1;
+			}
+			continue;
+		}
 		if (with_work >= 3)
 			continue;
 		free(tp->iterations);

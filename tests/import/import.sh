@@ -213,9 +213,13 @@ world_size=2"
 	ok "rank, devices, threads, notes, format"
 	;;
 iterations)
-	# the report's iterations are the ProfilerSteps, on the JSON given directly
+	# the report's iterations are the ProfilerSteps, on the JSON given directly; however few (1 or 2:
+	# an op's range, aten::t or forward, was taken instead), less those without GPU work (MI250's
+	# second of 2)
 	for f in device-resnet18-schedule.pt.trace.json.gz:3 tb-plugin-legacy-resnet50.json.gz:3 \
-		 hta-nccl-ddp-rank0.json.gz:3 device-mlp-memory.pt.trace.json.gz:4; do
+		 hta-nccl-ddp-rank0.json.gz:3 device-mlp-memory.pt.trace.json.gz:4 \
+		 device-resnet18-gz.pt.trace.json.gz:2 hta-sampled-rank0.json.gz:2 hta-event-sync.json.gz:1 \
+		 hta-rocm-mi250.json.gz:1; do
 		cp "$FIX/${f%%:*}" .
 		got=$("$GPT" report -q -f json "${f%%:*}" | python3 -c "
 import json, sys

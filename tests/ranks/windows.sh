@@ -141,7 +141,8 @@ expect "--steps 40-55: lined up from step 41" "step 41" \
 	"$(json "$TMP/cap-steps.json" "d['lined_up']['by'], d['lined_up']['common_step']" | tr -d "(),'")"
 expect "--steps 40-55: rank 1 on the slept steps" "[(40, 1), (43, 1), (46, 1), (49, 1), (52, 1), (55, 1)]" \
 	"$(json "$TMP/cap-steps.json" "[(i['step'], i['straggler_rank']) for i in d['iterations'] if i['straggler_rank'] >= 0]")"
-# on demand before every rank opened at one instant: rank 0 holds steps 97-118, rank 1 76-97; step
+# on demand before every rank opened at one instant: rank 0 holds steps 97-118, rank 1 76-96 (its step 97
+# holds no GPU work: the window closed as it began, and a step without GPU work is no iteration); step
 # 97 is rank 0's window's first, so no step is whole on both: nothing can be matched (matched as
 # recorded, 126 collectives of different steps were paired)
 "$GPT" report -q -f json -o "$TMP/cap-ondemand.json" "$TMP"/cap/ondemand-2rank-rank*.sqlite
@@ -149,6 +150,6 @@ expect "on demand, no common step: nothing matched, no straggler" "0 256 0" \
 	"$(json "$TMP/cap-ondemand.json" "d['matched_collectives'], d['unmatched_collectives'], \
 		sum(i['straggler_rank'] >= 0 for i in d['iterations'])" | tr -d '(),')"
 expect "on demand, no common step: the note says why" \
-	"the ranks' windows share no iteration whole (rank 0: step 97 to step 118; rank 1: step 76 to step 97): no collective can be matched, nor a straggler named" \
+	"the ranks' windows share no iteration whole (rank 0: step 97 to step 118; rank 1: step 76 to step 96): no collective can be matched, nor a straggler named" \
 	"$(json "$TMP/cap-ondemand.json" '"\n".join(d["notes"])')"
 finish
