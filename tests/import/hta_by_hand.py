@@ -5,7 +5,8 @@ HTA (Holistic Trace Analysis) cannot be installed here; its definitions are re-i
 code (github.com/facebookresearch/HolisticTraceAnalysis at f4d0062, hta/common/trace.py,
 hta/analyzers/breakdown_analysis.py, communication_analysis.py, cuda_kernel_analysis.py):
 
-- the trace: timestamps rounded up to whole µs (trace_parser: math.ceil(ts), dur = end - ceil(ts));
+- the trace: each event's start rounded up and its end down to whole µs (trace_parser's
+  round_down_time_stamps: end = ts + dur, ts = ceil(ts), end = floor(end), dur = end - ts);
   GPU events launched by a runtime call that starts at or after the last ProfilerStep's start are
   dropped (trace.py _filter_irrelevant_gpu_kernels), when there are at least 2 ProfilerSteps;
 - temporal breakdown: over GPU events with a stream, the span from the first start to the last end;
@@ -85,8 +86,10 @@ def hta(events, exact, last_step_filter=True):
     HTA's dropping of the kernels launched at or after the last ProfilerStep's start)."""
     def t(ts, dur):
         ts, dur = decimal.Decimal(ts), decimal.Decimal(dur)
-        # HTA: end = ts + dur first, then ts = ceil(ts): the start moves, the end does not
-        return (ts if exact else decimal.Decimal(math.ceil(ts))), ts + dur
+        # HTA: end = ts + dur first, then ts = ceil(ts) and end = floor(end)
+        if exact:
+            return ts, ts + dur
+        return decimal.Decimal(math.ceil(ts)), decimal.Decimal(math.floor(ts + dur))
     launches = {}
     steps = []
     gpu = []
