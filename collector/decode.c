@@ -231,7 +231,9 @@ static enum row_kind decode_memory(const CUpti_ActivityMemory4 *m, struct memory
 	row->device_id = m->deviceId;
 	row->context_id = m->contextId;
 	row->correlation_id = m->correlationId;
-	row->stream_id = m->streamId != CUPTI_INVALID_STREAM_ID ? m->streamId : ROW_NO_ID;
+	/* Stream-ordered (cudaMallocAsync, cudaFreeAsync) only: CUPTI gives the static allocations of
+	 * a module load stream 0 (the H200, 2026-12-02: 340-822 rows of each torch fixture). */
+	row->stream_id = m->isAsync && m->streamId != CUPTI_INVALID_STREAM_ID ? m->streamId : ROW_NO_ID;
 	row->address = m->address;
 	row->pc = m->PC;
 	row->bytes = m->bytes;

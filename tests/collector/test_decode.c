@@ -398,6 +398,15 @@ static void test_memory(void)
 	CHECK(row.memory.pool_address == ROW_NO_POOL && row.memory.pool_size == ROW_NO_POOL &&
 	      row.memory.imported_pool_address == ROW_NO_POOL);
 
+	/* A module's static allocation: CUPTI says stream 0, but it is not stream-ordered. */
+	m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC;
+	m.streamId = 0;
+	CHECK_EQ_INT(decode_record((CUpti_Activity *)&m, &row), ROW_MEMORY);
+	CHECK_EQ_INT(row.memory.mem_kind, 5);		/* nsys: 5 device static */
+	CHECK_EQ_INT(row.memory.stream_id, ROW_NO_ID);
+	m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	m.streamId = CUPTI_INVALID_STREAM_ID;
+
 	/* A stream-ordered release from a local pool: its pool's state comes along. */
 	m.memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;		/* 2 */
 	m.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_UNKNOWN;				/* 0 */
