@@ -9,7 +9,9 @@
 -- One departure from the nsys DDL: CUPTI_ACTIVITY_KIND_RUNTIME.correlationId is the INTEGER PRIMARY
 -- KEY. CUPTI gives every API call its own id (checked on the H200 with every runtime and driver call
 -- recorded: no id repeats), so the kernel -> launch join needs no separate index and a launch costs
--- about 18 bytes less on disk.
+-- about 18 bytes less on disk. Another: GPU_METRICS is a table without rowid keyed by (typeId,
+-- timestamp, metricId), since every sample interval is stored, idle ones too, as nsys stores them
+-- (docs/schema.md has the bytes it saves).
 
 CREATE TABLE StringIds (
     -- Consolidation of repetitive string values.
@@ -390,8 +392,9 @@ CREATE TABLE GPU_METRICS (
     timestamp                   INTEGER   NOT NULL,                    -- Event timestamp (ns).
     typeId                      INTEGER   NOT NULL,                    -- REFERENCES TARGET_INFO_GPU_METRICS(typeId) and GENERIC_EVENT_TYPES(typeId)
     metricId                    INTEGER   NOT NULL,                    -- REFERENCES TARGET_INFO_GPU_METRICS(metricId)
-    value                       INTEGER   NOT NULL                     -- Counter data value
-);
+    value                       INTEGER   NOT NULL,                    -- Counter data value
+    PRIMARY KEY (typeId, timestamp, metricId)                          -- ours: rows without rowid
+) WITHOUT ROWID;
 
 -- ---- GPU memory (CUPTI_ACTIVITY_KIND_MEMORY2 and MEMORY_POOL): nsys's --cuda-memory-usage tables,
 -- ---- columns and enum values as NVIDIA's SQLite schema reference (3.16) gives them.
@@ -514,5 +517,6 @@ CREATE TABLE GPT_GPU_METRICS (
     pcieReadBytes               REAL,                                  -- pcie__read_bytes.sum: received by the GPU (B).
     pcieWriteBytes              REAL,                                  -- pcie__write_bytes.sum: sent by the GPU (B).
     nvlinkRxBytes               REAL,                                  -- NVLink bytes received (B).
-    nvlinkTxBytes               REAL                                   -- NVLink bytes sent (B).
-);
+    nvlinkTxBytes               REAL,                                  -- NVLink bytes sent (B).
+    PRIMARY KEY (deviceId, start)
+) WITHOUT ROWID;

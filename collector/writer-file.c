@@ -65,11 +65,12 @@ static const char *const stmt_sql[ST_COUNT] = {
 		    "uint32Value, int32Value, floatValue) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_STRING] = "INSERT INTO StringIds (id, value) VALUES (?,?)",
 	[ST_META] = "INSERT OR REPLACE INTO GPT_META (name, value) VALUES (?,?)",
-	[ST_GPU_METRIC] = "INSERT INTO GPU_METRICS (rawTimestamp, timestamp, typeId, metricId, value) "
+	/* OR IGNORE: a sample whose start repeats one of its device's (none seen) is not fatal. */
+	[ST_GPU_METRIC] = "INSERT OR IGNORE INTO GPU_METRICS (rawTimestamp, timestamp, typeId, metricId, value) "
 			  "VALUES (?,?,?,?,?)",
 	[ST_GPU_METRIC_INFO] = "INSERT INTO TARGET_INFO_GPU_METRICS (typeId, sourceId, typeName, "
 			       "metricId, metricName) VALUES (?,?,?,?,?)",
-	[ST_GPT_GPU_METRICS] = "INSERT INTO GPT_GPU_METRICS (start, end, deviceId, smCyclesElapsed, "
+	[ST_GPT_GPU_METRICS] = "INSERT OR IGNORE INTO GPT_GPU_METRICS (start, end, deviceId, smCyclesElapsed, "
 			       "smCyclesActive, tensorCycles, dramReadBytes, dramWriteBytes, "
 			       "pcieReadBytes, pcieWriteBytes, nvlinkRxBytes, nvlinkTxBytes) VALUES "
 			       "(?,?,?,?,?,?,?,?,?,?,?,?)",

@@ -651,10 +651,10 @@ static int writer_gpu_sample(struct writer *w, struct gpu_metrics_seen *seen, ui
 	int64_t values[GPR_NR];
 	unsigned mask;
 
-	if (gpu_metrics_idle(s)) {
+	/* Idle samples too, as nsys writes them: SQL that averages rows over a window then averages
+	 * time (tests/collector/gpu-metrics-sql.sh). They are counted apart. */
+	if (gpu_metrics_idle(s))
 		w->gpu_metric_samples_idle++;
-		return 0;
-	}
 	bind_gpu_times(w, st, s->start, s->end);
 	sqlite3_bind_int64(st, 3, seen->device_id);
 	for (int i = 0; i < GPU_METRICS_GPT_COLUMNS; i++) {
@@ -682,7 +682,8 @@ static int writer_gpu_sample(struct writer *w, struct gpu_metrics_seen *seen, ui
 		if (writer_step(w, st) < 0)
 			return -1;
 	}
-	w->gpu_metric_samples++;
+	if (!gpu_metrics_idle(s))
+		w->gpu_metric_samples++;
 	return 0;
 }
 

@@ -319,13 +319,26 @@ static int check_integrity(struct trace *trace, struct trace_file *f, char *err,
 		return 0;
 	}
 	for (int t = 0; t < SRC_COUNT; t++) {
-		int64_t dummy = 0;
+		int64_t dummy = 0, without_rowid = 0;
 
 		if (!has_table(f, t))
 			continue;
-		sql = sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") + "
-				      "(SELECT rowid FROM \"%w\".\"%w\" LIMIT 1)",
-				      f->schema, trace_source_names[t], f->schema, trace_source_names[t]);
+		/* Our GPU_METRICS has no rowid (schema.sql, the one such table): its first and last rows
+		 * by its key instead. */
+		sql = sqlite3_mprintf("SELECT count(*) FROM pragma_table_list WHERE schema = %Q AND name = %Q "
+				      "AND wr", f->schema, trace_source_names[t]);
+		rc = trace_query_int(trace, sql, &without_rowid);
+		sqlite3_free(sql);
+		if (rc != SQLITE_OK)
+			without_rowid = 0;
+		if (without_rowid)
+			sql = sqlite3_mprintf("SELECT (SELECT typeId FROM \"%w\".\"%w\" LIMIT 1) + (SELECT typeId "
+					      "FROM \"%w\".\"%w\" ORDER BY typeId DESC, timestamp DESC, metricId DESC "
+					      "LIMIT 1)", f->schema, trace_source_names[t], f->schema, trace_source_names[t]);
+		else
+			sql = sqlite3_mprintf("SELECT (SELECT max(rowid) FROM \"%w\".\"%w\") + "
+					      "(SELECT rowid FROM \"%w\".\"%w\" LIMIT 1)",
+					      f->schema, trace_source_names[t], f->schema, trace_source_names[t]);
 		rc = trace_query_int(trace, sql, &dummy);
 		sqlite3_free(sql);
 		if (rc != SQLITE_OK)

@@ -326,13 +326,14 @@ static void test_rows(const char *dir)
  * GPT_GPU_METRICS rows (relative times, counts, NULL for what was not sampled) and GPU_METRICS rows
  * as nsys stores them: integer percentages, typeId & 0xFF the device, metrics described once in
  * TARGET_INFO_GPU_METRICS; DRAM shares from CUPTI's percentage, or bytes over the device's peak;
- * an idle sample counted in GPT_META, not stored.
+ * idle samples stored too (as nsys stores them: SQL averaging rows over a window averages time) and
+ * counted apart in GPT_META.
  */
 static void test_gpu_metrics(const char *dir)
 {
 	struct gpu_metrics_batch *b = calloc(1, sizeof(*b) + 5 * sizeof(b->samples[0]));
 	struct device_row dev = { .id = 3, .name = "NVIDIA H100", .memory_bandwidth = 3352000000000ull };
-	char path[600], text[512];
+	char path[600], text[1024];
 	struct writer *w;
 	sqlite3 *db;
 
@@ -357,7 +358,7 @@ static void test_gpu_metrics(const char *dir)
 	}
 	b->samples[1].value[GPM_TENSOR_PCT] = 80.4;
 	b->samples[1].value[GPM_DRAM_READ_PCT] = 61.6;
-	/* An idle sample (no SM active, 3 KB of traffic in 100 us) is counted, not stored. */
+	/* An idle sample (no SM active, 3 KB of traffic in 100 us) is stored, and counted as idle. */
 	b->count = 3;
 	for (int m = 0; m < GPM_NR; m++)
 		b->samples[2].value[m] = NAN;
@@ -389,16 +390,19 @@ static void test_gpu_metrics(const char *dir)
 				    "CAST(smCyclesActive AS INT) || ',' || CAST(dramReadBytes AS INT) || ',' || "
 				    "ifnull(pcieReadBytes, 'NULL'), ' ') FROM GPT_GPU_METRICS", text, sizeof(text)),
 		     "1000,101000,3,26136200,167600000,NULL 101000,201000,3,13068100,167600000,NULL "
-		     "301000,401000,3,0,2048,1024.0");
-	CHECK_EQ_STR(query_text(db, "SELECT group_concat(timestamp || ':' || m.metricName || '=' || value, '; ') "
-				    "FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS m USING (typeId, metricId) "
-				    "WHERE g.typeId & 255 = 3 AND metricName NOT LIKE 'GPC%' ORDER BY timestamp, metricId",
-				    text, sizeof(text)),
+		     "201000,301000,3,0,2048,1024.0 301000,401000,3,0,2048,1024.0");
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM GPT_GPU_METRICS"), 5);
+	CHECK_EQ_STR(query_text(db, "SELECT group_concat(r, '; ') FROM (SELECT timestamp || ':' || m.metricName || "
+				    "'=' || value AS r FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS m USING (typeId, "
+				    "metricId) WHERE g.typeId & 255 = 3 AND metricName NOT LIKE 'GPC%' ORDER BY timestamp, "
+				    "metricId)", text, sizeof(text)),
 		     "1000:SMs Active [Throughput %]=100; 1000:Tensor Active [Throughput %]=25; "
 		     "1000:DRAM Read Bandwidth [Throughput %]=50; 1000:DRAM Write Bandwidth [Throughput %]=10; "
 		     "101000:SMs Active [Throughput %]=50; 101000:Tensor Active [Throughput %]=80; "
 		     "101000:DRAM Read Bandwidth [Throughput %]=62; 101000:DRAM Write Bandwidth [Throughput %]=10; "
-		     "301000:SMs Active [Throughput %]=0; 301000:DRAM Read Bandwidth [Throughput %]=0");
+		     "201000:SMs Active [Throughput %]=0; 201000:DRAM Read Bandwidth [Throughput %]=0; "
+		     "301000:SMs Active [Throughput %]=0; 301000:DRAM Read Bandwidth [Throughput %]=0; "
+		     "401000:DRAM Read Bandwidth [Throughput %]=0");
 	CHECK_EQ_INT(query_int(db, "SELECT value FROM GPU_METRICS WHERE metricId = 0 LIMIT 1"), 1980000000);
 	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM TARGET_INFO_GPU_METRICS"), 5);
 	CHECK_EQ_INT(query_int(db, "SELECT count(DISTINCT typeId) FROM GPU_METRICS"), 1);
