@@ -21,9 +21,9 @@ const char *const gpu_metric_row_names[GPR_NR] = {
 	[GPR_DRAM_WRITE] = "DRAM Write Bandwidth [Throughput %]",
 	[GPR_PCIE_RX] = "PCIe RX Throughput [Throughput %]",
 	[GPR_PCIE_TX] = "PCIe TX Throughput [Throughput %]",
-	[GPR_HMMA] = "Tensor Active HMMA [Throughput %]",
-	[GPR_IMMA] = "Tensor Active IMMA [Throughput %]",
-	[GPR_DMMA] = "Tensor Active DMMA [Throughput %]",
+	[GPR_HMMA] = "HMMA Tensor Active [Throughput %]",
+	[GPR_IMMA] = "IMMA Tensor Active [Throughput %]",
+	[GPR_DMMA] = "DMMA Tensor Active [Throughput %]",
 };
 
 const enum gpu_metric_raw gpu_metrics_gpt_columns[GPU_METRICS_GPT_COLUMNS] = {

@@ -15,9 +15,9 @@
 const char *const gpu_sample_names[GS_NR] = {
 	[GS_SM_ACTIVE] = "SMs Active [Throughput %]",
 	[GS_TENSOR] = "Tensor Active [Throughput %]",
-	[GS_HMMA] = "Tensor Active HMMA [Throughput %]",
-	[GS_IMMA] = "Tensor Active IMMA [Throughput %]",
-	[GS_DMMA] = "Tensor Active DMMA [Throughput %]",
+	[GS_HMMA] = "HMMA Tensor Active [Throughput %]",
+	[GS_IMMA] = "IMMA Tensor Active [Throughput %]",
+	[GS_DMMA] = "DMMA Tensor Active [Throughput %]",
 	[GS_DRAM_READ] = "DRAM Read Bandwidth [Throughput %]",
 	[GS_DRAM_WRITE] = "DRAM Write Bandwidth [Throughput %]",
 	[GS_WARPS] = "Compute Warps in Flight [Throughput %]",
@@ -35,6 +35,10 @@ static const struct {
 	{ "DRAM Read Throughput [Throughput %]", GS_DRAM_READ },
 	{ "DRAM Write Throughput [Throughput %]", GS_DRAM_WRITE },
 	{ "Compute Warps In Flight [Throughput %]", GS_WARPS },
+	/* ours before 2026-12-04, when SQL selecting LIKE 'Tensor Active%' caught them too */
+	{ "Tensor Active HMMA [Throughput %]", GS_HMMA },
+	{ "Tensor Active IMMA [Throughput %]", GS_IMMA },
+	{ "Tensor Active DMMA [Throughput %]", GS_DMMA },
 };
 
 static int metric_index(const char *name)

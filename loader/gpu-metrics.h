@@ -21,7 +21,7 @@
 enum gpu_sample_metric {
 	GS_SM_ACTIVE,		/* "SMs Active [Throughput %]" */
 	GS_TENSOR,		/* "Tensor Active [Throughput %]" */
-	GS_HMMA,		/* "Tensor Active HMMA [Throughput %]" (ours) */
+	GS_HMMA,		/* "HMMA Tensor Active [Throughput %]" (ours) */
 	GS_IMMA,
 	GS_DMMA,
 	GS_DRAM_READ,		/* "DRAM Read Bandwidth [Throughput %]" */

@@ -19,7 +19,7 @@ db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
 names = {"sm_active_pct": "SMs Active [Throughput %]", "tensor_active_pct": "Tensor Active [Throughput %]",
          "dram_read_pct": "DRAM Read Bandwidth [Throughput %]", "dram_write_pct": "DRAM Write Bandwidth [Throughput %]",
          "pcie_rx_pct": "PCIe RX Throughput [Throughput %]", "pcie_tx_pct": "PCIe TX Throughput [Throughput %]",
-         "hmma_pct": "Tensor Active HMMA [Throughput %]"}
+         "hmma_pct": "Tensor Active HMMA [Throughput %]"}  # the fixture's (before the rename)
 bad = 0
 dev = d["devices"][0]
 for key, metric in names.items():

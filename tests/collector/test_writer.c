@@ -357,6 +357,7 @@ static void test_gpu_metrics(const char *dir)
 		s->value[GPM_GPC_CYCLES_AVG] = 198000;				/* 1.98 GHz */
 	}
 	b->samples[1].value[GPM_TENSOR_PCT] = 80.4;
+	b->samples[1].value[GPM_HMMA_PCT] = 79.6;
 	b->samples[1].value[GPM_DRAM_READ_PCT] = 61.6;
 	/* An idle sample (no SM active, 3 KB of traffic in 100 us) is stored, and counted as idle. */
 	b->count = 3;
@@ -400,11 +401,17 @@ static void test_gpu_metrics(const char *dir)
 		     "1000:DRAM Read Bandwidth [Throughput %]=50; 1000:DRAM Write Bandwidth [Throughput %]=10; "
 		     "101000:SMs Active [Throughput %]=50; 101000:Tensor Active [Throughput %]=80; "
 		     "101000:DRAM Read Bandwidth [Throughput %]=62; 101000:DRAM Write Bandwidth [Throughput %]=10; "
+		     "101000:HMMA Tensor Active [Throughput %]=80; "
 		     "201000:SMs Active [Throughput %]=0; 201000:DRAM Read Bandwidth [Throughput %]=0; "
 		     "301000:SMs Active [Throughput %]=0; 301000:DRAM Read Bandwidth [Throughput %]=0; "
 		     "401000:DRAM Read Bandwidth [Throughput %]=0");
 	CHECK_EQ_INT(query_int(db, "SELECT value FROM GPU_METRICS WHERE metricId = 0 LIMIT 1"), 1980000000);
-	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM TARGET_INFO_GPU_METRICS"), 5);
+	/* nsys's tensor row alone under its prefix: ours per precision are named apart */
+	CHECK_EQ_INT(query_int(db, "SELECT count(DISTINCT metricName) FROM TARGET_INFO_GPU_METRICS "
+				   "WHERE metricName LIKE 'Tensor Active%'"), 1);
+	CHECK_EQ_INT(query_int(db, "SELECT value FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS m USING (typeId, "
+				   "metricId) WHERE metricName = 'HMMA Tensor Active [Throughput %]'"), 80);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM TARGET_INFO_GPU_METRICS"), 6);
 	CHECK_EQ_INT(query_int(db, "SELECT count(DISTINCT typeId) FROM GPU_METRICS"), 1);
 	CHECK_EQ_INT(query_int(db, "SELECT typeId FROM TARGET_INFO_GPU_METRICS LIMIT 1"), 0x1000100000003ll);
 	CHECK_EQ_INT(query_int(db, "SELECT min(rawTimestamp) FROM GPU_METRICS"), (long long)(ORIGIN + 1000));
