@@ -37,6 +37,17 @@ void pr_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;

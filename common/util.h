@@ -24,6 +24,9 @@ enum gpt_exit {
 void pr_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* One line into err (errlen bytes; nothing when err is NULL or errlen 0): how the layers that
+ * return errors upward word them. */
+void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /*
  * a + b, held at INT64_MIN or INT64_MAX instead of overflowing: for sums of times and sizes read

@@ -69,19 +69,6 @@ struct reader {
 	char error[256];		/* a problem found by a callback */
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 static const char *text_set(struct text *t, const unsigned char *s, size_t len)
 {
 	if (len + 1 > t->cap) {

@@ -9,6 +9,7 @@
 
 #include "loader/trace.h"
 #include "loader/trace-private.h"
+#include "common/util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -67,19 +68,6 @@ struct trace {
 	int64_t (*spans)[2];
 	unsigned char *span_known;
 };
-
-static inline void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static inline void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static inline int has_table(const struct trace_file *f, enum source_table t)
 {

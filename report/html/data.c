@@ -55,8 +55,9 @@ static int64_t col_or(sqlite3_stmt *st, int col, int64_t null_value)
 	return sqlite3_column_type(st, col) == SQLITE_NULL ? null_value : sqlite3_column_int64(st, col);
 }
 
-/* A (traceId, nameId) group of kernels. */
-struct kernel_group {
+/* A (traceId, nameId) group of kernels, for the charts (the rules group theirs by device too:
+ * rules/kernel-groups.h). */
+struct chart_group {
 	int64_t trace_id, name_id;	/* name_id -1: NULL */
 	int64_t count, total, min, max;
 	char *name;
@@ -75,7 +76,7 @@ struct kernel_name {
 };
 
 struct kernel_pass {
-	struct kernel_group *groups;
+	struct chart_group *groups;
 	size_t ngroups;
 	struct value_budget values;	/* of the groups' counted durations */
 	struct key_index by_key;	/* (traceId, nameId) -> group */
@@ -85,7 +86,7 @@ struct kernel_pass {
 
 static int compare_group_name(const void *pa, const void *pb)
 {
-	const struct kernel_group *a = pa, *b = pb;
+	const struct chart_group *a = pa, *b = pb;
 
 	return strcmp(a->name, b->name);
 }
@@ -110,7 +111,7 @@ static char *lookup_name(struct trace *trace, int64_t trace_id, int64_t name_id)
 
 static int compare_group_key(const void *pa, const void *pb)
 {
-	const struct kernel_group *a = pa, *b = pb;
+	const struct chart_group *a = pa, *b = pb;
 
 	if (a->trace_id != b->trace_id)
 		return a->trace_id < b->trace_id ? -1 : 1;
@@ -131,7 +132,7 @@ static int merge_kernel_names(struct reader *r, struct kernel_pass *kp)
 		qsort(kp->groups, kp->ngroups, sizeof(*kp->groups), compare_group_name);
 	kp->names = xcalloc(kp->ngroups ? kp->ngroups : 1, sizeof(*kp->names));
 	for (size_t i = 0; i < kp->ngroups; i++) {
-		struct kernel_group *g = &kp->groups[i];
+		struct chart_group *g = &kp->groups[i];
 		int64_t key[KEY_INDEX_WORDS] = { g->trace_id, g->name_id };
 		struct kernel_name *n;
 
@@ -349,17 +350,17 @@ struct op_pass {
 	struct trace *trace;		/* for the kernels' names */
 };
 
-static struct kernel_group *group_get(struct op_pass *op, struct kernel_pass *kp, int64_t trace_id, int64_t name_id)
+static struct chart_group *group_get(struct op_pass *op, struct kernel_pass *kp, int64_t trace_id, int64_t name_id)
 {
 	int64_t key[KEY_INDEX_WORDS] = { trace_id, name_id };
 	size_t i = key_index_find(&op->groups, key);
-	struct kernel_group *g;
+	struct chart_group *g;
 
 	if (i != SIZE_MAX)
 		return &kp->groups[i];
 	kp->groups = xrealloc(kp->groups, (kp->ngroups + 1) * sizeof(*kp->groups));
 	g = &kp->groups[kp->ngroups];
-	*g = (struct kernel_group){ .trace_id = trace_id, .name_id = name_id, .min = INT64_MAX, .max = INT64_MIN };
+	*g = (struct chart_group){ .trace_id = trace_id, .name_id = name_id, .min = INT64_MAX, .max = INT64_MIN };
 	g->name = name_id < 0 ? NULL : lookup_name(op->trace, trace_id, name_id);
 	if (!g->name) {
 		char buf[64];
@@ -449,7 +450,7 @@ static void add_operation(struct op_pass *op, struct kernel_pass *kp, struct rep
 	if ((row->null & EVENT_START_NULL) || event_null(row, OP_END) || e < s)
 		return;
 	if (kind == 0) {
-		struct kernel_group *g = group_get(op, kp, t, event_int(row, OP_NAME, -1));
+		struct chart_group *g = group_get(op, kp, t, event_int(row, OP_NAME, -1));
 
 		g->count++;
 		g->total = sat_add64(g->total, e - s);
