@@ -24,7 +24,7 @@
 #include <time.h>
 
 #include "collector/decode.h"
-#include "collector/nvtx_rows.h"
+#include "collector/nvtx-rows.h"
 #include "collector/replay.h"
 #include "collector/writer.h"
 

@@ -35,7 +35,7 @@ struct collector;
 #define COLLECTOR_BUFFER_SIZE (8u << 20)
 
 struct collector_options {
-	const char *path;		/* trace file to create (already expanded, see trace_path.h) */
+	const char *path;		/* trace file to create (already expanded, see trace-path.h) */
 	int force;			/* overwrite an existing file instead of adding .1, .2, ... */
 	unsigned commit_interval_ms;	/* 0: 1000 */
 	uint64_t time_origin;		/* absolute ns subtracted from every timestamp */
@@ -178,7 +178,7 @@ void collector_window_close(struct collector *collector, uint64_t at, const char
 void collector_window_end(struct collector *collector, uint64_t at, const char *why);
 
 /*
- * GPU metrics samples of one device (collector/gpu_metrics.h), from the library's sampling thread:
+ * GPU metrics samples of one device (collector/sample-rows.h), from the library's sampling thread:
  * the collector owns batch (one malloc'd block) from now on.
  */
 struct gpu_metrics_batch;

@@ -30,8 +30,8 @@
 #include <unistd.h>
 
 #include "collector/schema_sql.h"
-#include "collector/schema_version.h"
-#include "collector/trace_path.h"
+#include "collector/schema-version.h"
+#include "collector/trace-path.h"
 
 #ifndef GPT_TRACE_VERSION
 #define GPT_TRACE_VERSION "unknown"

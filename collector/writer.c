@@ -22,7 +22,7 @@
 
 #include <sqlite3.h>
 
-#include "collector/gpu_metrics.h"
+#include "collector/sample-rows.h"
 #include "collector/hash.h"
 #include "collector/names.h"
 #include "collector/threads.h"

@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "collector/decode.h"
-#include "collector/gpu_metrics.h"
+#include "collector/sample-rows.h"
 
 struct writer;
 
@@ -80,7 +80,7 @@ int writer_api(struct writer *writer, const struct api_row *row);
 int writer_nvtx(struct writer *writer, const struct nvtx_row *row);
 /*
  * GPU metrics samples of one device: a GPT_GPU_METRICS row and its GPU_METRICS rows per sample,
- * TARGET_INFO_GPU_METRICS rows for metrics new to the device (gpu_metrics.h). Returns 0 or -1.
+ * TARGET_INFO_GPU_METRICS rows for metrics new to the device (sample-rows.h). Returns 0 or -1.
  */
 int writer_gpu_metrics(struct writer *writer, const struct gpu_metrics_batch *batch);
 void writer_device(struct writer *writer, const struct device_row *row);

@@ -18,7 +18,7 @@
 #include <cupti_profiler_target.h>
 #include <cupti_target.h>
 
-#include "collector/gpu_metrics.h"
+#include "collector/sample-rows.h"
 #include "inject/metrics-host.h"
 
 #define GPU_METRICS_MAX_DEVICES 64

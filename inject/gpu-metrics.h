@@ -3,7 +3,7 @@
  * (cupti_pmsampling.h) counts SM activity, tensor-pipe activity by precision, DRAM, PCIe and
  * NVLink traffic over fixed intervals, in one pass, without replaying anything. Our own thread
  * decodes the hardware buffer every GPU_METRICS_DECODE_MS, evaluates each sample and hands the
- * samples to the collector (collector/gpu_metrics.h), which writes them as Nsight Systems does.
+ * samples to the collector (collector/sample-rows.h), which writes them as Nsight Systems does.
  *
  * Where the counters cannot be had (profiling restricted to administrators, another profiler
  * holding them, a MIG instance, a GPU or CUPTI without PM sampling), one line says so through

@@ -48,7 +48,7 @@
 #include <unistd.h>
 
 #include "collector/rank.h"
-#include "collector/trace_path.h"
+#include "collector/trace-path.h"
 #include "inject/clock.h"
 #include "inject/gpu-metrics.h"
 #include "inject/metrics.h"

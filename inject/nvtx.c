@@ -9,7 +9,7 @@
  * records for colour and payload) that we would have to pair anyway; and handlers of our own can be
  * tested on a machine without a GPU. Each handler reads the clock (the same one CUPTI uses, see
  * clock.h), copies the message, and appends one fixed-size event to a batch under a mutex; the
- * collector's writer thread pairs events into nsys rows (collector/nvtx_rows.c).
+ * collector's writer thread pairs events into nsys rows (collector/nvtx-rows.c).
  *
  * Events recorded before CUDA is initialised are kept (at most NVTX_PENDING_MAX) and handed to the
  * collector when tracing starts; a process that never initialises CUDA just frees them at exit.

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "collector/rank.h"
-#include "collector/trace_path.h"
+#include "collector/trace-path.h"
 #include "tests/collector/check.h"
 
 static void test_expand(void)

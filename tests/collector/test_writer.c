@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collector/schema_version.h"
+#include "collector/schema-version.h"
 #include "collector/writer.h"
 #include "tests/collector/check.h"
 
@@ -322,7 +322,7 @@ static void test_rows(const char *dir)
 }
 
 /*
- * GPU metrics (collector/gpu_metrics.h): a batch of two samples of device 3 becomes two
+ * GPU metrics (collector/sample-rows.h): a batch of two samples of device 3 becomes two
  * GPT_GPU_METRICS rows (relative times, counts, NULL for what was not sampled) and GPU_METRICS rows
  * as nsys stores them: integer percentages, typeId & 0xFF the device, metrics described once in
  * TARGET_INFO_GPU_METRICS; DRAM shares from CUPTI's percentage, or bytes over the device's peak;

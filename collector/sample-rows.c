@@ -1,5 +1,5 @@
 /*
- * A GPU metrics sample -> the integer values of its GPU_METRICS rows (see gpu_metrics.h).
+ * A GPU metrics sample -> the integer values of its GPU_METRICS rows (see sample-rows.h).
  *
  * Percentages come from CUPTI's own pct_of_peak_sustained_elapsed where the sampler got one, and
  * otherwise from the counts: SMs active = active SM-cycles / elapsed SM-cycles; DRAM bandwidth =
@@ -7,7 +7,7 @@
  * GH100 (measured on the H100, 2026-11-27: an HMMA loop on every SM read 357%, a DMMA loop 395% of
  * the elapsed SM-cycles), hence the 4 of the fallback.
  */
-#include "collector/gpu_metrics.h"
+#include "collector/sample-rows.h"
 
 #include <math.h>
 

@@ -1,7 +1,7 @@
 /*
- * Trace file names (see trace_path.h).
+ * Trace file names (see trace-path.h).
  */
-#include "collector/trace_path.h"
+#include "collector/trace-path.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -10,8 +10,8 @@
  * percentages 0..100 (gpu_metrics_derive), described once per device in TARGET_INFO_GPU_METRICS.
  * docs/schema.md has the tables and the formulas.
  */
-#ifndef GPT_COLLECTOR_GPU_METRICS_H
-#define GPT_COLLECTOR_GPU_METRICS_H
+#ifndef GPT_COLLECTOR_SAMPLE_ROWS_H
+#define GPT_COLLECTOR_SAMPLE_ROWS_H
 
 #include <stddef.h>
 #include <stdint.h>

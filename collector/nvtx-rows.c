@@ -1,7 +1,7 @@
 /*
  * Pairing NVTX events into NVTX_EVENTS rows (see nvtx_rows.h).
  */
-#include "collector/nvtx_rows.h"
+#include "collector/nvtx-rows.h"
 
 #include <stdlib.h>
 #include <string.h>
