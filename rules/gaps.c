@@ -18,6 +18,7 @@
  */
 #include "rules/gaps.h"
 #include "rules/pending-calls.h"
+#include "rules/profiler-time.h"
 
 #include "loader/events.h"
 #include "loader/windows.h"
@@ -76,7 +77,6 @@ struct walker {
 	int64_t class_of[2];			/* the (traceId, nameId) of the last call classified, */
 	unsigned class_last;			/* and its class (class_of[0] -1: none yet) */
 	struct trace_windows windows;		/* capture windows of the traces (none: recorded whole) */
-	struct key_index replayed;		/* (traceId, correlationId) of launches --metrics replayed */
 };
 
 /* api_names_class() of a call, remembering the last answer: calls come in runs of one name. */
@@ -254,14 +254,8 @@ static void take_call(struct walker *w, const struct event_row *row, unsigned cl
 	}
 }
 
-/* One interval of the profiler's own work (PROFILER_OVERHEAD), read before the walk. */
-struct overhead {
-	int64_t trace_id, start, end, tid;
-	const char *name;		/* interned */
-};
-
 /* Keep an interval of the profiler's among its thread's calls: what it covers is the profiler's. */
-static void take_overhead(struct walker *w, const struct overhead *o)
+static void take_overhead(struct walker *w, const struct profiler_interval *o)
 {
 	struct host_thread *t;
 	struct host_call *c;
@@ -273,7 +267,7 @@ static void take_overhead(struct walker *w, const struct overhead *o)
 	c = &t->calls[t->ncalls++];
 	c->start = o->start;
 	c->end = o->end;
-	c->name = o->name;
+	c->name = intern(w, o->name);
 	c->cls = API_REPLAYED;
 }
 
@@ -611,8 +605,8 @@ struct walk_run {
 	struct api_names own_names;	/* when the caller gave no names */
 	struct op_input ops[3];		/* by enum gpu_op */
 	struct input calls, ranges;
-	struct overhead *overheads;	/* the profiler's intervals, in (traceId, start) order */
-	size_t noverheads, next_overhead;
+	struct profiler_time profiler;	/* measured launches; intervals when attributing */
+	size_t next_overhead;		/* the next of profiler.intervals to take */
 	int attributing, startup;	/* some visitor wants the gaps split by cause, the start-up */
 	unsigned api;			/* the classes of calls the walker keeps */
 	unsigned call_classes;		/* the classes of calls some visitor counts */
@@ -642,80 +636,10 @@ static void walk_needs(struct walk_run *r)
 		r->api = ~0u;
 }
 
-/*
- * The launches that --metrics replayed: the correlation ids of the kernel metrics' rows (counters
- * and SASS alike, both replay or patch the kernel inside its launch call). No such view: none.
- */
-static int load_replayed(struct walk_run *r, struct rule_context *ctx)
-{
-	sqlite3 *db = trace_db(ctx->trace);
-	sqlite3_stmt *st;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM temp.sqlite_master WHERE name = 'gpt_all_kernel_metrics'",
-			       -1, &st, NULL) != SQLITE_OK)
-		goto failed;
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return 0;
-	if (sqlite3_prepare_v2(db, "SELECT DISTINCT traceId, correlationId FROM gpt_all_kernel_metrics"
-			       " WHERE correlationId IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
-		goto failed;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t key[KEY_INDEX_WORDS] = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1) };
-
-		key_index_get(&r->w.replayed, key, NULL);
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
-		return 0;
-failed:
-	snprintf(r->why, sizeof(r->why), "cannot read the kernel metrics: %s", sqlite3_errmsg(db));
-	return -EIO;
-}
-
-/* The profiler's intervals (profiler_overhead, docs/schema.md): few, read whole. */
-static int load_overheads(struct walk_run *r, struct rule_context *ctx)
-{
-	sqlite3 *db = trace_db(ctx->trace);
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int rc;
-
-	if (sqlite3_prepare_v2(db, "SELECT traceId, start, \"end\", globalTid, name FROM gpt_all_profiler_overhead"
-			       " WHERE globalTid IS NOT NULL AND start IS NOT NULL AND \"end\" >= start"
-			       " ORDER BY traceId, start", -1, &st, NULL) != SQLITE_OK) {
-		snprintf(r->why, sizeof(r->why), "cannot read the profiler's overhead: %s", sqlite3_errmsg(db));
-		return -EIO;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 4);
-
-		if (r->noverheads == cap) {
-			cap = cap ? 2 * cap : 64;
-			r->overheads = xrealloc(r->overheads, cap * sizeof(*r->overheads));
-		}
-		r->overheads[r->noverheads++] = (struct overhead){
-			.trace_id = sqlite3_column_int64(st, 0), .start = sqlite3_column_int64(st, 1),
-			.end = sqlite3_column_int64(st, 2), .tid = sqlite3_column_int64(st, 3),
-			.name = intern(&r->w, name ? name : "profiler overhead"),
-		};
-	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
-		return 0;
-	snprintf(r->why, sizeof(r->why), "cannot read the profiler's overhead: %s", sqlite3_errmsg(db));
-	return -EIO;
-}
-
 /* Open the operations' streams, the calls' and (when attributing) the ranges', each at its first row. */
 static int walk_open(struct walk_run *r, struct rule_context *ctx)
 {
-	int ret = load_replayed(r, ctx);
-
-	if (!ret && r->attributing)
-		ret = load_overheads(r, ctx);
+	int ret = profiler_time_load(ctx->trace, r->attributing, &r->profiler, r->why, sizeof(r->why));
 
 	for (int k = 0; k < 3 && !ret; k++)
 		ret = op_open(ctx, &r->ops[k], (enum gpu_op)k, r->why, sizeof(r->why));
@@ -756,12 +680,9 @@ static void walk_call(struct walk_run *r, const struct event_row *row)
 {
 	unsigned cls = call_class(&r->w, row, CALL_NAME);
 
-	if ((cls & API_LAUNCH) && r->w.replayed.count && !event_null(row, CALL_CORRELATION)) {
-		int64_t key[KEY_INDEX_WORDS] = { row->trace_id, row->v[CALL_CORRELATION] };
-
-		if (key_index_find(&r->w.replayed, key) != SIZE_MAX)
-			cls |= API_REPLAYED;
-	}
+	if ((cls & API_LAUNCH) && !event_null(row, CALL_CORRELATION) &&
+	    profiler_time_replayed(&r->profiler, row->trace_id, row->v[CALL_CORRELATION]))
+		cls |= API_REPLAYED;
 	if (r->attributing || (cls & r->api))
 		take_call(&r->w, row, cls);
 	if (cls & r->call_classes)
@@ -777,7 +698,8 @@ static int walk_host_until(struct walk_run *r, int64_t trace_id, int64_t start)
 
 	for (;;) {
 		int before_r = input_before(ranges, trace_id, start), before_c = input_before(calls, trace_id, start);
-		const struct overhead *o = r->next_overhead < r->noverheads ? &r->overheads[r->next_overhead] : NULL;
+		const struct profiler_interval *o = r->next_overhead < r->profiler.n ?
+						    &r->profiler.intervals[r->next_overhead] : NULL;
 
 		/* The profiler's intervals before the calls and ranges that start with or inside them. */
 		if (o && (o->trace_id < trace_id || (o->trace_id == trace_id && o->start <= start)) &&
@@ -959,8 +881,7 @@ static void walk_release(struct walk_run *r)
 	free(w->parts[0]);
 	free(w->parts[1]);
 	trace_windows_release(&w->windows);
-	key_index_release(&w->replayed);
-	free(r->overheads);
+	profiler_time_release(&r->profiler);
 	api_names_release(&r->own_names);
 }
 
