@@ -139,13 +139,19 @@ def hta(events, exact, last_step_filter=True):
     }
 
 
-def ours(gpt_trace, path):
-    # imported into a temporary file, so that no cache is left beside the JSON
+def report_of(gpt_trace, path):
+    """gpt-trace's JSON report of the trace, imported into a temporary file, so that no cache is left
+    beside the JSON."""
     with tempfile.TemporaryDirectory() as tmp:
         trace = os.path.join(tmp, 'trace.sqlite')
         subprocess.run([gpt_trace, 'import', '-q', path, '-o', trace], check=True)
         rep = json.loads(subprocess.run([gpt_trace, 'report', '-q', '-f', 'json', trace], check=True,
                                         capture_output=True, text=True).stdout)
+    return rep
+
+
+def ours(gpt_trace, path):
+    rep = report_of(gpt_trace, path)
     phases = rep['phases'][0]['phases']
     total = {k: sum(p['split'][k] for p in phases) for k in ('compute_ns', 'communication_ns', 'copies_ns', 'idle_ns')}
     kinds = {}
@@ -163,11 +169,7 @@ def fmt(v):
 
 def union_shares(gpt_trace, path):
     """gpt-trace's by_union split over the whole GPU span, in % of it (and the overlap, % of comm)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        trace = os.path.join(tmp, 'trace.sqlite')
-        subprocess.run([gpt_trace, 'import', '-q', path, '-o', trace], check=True)
-        rep = json.loads(subprocess.run([gpt_trace, 'report', '-q', '-f', 'json', trace], check=True,
-                                        capture_output=True, text=True).stdout)
+    rep = report_of(gpt_trace, path)
     phases = [p for p in rep['phases'][0]['phases'] if p['name'] != 'start-up']
     u = {k: sum(p['split']['by_union'][k] for p in phases) for k in
          ('compute_ns', 'communication_ns', 'memory_ns', 'idle_ns', 'overlap_ns')}
