@@ -52,25 +52,12 @@ static int metric_index(const char *name)
 	return -1;
 }
 
-static int view_exists(sqlite3 *db)
-{
-	sqlite3_stmt *st;
-	int found = 0;
-
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM temp.sqlite_master WHERE name = 'gpu_metrics'", -1,
-			       &st, NULL) != SQLITE_OK)
-		return 0;
-	found = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	return found;
-}
-
 int gpu_samples_present(struct trace *trace)
 {
 	sqlite3_stmt *st;
 	int found = 0;
 
-	if (!view_exists(trace_db(trace)) ||
+	if (!trace_view_exists(trace, "gpu_metrics") ||
 	    sqlite3_prepare_v2(trace_db(trace), "SELECT 1 FROM gpu_metrics LIMIT 1", -1, &st, NULL) !=
 		    SQLITE_OK)
 		return 0;
@@ -163,7 +150,7 @@ int gpu_samples_load(struct trace *trace, struct gpu_samples **out, char *err, s
 	int rc, ret = -ENOMEM;
 
 	*out = NULL;
-	if (!view_exists(db))
+	if (!trace_view_exists(trace, "gpu_metrics"))
 		return 0;
 	if (sqlite3_prepare_v2(db, "SELECT traceId, deviceId, timestamp, metricName, value FROM "
 			       "gpu_metrics ORDER BY traceId, deviceId, timestamp", -1, &st, NULL) != SQLITE_OK) {

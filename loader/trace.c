@@ -133,6 +133,20 @@ sqlite3 *trace_db(struct trace *trace)
 	return trace->db;
 }
 
+int trace_view_exists(struct trace *trace, const char *view)
+{
+	sqlite3_stmt *st;
+	int found;
+
+	if (sqlite3_prepare_v2(trace->db, "SELECT 1 FROM temp.sqlite_master WHERE type = 'view' AND name = ?1",
+			       -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, view, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
 size_t trace_count(const struct trace *trace)
 {
 	return trace->nfiles;

@@ -118,6 +118,9 @@ void trace_close(struct trace *trace);
 
 /* The connection holding the canonical views; owned by the trace. */
 sqlite3 *trace_db(struct trace *trace);
+/* Whether the view exists: the ones made only when some file has their table (gpu_metrics,
+ * kernel_metrics and their gpt_all_ sources, above). */
+int trace_view_exists(struct trace *trace, const char *view);
 
 /*
  * Restrict every canonical view to a scope: a time window [start, end) (both 0: no window; start 0:

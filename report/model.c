@@ -79,15 +79,9 @@ static int read_commands(struct trace *trace, struct report_header *hdr, char *e
 static int count_measured(struct trace *trace, size_t t, int64_t *n, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	int rc;
 
 	*n = 0;
-	if (sqlite3_prepare_v2(trace_db(trace), "SELECT 1 FROM temp.sqlite_master WHERE name = 'gpt_all_kernel_metrics'",
-			       -1, &st, NULL) != SQLITE_OK)
-		return sql_failed(trace, "kernel metrics", err, errlen);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
+	if (!trace_view_exists(trace, "gpt_all_kernel_metrics"))
 		return 0;
 	if (sqlite3_prepare_v2(trace_db(trace), "SELECT count(DISTINCT correlationId) FROM gpt_all_kernel_metrics "
 			       "WHERE traceId = ?1", -1, &st, NULL) != SQLITE_OK)

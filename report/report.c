@@ -107,17 +107,14 @@ static void causes_line(FILE *out, const struct phase *ph, size_t n)
  */
 static void union_line(FILE *out, const struct time_split *s)
 {
-	int64_t total = s->compute_ns + s->comm_ns + s->copy_ns + s->idle_ns;
-	int64_t overlap = s->union_compute_ns + s->union_comm_ns - s->union_compute_or_comm_ns;
+	struct union_shares u;
 
-	if (s->union_comm_ns <= 0 || total <= 0)
+	if (!time_split_union(s, &u))
 		return;
 	fprintf(out, "             by union, as HTA splits it: compute %.1f%%, communication %.1f%%, memory %.1f%%, "
 		"idle %.1f%%; %.1f%% of communication overlaps compute (above, overlapped time counts once, for what "
 		"started first; HTA's own numbers differ by their window, the kernels launched before the last "
-		"ProfilerStep, and their rounding to whole us)\n", 100.0 * (double)s->union_compute_ns / (double)total,
-		100.0 * (double)s->union_comm_ns / (double)total, 100.0 * (double)s->union_memory_ns / (double)total,
-		100.0 * (double)s->idle_ns / (double)total, 100.0 * (double)overlap / (double)s->union_comm_ns);
+		"ProfilerStep, and their rounding to whole us)\n", u.compute, u.comm, u.memory, u.idle, u.overlap);
 }
 
 /* The time split of steady iterations, per iteration on average. */
@@ -479,14 +476,16 @@ static void json_list(FILE *out, char *const *items, size_t n)
 
 static void json_split(FILE *out, const struct time_split *s)
 {
+	struct union_shares u;
+
+	time_split_union(s, &u);
 	fprintf(out, "{\"compute_ns\": %" PRId64 ", \"communication_ns\": %" PRId64 ", \"copies_ns\": %" PRId64
 		", \"idle_ns\": %" PRId64 ", \"idle_by_kind_ns\": {", s->compute_ns, s->comm_ns, s->copy_ns, s->idle_ns);
 	for (int k = 0; k < PHASE_IDLE_KINDS; k++)
 		fprintf(out, "%s\"%s\": %" PRId64, k ? ", " : "", phase_idle_kind_name(k), s->idle_kind_ns[k]);
 	fprintf(out, "}, \"by_union\": {\"compute_ns\": %" PRId64 ", \"communication_ns\": %" PRId64
 		", \"memory_ns\": %" PRId64 ", \"idle_ns\": %" PRId64 ", \"overlap_ns\": %" PRId64 "}}", s->union_compute_ns,
-		s->union_comm_ns, s->union_memory_ns, s->idle_ns,
-		s->union_compute_ns + s->union_comm_ns - s->union_compute_or_comm_ns);
+		s->union_comm_ns, s->union_memory_ns, s->idle_ns, u.overlap_ns);
 }
 
 static const char *source_id(enum iteration_source source)

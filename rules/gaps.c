@@ -579,9 +579,15 @@ static int input_next(struct input *in, char *err, size_t errlen)
 	return ret < 0 ? ret : 0;
 }
 
+/* Whether (trace_id, start) a comes no later than b, in the walk's (traceId, start) order. */
+static int at_or_before(int64_t trace_a, int64_t start_a, int64_t trace_b, int64_t start_b)
+{
+	return trace_a < trace_b || (trace_a == trace_b && start_a <= start_b);
+}
+
 static int input_before(const struct input *in, int64_t trace_id, int64_t start)
 {
-	return in->row && (in->row->trace_id < trace_id || (in->row->trace_id == trace_id && in->row->start <= start));
+	return in->row && at_or_before(in->row->trace_id, in->row->start, trace_id, start);
 }
 
 /* Give one API call to the visitors that count calls of its class. */
@@ -702,18 +708,15 @@ static int walk_host_until(struct walk_run *r, int64_t trace_id, int64_t start)
 						    &r->profiler.intervals[r->next_overhead] : NULL;
 
 		/* The profiler's intervals before the calls and ranges that start with or inside them. */
-		if (o && (o->trace_id < trace_id || (o->trace_id == trace_id && o->start <= start)) &&
-		    (!before_r || o->trace_id < ranges->row->trace_id ||
-		     (o->trace_id == ranges->row->trace_id && o->start <= ranges->row->start)) &&
-		    (!before_c || o->trace_id < calls->row->trace_id ||
-		     (o->trace_id == calls->row->trace_id && o->start <= calls->row->start))) {
+		if (o && at_or_before(o->trace_id, o->start, trace_id, start) &&
+		    (!before_r || at_or_before(o->trace_id, o->start, ranges->row->trace_id, ranges->row->start)) &&
+		    (!before_c || at_or_before(o->trace_id, o->start, calls->row->trace_id, calls->row->start))) {
 			take_overhead(&r->w, o);
 			r->next_overhead++;
 			continue;
 		}
-		if (before_r && (!before_c || ranges->row->trace_id < calls->row->trace_id ||
-				 (ranges->row->trace_id == calls->row->trace_id &&
-				  ranges->row->start <= calls->row->start))) {
+		if (before_r && (!before_c || at_or_before(ranges->row->trace_id, ranges->row->start,
+							   calls->row->trace_id, calls->row->start))) {
 			/* Only ranges that have a thread and last: marks and unclosed ranges do not. */
 			if (!event_null(ranges->row, RANGE_TID) && !event_null(ranges->row, RANGE_END) &&
 			    ranges->row->v[RANGE_END] > ranges->row->start)

@@ -47,7 +47,7 @@ struct blocker_idle {
 struct device_idle {
 	struct rule_device key;
 	struct cause_total cause[GAP_NCAUSES];	/* the profiler's own work left out */
-	struct cause_total replay;		/* idle time in the profiler's own work */
+	struct cause_total profiler;		/* idle time in the profiler's own work */
 	int64_t family_ns[IDLE_NFAMILIES];	/* host-wait idle time by family */
 	int64_t claimed_ns;			/* host-wait that allocation-churn and
 						   host-pinning-in-loop claim (alloc-tally.h) */
@@ -345,17 +345,17 @@ static int on_gap(const struct gap *g, void *arg)
 	struct idle_state *s = arg;
 	struct device_idle *d;
 	struct stream_idle *st;
-	int64_t len = g->end - g->start, replay;
+	int64_t len = g->end - g->start, profiler;
 
 	alloc_tally_gap(g, &s->tally);
 	if (len <= 0 || len < s->min_gap)
 		return 0;
 	d = device_get(s, g->trace_id, g->device);
-	replay = gap_profiler_ns(g);
-	if (replay > 0) {
-		d->replay.count++;
-		d->replay.ns += replay;
-		len -= replay;
+	profiler = gap_profiler_ns(g);
+	if (profiler > 0) {
+		d->profiler.count++;
+		d->profiler.ns += profiler;
+		len -= profiler;
 	}
 	if (len > 0) {
 		d->cause[g->cause].count++;
@@ -442,7 +442,7 @@ static struct finding *device_finding(const struct rule *rule, struct rule_conte
 {
 	int64_t active = gap_device_active(dev);
 	int64_t host = d->cause[GAP_HOST_WAIT].ns, sync = d->cause[GAP_SYNC_WAIT].ns;
-	int64_t idle = host + sync + d->cause[GAP_OTHER].ns + d->replay.ns;
+	int64_t idle = host + sync + d->cause[GAP_OTHER].ns + d->profiler.ns;
 	struct rule_text t1, t2, t3, t4, t5, t6, t7;
 	const char *fix;
 	struct finding *f;
@@ -466,8 +466,8 @@ static struct finding *device_finding(const struct rule *rule, struct rule_conte
 			 fmt_percent(&t3, (double)idle / (double)active), fmt_duration(&t4, active),
 			 fmt_duration(&t5, sync), fmt_duration(&t6, host), have_family ? ", mostly " : "",
 			 have_family ? family_text(headline, sizeof(headline), s, d, family) : "",
-			 d->replay.ns > 0 ? "; the profiler's own work " : "",
-			 d->replay.ns > 0 ? fmt_duration(&t7, d->replay.ns) : "");
+			 d->profiler.ns > 0 ? "; the profiler's own work " : "",
+			 d->profiler.ns > 0 ? fmt_duration(&t7, d->profiler.ns) : "");
 	f->device = (int32_t)d->key.device;
 	return f;
 }
@@ -496,11 +496,11 @@ static void evidence_totals(struct finding *f, const struct device_idle *d, cons
 	if (d->claimed_ns > 0)
 		finding_evidence(f, "%s of the host-wait is the allocation calls' (counted by allocation-churn and "
 				 "host-pinning-in-loop, not here)", fmt_duration(&t1, d->claimed_ns));
-	if (d->replay.ns > 0)
+	if (d->profiler.ns > 0)
 		finding_evidence(f, "the profiler's own work: %s in %" PRId64 " gap%s (kernel replay and its setup "
 				 "under --metrics, the profiler's overhead records), left out of the causes and "
-				 "of the recoverable time", fmt_duration(&t1, d->replay.ns), d->replay.count,
-				 plural(d->replay.count));
+				 "of the recoverable time", fmt_duration(&t1, d->profiler.ns), d->profiler.count,
+				 plural(d->profiler.count));
 }
 
 /* The device's largest host-wait causes (4), streams (4) and blocking calls (3). */

@@ -377,6 +377,22 @@ static int64_t split_total(const struct time_split *s)
 	return s->compute_ns + s->comm_ns + s->copy_ns + s->idle_ns;
 }
 
+int time_split_union(const struct time_split *s, struct union_shares *u)
+{
+	int64_t total = split_total(s);
+
+	memset(u, 0, sizeof(*u));
+	u->overlap_ns = s->union_compute_ns + s->union_comm_ns - s->union_compute_or_comm_ns;
+	if (s->union_comm_ns <= 0 || total <= 0)
+		return 0;
+	u->compute = 100.0 * (double)s->union_compute_ns / (double)total;
+	u->comm = 100.0 * (double)s->union_comm_ns / (double)total;
+	u->memory = 100.0 * (double)s->union_memory_ns / (double)total;
+	u->idle = 100.0 * (double)s->idle_ns / (double)total;
+	u->overlap = 100.0 * (double)u->overlap_ns / (double)s->union_comm_ns;
+	return 1;
+}
+
 static int compare_causes(const void *pa, const void *pb)
 {
 	const struct idle_cause *a = pa, *b = pb;

@@ -80,6 +80,16 @@ struct time_split {
 	int64_t union_compute_ns, union_comm_ns, union_memory_ns, union_compute_or_comm_ns;
 };
 
+/* A split as HTA splits it: compute, communication, memory and idle in % of the split's device
+ * time, the comm/comp overlap in % of communication, and overlap_ns the time both ran. */
+struct union_shares {
+	double compute, comm, memory, idle, overlap;
+	int64_t overlap_ns;
+};
+/* Fill u (overlap_ns always); returns 1 when the split has communication and device time, else 0
+ * (the shares are then 0: HTA's split tells nothing ours does not). */
+int time_split_union(const struct time_split *s, struct union_shares *u);
+
 struct phase {
 	int64_t start, end;		/* on the trace's clock; end == start when the phase is empty */
 	char *reason;			/* why it begins and ends there, in words */

@@ -15,17 +15,12 @@
 
 /* The correlation ids of the kernel metrics' rows, counters and SASS alike (both replay or patch
  * the kernel inside its launch call); none without the view (a trace recorded without --metrics). */
-static int load_replayed(sqlite3 *db, struct profiler_time *pt)
+static int load_replayed(struct trace *trace, sqlite3 *db, struct profiler_time *pt)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM temp.sqlite_master WHERE name = 'gpt_all_kernel_metrics'",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
+	if (!trace_view_exists(trace, "gpt_all_kernel_metrics"))
 		return 0;
 	if (sqlite3_prepare_v2(db, "SELECT DISTINCT traceId, correlationId FROM gpt_all_kernel_metrics"
 			       " WHERE correlationId IS NOT NULL", -1, &st, NULL) != SQLITE_OK)
@@ -71,7 +66,7 @@ int profiler_time_load(struct trace *trace, int with_intervals, struct profiler_
 	sqlite3 *db = trace_db(trace);
 
 	memset(pt, 0, sizeof(*pt));
-	if (load_replayed(db, pt) < 0 || (with_intervals && load_intervals(db, pt) < 0)) {
+	if (load_replayed(trace, db, pt) < 0 || (with_intervals && load_intervals(db, pt) < 0)) {
 		snprintf(why, len, "cannot read the profiler's time (kernel metrics, PROFILER_OVERHEAD): %s",
 			 sqlite3_errmsg(db));
 		profiler_time_release(pt);

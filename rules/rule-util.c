@@ -396,6 +396,16 @@ static double value_at(const struct dur_hist *hist, int64_t pos)
 	return 0;
 }
 
+int64_t dur_hist_min(const struct dur_hist *hist)
+{
+	int64_t min = 0;
+
+	for (size_t i = 0; i < hist->n; i++)
+		if (!i || hist->buckets[i].min < min)
+			min = hist->buckets[i].min;
+	return min;
+}
+
 double dur_hist_median(struct dur_hist *hist)
 {
 	dur_hist_settle(hist);

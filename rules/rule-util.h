@@ -46,6 +46,8 @@ struct dur_hist {
 };
 void dur_hist_add(struct dur_hist *hist, int64_t ns);
 double dur_hist_median(struct dur_hist *hist);
+/* The smallest value added (exact: each bucket keeps its own); 0 when there is none. */
+int64_t dur_hist_min(const struct dur_hist *hist);
 /* The sum of min(value, cap) over the values (per bucket, from its mean where it straddles cap). */
 double dur_hist_sum_capped(struct dur_hist *hist, double cap);
 void dur_hist_release(struct dur_hist *hist);

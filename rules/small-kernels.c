@@ -54,7 +54,6 @@ struct device_small {
 	struct rule_device key;
 	struct dur_hist launches;	/* launch calls of kernels, but each kernel's first */
 	struct dur_hist first_launches;	/* each kernel's first launch call */
-	int64_t min_launch, min_first;	/* the shortest of each (INT64_MAX: none) */
 	int few;			/* launch_cost is the shortest of fewer than LAUNCH_COST_MIN_CALLS */
 	double launch_cost;		/* ns: median launch call, or the assumed cost */
 	int measured;			/* launch_cost comes from API records */
@@ -81,13 +80,8 @@ extern const struct rule rule_idle_gaps;
 
 static struct device_small *device_get(struct small_state *s, int64_t trace_id, int64_t device)
 {
-	int created;
-	struct device_small *d = rule_device_get(&s->device_index, trace_id, device, &s->devices, &s->ndevices,
-						 sizeof(*s->devices), &created);
-
-	if (created)
-		d->min_launch = d->min_first = INT64_MAX;
-	return d;
+	return rule_device_get(&s->device_index, trace_id, device, &s->devices, &s->ndevices,
+			       sizeof(*s->devices), NULL);
 }
 
 static int on_launch(const struct gap *g, void *arg)
@@ -113,13 +107,8 @@ static int on_launch(const struct gap *g, void *arg)
 	/* A launch that --metrics replayed lasts as long as its replay passes: not a launch cost. */
 	if (g->api_start >= 0 && (g->api_class & API_REPLAYED))
 		d->replayed++;
-	else if (g->api_start >= 0 && (g->api_class & API_LAUNCH)) {
-		int64_t ns = g->api_end - g->api_start, *min = created ? &d->min_first : &d->min_launch;
-
-		dur_hist_add(created ? &d->first_launches : &d->launches, ns);
-		if (ns < *min)
-			*min = ns;
-	}
+	else if (g->api_start >= 0 && (g->api_class & API_LAUNCH))
+		dur_hist_add(created ? &d->first_launches : &d->launches, g->api_end - g->api_start);
 	return 0;
 }
 
@@ -267,11 +256,11 @@ static int small_kernels_begin(const struct rule *rule, struct rule_context *ctx
  */
 #define LAUNCH_COST_MIN_CALLS 5
 
-/* The median of h, or its shortest value min when it holds fewer than LAUNCH_COST_MIN_CALLS. */
-static double launch_cost_of(struct device_small *d, struct dur_hist *h, int64_t min)
+/* The median of h, or its shortest value when it holds fewer than LAUNCH_COST_MIN_CALLS. */
+static double launch_cost_of(struct device_small *d, struct dur_hist *h)
 {
 	d->few = h->count < LAUNCH_COST_MIN_CALLS;
-	return d->few ? (double)min : dur_hist_median(h);
+	return d->few ? (double)dur_hist_min(h) : dur_hist_median(h);
 }
 
 /* Each device's launch cost, and the duration under which its kernels are small. */
@@ -284,11 +273,11 @@ static void launch_costs(struct small_state *s, double ratio, double max_duratio
 		 * nvFuser fixture); only a trace whose kernels all ran once falls back to those. */
 		if (d->launches.count) {
 			d->measured = d->repeated = 1;
-			d->launch_cost = launch_cost_of(d, &d->launches, d->min_launch);
+			d->launch_cost = launch_cost_of(d, &d->launches);
 			d->launch_calls = d->launches.count;
 		} else if (d->first_launches.count) {
 			d->measured = 1;
-			d->launch_cost = launch_cost_of(d, &d->first_launches, d->min_first);
+			d->launch_cost = launch_cost_of(d, &d->first_launches);
 			d->launch_calls = d->first_launches.count;
 		} else {
 			d->launch_cost = max_duration;

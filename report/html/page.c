@@ -231,19 +231,16 @@ static void write_iterations_line(FILE *out, const struct trace_phases *tp)
 static void write_union_line(FILE *out, const struct trace_phases *tp, size_t t)
 {
 	const struct time_split *s = &tp->phase[PHASE_STEADY].split;
-	int64_t total = s->compute_ns + s->comm_ns + s->copy_ns + s->idle_ns;
-	int64_t overlap = s->union_compute_ns + s->union_comm_ns - s->union_compute_or_comm_ns;
+	struct union_shares u;
 
-	if (s->union_comm_ns <= 0 || total <= 0)
+	if (!time_split_union(s, &u))
 		return;
 	fprintf(out, "<p class=\"union\" data-trace=\"%zu\" data-compute-ns=\"%" PRId64 "\" data-comm-ns=\"%" PRId64
 		"\" data-memory-ns=\"%" PRId64 "\" data-overlap-ns=\"%" PRId64 "\">Steady state by union, as HTA splits "
 		"it: compute %.1f%%, communication %.1f%%, memory %.1f%%, idle %.1f%%; %.1f%% of communication overlaps "
 		"compute. <span class=\"muted\">The bars count overlapped time once, for what started first.</span></p>\n",
-		t, s->union_compute_ns, s->union_comm_ns, s->union_memory_ns, overlap,
-		100.0 * (double)s->union_compute_ns / (double)total, 100.0 * (double)s->union_comm_ns / (double)total,
-		100.0 * (double)s->union_memory_ns / (double)total, 100.0 * (double)s->idle_ns / (double)total,
-		100.0 * (double)overlap / (double)s->union_comm_ns);
+		t, s->union_compute_ns, s->union_comm_ns, s->union_memory_ns, u.overlap_ns, u.compute, u.comm, u.memory,
+		u.idle, u.overlap);
 }
 
 static void write_phases(FILE *out, const struct report_header *hdr)
