@@ -1,12 +1,12 @@
 /*
  * gpt-trace baseline save: write the per-kernel timing summaries of a trace as a small JSON file
  * to commit next to the code; `gpt-trace check` compares later traces against it. The format and
- * why its quantile points suffice are described in diff/baseline.h.
+ * why its quantile points suffice are described in analyzer/diff/baseline.h.
  */
 #include "cli/commands.h"
 #include "cli/diff-options.h"
 #include "cli/usage.h"
-#include "diff/baseline.h"
+#include "analyzer/diff/baseline.h"
 #include "common/util.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /*
  * gpt-trace diff: compare the kernel timings of two traces, kernel by kernel, with a rank test and
- * a confidence interval of the duration ratio (diff/diff.h has the rule), and exit 1 when a
+ * a confidence interval of the duration ratio (analyzer/diff/diff.h has the rule), and exit 1 when a
  * kernel got slower by more than the threshold. Either side may also be a baseline file.
  */
 #include "cli/commands.h"

@@ -5,9 +5,9 @@
  * the steady state), and their findings become instant events on a findings track, so the report's
  * evidence shows on the timeline.
  */
-#include "export/export.h"
-#include "report/report.h"
-#include "loader/trace.h"
+#include "analyzer/export/export.h"
+#include "analyzer/report/report.h"
+#include "analyzer/loader/trace.h"
 #include "cli/commands.h"
 #include "cli/report-ranks.h"
 #include "cli/trace-args.h"

@@ -8,7 +8,7 @@
 #include "cli/trace-args.h"
 #include "cli/usage.h"
 #include "common/util.h"
-#include "import/kineto.h"
+#include "analyzer/import/kineto.h"
 
 #include <inttypes.h>
 #include <sqlite3.h>

@@ -3,7 +3,7 @@
  * scope, runs the rules of rules/registry.c with the thresholds of --config and --set, and writes
  * the header and the ranked findings as text (colour on a terminal), Markdown, JSON or an HTML page.
  */
-#include "report/report.h"
+#include "analyzer/report/report.h"
 #include "cli/commands.h"
 #include "cli/report-ranks.h"
 #include "cli/trace-args.h"

@@ -3,7 +3,7 @@
  * parameters, their defaults and units; the names are the ones --set and --config of 'gpt-trace
  * report' take.
  */
-#include "report/report.h"
+#include "analyzer/report/report.h"
 #include "cli/commands.h"
 #include "cli/usage.h"
 #include "common/util.h"

@@ -2,8 +2,8 @@
  * gpt-trace stats: summary tables of one or more traces (ours or nsys exports), in the spirit of
  * `nsys stats`: kernels, memory operations, API calls, device and stream busy time, NVTX ranges.
  */
-#include "stats/stats.h"
-#include "stats/efficiency.h"
+#include "analyzer/stats/stats.h"
+#include "analyzer/stats/efficiency.h"
 #include "cli/commands.h"
 #include "cli/trace-args.h"
 #include "cli/usage.h"

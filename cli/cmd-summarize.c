@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "cli/usage.h"
 #include "common/util.h"
-#include "ranks/summary.h"
+#include "analyzer/ranks/summary.h"
 
 #include <libgen.h>
 #include <stdio.h>

@@ -3,8 +3,8 @@
  */
 #include "cli/diff-options.h"
 #include "cli/usage.h"
-#include "diff/baseline.h"
-#include "loader/trace.h"
+#include "analyzer/diff/baseline.h"
+#include "analyzer/loader/trace.h"
 #include "common/progress.h"
 #include "common/util.h"
 

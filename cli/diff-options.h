@@ -6,7 +6,7 @@
 #ifndef GPT_CLI_DIFF_OPTIONS_H
 #define GPT_CLI_DIFF_OPTIONS_H
 
-#include "diff/diff.h"
+#include "analyzer/diff/diff.h"
 
 /* Which options a command takes. */
 enum {

@@ -4,11 +4,11 @@
  */
 #include "cli/report-ranks.h"
 
-#include "export/ranks.h"
-#include "report/ranks.h"
+#include "analyzer/export/ranks.h"
+#include "analyzer/report/ranks.h"
 #include "common/util.h"
-#include "ranks/job.h"
-#include "ranks/summary.h"
+#include "analyzer/ranks/job.h"
+#include "analyzer/ranks/summary.h"
 
 #include <errno.h>
 #include <libgen.h>

@@ -5,7 +5,7 @@
 #ifndef GPT_CLI_REPORT_RANKS_H
 #define GPT_CLI_REPORT_RANKS_H
 
-#include "report/report.h"
+#include "analyzer/report/report.h"
 #include "rules/rule.h"
 
 #include <stddef.h>
@@ -29,7 +29,7 @@ int report_ranks_wanted(char *const *paths, size_t n, int force);
 int report_ranks(char *const *paths, size_t n, const struct report_ranks_options *options);
 
 /*
- * gpt-trace export of several ranks: the job's timeline (export/ranks.h) as Chrome JSON at
+ * gpt-trace export of several ranks: the job's timeline (analyzer/export/ranks.h) as Chrome JSON at
  * output (NULL: the first trace's name with .ranks.json, .gz when gzipped). Returns the exit status.
  */
 int export_ranks(char *const *paths, size_t n, const char *output, int gzip, int quiet);

@@ -9,7 +9,7 @@
  */
 #include "cli/run-summary.h"
 #include "cli/run-recover.h"
-#include "loader/trace.h"
+#include "analyzer/loader/trace.h"
 #include "common/util.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
 #ifndef GPT_CLI_TRACE_ARGS_H
 #define GPT_CLI_TRACE_ARGS_H
 
-#include "loader/trace.h"
+#include "analyzer/loader/trace.h"
 
 #include <getopt.h>
 #include <stdint.h>

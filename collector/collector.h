@@ -1,6 +1,6 @@
 /*
  * The collector: turns completed CUPTI activity buffers and host-side events into rows of one SQLite
- * trace file (schema in collector/schema.sql, documented in docs/schema.md).
+ * trace file (schema in schema/schema.sql, documented in docs/schema.md).
  *
  * Threading: collector_submit_buffer(), collector_submit_nvtx() and collector_buffer_get() are
  * called from the program's threads and from CUPTI's buffer callbacks; they only take or hand over

@@ -29,8 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/schema_sql.h"
-#include "collector/schema-version.h"
+#include "schema/schema-sql.h"
+#include "schema/version.h"
 #include "collector/trace-path.h"
 
 #ifndef GPT_TRACE_VERSION

@@ -1,6 +1,6 @@
 /*
  * Files a fatal signal must not leave behind: the temporary twin of a trace being converted
- * (import/trace-out.c). While a path is registered, SIGINT, SIGTERM and SIGHUP (those the process
+ * (analyzer/import/trace-out.c). While a path is registered, SIGINT, SIGTERM and SIGHUP (those the process
  * does not ignore) remove it, then take their previous action: the process dies of the signal as
  * it would have, or the program's own handler runs. A signal that cannot be caught (SIGKILL)
  * leaves the file; trace-out.c removes such leftovers of dead processes later (their names carry

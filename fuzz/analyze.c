@@ -14,12 +14,12 @@
  */
 #include "fuzz/analyze.h"
 
-#include "diff/baseline.h"
-#include "diff/diff.h"
-#include "export/export.h"
-#include "report/report.h"
-#include "stats/stats.h"
-#include "loader/trace.h"
+#include "analyzer/diff/baseline.h"
+#include "analyzer/diff/diff.h"
+#include "analyzer/export/export.h"
+#include "analyzer/report/report.h"
+#include "analyzer/stats/stats.h"
+#include "analyzer/loader/trace.h"
 #include "rules/phases.h"
 #include "rules/rule.h"
 

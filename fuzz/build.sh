@@ -12,7 +12,7 @@ protoc-c --c_out="$out/obj/perfetto" -I"$root/export/proto" "$root/export/proto/
 
 san=(-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
 cflags=(-std=gnu11 -g -O1 "${san[@]}" -fsanitize=fuzzer-no-link -I"$root" -I"$out/obj"
-	-DGPT_TRACE_VERSION='"fuzz"' -DGPT_FUZZ_SCHEMA="\"$root/collector/schema.sql\"")
+	-DGPT_TRACE_VERSION='"fuzz"' -DGPT_FUZZ_SCHEMA="\"$root/schema/schema.sql\"")
 objs=()
 for src in "$root"/common/*.c "$root"/loader/*.c "$root"/rules/*.c "$root"/ranks/*.c "$root"/stats/*.c \
 	"$root"/report/*.c "$root"/report/html/*.c "$root"/export/*.c "$root"/diff/*.c \

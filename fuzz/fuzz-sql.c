@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness over the content of a trace rather than its bytes: the input is SQL, run on a
- * fresh database that already holds our schema (collector/schema.sql), or, when the input starts
+ * fresh database that already holds our schema (schema/schema.sql), or, when the input starts
  * with "-- nsys", an empty one (the input creates nsys-like tables itself: any subset, any
  * columns). The database is then analyzed as in fuzz-trace.c. Byte-level mutation of a SQLite file
  * mostly trips SQLite's corruption checks; here every input is a well-formed database, so the
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #ifndef GPT_FUZZ_SCHEMA
-#error "GPT_FUZZ_SCHEMA: the path of collector/schema.sql"
+#error "GPT_FUZZ_SCHEMA: the path of schema/schema.sql"
 #endif
 
 #define NSYS_MARKER "-- nsys"

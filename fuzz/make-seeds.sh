@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/fuzz/build/seeds}
 rm -rf "$out"
 mkdir -p "$out/trace" "$out/sql"
-schema=$root/collector/schema.sql
+schema=$root/schema/schema.sql
 prelude=$root/tests/rules/cases/prelude.sql
 
 small() {	# small SRC DST: a copy with 512-byte pages and no free pages

@@ -5,7 +5,7 @@
  */
 #include "rules/collectives.h"
 
-#include "loader/events.h"
+#include "analyzer/loader/events.h"
 
 #include "common/util.h"
 

@@ -20,7 +20,7 @@
 #ifndef GPT_RULES_COLLECTIVES_H
 #define GPT_RULES_COLLECTIVES_H
 
-#include "loader/trace.h"
+#include "analyzer/loader/trace.h"
 #include "rules/rule.h"
 
 #include <stddef.h>

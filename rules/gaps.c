@@ -2,7 +2,7 @@
  * GPU idle gaps and their causes (see gaps.h for the definitions); the classes of API names are
  * api-names.c's, the table of launches in flight pending-calls.c's.
  *
- * The loader's time-ordered event streams (loader/events.h: each table read in storage order, no
+ * The loader's time-ordered event streams (analyzer/loader/events.h: each table read in storage order, no
  * SQL sort) are merged: the GPU operations (kernels, copies, memsets), the API calls (those that
  * issue or block, classified by nameId, never by reading names row by row; every call when gaps are
  * attributed) and, for attribution, the NVTX ranges. An API call always starts
@@ -20,8 +20,8 @@
 #include "rules/pending-calls.h"
 #include "rules/profiler-time.h"
 
-#include "loader/events.h"
-#include "loader/windows.h"
+#include "analyzer/loader/events.h"
+#include "analyzer/loader/windows.h"
 
 #include "common/key-index.h"
 #include "common/progress.h"
@@ -169,7 +169,7 @@ static struct host_thread *thread_get(struct walker *w, int64_t trace_id, int64_
 	} while (0)
 
 /*
- * Capture windows (loader/windows.h): time outside them was not recorded, so no gap spans a window
+ * Capture windows (analyzer/loader/windows.h): time outside them was not recorded, so no gap spans a window
  * edge; the first operation of a window has no gap before it, as a device's first operation has
  * none, and a trace recorded in windows has no start-up (its first window's start is not the
  * program's). Returns the time taken out of the gap: between windows.

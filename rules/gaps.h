@@ -18,7 +18,7 @@
  *
  * Memory grows with the number of devices, host threads, launches in flight and the host activity
  * inside the current gaps, not with the number of events: the loader's event streams give the
- * operations, the API calls and the NVTX ranges in time order (loader/events.h), and this code
+ * operations, the API calls and the NVTX ranges in time order (analyzer/loader/events.h), and this code
  * merges them.
  */
 #ifndef GPT_RULES_GAPS_H
@@ -190,7 +190,7 @@ struct gap_device {
 	int64_t first, last;			/* first operation's start, last one's end */
 	int64_t busy;				/* time with at least one operation running */
 	int64_t ops;
-	int64_t outside;			/* between capture windows: not recorded (loader/windows.h) */
+	int64_t outside;			/* between capture windows: not recorded (analyzer/loader/windows.h) */
 };
 
 /* A device's active time: from its first operation to its last, less the time between windows. */
@@ -238,7 +238,7 @@ struct gap_walk {
 int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
 	     size_t errlen);
 /* For a command that walks a trace more than once: call before anything reads the trace, and each
- * table the walk reads is read from the trace once (event_streams_keep in loader/events.h). */
+ * table the walk reads is read from the trace once (event_streams_keep in analyzer/loader/events.h). */
 void gap_walk_keep(struct trace *trace);
 void gap_walk_release(struct gap_walk *walk);
 

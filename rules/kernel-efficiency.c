@@ -9,7 +9,7 @@
 #include "rules/kernel-efficiency.h"
 
 #include "common/strtab.h"
-#include "loader/gpu-metrics.h"
+#include "analyzer/loader/gpu-metrics.h"
 
 #include <errno.h>
 #include <math.h>

@@ -26,8 +26,8 @@
 #ifndef GPT_RULES_KERNEL_EFFICIENCY_H
 #define GPT_RULES_KERNEL_EFFICIENCY_H
 
-#include "loader/gpu-metrics.h"
-#include "loader/trace.h"
+#include "analyzer/loader/gpu-metrics.h"
+#include "analyzer/loader/trace.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 /*
  * GPU memory over time, per device, from the allocation and release records of the memory view
- * (loader/trace.h; CUDA_GPU_MEMORY_USAGE_EVENTS): memory in use as a step function, its peak (when,
+ * (analyzer/loader/trace.h; CUDA_GPU_MEMORY_USAGE_EVENTS): memory in use as a step function, its peak (when,
  * against the device's capacity from TARGET_INFO_GPU, in which iteration, NVTX range and kernel),
  * the steady state's allocations and bytes per iteration, the largest allocations with the call
  * and NVTX range that made them, and how memory in use moves from iteration to iteration. Read by
@@ -16,7 +16,7 @@
 #define GPT_RULES_MEMORY_H
 
 #include "rules/phases.h"
-#include "loader/trace.h"
+#include "analyzer/loader/trace.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -10,7 +10,7 @@
 #include "rules/rule-util.h"
 #include "common/key-index.h"
 #include "common/util.h"
-#include "loader/events.h"
+#include "analyzer/loader/events.h"
 
 #include <ctype.h>
 #include <errno.h>

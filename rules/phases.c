@@ -9,7 +9,7 @@
  * Finding the iterations is phases-iterations.c.
  */
 #include "rules/phases-private.h"
-#include "loader/windows.h"
+#include "analyzer/loader/windows.h"
 
 const char *phase_name(enum phase_id id)
 {
@@ -109,7 +109,7 @@ struct walk_state {
 	int64_t (*kernel_key)[2];	/* traceId, nameId */
 	long *kernel_last;		/* the last iteration that launched it, or -1 */
 	int64_t *first_op, *last_first_end, *last_end;	/* per trace */
-	struct trace_windows windows;	/* capture windows (loader/windows.h) */
+	struct trace_windows windows;	/* capture windows (analyzer/loader/windows.h) */
 	struct key_index union_index;	/* (traceId, deviceId) -> union_end[] */
 	int64_t (*union_end)[UNION_CATEGORIES];	/* per device: where each category's union ends so far */
 };
@@ -699,7 +699,7 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 /* Each trace's iterations: the ranges --step names, else a repeating NVTX range, else the period of
  * the kernel sequence. Returns 0 or a negative error with one line in err. */
 /*
- * Capture windows (loader/windows.h). Iterations are counted within windows: one that would reach
+ * Capture windows (analyzer/loader/windows.h). Iterations are counted within windows: one that would reach
  * past the end of the window it starts in (the kernel sequence's last iteration of a window, whose
  * next anchor launch is in the next window; a range left open when the window closed) ends there.
  */

@@ -8,7 +8,7 @@
 #ifndef GPT_RULES_PROFILER_TIME_H
 #define GPT_RULES_PROFILER_TIME_H
 
-#include "loader/trace.h"
+#include "analyzer/loader/trace.h"
 #include "common/key-index.h"
 
 #include <stddef.h>

@@ -2,7 +2,7 @@
  * Helpers shared by the rule files (see rule-util.h).
  */
 #include "rules/rule-util.h"
-#include "loader/events.h"
+#include "analyzer/loader/events.h"
 #include "rules/phases.h"
 
 #include "common/util.h"

@@ -1,7 +1,7 @@
 /*
  * Bottleneck rules. A rule is one file in rules/ holding a `const struct rule rule_<id>` descriptor
  * (id, title, what it measures, the fix, its parameters with default thresholds) and one function
- * that reads a trace through the canonical views of loader/trace.h and appends findings. The rule
+ * that reads a trace through the canonical views of analyzer/loader/trace.h and appends findings. The rule
  * table in registry.c lists every rule, one line each; `gpt-trace rules` prints it.
  *
  * A finding carries the rule id, a severity, a one-line message, evidence lines (kernel names,
@@ -11,7 +11,7 @@
 #ifndef GPT_RULES_RULE_H
 #define GPT_RULES_RULE_H
 
-#include "loader/trace.h"
+#include "analyzer/loader/trace.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,47 +1,73 @@
 #!/usr/bin/env bash
 # The layers of gpt-trace, lowest first, and a check that every #include "folder/header.h" in a
-# library folder points to the same folder or to a lower layer, never upward or sideways:
+# library folder points to the same folder or to a lower layer of its own stack (or of the shared
+# bottom), never upward, sideways or into the other stack:
 #
-#   analyzer stack:  common < import < loader < rules < ranks < output < stats, report, export, diff < cli
+#   shared bottom:   common, schema (the trace format: schema.sql and its versions)
+#   collector stack: collector < inject (the library inside the traced program)
+#   analyzer stack:  analyzer/import < analyzer/loader < analyzer/analysis < rules < analyzer/ranks
+#                    < analyzer/output < analyzer/stats, analyzer/report, analyzer/export, analyzer/diff
 #                    import:   other profilers' traces (PyTorch's Kineto JSON) into our schema
 #                    loader:   the trace loader (ours and nsys exports as canonical SQL views;
 #                              events.c reads them in time order at scan speed)
-#                    rules:    the time-ordered walk (gaps.c), phases and iterations, the rules
+#                    analysis: what every output family reads: the time-ordered walk, phases and
+#                              iterations, memory, collectives, kernel owners and efficiency
+#                    rules:    one file per rule and the registry
 #                    ranks:    per-rank summaries and their merge into one job (multi-rank reports)
-#                    output:   helpers every family shares (format names, JSON/Markdown escaping,
-#                              durations)
+#                    output:   helpers every family shares (format names, JSON/Markdown escaping)
 #                    stats, report (and report/html), export, diff: one folder per command
 #                              family, side by side: none includes another
-#                    cli:      one file per command
-#   collector stack: common < collector < inject (the library inside the traced program)
+#   top:             cli, one file per command, over both stacks
 #
-# Then a check that no two files of one folder (its subfolders included) call each other, directly or
-# around a circle: each .c file's functions (the non-static definitions) and which other .c files
-# call them; a circle means a piece belongs one layer down, or a callback one layer up.
+# A folder's layer is its path up to the first folder below analyzer/ (analyzer/report/html is
+# analyzer/report). Then a check that no two files of one folder (its subfolders included) call each
+# other, directly or around a circle: each .c file's functions (the non-static definitions) and which
+# other .c files call them; a circle means a piece belongs one layer down, or a callback one layer up.
 #
 # Prints each offending line or circle and exits 1; prints "layers: ok" and exits 0 when there is none.
 # perfetto/ is the exporter's generated protobuf code (it includes nothing of ours): a library.
 # usage: scripts/check-layers.sh [TREE]   (default: this checkout)
 set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
-declare -A level=([common]=0 [perfetto]=0 [import]=1 [loader]=2 [collector]=1 [rules]=3 [inject]=2 [ranks]=4 [output]=5 [stats]=6 [report]=6 [export]=6 [diff]=6 [cli]=7)
+# stack:level of each layer
+declare -A layer=([common]=shared:0 [schema]=shared:0 [perfetto]=shared:0
+	[collector]=collector:1 [inject]=collector:2
+	[analyzer/import]=analyzer:1 [analyzer/loader]=analyzer:2 [analyzer/analysis]=analyzer:3
+	[rules]=analyzer:4 [analyzer/ranks]=analyzer:5 [analyzer/output]=analyzer:6
+	[analyzer/stats]=analyzer:7 [analyzer/report]=analyzer:7 [analyzer/export]=analyzer:7
+	[analyzer/diff]=analyzer:7 [cli]=top:9)
+dirs=(common schema collector inject analyzer/import analyzer/loader analyzer/analysis rules analyzer/ranks
+	analyzer/output analyzer/stats analyzer/report analyzer/export analyzer/diff cli)
 bad=0
-dirs=(common import loader collector rules inject ranks output stats report export diff cli)
+# the layer of a path: its first component, or its first two under analyzer/
+layer_of() {
+	case $1 in
+	analyzer/*/*) local rest=${1#analyzer/}; echo "analyzer/${rest%%/*}" ;;
+	*/*) echo "${1%%/*}" ;;
+	*) echo "$1" ;;
+	esac
+}
 for dir in "${dirs[@]}"; do
-	for file in "$dir"/*.c "$dir"/*.h "$dir"/*/*.c "$dir"/*/*.h; do
-		[ -e "$file" ] || continue
+	[ -d "$dir" ] || continue
+	while IFS= read -r file; do
 		while IFS=: read -r line inc; do
-			target=${inc%%/*}
+			target=$(layer_of "$inc")
 			[ "$target" = "$dir" ] && continue
-			if [ -z "${level[$target]+set}" ]; then
+			if [ -z "${layer[$target]+set}" ]; then
 				echo "$file:$line: includes \"$inc\" from '$target', which is no layer"
 				bad=1
-			elif [ "${level[$target]}" -ge "${level[$dir]}" ]; then
+				continue
+			fi
+			from=${layer[$dir]} to=${layer[$target]}
+			if [ "${to%%:*}" != shared ] && [ "${from%%:*}" != top ] && [ "${to%%:*}" != "${from%%:*}" ]; then
+				echo "$file:$line: includes \"$inc\": '$target' is in the ${to%%:*} stack, '$dir' in the ${from%%:*} one"
+				bad=1
+			elif [ "${to##*:}" -ge "${from##*:}" ]; then
 				echo "$file:$line: includes \"$inc\": '$target' is not below '$dir'"
 				bad=1
 			fi
-		done < <(grep -n '^#include "[a-z_]*/' "$file" | sed 's/^\([0-9]*\):#include "\([^"]*\)".*/\1:\2/' || true)
-	done
+		done < <(grep -n '^#include "[a-z_-]*/' "$file" | sed 's/^\([0-9]*\):#include "\([^"]*\)".*/\1:\2/' || true)
+	done < <(find "$dir" -name '*.[ch]' | sort)
 done
 # circles between the files of one folder
 python3 - "${dirs[@]}" <<'PY' || bad=1

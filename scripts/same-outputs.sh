@@ -34,9 +34,9 @@ setup() {
 	(cd "$src/tests" && find fixtures -name '*.sqlite' | while IFS= read -r f; do
 		mkdir -p "$work/in/$(dirname "$f")" && cp "$f" "$work/in/$f"
 	done)
-	cat "$src/collector/schema.sql" "$src/tests/analyzer/data/basic.sql" | sqlite3 "$work/in/synthetic/basic.sqlite"
-	cat "$src/collector/schema.sql" "$src/tests/export/data/timeline.sql" | sqlite3 "$work/in/synthetic/timeline.sqlite"
-	cat "$src/collector/schema.sql" "$src/tests/export/data/second.sql" | sqlite3 "$work/in/synthetic/second.sqlite"
+	cat "$src/schema/schema.sql" "$src/tests/analyzer/data/basic.sql" | sqlite3 "$work/in/synthetic/basic.sqlite"
+	cat "$src/schema/schema.sql" "$src/tests/export/data/timeline.sql" | sqlite3 "$work/in/synthetic/timeline.sqlite"
+	cat "$src/schema/schema.sql" "$src/tests/export/data/second.sql" | sqlite3 "$work/in/synthetic/second.sqlite"
 	python3 "$src/tests/ranks/gen_ranks.py" --world 4 --slow 3:4:4 "$work/in/gen" > /dev/null
 }
 

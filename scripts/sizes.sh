@@ -7,7 +7,7 @@ set -euo pipefail
 cd "${1:-$(dirname "$0")/..}"
 limit=${2:-100}
 dirs=()
-for d in common import loader collector rules inject ranks report export diff stats output cli; do
+for d in common schema collector inject analyzer rules cli; do
 	[ -d "$d" ] && dirs+=("$d")
 done
 mapfile -t files < <(find "${dirs[@]}" -name '*.[ch]' -not -path '*/perfetto/*' | sort)

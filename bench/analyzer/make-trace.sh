@@ -1,6 +1,6 @@
 #!/bin/bash
 # Make a synthetic gpt-trace trace for the analyzer benchmark: N kernels (default 10 million) from
-# collector/schema.sql, filled by recursive CTEs so no row passes through a script.
+# schema/schema.sql, filled by recursive CTEs so no row passes through a script.
 #   usage: make-trace.sh OUT.sqlite [N]
 # Shape, close to a training loop: 50 kernel names with different durations, 4 streams round-robin,
 # one cudaLaunchKernel API row per kernel (4 us apart, 2.5 us long), a cudaStreamSynchronize every
@@ -12,7 +12,7 @@ n=${2:-10000000}
 src=$(cd "$(dirname "$0")/../.." && pwd)
 rm -f "$out"
 {
-	cat "$src/collector/schema.sql"
+	cat "$src/schema/schema.sql"
 	cat <<SQL
 PRAGMA journal_mode = OFF;
 PRAGMA synchronous = OFF;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Export benchmark: a synthetic 1-million-kernel trace (made from collector/schema.sql with recursive
+# Export benchmark: a synthetic 1-million-kernel trace (made from schema/schema.sql with recursive
 # CTEs, no script in the loop) exported as Perfetto protobuf and Chrome JSON, plain and gzipped.
 # Records wall time, peak RSS (/usr/bin/time -v) and file size per format, and checks the Perfetto
 # file is under half the JSON's size. Memory should stay flat as the trace grows, so a second, 4x
@@ -22,7 +22,7 @@ make_trace() {
 	local out=$1 n=$2
 	rm -f "$out"
 	{
-		cat "$src/collector/schema.sql"
+		cat "$src/schema/schema.sql"
 		cat <<SQL
 PRAGMA journal_mode = OFF;
 PRAGMA synchronous = OFF;

@@ -1,5 +1,5 @@
 #!/bin/bash
-# gpt-trace report --format html over the ranks of a job (report/html/ranks-page.c): the page of the
+# gpt-trace report --format html over the ranks of a job (analyzer/report/html/ranks-page.c): the page of the
 # real two-GPU DDP traces (tests/fixtures/gpu/ddp), held to the JSON report of the same ranks. In
 # every timeline window one lane group per rank, each moved by its clock correction, with its NCCL
 # kernels' lane; the straggler's group marked (slow-* only) and its iterations red where the others

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The GPU utilization chart of an HTML report (report/html/utilization.c) held to its timeline, to
+"""The GPU utilization chart of an HTML report (analyzer/report/html/utilization.c) held to its timeline, to
 the trace and to gpt-trace stats.
 
 usage: html-util.py PAGE.html TRACE.sqlite STATS.json REPORT.json metrics|none [RENDERED.json]

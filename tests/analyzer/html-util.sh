@@ -1,5 +1,5 @@
 #!/bin/bash
-# The HTML report's GPU utilization chart and "what bounds the GPU" (report/html/utilization.c), on
+# The HTML report's GPU utilization chart and "what bounds the GPU" (analyzer/report/html/utilization.c), on
 # traces recorded with --gpu-metrics (tests/fixtures/gpu/busy): in each timeline window a chart per
 # GPU on the timeline's columns, its series' means equal to SQL over the trace's GPU_METRICS rows,
 # the bounds equal to gpt-trace stats', drawn by headless Chromium where the lanes are

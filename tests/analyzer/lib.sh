@@ -15,7 +15,7 @@ make_trace() {
 	local out=$1
 	shift
 	rm -f "$out"
-	cat "$SRC/collector/schema.sql" "$@" | sqlite3 "$out" || { echo "cannot make $out"; exit 1; }
+	cat "$SRC/schema/schema.sql" "$@" | sqlite3 "$out" || { echo "cannot make $out"; exit 1; }
 }
 
 # expect NAME EXPECTED-TEXT ACTUAL-TEXT: exact comparison, prints a diff on mismatch

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The event reader (loader/events.c) gives the same rows in the same order however a trace's tables
+# The event reader (analyzer/loader/events.c) gives the same rows in the same order however a trace's tables
 # are stored: a report and stats of one synthetic trace must not change when its kernels and API
 # calls are stored in order, a little out of order (one run that the reorder buffer repairs), in
 # long reversed blocks (tens of runs, merged), shuffled (dozens of runs, each through the reorder

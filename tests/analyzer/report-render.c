@@ -3,7 +3,7 @@
  * rules/rule.h, ranked with findings_rank) in the format named by argv[1], so that report.sh can
  * compare the renderings exactly, independent of what the real rules find.
  */
-#include "report/report.h"
+#include "analyzer/report/report.h"
 #include "rules/owner.h"
 #include "rules/rule.h"
 

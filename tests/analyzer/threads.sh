@@ -1,5 +1,5 @@
 #!/bin/bash
-# The loader's threads (loader/events.c): with more than one CPU, the first scans of the tables run
+# The loader's threads (analyzer/loader/events.c): with more than one CPU, the first scans of the tables run
 # in a batch on several threads, a big table cut into parts by rowid, and big streams are read ahead
 # on another thread. None of it may change a byte of any output: every command's output on a
 # 600,000-kernel trace (big enough for parts and read-ahead) is compared with the same command on

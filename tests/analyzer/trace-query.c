@@ -4,7 +4,7 @@
  * sqlite3 shell, so that shell tests can compare exact output. Exits 2 with the loader's one-line
  * error when a trace cannot be opened.
  */
-#include "loader/trace.h"
+#include "analyzer/loader/trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>

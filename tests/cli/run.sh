@@ -56,7 +56,7 @@ usage_error() {
 	grep -q '^gpt-trace: ' err || fail "'run $*': message not prefixed: $(cat err)"
 }
 
-# Synthetic traces: exactly our schema (collector/schema.sql) with the given rows.
+# Synthetic traces: exactly our schema (schema/schema.sql) with the given rows.
 summary_setup() {
 	command -v sqlite3 >/dev/null || skip "sqlite3 (the command) is needed to build synthetic traces"
 	# trace NAME SQL: a trace with exactly our schema and the given rows.

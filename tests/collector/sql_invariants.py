@@ -19,7 +19,7 @@ join just drops the row. So each invariant below says that such a join loses not
                   _MAJOR, _MINOR, _MICRO parts, consistent), as tools that branch on it read it
 
 Which columns are references comes from the DDL comments the nsys export carries (and
-collector/schema.sql copies), so new tables are covered without changing this script.
+schema/schema.sql copies), so new tables are covered without changing this script.
 
     sql_invariants.py [--only NAMES] [--skip NAMES] TRACE|DIR...
         check each trace (a DIR: every *.sqlite below it); NAMES is a comma-separated list

@@ -1,4 +1,4 @@
-# Helpers for the diff/check/baseline shell tests: synthetic traces made from collector/schema.sql,
+# Helpers for the diff/check/baseline shell tests: synthetic traces made from schema/schema.sql,
 # and assertions. Sourced; needs SRC (source tree) and BIN (build/bin) in the environment.
 
 set -u
@@ -36,7 +36,7 @@ mktrace() {
 	shift
 	rm -f "$out"
 	{
-		cat "$SRC/collector/schema.sql"
+		cat "$SRC/schema/schema.sql"
 		cat <<EOF
 INSERT INTO GPT_META VALUES ('schema_version', '1'), ('tool', 'gpt-trace'), ('pid', '4242');
 INSERT INTO StringIds VALUES (1, 'gemm_kernel(float const*, float*)'), (2, 'relu_kernel'),

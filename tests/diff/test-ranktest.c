@@ -15,9 +15,9 @@
  * A slowdown multiplies every NEW launch by the shift (the model the rank statistics assume).
  * Everything is seeded: the rates printed are the same on every run.
  */
-#include "diff/diff.h"
-#include "diff/durations.h"
-#include "diff/ranktest.h"
+#include "analyzer/diff/diff.h"
+#include "analyzer/diff/durations.h"
+#include "analyzer/diff/ranktest.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -37,7 +37,7 @@ make_trace() {
 	local out=$1
 	shift
 	rm -f "$out"
-	cat "$SRC/collector/schema.sql" "$@" | sqlite3 "$out" || { echo "cannot make $out"; exit 1; }
+	cat "$SRC/schema/schema.sql" "$@" | sqlite3 "$out" || { echo "cannot make $out"; exit 1; }
 }
 
 # check FILE SQL...: import FILE with perfetto-check and run the queries; the output (stdout) has one

@@ -6,13 +6,13 @@ tests/gpu/run-samples.sh runs every sample in samples/ (and tests/gpu/train_smal
     <sample>: ok pid=<pid> kernel=<name>:<launches>:<gx>x<gy>x<gz>:<bx>x<by>x<bz> ... key=value ...
 naming every kernel it launched with its count and launch configuration, and the copies, memsets,
 syncs, streams, threads and processes it made. This script holds each trace (plain SQLite with the
-tables of collector/schema.sql, read with Python's sqlite3 module: no sqlite3 CLI needed) against
+tables of schema/schema.sql, read with Python's sqlite3 module: no sqlite3 CLI needed) against
 that line and against what the sample is known to do, and prints PASS/FAIL per check and a final
 "N passed, M failed" line; it exits 1 when a check failed.
 
     check_traces.py DIR          check the runs listed in DIR/runs.txt (written by run-samples.sh;
                                  the committed fixtures folder has one too)
-    check_traces.py --self-test  build synthetic traces from collector/schema.sql as the samples
+    check_traces.py --self-test  build synthetic traces from schema/schema.sql as the samples
                                  would leave them, check that they pass, then break them one way at
                                  a time and check that the right check fails
 
@@ -32,7 +32,7 @@ import tempfile
 import urllib.parse
 from collections import Counter, defaultdict, namedtuple
 
-# Enum values shared with the Nsight Systems export (collector/schema.sql).
+# Enum values shared with the Nsight Systems export (schema/schema.sql).
 COPY_HTOD, COPY_DTOH = 1, 2
 MEM_PAGEABLE, MEM_PINNED, MEM_DEVICE = 0, 1, 2
 SYNC_EVENT, SYNC_STREAM_WAIT, SYNC_STREAM, SYNC_CONTEXT = 1, 2, 3, 4
@@ -776,7 +776,7 @@ def check_folder(folder, rep):
 
 
 # ---------------------------------------------------------------------------------------------------
-# Self-test: synthetic traces, made from collector/schema.sql, as the samples should leave them
+# Self-test: synthetic traces, made from schema/schema.sql, as the samples should leave them
 
 class FakeTrace:
     """Writes a trace the way the collector should: API records on the host clock, GPU records on
@@ -1306,7 +1306,7 @@ def self_test(schema_path):
 def main(argv):
     here = os.path.dirname(os.path.abspath(__file__))
     if len(argv) >= 2 and argv[1] == "--self-test":
-        schema = argv[2] if len(argv) > 2 else os.path.join(here, "..", "..", "collector", "schema.sql")
+        schema = argv[2] if len(argv) > 2 else os.path.join(here, "..", "..", "schema", "schema.sql")
         return self_test(schema)
     if len(argv) != 2 or argv[1].startswith("-"):
         print("usage: check_traces.py DIR | --self-test [SCHEMA]", file=sys.stderr)

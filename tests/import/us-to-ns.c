@@ -2,7 +2,7 @@
  * kineto_us_to_ns(): Kineto's µs text to integer ns, exactly, on the forms real traces use and the
  * edges around them. Prints one line per failure; exits 1 on any.
  */
-#include "import/kineto-json.h"
+#include "analyzer/import/kineto-json.h"
 
 #include <inttypes.h>
 #include <stdio.h>

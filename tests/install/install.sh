@@ -75,9 +75,9 @@ use_tree() {
 	rm -f a.sqlite b.sqlite a.perfetto-trace a.json
 }
 
-# The schema version --version states is the one collector/schema.sql declares.
+# The schema version --version states is the one schema/schema.sql declares.
 check_version() {
-	schema=$(sed -n '1s/.*schema, version \([0-9]*\).*/\1/p' "$SOURCE/collector/schema.sql")
+	schema=$(sed -n '1s/.*schema, version \([0-9]*\).*/\1/p' "$SOURCE/schema/schema.sql")
 	"$1" --version >out || fail "--version: exit $?"
 	grep -q "^gpt-trace [0-9][0-9.]*\( (git [^)]*)\)\{0,1\}, trace schema $schema (nsys export [0-9.]*)$" out ||
 		fail "--version does not say the release, commit and schema $schema"

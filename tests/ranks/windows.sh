@@ -30,7 +30,7 @@ window() {
 			echo "DELETE FROM CUPTI_ACTIVITY_KIND_$t WHERE start < $at;"
 		done
 		echo "DELETE FROM NVTX_EVENTS WHERE start < $at AND eventType <> 75;"
-		sed -n '/^CREATE TABLE GPT_CAPTURE_WINDOWS/,/^);/p' "$SRC/collector/schema.sql" |
+		sed -n '/^CREATE TABLE GPT_CAPTURE_WINDOWS/,/^);/p' "$SRC/schema/schema.sql" |
 			sed 's/CREATE TABLE/CREATE TABLE IF NOT EXISTS/'
 		echo "INSERT INTO GPT_CAPTURE_WINDOWS VALUES (1, $at, (SELECT MAX(end) FROM CUPTI_ACTIVITY_KIND_RUNTIME),"
 		echo "	'nvtx range start', 'exit');"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # One rule test case: build the trace(s), run rule-run, compare with the expected text.
 #   run-case.sh EXPECTED TRACE[,TRACE...] [rule-run options...]
-# A TRACE ending in .sql is built from collector/schema.sql, cases/prelude.sql and that file; any
+# A TRACE ending in .sql is built from schema/schema.sql, cases/prelude.sql and that file; any
 # other TRACE is used as it is (the nsys fixtures); - is no trace at all (rule-run -l). EXPECTED is compared after dropping its '#'
 # comment lines; rule-run's stderr and a non-zero exit status ("exit N") are part of the output,
 # and the source tree's path reads as SRC. GPT_TRACE_REGEN=1 rewrites EXPECTED from the output
@@ -23,7 +23,7 @@ for t in "${list[@]}"; do
 		;;
 	*.sql)
 		db=$tmp/$(basename "$t" .sql).sqlite
-		if ! cat "$SRC/collector/schema.sql" "$here/cases/prelude.sql" "$t" | sqlite3 -bail "$db"; then
+		if ! cat "$SRC/schema/schema.sql" "$here/cases/prelude.sql" "$t" | sqlite3 -bail "$db"; then
 			echo "run-case: cannot build a trace from $t"
 			exit 1
 		fi

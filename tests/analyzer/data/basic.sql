@@ -1,4 +1,4 @@
--- A small synthetic trace with hand-computable statistics, loaded after collector/schema.sql.
+-- A small synthetic trace with hand-computable statistics, loaded after schema/schema.sql.
 -- One process (pid 4242, thread 4243) on one H200; times in ns relative to time_origin_ns.
 -- Kernels: kA 100, 200, 300, 400 ns; kB 1500, 500, 1000 ns. Streams 7 and 8. One pageable HtoD copy
 -- (20000 B in 2000 ns), one pinned DtoH copy (40000 B in 1000 ns), one memset, one context sync.

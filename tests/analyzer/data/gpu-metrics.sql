@@ -1,4 +1,4 @@
--- GPU metrics with hand-computable per-kernel efficiency, loaded after collector/schema.sql.
+-- GPU metrics with hand-computable per-kernel efficiency, loaded after schema/schema.sql.
 -- One H100 (memoryBandwidth 3.352 TB/s); six 1000 ns samples stored as nsys does (one GPU_METRICS row
 -- per sample and metric, typeId = 0x1000100000000 | device):
 --   sample     [0,1000) [1000,2000) [2000,3000) [3000,4000) [4000,5000) [5000,6000)

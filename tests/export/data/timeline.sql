@@ -1,4 +1,4 @@
--- A synthetic trace for the export tests, loaded after collector/schema.sql. Every kind of event the
+-- A synthetic trace for the export tests, loaded after schema/schema.sql. Every kind of event the
 -- timeline shows, with hand-checkable nesting, flows and counters. Times in ns.
 --
 -- Process "train" (pid 4242): main thread 4242, worker thread 4243. GPU 0 (H200), streams 7 and 13;

@@ -12,7 +12,7 @@ and the naive transpose's stores), ideal sectors, and source lines of kernels/ac
 PASS/FAIL per check, INFO lines about replay, and "N passed, M failed"; exit status 1 on a failure.
 
 usage: check_traced.py TRACE [--iters N]
-       check_traced.py --self-test   synthetic traces from collector/schema.sql, as a run of access
+       check_traced.py --self-test   synthetic traces from schema/schema.sql, as a run of access
                                      leaves them: a good one must pass, each broken one must fail
 """
 import contextlib
@@ -35,7 +35,7 @@ PER_REQUEST = {
 TOLERANCE = 0.02
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
 ACCESS_CU = os.path.join(ROOT, "kernels", "access.cu")
-SCHEMA = os.path.join(ROOT, "collector", "schema.sql")
+SCHEMA = os.path.join(ROOT, "schema", "schema.sql")
 # As inject/metrics.c creates them.
 METRICS_DDL = """
 CREATE TABLE GPT_KERNEL_METRICS (correlationId INTEGER NOT NULL, deviceId INTEGER, contextId INTEGER,

@@ -1,4 +1,4 @@
--- Shorthands for the synthetic rule traces, loaded after collector/schema.sql and before a case:
+-- Shorthands for the synthetic rule traces, loaded after schema/schema.sql and before a case:
 -- TEMP views whose INSTEAD OF triggers fill the nsys-compatible tables with the columns a case
 -- does not care about set to fixed values. One process (pid 100, so globalPid = 100 << 24), host
 -- thread 101 unless a case says otherwise, device 0, context 1. Times are ns.
