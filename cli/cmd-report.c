@@ -10,8 +10,8 @@
 #include "cli/usage.h"
 #include "common/progress.h"
 #include "common/util.h"
-#include "rules/memory.h"
-#include "rules/phases.h"
+#include "analyzer/analysis/memory-use.h"
+#include "analyzer/analysis/phases.h"
 
 #include <stdio.h>
 #include <stdlib.h>

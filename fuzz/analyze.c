@@ -20,7 +20,7 @@
 #include "analyzer/report/report.h"
 #include "analyzer/stats/stats.h"
 #include "analyzer/loader/trace.h"
-#include "rules/phases.h"
+#include "analyzer/analysis/phases.h"
 #include "rules/rule.h"
 
 #include <stdint.h>
@@ -106,12 +106,14 @@ static void run_export(struct trace *trace, const char *dir, int gzip)
 {
 	struct rule_config *config = rule_config_new();
 	struct findings findings = { 0 };
-	struct rule_context ctx = { .trace = trace, .config = config, .out = &findings };
+	struct rule_context ctx = { .an = { .trace = trace }, .config = config, .out = &findings };
 	struct export_options opts = { .findings = &findings };
 	char err[1024], path[4096];
 
-	for (const struct rule *const *rule = rule_table; *rule; rule++)
+	for (const struct rule *const *rule = rule_table; *rule; rule++) {
+		rule_enter(&ctx, *rule);
 		(*rule)->run(*rule, &ctx, err, sizeof(err));
+	}
 	opts.format = EXPORT_PERFETTO;
 	snprintf(path, sizeof(path), "%s/out.perfetto-trace", dir);
 	export_write(trace, &opts, path, err, sizeof(err));

@@ -69,7 +69,7 @@ void alloc_tally_call(const struct gap_call *call, void *arg)
 	int pins;
 	char err[256];
 
-	if (trace_string(t->ctx->trace, call->trace_id, call->name_id, &name, err, sizeof(err)) < 0) {
+	if (trace_string(t->ctx->an.trace, call->trace_id, call->name_id, &name, err, sizeof(err)) < 0) {
 		if (!t->error)
 			t->error = xstrdup(err);
 		return;
@@ -233,7 +233,7 @@ struct alloc_tally *alloc_tally_new(struct rule_context *ctx, int pinning, int64
 int alloc_tally_report(struct alloc_tally *t, const struct rule *rule, struct rule_context *ctx,
 		       const struct gap_walk *walk, alloc_report_fn *report, char *err, size_t errlen)
 {
-	struct rule_clock clock = { 0 };
+	struct span_clock clock = { 0 };
 	int ret = 0;
 
 	if (!walk || !t->nnames)
@@ -245,12 +245,12 @@ int alloc_tally_report(struct alloc_tally *t, const struct rule *rule, struct ru
 	}
 	if (t->nnames > 1)
 		qsort(t->names, t->nnames, sizeof(*t->names), compare_names);
-	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+	ret = span_clock_init(&clock, &ctx->an, err, errlen);
 	for (size_t i = 0; ret >= 0 && i < t->nnames; i++)
 		if (i == 0 || t->names[i].trace_id != t->names[i - 1].trace_id)
 			ret = report(rule, ctx, t, t->names[i].trace_id, &clock, err, errlen);
 out:
-	rule_clock_release(&clock);
+	span_clock_release(&clock);
 	alloc_tally_release(t);
 	free(t);
 	return ret;
@@ -258,7 +258,7 @@ out:
 
 void alloc_tally_evidence(struct finding *f, const struct alloc_tally *t, int64_t trace_id, int64_t iterations)
 {
-	struct rule_text t1, t2, t3, t4;
+	struct fmt_text t1, t2, t3, t4;
 	char per[64] = "";
 
 	for (size_t i = 0; i < t->nnames; i++) {

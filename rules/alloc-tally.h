@@ -19,7 +19,8 @@
 #ifndef GPT_RULES_ALLOC_TALLY_H
 #define GPT_RULES_ALLOC_TALLY_H
 
-#include "rules/gaps.h"
+#include "analyzer/analysis/gaps.h"
+#include "rules/rule-util.h"
 
 /* One call name of one trace. */
 struct alloc_name {
@@ -86,7 +87,7 @@ void alloc_tally_release(struct alloc_tally *tally);
  * order, with the names sorted most time in the calls first; it frees the tally either way.
  */
 typedef int alloc_report_fn(const struct rule *rule, struct rule_context *ctx, const struct alloc_tally *tally,
-			    int64_t trace_id, const struct rule_clock *clock, char *err, size_t errlen);
+			    int64_t trace_id, const struct span_clock *clock, char *err, size_t errlen);
 struct alloc_tally *alloc_tally_new(struct rule_context *ctx, int pinning, int64_t min_gap,
 				    struct gap_visitor *visitor);
 int alloc_tally_report(struct alloc_tally *tally, const struct rule *rule, struct rule_context *ctx,

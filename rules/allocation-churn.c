@@ -14,7 +14,7 @@
  * and retries), JAX's only with the platform allocator.
  */
 #include "rules/alloc-tally.h"
-#include "rules/owner.h"
+#include "analyzer/analysis/owner.h"
 #include "rules/rule-util.h"
 
 
@@ -33,7 +33,7 @@ static const struct rule_param params[] = {
 /* Which framework's kernels ran in a trace's scope: it decides the fix. */
 enum framework { FRAMEWORK_NONE, FRAMEWORK_PYTORCH, FRAMEWORK_XLA };
 
-static int framework_of(const struct rule *rule, struct rule_context *ctx, int64_t trace_id,
+static int framework_of(struct rule_context *ctx, int64_t trace_id,
 			enum framework *out, char *err, size_t errlen)
 {
 	static const char sql[] = "SELECT DISTINCT nameId FROM kernels WHERE traceId = ? LIMIT 4096";
@@ -41,7 +41,7 @@ static int framework_of(const struct rule *rule, struct rule_context *ctx, int64
 	int ret, rc;
 
 	*out = FRAMEWORK_NONE;
-	ret = rule_prepare(rule, ctx, sql, &st, err, errlen);
+	ret = analysis_prepare(&ctx->an, sql, &st, err, errlen);
 	if (ret < 0)
 		return ret;
 	sqlite3_bind_int64(st, 1, trace_id);
@@ -49,7 +49,7 @@ static int framework_of(const struct rule *rule, struct rule_context *ctx, int64
 		const char *name = NULL;
 		enum kernel_owner owner;
 
-		if (trace_string(ctx->trace, trace_id, sqlite3_column_int64(st, 0), &name, err, errlen) < 0 || !name)
+		if (trace_string(ctx->an.trace, trace_id, sqlite3_column_int64(st, 0), &name, err, errlen) < 0 || !name)
 			continue;
 		owner = kernel_owner(name);
 		if (owner == OWNER_ATEN || owner == OWNER_INDUCTOR)
@@ -58,7 +58,7 @@ static int framework_of(const struct rule *rule, struct rule_context *ctx, int64
 			*out = FRAMEWORK_XLA;
 	}
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		ret = rule_step_error(rule, ctx, err, errlen);
+		ret = analysis_step_error(&ctx->an, err, errlen);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -94,7 +94,7 @@ static const char *fix_text(enum framework framework, int frees, int pooled)
 static void calls_text(char *buf, size_t len, const struct alloc_tally *t, int64_t trace_id, int *frees,
 		       int *pooled)
 {
-	struct rule_text name;
+	struct fmt_text name;
 	size_t used = 0, shown = 0;
 
 	buf[0] = '\0';
@@ -115,12 +115,12 @@ static void calls_text(char *buf, size_t len, const struct alloc_tally *t, int64
 }
 
 static int report_trace(const struct rule *rule, struct rule_context *ctx, const struct alloc_tally *t,
-			int64_t trace_id, const struct rule_clock *clock, char *err, size_t errlen)
+			int64_t trace_id, const struct span_clock *clock, char *err, size_t errlen)
 {
 	const struct alloc_trace *tr = alloc_tally_trace(t, trace_id);
 	int64_t calls, call_ns, claim, iterations = rule_steady_iterations(ctx, trace_id);
-	struct rule_text t1, t2;
-	char names[RULE_NAME_MAX * 4], per[64] = "";
+	struct fmt_text t1, t2;
+	char names[FMT_NAME_MAX * 4], per[64] = "";
 	enum framework framework;
 	int frees, pooled, ret;
 	struct finding *f;
@@ -133,13 +133,13 @@ static int report_trace(const struct rule *rule, struct rule_context *ctx, const
 	if (calls < (int64_t)rule_param(ctx, rule, "min_calls") ||
 	    (iterations > 0 && (double)calls < rule_param(ctx, rule, "min_per_iteration") * (double)iterations))
 		return 0;
-	ret = framework_of(rule, ctx, trace_id, &framework, err, errlen);
+	ret = framework_of(ctx, trace_id, &framework, err, errlen);
 	if (ret < 0)
 		return ret;
 	calls_text(names, sizeof(names), t, trace_id, &frees, &pooled);
 	if (iterations > 0)
 		snprintf(per, sizeof(per), ", %.1f per iteration", (double)calls / (double)iterations);
-	f = findings_add(ctx->out, rule, rule_severity(claim, rule_clock_span(clock, trace_id)), claim,
+	f = findings_add(ctx->out, rule, rule_severity(claim, span_clock_span(clock, trace_id)), claim,
 			 fix_text(framework, frees, pooled),
 			 "%" PRId64 " allocation calls in the %s%s (%s): %s inside them while the GPU idled %s "
 			 "waiting for the host",

@@ -12,7 +12,7 @@
  * Without CUDA API records nobody can tell which call the host was in; the rule then only reports
  * the CUPTI synchronization records, as information, with nothing recoverable claimed.
  */
-#include "rules/gaps.h"
+#include "analyzer/analysis/gaps.h"
 #include "rules/rule-util.h"
 
 #include "common/util.h"
@@ -132,7 +132,7 @@ static void records_row(sqlite3_stmt *row, void *arg)
 static int64_t add_records(const struct sync_state *s, struct finding *f, int64_t trace_id,
 			   int64_t device)
 {
-	struct rule_text t1;
+	struct fmt_text t1;
 	int64_t total = 0;
 
 	for (size_t i = 0; i < s->nrecords; i++) {
@@ -149,10 +149,10 @@ static int64_t add_records(const struct sync_state *s, struct finding *f, int64_
 }
 
 static void report_drains(const struct rule *rule, struct rule_context *ctx, struct sync_state *s,
-			  const struct gap_device *dev, const struct rule_clock *clock, double min_syncs)
+			  const struct gap_device *dev, const struct span_clock *clock, double min_syncs)
 {
 	int64_t count = 0, idle = 0, blocked = 0, recoverable;
-	struct rule_text t1, t2, t3, t4;
+	struct fmt_text t1, t2, t3, t4;
 	const struct drain *longest = NULL;
 	struct finding *f;
 
@@ -177,14 +177,14 @@ static void report_drains(const struct rule *rule, struct rule_context *ctx, str
 	 * than the host spent blocked, nor more than the device idled after the drains.
 	 */
 	recoverable = blocked > 0 && blocked < idle ? blocked : idle;
-	f = findings_add(ctx->out, rule, rule_severity(recoverable, rule_clock_span(clock, dev->trace_id)),
+	f = findings_add(ctx->out, rule, rule_severity(recoverable, span_clock_span(clock, dev->trace_id)),
 			 recoverable,
 			 "Synchronize only where the host needs a result: drop per-iteration "
 			 "cudaDeviceSynchronize/cudaStreamSynchronize calls, order GPU work with events and "
 			 "cudaStreamWaitEvent, poll with cudaEventQuery, and in PyTorch avoid .item(), .cpu() "
 			 "and printing tensors inside the loop.",
 			 "%s: %" PRId64 " synchronizations left it idle, %s in total until the next work",
-			 fmt_device(&t1, ctx, dev->trace_id, dev->device), count, fmt_duration(&t2, idle));
+			 fmt_device(&t1, ctx->an.trace, dev->trace_id, dev->device), count, fmt_duration(&t2, idle));
 	f->device = (int32_t)dev->device;
 	/* Per call name: how often the process called it, how long it blocked, how often it drained. */
 	for (size_t c = 0; c < s->ncalls; c++) {
@@ -222,7 +222,7 @@ static void report_unattributed(const struct rule *rule, struct rule_context *ct
 {
 	for (size_t i = 0; i < s->nrecords; i++) {
 		const struct sync_records *r = &s->records[i];
-		struct rule_text t1;
+		struct fmt_text t1;
 		struct finding *f;
 		int64_t total;
 
@@ -238,20 +238,20 @@ static void report_unattributed(const struct rule *rule, struct rule_context *ct
 				 "to see which synchronizations stall the GPU.",
 				 "%s: %" PRId64 " synchronizations recorded, but without CUDA API records it "
 				 "cannot tell whether they left the GPU idle",
-				 fmt_device(&t1, ctx, trace_id, r->device), total);
+				 fmt_device(&t1, ctx->an.trace, trace_id, r->device), total);
 		f->device = (int32_t)r->device;
 		add_records(s, f, trace_id, r->device);
 	}
 }
 
-static int has_api_calls(const struct rule *rule, struct rule_context *ctx, int64_t trace_id,
+static int has_api_calls(struct rule_context *ctx, int64_t trace_id,
 			 int *yes, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	int ret, rc;
 
 	*yes = 0;
-	ret = rule_prepare(rule, ctx, "SELECT 1 FROM api_calls WHERE traceId = ?1 LIMIT 1", &st, err,
+	ret = analysis_prepare(&ctx->an, "SELECT 1 FROM api_calls WHERE traceId = ?1 LIMIT 1", &st, err,
 			   errlen);
 	if (ret < 0)
 		return ret;
@@ -260,7 +260,7 @@ static int has_api_calls(const struct rule *rule, struct rule_context *ctx, int6
 	if (rc == SQLITE_ROW)
 		*yes = 1;
 	else if (rc != SQLITE_DONE)
-		ret = rule_step_error(rule, ctx, err, errlen);
+		ret = analysis_step_error(&ctx->an, err, errlen);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -311,9 +311,9 @@ static int excessive_sync_begin(const struct rule *rule, struct rule_context *ct
 	int ret;
 
 	*state = NULL;
-	ret = api_names_load(rule, ctx, &s->names, err, errlen);
+	ret = api_names_load(&ctx->an, &s->names, err, errlen);
 	if (!ret)
-		ret = rule_query(rule, ctx, records_sql, records_row, s, err, errlen);
+		ret = analysis_query(&ctx->an, records_sql, records_row, s, err, errlen);
 	if (ret < 0) {
 		sync_state_free(s);
 		return ret;
@@ -332,7 +332,7 @@ static int excessive_sync_finish(const struct rule *rule, struct rule_context *c
 {
 	double min_syncs = rule_param(ctx, rule, "min_syncs");
 	struct sync_state *s = state;
-	struct rule_clock clock = { 0 };
+	struct span_clock clock = { 0 };
 	int ret = 0;
 
 	if (!walk)
@@ -350,22 +350,22 @@ static int excessive_sync_finish(const struct rule *rule, struct rule_context *c
 			s->walked = 1;
 	}
 	if (s->walked && s->n) {
-		ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+		ret = span_clock_init(&clock, &ctx->an, err, errlen);
 		if (ret < 0)
 			goto out;
 		for (size_t i = 0; i < walk->ndevices; i++)
 			report_drains(rule, ctx, s, &walk->devices[i], &clock, min_syncs);
 	}
 	/* Traces without API records: the synchronization records alone, claiming nothing. */
-	for (size_t id = 0; s->nrecords && id < trace_count(ctx->trace) && ret == 0; id++) {
+	for (size_t id = 0; s->nrecords && id < trace_count(ctx->an.trace) && ret == 0; id++) {
 		int api;
 
-		ret = has_api_calls(rule, ctx, (int64_t)id, &api, err, errlen);
+		ret = has_api_calls(ctx, (int64_t)id, &api, err, errlen);
 		if (ret == 0 && !api)
 			report_unattributed(rule, ctx, s, (int64_t)id, min_syncs);
 	}
 out:
-	rule_clock_release(&clock);
+	span_clock_release(&clock);
 	sync_state_free(s);
 	return ret;
 }

@@ -12,7 +12,7 @@
  *
  * Recoverable time, an upper bound: the exposed time, were all of it overlapped with compute.
  */
-#include "rules/collectives.h"
+#include "rules/job-rules.h"
 #include "rules/rule-util.h"
 
 #include "common/util.h"
@@ -32,7 +32,7 @@ static const char fix[] =
 
 static void comm_evidence(struct finding *f, const int64_t *comm, const int64_t *exposed)
 {
-	struct rule_text t1, t2;
+	struct fmt_text t1, t2;
 
 	for (int type = 0; type < COLLECTIVE_TYPES; type++) {
 		if (!comm[type])
@@ -44,20 +44,20 @@ static void comm_evidence(struct finding *f, const int64_t *comm, const int64_t 
 
 static int exposed_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
 {
-	struct rule_clock clock = { 0 };
+	struct span_clock clock = { 0 };
 	double min_pct = rule_param(ctx, rule, "min_exposed_pct");
 	int ret;
 
-	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+	ret = span_clock_init(&clock, &ctx->an, err, errlen);
 	if (ret < 0)
 		return ret;
-	for (size_t t = 0; t < trace_count(ctx->trace); t++) {
+	for (size_t t = 0; t < trace_count(ctx->an.trace); t++) {
 		struct trace_collectives list;
 		int64_t comm[COLLECTIVE_TYPES] = { 0 }, exposed[COLLECTIVE_TYPES] = { 0 }, total = 0, span;
-		struct rule_text t1, t2;
+		struct fmt_text t1, t2;
 		struct finding *f;
 
-		ret = collectives_read(ctx->trace, (int64_t)t, &list, err, errlen);
+		ret = collectives_read(ctx->an.trace, (int64_t)t, &list, err, errlen);
 		if (ret < 0)
 			break;
 		for (size_t i = 0; i < list.count; i++) {
@@ -69,18 +69,18 @@ static int exposed_run(const struct rule *rule, struct rule_context *ctx, char *
 			total = sat_add64(total, e);
 		}
 		collectives_release(&list);
-		span = rule_clock_span(&clock, (int64_t)t);
+		span = span_clock_span(&clock, (int64_t)t);
 		if (!total || span <= 0 || (double)total < (double)span * min_pct / 100.0)
 			continue;
 		f = findings_add(ctx->out, rule, rule_severity(total, span), total, fix,
 				 "%s%sNCCL communication exposed for %s (%s of the span): nothing else ran on the GPU",
-				 trace_count(ctx->trace) > 1 ? trace_path(ctx->trace, t) : "",
-				 trace_count(ctx->trace) > 1 ? ": " : "", fmt_duration(&t1, total),
+				 trace_count(ctx->an.trace) > 1 ? trace_path(ctx->an.trace, t) : "",
+				 trace_count(ctx->an.trace) > 1 ? ": " : "", fmt_duration(&t1, total),
 				 fmt_percent(&t2, (double)total / (double)span));
 		comm_evidence(f, comm, exposed);
 		f->owner = OWNER_NCCL;
 	}
-	rule_clock_release(&clock);
+	span_clock_release(&clock);
 	return ret;
 }
 
@@ -98,7 +98,7 @@ void exposed_communication_judge(struct rule_context *ctx, const struct job_dige
 {
 	double min_pct = rule_param(ctx, &rule_exposed_communication, "min_exposed_pct");
 	int64_t total = 0, waiting = 0;
-	struct rule_text t1, t2, t3;
+	struct fmt_text t1, t2, t3;
 	struct finding *f;
 
 	for (int type = 0; type < COLLECTIVE_TYPES; type++) {

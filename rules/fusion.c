@@ -9,7 +9,7 @@
  *
  * Which kernels: framework-owned element-wise, reduction, normalization and softmax kernels (ATen's
  * elementwise_kernel family, reduce_kernel, layer_norm and softmax kernels, CuPy's), told by name and
- * owner (rules/owner.h); a run is at least min_chain of them back to back on one stream (no other
+ * owner (analyzer/analysis/owner.h); a run is at least min_chain of them back to back on one stream (no other
  * operation between, gaps under max_gap_us), whatever their grids: a reduction's grid is smaller
  * than the element-wise kernels' around it, and Inductor fuses across it.
  *
@@ -22,10 +22,10 @@
  * (a mean's [tokens, 1] result, rsqrt over it): they are launch-bound and fused away whole. The
  * saving is the run's time less the fused kernel's.
  */
-#include "rules/gaps.h"
-#include "rules/kernel-efficiency.h"
+#include "analyzer/analysis/gaps.h"
+#include "analyzer/analysis/kernel-efficiency.h"
 #include "rules/kernel-groups.h"
-#include "rules/owner.h"
+#include "analyzer/analysis/owner.h"
 #include "rules/program-state.h"
 #include "rules/rule-util.h"
 
@@ -106,7 +106,7 @@ static size_t name_slot(struct fusion_state *s, int64_t trace_id, int64_t name_i
 		char err[256];
 		enum kernel_owner owner;
 
-		if (trace_string(s->ctx->trace, trace_id, name_id, &name, err, sizeof(err)) < 0)
+		if (trace_string(s->ctx->an.trace, trace_id, name_id, &name, err, sizeof(err)) < 0)
 			name = NULL;
 		owner = kernel_owner(name);
 		s->candidate = xrealloc(s->candidate, (i + 1) * sizeof(*s->candidate));
@@ -280,10 +280,10 @@ static const char *fix_text(enum kernel_owner owner, const struct program_state 
 static void kernel_line(struct finding *f, struct rule_context *ctx, const void *record)
 {
 	const struct kernel_group *k = record;
-	struct rule_text t1, t2;
+	struct fmt_text t1, t2;
 
 	finding_evidence(f, "%s: %" PRId64 " launch%s in chains, %s",
-			 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id), k->launches,
+			 fmt_kernel_name(&t1, ctx->an.trace, k->trace_id, k->name_id), k->launches,
 			 plural_es(k->launches), fmt_duration(&t2, k->ns));
 }
 
@@ -297,23 +297,23 @@ static int wanted(const struct rule *rule, struct rule_context *ctx, const void 
 }
 
 static void report_device(const struct rule *rule, struct rule_context *ctx, void *state,
-			  const void *record, const struct rule_clock *clock)
+			  const void *record, const struct span_clock *clock)
 {
 	struct fusion_state *s = state;
 	const struct device_fusion *d = record;
 	int64_t trace_id = d->key.trace_id, device = d->key.device;
 	struct program_state program;
-	struct rule_text t1, t2, t3;
+	struct fmt_text t1, t2, t3;
 	struct finding *f;
 	char err[256];
 
-	if (program_state_read(rule, ctx, &program, err, sizeof(err)) < 0)
+	if (program_state_read(ctx, &program, err, sizeof(err)) < 0)
 		memset(&program, 0, sizeof(program));
-	f = findings_add(ctx->out, rule, rule_severity(d->saving, rule_clock_span(clock, trace_id)), d->saving,
+	f = findings_add(ctx->out, rule, rule_severity(d->saving, span_clock_span(clock, trace_id)), d->saving,
 			 fix_text(d->owner, &program),
 			 "%s: %" PRId64 " run%s of memory-bound %s element-wise and reduction kernels (%s, %s of "
 			 "kernel time) each stream their tensors through DRAM again",
-			 fmt_device(&t1, ctx, trace_id, device), d->chains, plural(d->chains),
+			 fmt_device(&t1, ctx->an.trace, trace_id, device), d->chains, plural(d->chains),
 			 kernel_owner_name(d->owner), fmt_duration(&t2, d->chained_ns),
 			 fmt_percent(&t3, d->kernel_ns ? (double)d->chained_ns / (double)d->kernel_ns : 0));
 	f->device = (int32_t)device;
@@ -357,7 +357,7 @@ static int fusion_begin(const struct rule *rule, struct rule_context *ctx, struc
 	int ret;
 
 	s->ctx = ctx;
-	ret = kernel_efficiency_compute(ctx->trace, 0, 0, &s->metrics, err, errlen);
+	ret = kernel_efficiency_compute(ctx->an.trace, 0, 0, &s->metrics, err, errlen);
 	if (ret < 0) {
 		state_free(s);
 		*state = NULL;

@@ -20,11 +20,11 @@ static const struct rule_param params[] = {
 };
 
 static int report_trace(const struct rule *rule, struct rule_context *ctx, const struct alloc_tally *t,
-			int64_t trace_id, const struct rule_clock *clock, char *err, size_t errlen)
+			int64_t trace_id, const struct span_clock *clock, char *err, size_t errlen)
 {
 	const struct alloc_trace *tr = alloc_tally_trace(t, trace_id);
 	int64_t calls, call_ns, claim, iterations = rule_steady_iterations(ctx, trace_id);
-	struct rule_text t1, t2;
+	struct fmt_text t1, t2;
 	char per[64] = "";
 	struct finding *f;
 
@@ -39,7 +39,7 @@ static int report_trace(const struct rule *rule, struct rule_context *ctx, const
 		return 0;
 	if (iterations > 0)
 		snprintf(per, sizeof(per), ", %.1f per iteration", (double)calls / (double)iterations);
-	f = findings_add(ctx->out, rule, rule_severity(claim, rule_clock_span(clock, trace_id)), claim,
+	f = findings_add(ctx->out, rule, rule_severity(claim, span_clock_span(clock, trace_id)), claim,
 			 "Pin once: allocate the pinned staging buffers (cudaHostAlloc, cudaMallocHost) or "
 			 "register the host memory (cudaHostRegister) before the loop and copy through them every "
 			 "step. PyTorch: let the DataLoader pin in its worker (pin_memory=True) instead of calling "

@@ -11,7 +11,7 @@
  * apart and never recoverable.
  */
 #include "rules/alloc-tally.h"
-#include "rules/gaps.h"
+#include "analyzer/analysis/gaps.h"
 #include "rules/rule-util.h"
 
 #include "common/util.h"
@@ -183,9 +183,9 @@ static int compare_causes(const void *pa, const void *pb)
 }
 
 /* A cause in a few words: "in cudaFree_v3020 (allocation)", "host code in NVTX range 'data'". */
-static const char *cause_text(struct rule_text *t, const struct host_cause *c)
+static const char *cause_text(struct fmt_text *t, const struct host_cause *c)
 {
-	struct rule_text name;
+	struct fmt_text name;
 	const char *category;
 
 	switch (c->kind) {
@@ -224,9 +224,9 @@ static enum idle_family top_family(const struct device_idle *d)
 }
 
 /* A cause as a member of its family, in a word or two: "cudaFree_v3020", "NVTX range 'step'". */
-static const char *member_text(struct rule_text *t, const struct host_cause *c)
+static const char *member_text(struct fmt_text *t, const struct host_cause *c)
 {
-	struct rule_text name;
+	struct fmt_text name;
 
 	switch (c->kind) {
 	case IDLE_SYNC:
@@ -249,7 +249,7 @@ static const char *family_text(char *buf, size_t buflen, const struct idle_state
 			       const struct device_idle *d, enum idle_family family)
 {
 	int64_t host = d->cause[GAP_HOST_WAIT].ns;
-	struct rule_text pct, m;
+	struct fmt_text pct, m;
 	size_t len, shown = 0;
 
 	snprintf(buf, buflen, "%s (%s of host-wait", idle_family_name(family),
@@ -284,7 +284,7 @@ static void families_text(char *buf, size_t len, const struct device_idle *d)
 {
 	int order[IDLE_NFAMILIES], n = 0;
 	int64_t host = d->cause[GAP_HOST_WAIT].ns;
-	struct rule_text t1, t2;
+	struct fmt_text t1, t2;
 	size_t used = 0;
 
 	for (int f = 0; f < IDLE_NFAMILIES; f++) {
@@ -405,14 +405,14 @@ static int compare_blockers(const void *pa, const void *pb)
 	return strcmp(a->name, b->name);
 }
 
-static const char *op_text(struct rule_text *t, struct rule_context *ctx, const struct gap *g)
+static const char *op_text(struct fmt_text *t, struct rule_context *ctx, const struct gap *g)
 {
-	struct rule_text name;
+	struct fmt_text name;
 
 	switch (g->next_op) {
 	case GPU_OP_KERNEL:
 		snprintf(t->s, sizeof(t->s), "kernel %s",
-			 rule_kernel_name(&name, ctx, g->trace_id, g->next_name_id));
+			 fmt_kernel_name(&name, ctx->an.trace, g->trace_id, g->next_name_id));
 		break;
 	case GPU_OP_COPY:
 		snprintf(t->s, sizeof(t->s), "a copy (%s, %s)", copy_kind_name(g->copy_kind),
@@ -438,18 +438,18 @@ static int qualifies(const struct device_idle *d, const struct gap_device *dev, 
 /* The device's finding: its idle time by cause, the family most host-wait is in, and the fix. */
 static struct finding *device_finding(const struct rule *rule, struct rule_context *ctx, struct idle_state *s,
 				      const struct device_idle *d, const struct gap_device *dev,
-				      const struct rule_clock *clock)
+				      const struct span_clock *clock)
 {
 	int64_t active = gap_device_active(dev);
 	int64_t host = d->cause[GAP_HOST_WAIT].ns, sync = d->cause[GAP_SYNC_WAIT].ns;
 	int64_t idle = host + sync + d->cause[GAP_OTHER].ns + d->profiler.ns;
-	struct rule_text t1, t2, t3, t4, t5, t6, t7;
+	struct fmt_text t1, t2, t3, t4, t5, t6, t7;
 	const char *fix;
 	struct finding *f;
 	enum idle_family family = top_family(d);
 	int64_t claimed = d->claimed_ns;
 	int have_family = host > 0 && d->family_ns[family] > 0;
-	char headline[RULE_NAME_MAX * 3];
+	char headline[FMT_NAME_MAX * 3];
 
 	if (sync >= host)
 		fix = "Let the host queue work ahead: remove synchronizations between launches "
@@ -459,10 +459,10 @@ static struct finding *device_finding(const struct rule *rule, struct rule_conte
 		fix = host_fix(family, top_member(s, d, family));
 	/* Sync-wait gaps are drains, claimed by excessive-sync and sync-memcpy; host-wait in allocation
 	 * calls is allocation-churn's: each idle ns counts once. */
-	f = findings_add(ctx->out, rule, rule_severity(host - claimed, rule_clock_span(clock, d->key.trace_id)),
+	f = findings_add(ctx->out, rule, rule_severity(host - claimed, span_clock_span(clock, d->key.trace_id)),
 			 host - claimed, fix,
 			 "%s idle %s between work (%s of its %s active time): %s sync-wait, %s host-wait%s%s%s%s",
-			 fmt_device(&t1, ctx, d->key.trace_id, d->key.device), fmt_duration(&t2, idle),
+			 fmt_device(&t1, ctx->an.trace, d->key.trace_id, d->key.device), fmt_duration(&t2, idle),
 			 fmt_percent(&t3, (double)idle / (double)active), fmt_duration(&t4, active),
 			 fmt_duration(&t5, sync), fmt_duration(&t6, host), have_family ? ", mostly " : "",
 			 have_family ? family_text(headline, sizeof(headline), s, d, family) : "",
@@ -474,13 +474,13 @@ static struct finding *device_finding(const struct rule *rule, struct rule_conte
 
 /* The gaps by cause, the device's active span, host-wait by family and the allocation calls' share. */
 static void evidence_totals(struct finding *f, const struct device_idle *d, const struct gap_device *dev,
-			    const struct rule_clock *clock, double min_gap_us)
+			    const struct span_clock *clock, double min_gap_us)
 {
 	int64_t host = d->cause[GAP_HOST_WAIT].ns, sync = d->cause[GAP_SYNC_WAIT].ns;
 	int64_t other = d->cause[GAP_OTHER].ns;
 	int64_t count = d->cause[0].count + d->cause[1].count + d->cause[2].count;
-	char families[RULE_NAME_MAX * 4] = "";
-	struct rule_text t1, t2, t3;
+	char families[FMT_NAME_MAX * 4] = "";
+	struct fmt_text t1, t2, t3;
 
 	finding_evidence(f, "%" PRId64 " gap%s of at least %.1f us: host-wait %" PRId64 " (%s), sync-wait %" PRId64
 			 " (%s), other %" PRId64 " (%s)",
@@ -507,7 +507,7 @@ static void evidence_totals(struct finding *f, const struct device_idle *d, cons
 static void evidence_tops(struct finding *f, const struct idle_state *s, const struct device_idle *d)
 {
 	int64_t host = d->cause[GAP_HOST_WAIT].ns;
-	struct rule_text t1, t2, t3;
+	struct fmt_text t1, t2, t3;
 	size_t shown = 0;
 
 	for (size_t i = 0; i < s->ncauses && shown < 4; i++) {
@@ -548,9 +548,9 @@ static void evidence_tops(struct finding *f, const struct idle_state *s, const s
 
 /* The device's largest gaps, the first one the finding's time range. */
 static void evidence_largest(struct finding *f, struct rule_context *ctx, const struct device_idle *d,
-			     const struct rule_clock *clock)
+			     const struct span_clock *clock)
 {
-	struct rule_text t1, t2, t3, t4, t5;
+	struct fmt_text t1, t2, t3, t4, t5;
 
 	for (size_t i = 0; i < d->nlargest; i++) {
 		const struct gap *g = &d->largest[i];
@@ -576,7 +576,7 @@ static void evidence_largest(struct finding *f, struct rule_context *ctx, const 
 
 static void report_device(const struct rule *rule, struct rule_context *ctx, struct idle_state *s,
 			  const struct device_idle *d, const struct gap_device *dev,
-			  const struct rule_clock *clock, double min_gap_us)
+			  const struct span_clock *clock, double min_gap_us)
 {
 	struct finding *f = device_finding(rule, ctx, s, d, dev, clock);
 
@@ -613,7 +613,7 @@ static int idle_gaps_finish(const struct rule *rule, struct rule_context *ctx, v
 	double min_gap_us = rule_param(ctx, rule, "min_gap_us");
 	double min_idle_pct = rule_param(ctx, rule, "min_idle_pct");
 	struct idle_state *s = state;
-	struct rule_clock clock = { 0 };
+	struct span_clock clock = { 0 };
 	int ret = 0;
 
 	if (!walk)
@@ -634,13 +634,13 @@ static int idle_gaps_finish(const struct rule *rule, struct rule_context *ctx, v
 
 		if (!d || !qualifies(d, dev, min_idle_pct))
 			continue;
-		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
+		ret = span_clock_once(&clock, &ctx->an, err, errlen);
 		if (ret < 0)
 			goto out;
 		report_device(rule, ctx, s, d, dev, &clock, min_gap_us);
 	}
 out:
-	rule_clock_release(&clock);
+	span_clock_release(&clock);
 	for (size_t i = 0; i < s->ndevices; i++) {
 		for (size_t j = 0; j < s->devices[i].nlargest; j++)
 			free(s->devices[i].largest_blocker[j]);

@@ -33,10 +33,10 @@ static const char fix_text[] =
 	"disappear, and batch norm and pooling run their NHWC kernels.";
 
 static void report(const struct rule *rule, struct rule_context *ctx, const struct program_state *p,
-		   int64_t saving, int64_t nchw_saving, const struct rule_clock *clock)
+		   int64_t saving, int64_t nchw_saving, const struct span_clock *clock)
 {
-	int64_t span = rule_clock_total_span(clock);
-	struct rule_text t1, t2, t3;
+	int64_t span = span_clock_total_span(clock);
+	struct fmt_text t1, t2, t3;
 	struct finding *f;
 
 	f = findings_add(ctx->out, rule, rule_severity(saving, span), saving, fix_text,
@@ -61,9 +61,9 @@ static int layout_conversion_run(const struct rule *rule, struct rule_context *c
 {
 	double keep = rule_param(ctx, rule, "nhwc_pct") / 100.0;
 	struct program_state p;
-	struct rule_clock clock = { 0 };
+	struct span_clock clock = { 0 };
 	int64_t saving, nchw_saving;
-	int ret = program_state_read(rule, ctx, &p, err, errlen);
+	int ret = program_state_read(ctx, &p, err, errlen);
 
 	if (ret < 0 || !p.layout_launches)
 		return ret;
@@ -71,10 +71,10 @@ static int layout_conversion_run(const struct rule *rule, struct rule_context *c
 	saving = p.layout_ns + nchw_saving;
 	if ((double)saving * 100.0 < rule_param(ctx, rule, "min_gpu_pct") * (double)p.kernel_ns)
 		return 0;
-	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+	ret = span_clock_init(&clock, &ctx->an, err, errlen);
 	if (ret >= 0)
 		report(rule, ctx, &p, saving, nchw_saving, &clock);
-	rule_clock_release(&clock);
+	span_clock_release(&clock);
 	return ret < 0 ? ret : 0;
 }
 

@@ -4,7 +4,7 @@
  * autograd graph (a loss appended to a list for logging, outputs kept for metrics), and the graph
  * holds the forward pass's activations; the caching allocator then asks CUDA for new segments every
  * step (allocation-churn counts what that costs) until the device is full. Memory in use is read at
- * the end of each steady iteration (rules/memory.h); the rule fires on a least-squares growth of at
+ * the end of each steady iteration (analyzer/analysis/memory-use.h); the rule fires on a least-squares growth of at
  * least min_mb_per_iteration that rises in at least min_rising_pct of the iterations.
  */
 #include "rules/memory-rule.h"
@@ -21,9 +21,9 @@ static const struct rule_param params[] = {
 };
 
 static void report_device(const struct rule *rule, struct rule_context *ctx, const struct memory_device *d,
-			  const struct rule_clock *clock)
+			  const struct span_clock *clock)
 {
-	struct rule_text t1, t2, t3, t4;
+	struct fmt_text t1, t2, t3, t4;
 	struct finding *f;
 	double left;
 
@@ -36,7 +36,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, con
 			 "stack that allocated what stays.",
 			 "%s: memory in use grows by %s per iteration in the steady state (%s after the first "
 			 "steady iteration, %s after the last; it rose in %" PRId64 " of %" PRId64 ")",
-			 fmt_device(&t1, ctx, d->trace_id, d->device), fmt_bytes(&t2, d->growth_per_iteration),
+			 fmt_device(&t1, ctx->an.trace, d->trace_id, d->device), fmt_bytes(&t2, d->growth_per_iteration),
 			 fmt_bytes(&t3, (double)d->steady_first_bytes), fmt_bytes(&t4, (double)d->steady_last_bytes),
 			 d->growing_iterations, d->steady_iterations - 1);
 	f->device = (int32_t)d->device;

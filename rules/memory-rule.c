@@ -7,10 +7,10 @@ int memory_rule_run(const struct rule *rule, struct rule_context *ctx, memory_wa
 		    memory_report_fn *report, char *err, size_t errlen)
 {
 	struct memory_summary *m;
-	struct rule_clock clock = { 0 };
+	struct span_clock clock = { 0 };
 	int ret;
 
-	ret = memory_summary_compute(ctx->trace, ctx->steady, &m, err, errlen);
+	ret = memory_summary_compute(ctx->an.trace, ctx->steady, &m, err, errlen);
 	if (ret < 0)
 		return ret;
 	for (size_t i = 0; i < m->ndevices && ret >= 0; i++) {
@@ -18,12 +18,12 @@ int memory_rule_run(const struct rule *rule, struct rule_context *ctx, memory_wa
 
 		if (!wanted(rule, ctx, d))
 			continue;
-		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
+		ret = span_clock_once(&clock, &ctx->an, err, errlen);
 		if (ret < 0)
 			break;
 		report(rule, ctx, d, &clock);
 	}
-	rule_clock_release(&clock);
+	span_clock_release(&clock);
 	memory_summary_free(m);
 	return ret < 0 ? ret : 0;
 }

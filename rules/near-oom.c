@@ -2,7 +2,7 @@
  * near-oom: a device's memory in use peaks close to its capacity, so the next larger batch, sequence
  * or model fails with an out-of-memory error (and PyTorch's caching allocator, near its limit, starts
  * freeing its cache and retrying, which allocation-churn sees as cudaFree/cudaMalloc in the loop).
- * The peak comes from the allocation records (rules/memory.h) against TARGET_INFO_GPU.totalMemory;
+ * The peak comes from the allocation records (analyzer/analysis/memory-use.h) against TARGET_INFO_GPU.totalMemory;
  * what CUDA reserves for its context is not in the records, so the true headroom is a little
  * smaller than shown. No time is recovered: the finding is about headroom.
  */
@@ -19,11 +19,11 @@ static const struct rule_param params[] = {
 };
 
 static void report_device(const struct rule *rule, struct rule_context *ctx, const struct memory_device *d,
-			  const struct rule_clock *clock)
+			  const struct span_clock *clock)
 {
-	struct rule_text t1, t2, t3, t4, t5, t6;
+	struct fmt_text t1, t2, t3, t4, t5, t6;
 	double share = (double)d->peak_bytes / (double)d->capacity;
-	char where[3 * RULE_NAME_MAX] = "";
+	char where[3 * FMT_NAME_MAX] = "";
 	struct finding *f;
 	size_t len;
 
@@ -44,7 +44,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, con
 			 "expandable_segments:True limits fragmentation. torch.cuda.memory_summary() and "
 			 "torch.cuda.memory._record_memory_history() show what holds the peak.",
 			 "%s peaks at %s in use, %s of its %s, at %s%s",
-			 fmt_device(&t1, ctx, d->trace_id, d->device), fmt_bytes(&t2, (double)d->peak_bytes),
+			 fmt_device(&t1, ctx->an.trace, d->trace_id, d->device), fmt_bytes(&t2, (double)d->peak_bytes),
 			 fmt_percent(&t3, share), fmt_bytes(&t4, (double)d->capacity), fmt_at(&t5, clock, d->peak_at),
 			 where);
 	f->device = (int32_t)d->device;

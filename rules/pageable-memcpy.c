@@ -13,7 +13,7 @@
  * (PCIe 3.0 x16). Those are typical achieved rates, not link maxima; NVLink-C2C hosts (GH200) are
  * far faster, so set pinned_gbps there.
  */
-#include "rules/gaps.h"
+#include "analyzer/analysis/gaps.h"
 #include "rules/rule-util.h"
 
 #include "common/key-index.h"
@@ -95,25 +95,25 @@ static double link_gbps(int major)
 }
 
 static void report_device(const struct rule *rule, struct rule_context *ctx,
-			  const struct device_copies *d, const struct rule_clock *clock,
+			  const struct device_copies *d, const struct span_clock *clock,
 			  double pinned_gbps)
 {
 	static const char *const dir_name[NDIRS] = { "HtoD", "DtoH" };
-	struct rule_text t1, t2, t3, t4, t5, t6;
+	struct fmt_text t1, t2, t3, t4, t5, t6;
 	int64_t count = d->dir[HTOD].count + d->dir[DTOH].count;
 	double bytes = d->dir[HTOD].bytes + d->dir[DTOH].bytes;
 	int64_t recoverable = (int64_t)(d->dir[HTOD].recoverable + d->dir[DTOH].recoverable);
 	int64_t first = INT64_MAX, last = 0;
 	struct finding *f;
 
-	f = findings_add(ctx->out, rule, rule_severity(recoverable, rule_clock_span(clock, d->key.trace_id)),
+	f = findings_add(ctx->out, rule, rule_severity(recoverable, span_clock_span(clock, d->key.trace_id)),
 			 recoverable,
 			 "Allocate the host buffers with cudaMallocHost or cudaHostAlloc (or register "
 			 "existing ones with cudaHostRegister; pin_memory=True in a PyTorch DataLoader), so "
 			 "copies run at full DMA bandwidth without a staging copy and can be made "
 			 "asynchronous with cudaMemcpyAsync.",
 			 "%s: %" PRId64 " host<->device cop%s (%s) use%s pageable host memory",
-			 fmt_device(&t1, ctx, d->key.trace_id, d->key.device), count, count == 1 ? "y" : "ies",
+			 fmt_device(&t1, ctx->an.trace, d->key.trace_id, d->key.device), count, count == 1 ? "y" : "ies",
 			 fmt_bytes(&t2, bytes), count == 1 ? "s" : "");
 	f->device = (int32_t)d->key.device;
 	for (int i = 0; i < NDIRS; i++) {
@@ -240,7 +240,7 @@ static int pageable_memcpy_begin(const struct rule *rule, struct rule_context *c
 
 	s->pinned_gbps = rule_param(ctx, rule, "pinned_gbps");
 	s->min_reference = rule_param(ctx, rule, "min_reference_mb") * 1e6;
-	ret = rule_query(rule, ctx, totals_sql, totals_row, s, err, errlen);
+	ret = analysis_query(&ctx->an, totals_sql, totals_row, s, err, errlen);
 	if (ret < 0)
 		goto out;
 	for (size_t i = 0; i < s->n; i++) {
@@ -253,7 +253,7 @@ static int pageable_memcpy_begin(const struct rule *rule, struct rule_context *c
 	}
 	if (!any)
 		goto out;
-	ret = rule_query(rule, ctx, gpus_sql, gpu_row, s, err, errlen);
+	ret = analysis_query(&ctx->an, gpus_sql, gpu_row, s, err, errlen);
 	if (ret < 0)
 		goto out;
 	*visitor = (struct gap_visitor){ .api = API_COPY, .fn = on_copy, .arg = s };
@@ -275,13 +275,13 @@ static int pageable_memcpy_finish(const struct rule *rule, struct rule_context *
 	double min_copies = rule_param(ctx, rule, "min_copies");
 	double min_bytes = rule_param(ctx, rule, "min_mb") * 1e6;
 	struct pageable_state *s = state;
-	struct rule_clock clock = { 0 };
+	struct span_clock clock = { 0 };
 	int ret = 0;
 
 	/* No walk: it failed, or nothing qualified and this rule's visitor took no part. */
 	if (!walk || !s->walked)
 		goto out;
-	ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+	ret = span_clock_init(&clock, &ctx->an, err, errlen);
 	if (ret < 0)
 		goto out;
 	for (size_t i = 0; i < s->n; i++) {
@@ -293,7 +293,7 @@ static int pageable_memcpy_finish(const struct rule *rule, struct rule_context *
 			report_device(rule, ctx, d, &clock, s->pinned_gbps);
 	}
 out:
-	rule_clock_release(&clock);
+	span_clock_release(&clock);
 	key_index_release(&s->device_index);
 	free(s->devices);
 	free(s);

@@ -7,7 +7,7 @@
  * Which kernels: told from the names cuBLAS, cuDNN and CUTLASS give their FP32 kernels: an "sgemm"
  * (ampere_sgemm_*, cutlass_80_simt_sgemm_*, implicit_convolve_sgemm), an xmma kernel whose types
  * read "f32f32_f32f32_f32" (FP32 in, FP32 math: the TF32 ones read "tf32"), and cuDNN's legacy FP32
- * engines. The names say the instruction path; the owner (rules/owner.h) says who chose it.
+ * engines. The names say the instruction path; the owner (analyzer/analysis/owner.h) says who chose it.
  *
  * Recoverable time, an estimate: each such kernel's time times (1 - FP32 peak / TF32 dense peak) of
  * the device's architecture (NVIDIA's datasheet numbers, by compute capability; the evidence says
@@ -21,10 +21,10 @@
  * pair, 0% and 97%). Where those samples show the tensor pipes busy (max_tensor_pct and above), the
  * names misled, and the device gets no finding.
  */
-#include "rules/gaps.h"
+#include "analyzer/analysis/gaps.h"
 #include "rules/kernel-groups.h"
-#include "rules/kernel-efficiency.h"
-#include "rules/owner.h"
+#include "analyzer/analysis/kernel-efficiency.h"
+#include "analyzer/analysis/owner.h"
 #include "rules/program-state.h"
 #include "rules/rule-util.h"
 
@@ -145,7 +145,7 @@ static const struct name_class *name_class(struct precision_state *s, int64_t tr
 		const char *name = NULL;
 		char err[256];
 
-		if (trace_string(s->ctx->trace, trace_id, name_id, &name, err, sizeof(err)) < 0)
+		if (trace_string(s->ctx->an.trace, trace_id, name_id, &name, err, sizeof(err)) < 0)
 			name = NULL;
 		s->names[i].fp32 = name && fp32_simt_matmul(name);
 		s->names[i].owner = kernel_owner(name);
@@ -257,22 +257,22 @@ static struct sampled sampled_of(struct precision_state *s)
 static void kernel_line(struct finding *f, struct rule_context *ctx, const void *record)
 {
 	const struct kernel_group *k = record;
-	struct rule_text t1, t2;
+	struct fmt_text t1, t2;
 
 	finding_evidence(f, "%s (%s): %" PRId64 " launch%s, %s",
-			 rule_kernel_name(&t1, ctx, k->trace_id, k->name_id),
-			 kernel_owner_name(rule_kernel_owner(ctx, k->trace_id, k->name_id)), k->launches,
+			 fmt_kernel_name(&t1, ctx->an.trace, k->trace_id, k->name_id),
+			 kernel_owner_name(kernel_owner_of(ctx->an.trace, k->trace_id, k->name_id)), k->launches,
 			 plural_es(k->launches), fmt_duration(&t2, k->ns));
 }
 
 static void report_device(const struct rule *rule, struct rule_context *ctx, struct precision_state *s,
-			  const struct device_precision *d, const struct rule_clock *clock,
+			  const struct device_precision *d, const struct span_clock *clock,
 			  const struct sampled *seen)
 {
 	double keep = kept_share(d->arch, 0), keep_half = kept_share(d->arch, 1);
 	int64_t saving = (int64_t)((double)d->fp32_ns * (1.0 - keep));
 	int64_t trace_id = d->key.trace_id, device = d->key.device;
-	struct rule_text t1, t2, t3;
+	struct fmt_text t1, t2, t3;
 	struct owner_weights owners = { 0 };
 	struct finding *f;
 
@@ -281,14 +281,14 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	int known;
 
 	kernel_groups_owners(&s->kernels, ctx, trace_id, device, &owners);
-	known = program_state_read(rule, ctx, &program, err, sizeof(err)) == 0;
+	known = program_state_read(ctx, &program, err, sizeof(err)) == 0;
 	if (!known)
 		memset(&program, 0, sizeof(program));
-	f = findings_add(ctx->out, rule, rule_severity(saving, rule_clock_span(clock, trace_id)), saving,
+	f = findings_add(ctx->out, rule, rule_severity(saving, span_clock_span(clock, trace_id)), saving,
 			 fix_text(d, &owners, &program),
 			 "%s: %s of FP32 matrix products on the CUDA cores (%s of kernel time) while the "
 			 "Tensor Cores idle",
-			 fmt_device(&t1, ctx, trace_id, device), fmt_duration(&t2, d->fp32_ns),
+			 fmt_device(&t1, ctx->an.trace, trace_id, device), fmt_duration(&t2, d->fp32_ns),
 			 fmt_percent(&t3, d->kernel_ns ? (double)d->fp32_ns / (double)d->kernel_ns : 0));
 	f->device = (int32_t)device;
 	f->owner = owner_weights_top(&owners);
@@ -349,7 +349,7 @@ static int precision_begin(const struct rule *rule, struct rule_context *ctx, st
 	s->default_arch = arch_of((int)rule_param(ctx, rule, "compute_major"), 0);
 	if (!s->default_arch)
 		s->default_arch = &arch_table[0];
-	ret = rule_query(rule, ctx, gpus_sql, gpu_row, s, err, errlen);
+	ret = analysis_query(&ctx->an, gpus_sql, gpu_row, s, err, errlen);
 	*visitor = (struct gap_visitor){ .min_gap = 0, .fn = on_op, .arg = s };
 	if (ret < 0) {
 		state_free(s);
@@ -364,7 +364,7 @@ static int precision_finish(const struct rule *rule, struct rule_context *ctx, v
 {
 	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
 	struct precision_state *s = state;
-	struct rule_clock clock = { 0 };
+	struct span_clock clock = { 0 };
 	int ret = 0;
 
 	if (!walk)
@@ -377,18 +377,18 @@ static int precision_finish(const struct rule *rule, struct rule_context *ctx, v
 		/* No Tensor Cores before Volta; arch NULL means older than the table. */
 		if (!d->launches || !d->arch || (double)d->fp32_ns * 100.0 < min_gpu_pct * (double)d->kernel_ns)
 			continue;
-		if (!s->metrics && kernel_efficiency_compute(ctx->trace, 0, 0, &s->metrics, err, errlen) < 0)
+		if (!s->metrics && kernel_efficiency_compute(ctx->an.trace, 0, 0, &s->metrics, err, errlen) < 0)
 			s->metrics = NULL;	/* unreadable samples: judged by names alone */
 		seen = sampled_of(s);
 		if (seen.ns && seen.tensor >= rule_param(ctx, rule, "max_tensor_pct"))
 			continue;
-		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
+		ret = span_clock_once(&clock, &ctx->an, err, errlen);
 		if (ret < 0)
 			goto out;
 		report_device(rule, ctx, s, d, &clock, &seen);
 	}
 out:
-	rule_clock_release(&clock);
+	span_clock_release(&clock);
 	state_free(s);
 	return ret;
 }

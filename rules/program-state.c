@@ -10,7 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "rules/program-state.h"
-#include "rules/owner.h"
+#include "analyzer/analysis/owner.h"
 #include "rules/rule-util.h"
 
 #include <stdio.h>
@@ -72,7 +72,7 @@ struct state_read {
 static void row(sqlite3_stmt *st, void *arg)
 {
 	struct program_state *p = ((struct state_read *)arg)->p;
-	const char *name = rule_column_text(st, 0);
+	const char *name = analysis_column_text(st, 0);
 	int64_t launches = sqlite3_column_int64(st, 1), ns = sqlite3_column_int64(st, 2);
 	enum kernel_owner owner = kernel_owner(name);
 
@@ -109,7 +109,7 @@ static void row(sqlite3_stmt *st, void *arg)
 	}
 }
 
-int program_state_read(const struct rule *rule, struct rule_context *ctx, struct program_state *out,
+int program_state_read(struct rule_context *ctx, struct program_state *out,
 		       char *err, size_t errlen)
 {
 	static const char sql[] =
@@ -123,7 +123,7 @@ int program_state_read(const struct rule *rule, struct rule_context *ctx, struct
 		return 0;
 	}
 	memset(out, 0, sizeof(*out));
-	ret = rule_query(rule, ctx, sql, row, &r, err, errlen);
+	ret = analysis_query(&ctx->an, sql, row, &r, err, errlen);
 	if (!ret && ctx->program) {
 		*ctx->program = *out;
 		ctx->program->cached = 1;

@@ -11,6 +11,7 @@
 #ifndef GPT_RULES_RULE_H
 #define GPT_RULES_RULE_H
 
+#include "analyzer/analysis/analysis.h"
 #include "analyzer/loader/trace.h"
 
 #include <stddef.h>
@@ -34,7 +35,7 @@ struct finding {
 	int64_t start, end;		/* where on the trace's clock the evidence lies; 0, 0 if nowhere */
 	int32_t device;			/* device id the finding is about, -1 for none */
 	int64_t stream;			/* stream id, -1 for none */
-	int owner;			/* enum kernel_owner (rules/owner.h) of the kernels it is about, the
+	int owner;			/* enum kernel_owner (analyzer/analysis/owner.h) of the kernels it is about, the
 					   dominant one by time; -1 when it is about no kernel */
 };
 
@@ -61,16 +62,21 @@ struct gap_walk;
 
 /* What a rule gets to work with. */
 struct rule_context {
-	struct trace *trace;
+	/* The analyses' context: the trace in its scope, where evidence times count from (origin 0:
+	 * the first event in the scope), and who asks, set by rule_enter() for each rule run. */
+	struct analysis_context an;
 	const struct rule_config *config;
 	struct findings *out;
-	int64_t origin;		/* where evidence times count from; 0: the first event in the scope */
 	/* The phases, when the scope is their steady state (per-iteration counts); NULL otherwise. */
 	const struct phases *steady;
 	/* rules_run()'s cache of what the program already does (rules/program-state.h), read by the
 	 * first rule that advises; NULL outside rules_run(), where each read is made anew. */
 	struct program_state *program;
+	char who[80];		/* "rule <id>": an.who while that rule runs */
 };
+
+/* ctx is now the context of rule's run: its error lines start "rule <id>: ". */
+void rule_enter(struct rule_context *ctx, const struct rule *rule);
 
 struct rule {
 	const char *id;			/* e.g. "small-kernels" */
@@ -81,7 +87,7 @@ struct rule {
 	/* Returns 0, or a negative error with one line in err (a SQL failure, say). */
 	int (*run)(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen);
 	/*
-	 * Rules that read the time-ordered walk (rules/gaps.h) set these, and run = rule_walk_run, so
+	 * Rules that read the time-ordered walk (analyzer/analysis/gaps.h) set these, and run = rule_walk_run, so
 	 * that rules_run() can feed every such rule from one shared walk: begin prepares the rule's
 	 * state and fills its visitor (a visitor without fn takes no part); after the walk, finish
 	 * turns the state into findings. finish always frees the state, and gets walk NULL when the

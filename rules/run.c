@@ -3,12 +3,13 @@
  * The walk is the expensive part of a report (it merges every GPU operation with the API calls that
  * issued them), so a report of seven rules reads the trace once instead of once per rule.
  */
-#include "rules/gaps.h"
+#include "analyzer/analysis/gaps.h"
 #include "rules/program-state.h"
 #include "rules/rule.h"
 
 #include "common/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,6 +20,12 @@ static double now_seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void rule_enter(struct rule_context *ctx, const struct rule *rule)
+{
+	snprintf(ctx->who, sizeof(ctx->who), "rule %s", rule->id);
+	ctx->an.who = ctx->who;
 }
 
 int rule_walk_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
@@ -54,6 +61,7 @@ int rules_run(const struct rule *const *rules, size_t n, struct rule_context *ct
 	for (size_t i = 0; i < n && !ret; i++) {
 		if (!rules[i]->begin)
 			continue;
+		rule_enter(ctx, rules[i]);
 		ret = rules[i]->begin(rules[i], ctx, &visitors[i], &states[i], err, errlen);
 		if (ret < 0) {
 			visitors[i].fn = NULL;
@@ -69,8 +77,9 @@ int rules_run(const struct rule *const *rules, size_t n, struct rule_context *ct
 		for (size_t i = 0; i < n && !first; i++)
 			if (visitors[i].fn)
 				first = rules[i];
+		rule_enter(ctx, first);
 		t0 = now_seconds();
-		ret = gap_walk(first, ctx, &walk, err, errlen);
+		ret = gap_walk(&ctx->an, &walk, err, errlen);
 		walked = ret == 0;
 		if (walkers > 1 || n > 1)
 			timing(timings, "(shared walk)", t0, 0);
@@ -81,6 +90,7 @@ int rules_run(const struct rule *const *rules, size_t n, struct rule_context *ct
 
 		if (!begun[i])
 			continue;
+		rule_enter(ctx, rules[i]);
 		t0 = now_seconds();
 		r = rules[i]->finish(rules[i], ctx, states[i], walked ? &walk : NULL, err, errlen);
 		if (!ret)
@@ -96,6 +106,7 @@ int rules_run(const struct rule *const *rules, size_t n, struct rule_context *ct
 
 		if (rules[i]->begin)
 			continue;
+		rule_enter(ctx, rules[i]);
 		t0 = now_seconds();
 		ret = rules[i]->run(rules[i], ctx, err, errlen);
 		timing(timings, rules[i]->id, t0, ctx->out->count - before);

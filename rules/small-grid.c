@@ -12,7 +12,7 @@
  * when that reaches min_waste_pct of its kernel time, weighting each kernel by the GPU time it
  * actually takes.
  */
-#include "rules/gaps.h"
+#include "analyzer/analysis/gaps.h"
 #include "rules/kernel-groups.h"
 #include "rules/program-state.h"
 #include "rules/rule-util.h"
@@ -103,7 +103,7 @@ static int on_op(const struct gap *g, void *arg)
 		char err[256];
 
 		/* cuDNN's NCHW <-> NHWC conversions are layout-conversion's time, not a grid to size. */
-		if (trace_string(s->ctx->trace, trace_id, name_id, &name, err, sizeof(err)) < 0)
+		if (trace_string(s->ctx->an.trace, trace_id, name_id, &name, err, sizeof(err)) < 0)
 			name = NULL;
 		k->layout = program_layout_kernel(name);
 		k->min_blocks = k->max_blocks = blocks;
@@ -129,7 +129,7 @@ static int on_op(const struct gap *g, void *arg)
 static void kernel_line(struct finding *f, struct rule_context *ctx, const void *record)
 {
 	const struct small_kernel *k = record;
-	struct rule_text t1, t2, t3, t4;
+	struct fmt_text t1, t2, t3, t4;
 
 	if (k->min_blocks == k->max_blocks)
 		snprintf(t4.s, sizeof(t4.s), "%" PRId64 " blocks", k->min_blocks);
@@ -137,8 +137,8 @@ static void kernel_line(struct finding *f, struct rule_context *ctx, const void 
 		snprintf(t4.s, sizeof(t4.s), "%" PRId64 "-%" PRId64 " blocks", k->min_blocks,
 			 k->max_blocks);
 	finding_evidence(f, "%s (%s): %" PRId64 " launch%s of %s, %s, idle SM time %s",
-			 rule_kernel_name(&t1, ctx, k->group.trace_id, k->group.name_id),
-			 kernel_owner_name(rule_kernel_owner(ctx, k->group.trace_id, k->group.name_id)),
+			 fmt_kernel_name(&t1, ctx->an.trace, k->group.trace_id, k->group.name_id),
+			 kernel_owner_name(kernel_owner_of(ctx->an.trace, k->group.trace_id, k->group.name_id)),
 			 k->group.launches, plural_es(k->group.launches), t4.s,
 			 fmt_duration(&t2, k->group.ns), fmt_duration(&t3, (int64_t)k->group.weight));
 }
@@ -153,18 +153,18 @@ static int wanted(const struct rule *rule, struct rule_context *ctx, const void 
 }
 
 static void report_device(const struct rule *rule, struct rule_context *ctx, void *state,
-			  const void *record, const struct rule_clock *clock)
+			  const void *record, const struct span_clock *clock)
 {
 	struct grid_state *s = state;
 	const struct device_grid *d = record;
 	int64_t trace_id = d->key.trace_id, device = d->key.device;
 	struct owner_weights owners = { 0 };
 	size_t names = kernel_groups_owners(&s->kernels, ctx, trace_id, device, &owners);
-	struct rule_text t1, t2, t3;
+	struct fmt_text t1, t2, t3;
 	struct finding *f;
 
 	f = findings_add(ctx->out, rule,
-			 rule_severity((int64_t)d->waste, rule_clock_span(clock, trace_id)),
+			 rule_severity((int64_t)d->waste, span_clock_span(clock, trace_id)),
 			 (int64_t)d->waste,
 			 owner_fix(&owners, FIX_GRID,
 				   "Give these kernels at least one block per SM: split the work finer (smaller "
@@ -172,7 +172,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 				   "or run independent small kernels concurrently on separate streams."),
 			 "%s: %" PRId64 " launch%s of %zu kernel%s use fewer blocks than its %" PRId64
 			 " SMs, leaving up to %s of SM time idle",
-			 fmt_device(&t1, ctx, trace_id, device), d->launches, plural_es(d->launches), names,
+			 fmt_device(&t1, ctx->an.trace, trace_id, device), d->launches, plural_es(d->launches), names,
 			 plural((int64_t)names), d->sms,
 			 fmt_duration(&t2, (int64_t)d->waste));
 	f->device = (int32_t)device;
@@ -220,7 +220,7 @@ static int small_grid_begin(const struct rule *rule, struct rule_context *ctx, s
 	s->ctx = ctx;
 	s->default_sms = (int64_t)rule_param(ctx, rule, "sm_count");
 	s->min_kernel_ns = rule_param(ctx, rule, "min_kernel_us") * 1e3;
-	ret = rule_query(rule, ctx, gpus_sql, gpu_row, s, err, errlen);
+	ret = analysis_query(&ctx->an, gpus_sql, gpu_row, s, err, errlen);
 	*visitor = (struct gap_visitor){ .min_gap = 0, .fn = on_op, .arg = s };
 	if (ret < 0) {
 		state_free(s);

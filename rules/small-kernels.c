@@ -12,10 +12,10 @@
  * idle time just before the launch, each capped at one launch cost. Kernels queued back to back
  * contribute nothing, which keeps the estimate honest for programs that are not launch-bound.
  *
- * All of it comes from one gap walk; medians come from duration histograms (rule-util.h), exact
+ * All of it comes from one gap walk; medians come from duration histograms (below), exact
  * when the values in the median's bucket are equal and within 0.8% otherwise.
  */
-#include "rules/gaps.h"
+#include "analyzer/analysis/gaps.h"
 #include "rules/kernel-groups.h"
 #include "rules/program-state.h"
 #include "rules/rule-util.h"
@@ -27,6 +27,169 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+struct dur_bucket {
+	int64_t id;
+	int64_t count;
+	double sum;
+	int64_t min, max;
+};
+
+/*
+ * Durations in a log-linear histogram: exact below 256 ns, then 128 buckets per power of two
+ * (0.8% wide), each keeping its count, sum, smallest and largest value. A median read from it is
+ * interpolated inside the median's bucket: exact when the values there are equal, within 0.8%
+ * otherwise. Memory grows with the number of occupied buckets (a few dozen for one kernel's
+ * durations), not with the values.
+ */
+#define DUR_HIST_RECENT 4096	/* slots of the recent-bucket table (made past DUR_HIST_UNSORTED buckets) */
+#define DUR_HIST_UNSORTED 64	/* new buckets kept unsorted at the end, at most */
+struct dur_hist {
+	struct dur_bucket *buckets;	/* occupied ones: [0, sorted) by bucket, then newer ones */
+	size_t n, cap, sorted;
+	uint32_t *recent;		/* DUR_HIST_RECENT slots: the position + 1 of a bucket whose id
+					   falls in the slot (0: none), cleared when positions move;
+					   NULL while there are few buckets */
+	int64_t count;
+	double sum;
+};
+
+static int64_t bucket_of(int64_t ns)
+{
+	int e;
+
+	if (ns < 256)
+		return ns < 0 ? 0 : ns;
+	e = 63 - __builtin_clzll((unsigned long long)ns);
+	return 256 + (int64_t)(e - 8) * 128 + ((ns >> (e - 7)) & 127);
+}
+
+static int compare_buckets(const void *pa, const void *pb)
+{
+	const struct dur_bucket *a = pa, *b = pb;
+
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+/* Sort the buckets added since the last time into place (queries read them in order). */
+static void dur_hist_settle(struct dur_hist *hist)
+{
+	if (hist->sorted == hist->n)
+		return;
+	qsort(hist->buckets, hist->n, sizeof(*hist->buckets), compare_buckets);
+	hist->sorted = hist->n;
+	if (hist->recent)
+		memset(hist->recent, 0, DUR_HIST_RECENT * sizeof(*hist->recent));	/* positions moved */
+}
+
+static void dur_hist_add(struct dur_hist *hist, int64_t ns)
+{
+	int64_t id = bucket_of(ns);
+	size_t lo = 0, hi = hist->sorted, slot = (size_t)id & (DUR_HIST_RECENT - 1), at = SIZE_MAX;
+
+	/* many buckets (a call's durations spread wide): remember where each id was found; a few (one
+	 * kernel's jitter): the search is short enough */
+	if (!hist->recent && hist->n >= DUR_HIST_UNSORTED)
+		hist->recent = xcalloc(DUR_HIST_RECENT, sizeof(*hist->recent));
+	if (hist->recent && hist->recent[slot] && hist->buckets[hist->recent[slot] - 1].id == id)
+		at = hist->recent[slot] - 1;
+	/* else the sorted buckets, then the few added since they were sorted */
+	while (at == SIZE_MAX && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (hist->buckets[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (at == SIZE_MAX && lo < hist->sorted && hist->buckets[lo].id == id)
+		at = lo;
+	for (size_t i = hist->sorted; at == SIZE_MAX && i < hist->n; i++)
+		if (hist->buckets[i].id == id)
+			at = i;
+	if (at == SIZE_MAX) {
+		/* a new bucket goes at the end (no shifting the others); sorted DUR_HIST_UNSORTED at a time */
+		if (hist->n - hist->sorted >= DUR_HIST_UNSORTED)
+			dur_hist_settle(hist);
+		if (hist->n == hist->cap) {
+			hist->cap = hist->cap ? 2 * hist->cap : 8;
+			hist->buckets = xrealloc(hist->buckets, hist->cap * sizeof(*hist->buckets));
+		}
+		at = hist->n++;
+		hist->buckets[at] = (struct dur_bucket){ id, 0, 0, ns, ns };
+	}
+	if (ns < hist->buckets[at].min)
+		hist->buckets[at].min = ns;
+	if (ns > hist->buckets[at].max)
+		hist->buckets[at].max = ns;
+	hist->buckets[at].count++;
+	hist->buckets[at].sum += (double)ns;
+	hist->count++;
+	hist->sum += (double)ns;
+	if (hist->recent)
+		hist->recent[slot] = (uint32_t)at + 1;
+}
+
+/*
+ * The (estimated) value at rank pos, 0-based, in sorted order: within its bucket, interpolated
+ * between the bucket's smallest and largest value - exact when they are equal, and close for the
+ * evenly spread values of one kernel's jitter.
+ */
+static double value_at(const struct dur_hist *hist, int64_t pos)
+{
+	for (size_t i = 0; i < hist->n; i++) {
+		const struct dur_bucket *b = &hist->buckets[i];
+
+		if (pos < b->count)
+			return b->count == 1 ? (double)b->min :
+			       (double)b->min + (double)(b->max - b->min) * (double)pos /
+							(double)(b->count - 1);
+		pos -= b->count;
+	}
+	return 0;
+}
+
+/* The smallest value added (exact: each bucket keeps its own); 0 when there is none. */
+static int64_t dur_hist_min(const struct dur_hist *hist)
+{
+	int64_t min = 0;
+
+	for (size_t i = 0; i < hist->n; i++)
+		if (!i || hist->buckets[i].min < min)
+			min = hist->buckets[i].min;
+	return min;
+}
+
+static double dur_hist_median(struct dur_hist *hist)
+{
+	dur_hist_settle(hist);
+	if (!hist->count)
+		return 0;
+	if (hist->count % 2)
+		return value_at(hist, hist->count / 2);
+	return (value_at(hist, hist->count / 2 - 1) + value_at(hist, hist->count / 2)) / 2;
+}
+
+/* The sum of min(value, cap) over the values (per bucket, from its mean where it straddles cap). */
+static double dur_hist_sum_capped(struct dur_hist *hist, double cap)
+{
+	double total = 0;
+
+	dur_hist_settle(hist);
+	for (size_t i = 0; i < hist->n; i++) {
+		double mean = hist->buckets[i].sum / (double)hist->buckets[i].count;
+
+		total += mean < cap ? hist->buckets[i].sum : cap * (double)hist->buckets[i].count;
+	}
+	return total;
+}
+
+static void dur_hist_release(struct dur_hist *hist)
+{
+	free(hist->buckets);
+	free(hist->recent);
+	memset(hist, 0, sizeof(*hist));
+}
 
 static const struct rule_param params[] = {
 	{ "launch_ratio", 1.0, "x",
@@ -121,11 +284,11 @@ static void kernel_line(struct finding *f, struct rule_context *ctx, const void 
 {
 	const struct small_kernel *k = record;
 	int64_t trace_id = k->group.trace_id, name_id = k->group.name_id;
-	struct rule_text t1, t2, t3;
+	struct fmt_text t1, t2, t3;
 
 	finding_evidence(f, "%s (%s): %" PRId64 " launch%s, median %s, total %s",
-			 rule_kernel_name(&t1, ctx, trace_id, name_id),
-			 kernel_owner_name(rule_kernel_owner(ctx, trace_id, name_id)), k->durations.count,
+			 fmt_kernel_name(&t1, ctx->an.trace, trace_id, name_id),
+			 kernel_owner_name(kernel_owner_of(ctx->an.trace, trace_id, name_id)), k->durations.count,
 			 plural_es(k->durations.count), fmt_duration(&t2, (int64_t)k->median),
 			 fmt_duration(&t3, (int64_t)k->durations.sum));
 }
@@ -160,7 +323,7 @@ static const char *aten_fix(const struct program_state *p)
 }
 
 /* " (first launch of each kernel left out, and 3 launches that --metrics replayed)", or "" */
-static const char *left_out_text(struct rule_text *t, const struct device_small *d)
+static const char *left_out_text(struct fmt_text *t, const struct device_small *d)
 {
 	char replayed[96] = "";
 
@@ -179,12 +342,12 @@ static const char *left_out_text(struct rule_text *t, const struct device_small 
 }
 
 static void report_device(const struct rule *rule, struct rule_context *ctx, void *state,
-			  const void *record, const struct rule_clock *clock)
+			  const void *record, const struct span_clock *clock)
 {
 	struct small_state *s = state;
 	const struct device_small *d = record;
 	int64_t trace_id = d->key.trace_id, device = d->key.device;
-	struct rule_text t1, t2, t3, t4;
+	struct fmt_text t1, t2, t3, t4;
 	struct owner_weights owners = { 0 };
 	struct finding *f;
 
@@ -193,9 +356,9 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 	int known;
 
 	kernel_groups_owners(&s->kernels, ctx, trace_id, device, &owners);
-	known = program_state_read(rule, ctx, &program, err, sizeof(err)) == 0;
+	known = program_state_read(ctx, &program, err, sizeof(err)) == 0;
 	f = findings_add(ctx->out, rule,
-			 rule_severity((int64_t)d->recoverable, rule_clock_span(clock, trace_id)),
+			 rule_severity((int64_t)d->recoverable, span_clock_span(clock, trace_id)),
 			 (int64_t)d->recoverable,
 			 known && owner_weights_top(&owners) == OWNER_ATEN ? aten_fix(&program)
 			 : owner_fix(&owners, FIX_LAUNCHES,
@@ -204,7 +367,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 				     "more work (larger batches)."),
 			 "%s: %" PRId64 " launch%s of %zu kernel%s run shorter than the %s it takes to "
 			 "launch them",
-			 fmt_device(&t1, ctx, trace_id, device), d->small, plural_es(d->small), d->names,
+			 fmt_device(&t1, ctx->an.trace, trace_id, device), d->small, plural_es(d->small), d->names,
 			 plural((int64_t)d->names), fmt_duration(&t2, (int64_t)d->launch_cost));
 	f->device = (int32_t)device;
 	f->owner = owner_weights_top(&owners);

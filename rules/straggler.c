@@ -13,7 +13,7 @@
  *
  * Over one trace (one rank) the rule has nothing to compare and finds nothing.
  */
-#include "rules/collectives.h"
+#include "rules/job-rules.h"
 #include "rules/rule-util.h"
 
 #include "common/util.h"
@@ -47,7 +47,7 @@ const struct rule rule_straggler = {
 
 void straggler_judge(struct rule_context *ctx, const struct job_digest *job)
 {
-	struct rule_text t1, t2;
+	struct fmt_text t1, t2;
 	int64_t worst_rank = -1, worst_ns = 0;
 	struct finding *f;
 	/* per rank: how much delay it caused, for the worst one */

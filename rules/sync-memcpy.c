@@ -13,7 +13,7 @@
  * operation late), in gaps of at least min_gap_us. This is measured, and conservative: with
  * cudaMemcpyAsync the copy itself could also overlap kernels, which is not counted.
  */
-#include "rules/gaps.h"
+#include "analyzer/analysis/gaps.h"
 #include "rules/rule-util.h"
 
 #include "common/key-index.h"
@@ -115,13 +115,13 @@ static int compare_groups(const void *pa, const void *pb)
 
 static void report_device(const struct rule *rule, struct rule_context *ctx,
 			  const struct copy_group *groups, size_t n, const struct memcpy_state *s,
-			  const struct rule_clock *clock)
+			  const struct span_clock *clock)
 {
 	int64_t trace_id = groups[0].trace_id, device = groups[0].device;
 	int64_t count = 0, host = 0, first = INT64_MAX, last = 0;
 	const struct device_drains *drains = rule_device_find(&s->drain_index, trace_id, device,
 							     s->drains, sizeof(*s->drains));
-	struct rule_text t1, t2, t3, t4;
+	struct fmt_text t1, t2, t3, t4;
 	int64_t idle;
 	struct finding *f;
 
@@ -134,12 +134,12 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 			last = groups[i].last;
 	}
 	idle = drains ? drains->idle : 0;
-	f = findings_add(ctx->out, rule, rule_severity(idle, rule_clock_span(clock, trace_id)), idle,
+	f = findings_add(ctx->out, rule, rule_severity(idle, span_clock_span(clock, trace_id)), idle,
 			 "Use cudaMemcpyAsync from pinned host memory on a non-default stream and "
 			 "synchronize once, where the result is needed, so copies overlap kernels and the "
 			 "host keeps queuing work.",
 			 "%s: %" PRId64 " blocking copies held the host for %s",
-			 fmt_device(&t1, ctx, trace_id, device), count, fmt_duration(&t2, host));
+			 fmt_device(&t1, ctx->an.trace, trace_id, device), count, fmt_duration(&t2, host));
 	f->device = (int32_t)device;
 	f->start = first;
 	f->end = last;
@@ -187,13 +187,13 @@ static int sync_memcpy_begin(const struct rule *rule, struct rule_context *ctx, 
 	int ret;
 
 	s->names = &s->own_names;
-	ret = api_names_load(rule, ctx, &s->own_names, err, errlen);
+	ret = api_names_load(&ctx->an, &s->own_names, err, errlen);
 	if (ret < 0)
 		goto out;
 	filter = api_names_sql(s->names, API_BLOCKING_COPY);
 	sql = sqlite3_mprintf(calls_sql, filter);
 	sqlite3_free(filter);
-	ret = rule_query(rule, ctx, sql, calls_row, &enough, err, errlen);
+	ret = analysis_query(&ctx->an, sql, calls_row, &enough, err, errlen);
 	sqlite3_free(sql);
 	if (ret < 0 || !enough.any)
 		goto out;
@@ -217,7 +217,7 @@ static int sync_memcpy_finish(const struct rule *rule, struct rule_context *ctx,
 {
 	double min_copies = rule_param(ctx, rule, "min_copies");
 	struct memcpy_state *s = state;
-	struct rule_clock clock = { 0 };
+	struct span_clock clock = { 0 };
 	int ret = 0;
 
 	if (!walk || !s->walked)
@@ -233,13 +233,13 @@ static int sync_memcpy_finish(const struct rule *rule, struct rule_context *ctx,
 			count += s->groups[j].count;
 		if ((double)count < min_copies || !count)
 			continue;
-		ret = rule_clock_once(&clock, rule, ctx, err, errlen);
+		ret = span_clock_once(&clock, &ctx->an, err, errlen);
 		if (ret < 0)
 			goto out;
 		report_device(rule, ctx, &s->groups[i], j - i, s, &clock);
 	}
 out:
-	rule_clock_release(&clock);
+	span_clock_release(&clock);
 	memcpy_state_free(s);
 	return ret;
 }

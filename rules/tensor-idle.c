@@ -19,8 +19,8 @@
  * since kernel time saved in a step that waits on the host is not all wall time saved. On the
  * vocabulary pair: estimated 0.83 ms per step, measured 0.57 ms untraced (docs/gpu-metrics.md).
  */
-#include "rules/kernel-efficiency.h"
-#include "rules/owner.h"
+#include "analyzer/analysis/kernel-efficiency.h"
+#include "analyzer/analysis/owner.h"
 #include "rules/program-state.h"
 #include "rules/rule-util.h"
 
@@ -131,13 +131,13 @@ static const char *fix_text(const struct idle_summary *s, const struct program_s
 }
 
 static void report(const struct rule *rule, struct rule_context *ctx, const struct kernel_efficiencies *e,
-		   const struct idle_summary *s, double reference, const struct rule_clock *clock,
+		   const struct idle_summary *s, double reference, const struct span_clock *clock,
 		   const struct program_state *p)
 {
-	int64_t span = rule_clock_total_span(clock);
+	int64_t span = span_clock_total_span(clock);
 	double busy = span > 0 ? (double)e->total_ns / (double)span : 1.0;
 	int64_t saving;
-	struct rule_text t1, t2, t3;
+	struct fmt_text t1, t2, t3;
 	struct finding *f;
 	size_t shown = 0;
 
@@ -176,8 +176,8 @@ static int tensor_idle_run(const struct rule *rule, struct rule_context *ctx, ch
 	double reference = rule_param(ctx, rule, "reference_pct");
 	struct kernel_efficiencies *e = NULL;
 	struct idle_summary s = { 0 };
-	struct rule_clock clock = { 0 };
-	int ret = kernel_efficiency_compute(ctx->trace, 0, 0, &e, err, errlen);
+	struct span_clock clock = { 0 };
+	int ret = kernel_efficiency_compute(ctx->an.trace, 0, 0, &e, err, errlen);
 
 	if (ret <= 0)
 		return ret;
@@ -186,12 +186,12 @@ static int tensor_idle_run(const struct rule *rule, struct rule_context *ctx, ch
 	    (double)s.time_ns * 100.0 >= rule_param(ctx, rule, "min_gpu_pct") * (double)e->total_ns) {
 		struct program_state p;
 
-		ret = program_state_read(rule, ctx, &p, err, errlen);
+		ret = program_state_read(ctx, &p, err, errlen);
 		if (ret >= 0)
-			ret = rule_clock_init(&clock, rule, ctx, err, errlen);
+			ret = span_clock_init(&clock, &ctx->an, err, errlen);
 		if (ret >= 0)
 			report(rule, ctx, e, &s, reference, &clock, &p);
-		rule_clock_release(&clock);
+		span_clock_release(&clock);
 	}
 	free(s.items);
 	kernel_efficiency_free(e);

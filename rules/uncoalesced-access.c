@@ -167,13 +167,13 @@ static void add_source_lines(struct rule_context *ctx, struct finding *f, const 
 		" GROUP BY file, line HAVING ld + st > 0 ORDER BY ld + st DESC, file, line LIMIT 3";
 	sqlite3_stmt *st;
 
-	if (sqlite3_prepare_v2(trace_db(ctx->trace), sql, -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(trace_db(ctx->an.trace), sql, -1, &st, NULL) != SQLITE_OK)
 		return;
 	sqlite3_bind_int64(st, 1, k->key[0]);
 	sqlite3_bind_int64(st, 2, k->key[2]);
 	while (sqlite3_step(st) == SQLITE_ROW)
 		finding_evidence(f, "source %s:%d: %lld excess load sectors, %lld excess store sectors",
-				 rule_column_text(st, 0), sqlite3_column_int(st, 1),
+				 analysis_column_text(st, 0), sqlite3_column_int(st, 1),
 				 (long long)sqlite3_column_int64(st, 2), (long long)sqlite3_column_int64(st, 3));
 	sqlite3_finalize(st);
 }
@@ -182,14 +182,14 @@ static void report_kernel(const struct rule *rule, struct rule_context *ctx,
 			  const struct kernel_access *k, int64_t gpu_ns, double min_excess_pct)
 {
 	const struct access *ld = &k->dir[LOADS], *st = &k->dir[STORES];
-	struct rule_text t1, t2, t3;
+	struct fmt_text t1, t2, t3;
 	struct finding *f;
 	const char *which = ld->flagged && st->flagged ? "loads and stores" : ld->flagged ? "loads" : "stores";
 	const struct access *worst = ld->flagged ? ld : st;
 
 	if (ld->flagged && st->flagged && st->sectors * ld->ideal > ld->sectors * st->ideal)
 		worst = st;
-	enum kernel_owner owner = rule_kernel_owner(ctx, k->key[0], k->key[2]);
+	enum kernel_owner owner = kernel_owner_of(ctx->an.trace, k->key[0], k->key[2]);
 	const char *fix = kernel_owner_fix(owner, FIX_ACCESS);
 
 	f = findings_add(ctx->out, rule,
@@ -199,7 +199,7 @@ static void report_kernel(const struct rule *rule, struct rule_context *ctx,
 			 "fastest-moving index, use structures of arrays instead of arrays of structures, or "
 			 "stage strided accesses through shared memory (tiling, as in a transpose).",
 			 "%s (%s): uncoalesced global %s, %.1f sectors per request where %.1f would do",
-			 rule_kernel_name(&t1, ctx, k->key[0], k->key[2]), kernel_owner_name(owner), which,
+			 fmt_kernel_name(&t1, ctx->an.trace, k->key[0], k->key[2]), kernel_owner_name(owner), which,
 			 worst->requests > 0 ? worst->sectors / worst->requests : 0.0,
 			 worst->requests > 0 ? worst->ideal / worst->requests : 0.0);
 	f->device = (int32_t)k->key[1];
@@ -208,7 +208,7 @@ static void report_kernel(const struct rule *rule, struct rule_context *ctx,
 	access_evidence(f, "stores", st, min_excess_pct);
 	finding_evidence(f, "%s, %" PRId64 " launch%s (%s in total); counters from %" PRId64 " measured launch%s "
 			 "(--metrics measures a kernel's first launches, often in the warm-up)",
-			 fmt_device(&t2, ctx, k->key[0], k->key[1]), k->launches, plural_es(k->launches),
+			 fmt_device(&t2, ctx->an.trace, k->key[0], k->key[1]), k->launches, plural_es(k->launches),
 			 fmt_duration(&t3, k->ns), k->measured, plural_es(k->measured));
 	finding_evidence(f, "severity against the trace's kernel time, %s (kernel replay stretches the "
 			 "wall clock, so the span would understate it)", fmt_duration(&t2, gpu_ns));
@@ -225,7 +225,7 @@ static int read_kernels(const struct rule *rule, struct rule_context *ctx, doubl
 {
 	struct kernel_access *kernels = NULL;
 	size_t cap = 0;
-	sqlite3 *db = trace_db(ctx->trace);
+	sqlite3 *db = trace_db(ctx->an.trace);
 	sqlite3_stmt *st = NULL;
 	int ret = 0, rc;
 
@@ -266,7 +266,7 @@ static int read_kernels(const struct rule *rule, struct rule_context *ctx, doubl
 		}
 	}
 	if (rc != SQLITE_DONE)
-		ret = rule_step_error(rule, ctx, err, errlen);
+		ret = analysis_step_error(&ctx->an, err, errlen);
 	sqlite3_finalize(st);
 	*out = kernels;
 	if (!ret && !*n)
@@ -276,13 +276,13 @@ static int read_kernels(const struct rule *rule, struct rule_context *ctx, doubl
 
 /* Kernel time over all launches, metrics or not: each measured kernel's launches and time, and each
    trace's kernel time (gpu_ns, by traceId). */
-static int add_kernel_times(const struct rule *rule, struct rule_context *ctx, struct kernel_access *kernels,
+static int add_kernel_times(struct rule_context *ctx, struct kernel_access *kernels,
 			    size_t n, int64_t *gpu_ns, size_t ntraces, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int ret, rc;
 
-	ret = rule_prepare(rule, ctx, times_sql, &st, err, errlen);
+	ret = analysis_prepare(&ctx->an, times_sql, &st, err, errlen);
 	if (ret < 0)
 		return ret;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -298,7 +298,7 @@ static int add_kernel_times(const struct rule *rule, struct rule_context *ctx, s
 		k->ns += sqlite3_column_int64(st, 3);
 	}
 	if (rc != SQLITE_DONE)
-		ret = rule_step_error(rule, ctx, err, errlen);
+		ret = analysis_step_error(&ctx->an, err, errlen);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -336,13 +336,13 @@ static int uncoalesced_access_run(const struct rule *rule, struct rule_context *
 	double assumed = rule_param(ctx, rule, "assumed_sectors");
 	size_t max_kernels = (size_t)rule_param(ctx, rule, "max_kernels");
 	struct kernel_access *kernels = NULL;
-	size_t n = 0, ntraces = trace_count(ctx->trace);
+	size_t n = 0, ntraces = trace_count(ctx->an.trace);
 	int64_t *gpu_ns = xcalloc(ntraces + 1, sizeof(*gpu_ns));	/* kernel time by traceId */
 	int ret;
 
 	ret = read_kernels(rule, ctx, min_excess_pct, assumed, &kernels, &n, err, errlen);
 	if (!ret && n)
-		ret = add_kernel_times(rule, ctx, kernels, n, gpu_ns, ntraces, err, errlen);
+		ret = add_kernel_times(ctx, kernels, n, gpu_ns, ntraces, err, errlen);
 	if (!ret && n)
 		report_kernels(rule, ctx, kernels, n, gpu_ns, ntraces, min_excess_pct, max_kernels);
 	free(gpu_ns);

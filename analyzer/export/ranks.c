@@ -4,7 +4,7 @@
  * written rank after rank without interning state shared between them.
  *
  * A flow joins the kernels of one collective on two neighbouring ranks; its id is the collective's
- * matching key (rules/collectives.h) and the pair's index, so ids are unique without a table. Only
+ * matching key (analyzer/analysis/collectives.h) and the pair's index, so ids are unique without a table. Only
  * collectives that every rank has get arrows: a truncated rank would leave an arrow without its end.
  */
 #include "analyzer/export/ranks.h"
@@ -12,7 +12,7 @@
 
 #include "common/util.h"
 #include "analyzer/loader/trace.h"
-#include "rules/collectives.h"
+#include "analyzer/analysis/collectives.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -245,7 +245,7 @@ static void write_nvtx(struct out *o, struct trace *trace, int64_t pid, int64_t 
 	sqlite3_finalize(st);
 }
 
-/* Flows from the rank's summary: NCCL stream ordinals are in order of first use, as rules/collectives.c
+/* Flows from the rank's summary: NCCL stream ordinals are in order of first use, as analyzer/analysis/collectives.c
    numbers them. Without a readable summary, none. */
 static void write_flows(struct trace *trace, const char *summary, struct flows *f, char *err, size_t errlen)
 {

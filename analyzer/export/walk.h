@@ -13,7 +13,7 @@
 #include "common/key-index.h"
 #include "common/progress.h"
 #include "common/util.h"
-#include "rules/memory.h"
+#include "analyzer/analysis/memory-use.h"
 #include "rules/rule-util.h"
 
 #include <errno.h>
@@ -45,7 +45,7 @@
 #define SYNC_INVALID 4294967295LL	/* CUPTI_SYNCHRONIZATION_INVALID_VALUE: no stream / no event */
 
 /* The columns the exporter reads. The GPU views' first ten (and the API calls' first five, the NVTX
- * ranges' first three) are the rules' walk's (rules/gaps.c), so a report's copies serve it too. */
+ * ranges' first three) are the rules' walk's (analyzer/analysis/gaps.c), so a report's copies serve it too. */
 enum { G_END, G_DEVICE, G_STREAM, G_GRAPH_NODE, G_CORR, G_PID };
 enum { K_NAME = 6, K_GRIDX, K_GRIDY, K_GRIDZ, K_SHORT_NAME, K_MANGLED_NAME, K_CONTEXT, K_BLOCKX, K_BLOCKY,
        K_BLOCKZ, K_REGISTERS, K_STATIC_SMEM, K_DYNAMIC_SMEM, K_LOCAL_MEM, K_GRAPH, K_NCOLS };

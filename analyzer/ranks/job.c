@@ -9,7 +9,7 @@
  * collective missing on one rank (a truncated trace, an extra all-gather in a rank's logging)
  * shifts only that type's sequence, not every later collective's. Point-to-point kernels (SendRecv)
  * involve only some ranks and are never matched. Generic kernels whose collective nothing names
- * (rules/collectives.h) are matched as type "Other": NCCL picks the same kernel on every rank.
+ * (analyzer/analysis/collectives.h) are matched as type "Other": NCCL picks the same kernel on every rank.
  *
  * Who was late. Every rank leaves a collective together, so the rank that arrived last spends the
  * least time in its kernel and the others' extra time is how long they waited: durations, which need

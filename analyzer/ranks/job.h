@@ -3,7 +3,7 @@
  * job's ranks (and notes on the ones that are not: another job, a rank twice, a rank missing, a
  * trace cut short or unreadable), the clock correction of each rank, per-rank and per-iteration
  * times, the stragglers found by matching each collective across ranks, and the communication per
- * collective type, overlapped or exposed. The cross-rank rules (rules/collectives.h) judge it.
+ * collective type, overlapped or exposed. The cross-rank rules (analyzer/analysis/collectives.h) judge it.
  *
  * Memory grows with the number of ranks plus the number of distinct collectives (one accumulator
  * per matched collective, whatever the rank count), never with ranks x events: every summary's
@@ -13,7 +13,7 @@
 #define GPT_RANKS_JOB_H
 
 #include "analyzer/ranks/summary.h"
-#include "rules/collectives.h"
+#include "rules/job-rules.h"
 #include "rules/rule.h"
 
 #include <stddef.h>

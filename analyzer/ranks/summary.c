@@ -8,7 +8,7 @@
 #include "analyzer/loader/events.h"
 #include "analyzer/loader/trace.h"
 #include "analyzer/loader/windows.h"
-#include "rules/phases.h"
+#include "analyzer/analysis/phases.h"
 
 #include <errno.h>
 #include <inttypes.h>

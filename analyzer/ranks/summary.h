@@ -5,8 +5,8 @@
  *
  * A summary holds the rank's identity (rank, world size, host, pid, launcher, job id), its clock
  * anchor (trace time 0 on the host's clock and on the wall clock), whether the trace is complete,
- * its iterations (rules/phases.h), its communication per collective type in the steady state, and
- * one line per NCCL collective (rules/collectives.h): type, stream ordinal and sequence number (the
+ * its iterations (analyzer/analysis/phases.h), its communication per collective type in the steady state, and
+ * one line per NCCL collective (analyzer/analysis/collectives.h): type, stream ordinal and sequence number (the
  * matching key), times, overlap, and what filled the window before it. Collectives come last, so a
  * reader takes the header alone and streams the collectives only when it merges them.
  *
@@ -36,7 +36,7 @@
 #ifndef GPT_RANKS_SUMMARY_H
 #define GPT_RANKS_SUMMARY_H
 
-#include "rules/collectives.h"
+#include "analyzer/analysis/collectives.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -6,26 +6,14 @@
 #include "analyzer/report/report.h"
 #include "analyzer/output/format.h"
 
-#include "rules/memory.h"
+#include "analyzer/analysis/memory-use.h"
 
 #include "analyzer/report/html/html.h"
+#include "common/units.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static const char *bytes_text(double b, char *buf, size_t len)
-{
-	static const char *const units[] = { "B", "KB", "MB", "GB", "TB" };
-	size_t u = 0;
-
-	while (b >= 1000.0 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		b /= 1000.0;
-		u++;
-	}
-	snprintf(buf, len, u ? "%.2f %s" : "%.0f %s", b, units[u]);
-	return buf;
-}
 
 static int has_memory(const struct report_header *hdr)
 {
@@ -37,20 +25,15 @@ static void peak_text(FILE *out, const struct report_header *hdr, const struct m
 {
 	char a[32], b[32], c[32];
 
-	fprintf(out, "%s", bytes_text((double)d->peak_bytes, a, sizeof(a)));
+	fprintf(out, "%s", units_bytes(a, sizeof(a), (double)d->peak_bytes, UNITS_FINE));
 	if (d->capacity > 0)
 		fprintf(out, " (%.1f%% of %s)", 100.0 * (double)d->peak_bytes / (double)d->capacity,
-			bytes_text((double)d->capacity, b, sizeof(b)));
+			units_bytes(b, sizeof(b), (double)d->capacity, UNITS_FINE));
 	fprintf(out, " at %s", output_offset(d->peak_at - hdr->origin, c, sizeof(c)));
 	if (d->peak_iteration)
 		fprintf(out, ", iteration #%" PRId64, d->peak_iteration);
 	if (d->peak_range)
 		fprintf(out, ", NVTX range '%s'", d->peak_range);
-}
-
-static const char *plural(int64_t n)
-{
-	return n == 1 ? "" : "s";
 }
 
 /*
@@ -70,14 +53,14 @@ static void how_often(FILE *out, int64_t count, int64_t n, const char *noun, con
 		else
 			fprintf(out, "%.1f %ss", (double)count / (double)n, noun);
 		if (bytes)
-			fprintf(out, " (%s)", bytes_text((double)*bytes / (double)n, b, sizeof(b)));
+			fprintf(out, " (%s)", units_bytes(b, sizeof(b), (double)*bytes / (double)n, UNITS_FINE));
 		if (per_iteration)
 			fprintf(out, " per iteration");
 		return;
 	}
 	fprintf(out, "%" PRId64 " %s%s in %" PRId64 " steady iterations", count, noun, plural(count), n);
 	if (bytes)
-		fprintf(out, " (%s)", bytes_text((double)*bytes, b, sizeof(b)));
+		fprintf(out, " (%s)", units_bytes(b, sizeof(b), (double)*bytes, UNITS_FINE));
 }
 
 /* After "steady: ": "2 allocations (838.86 KB) and 2 releases per iteration; in use ...", "no
@@ -101,10 +84,9 @@ static void steady_text(FILE *out, const struct memory_device *d)
 			fprintf(out, "no releases");
 	}
 	fprintf(out, "; in use %s after the first steady iteration, %s after the last (%s%s per iteration)",
-		bytes_text((double)d->steady_first_bytes, b, sizeof(b)),
-		bytes_text((double)d->steady_last_bytes, c, sizeof(c)), d->growth_per_iteration < 0 ? "-" : "+",
-		bytes_text(d->growth_per_iteration < 0 ? -d->growth_per_iteration : d->growth_per_iteration, g,
-			   sizeof(g)));
+		units_bytes(b, sizeof(b), (double)d->steady_first_bytes, UNITS_FINE),
+		units_bytes(c, sizeof(c), (double)d->steady_last_bytes, UNITS_FINE), d->growth_per_iteration < 0 ? "-" : "+",
+		units_bytes(g, sizeof(g), d->growth_per_iteration < 0 ? -d->growth_per_iteration : d->growth_per_iteration, UNITS_FINE));
 }
 
 void report_memory_text(FILE *out, const struct report_header *hdr)
@@ -123,7 +105,7 @@ void report_memory_text(FILE *out, const struct report_header *hdr)
 		peak_text(out, hdr, d);
 		fprintf(out, "\n             %" PRId64 " allocation%s, %" PRId64 " release%s; %s in use at the end\n",
 			d->allocs, plural(d->allocs), d->releases, plural(d->releases),
-			bytes_text((double)d->end_bytes, a, sizeof(a)));
+			units_bytes(a, sizeof(a), (double)d->end_bytes, UNITS_FINE));
 		if (d->steady_iterations > 0) {
 			fprintf(out, "             steady: ");
 			steady_text(out, d);
@@ -132,8 +114,7 @@ void report_memory_text(FILE *out, const struct report_header *hdr)
 		for (size_t j = 0; j < d->nlargest && j < 3; j++) {
 			const struct memory_alloc *al = &d->largest[j];
 
-			fprintf(out, "             %s %s at %s by %s", j ? "       " : "largest", bytes_text((double)al->bytes, a,
-				sizeof(a)), output_offset(al->start - hdr->origin, b, sizeof(b)), al->call ? al->call : "?");
+			fprintf(out, "             %s %s at %s by %s", j ? "       " : "largest", units_bytes(a, sizeof(a), (double)al->bytes, UNITS_FINE), output_offset(al->start - hdr->origin, b, sizeof(b)), al->call ? al->call : "?");
 			if (al->range)
 				fprintf(out, " in NVTX range '%s'", al->range);
 			fprintf(out, "\n");
@@ -165,7 +146,7 @@ void report_memory_markdown(FILE *out, const struct report_header *hdr)
 		fprintf(out, "| %" PRId64 " | ", d->device);
 		peak_text(out, hdr, d);
 		fprintf(out, " | %" PRId64 " allocation%s, %" PRId64 " release%s, %s in use at the end | ", d->allocs,
-			plural(d->allocs), d->releases, plural(d->releases), bytes_text((double)d->end_bytes, a, sizeof(a)));
+			plural(d->allocs), d->releases, plural(d->releases), units_bytes(a, sizeof(a), (double)d->end_bytes, UNITS_FINE));
 		if (d->steady_iterations > 0)
 			steady_text(out, d);
 		fprintf(out, " |\n");
@@ -269,7 +250,7 @@ static void chart_html(FILE *out, const struct report_header *hdr, const struct 
 		y = 10 + ph - ph * i / 4.0;
 		fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" "
 			"text-anchor=\"end\" font-size=\"11\">%s</text>\n", CHART_LEFT, CHART_W - 10, y, y, CHART_LEFT - 4,
-			y + 4, bytes_text(ymax * i / 4.0, a, sizeof(a)));
+			y + 4, units_bytes(a, sizeof(a), ymax * i / 4.0, UNITS_FINE));
 	}
 	if (d->capacity > 0) {
 		y = 10 + ph - ph * (double)d->capacity / ymax;
@@ -332,7 +313,7 @@ void report_memory_html(FILE *out, const struct report_header *hdr)
 		fprintf(out, "<p>device %" PRId64 ": peak ", d->device);
 		html_line(out, hdr, d, 0);
 		fprintf(out, "; %" PRId64 " allocation%s, %" PRId64 " release%s, %s in use at the end", d->allocs,
-			plural(d->allocs), d->releases, plural(d->releases), bytes_text((double)d->end_bytes, a, sizeof(a)));
+			plural(d->allocs), d->releases, plural(d->releases), units_bytes(a, sizeof(a), (double)d->end_bytes, UNITS_FINE));
 		if (d->steady_iterations > 0) {
 			fputs("; steady: ", out);
 			html_line(out, hdr, d, 1);

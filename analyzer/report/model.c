@@ -6,7 +6,7 @@
 #include "analyzer/report/report.h"
 #include "analyzer/loader/events.h"
 #include "analyzer/report/html/html.h"
-#include "rules/memory.h"
+#include "analyzer/analysis/memory-use.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -130,7 +130,7 @@ static int read_notes(struct trace *trace, struct report_header *hdr, char *err,
 			     xasprintf("%s was not finalized (the program crashed or was killed?): the last "
 					 "events may be missing", trace_path(trace, t)));
 		/* Kernel replay and SASS patching (--metrics) hold each measured launch call; the walk
-		 * (rules/gaps.h: IDLE_PROFILER) counts that time as the profiler's. */
+		 * (analyzer/analysis/gaps.h: IDLE_PROFILER) counts that time as the profiler's. */
 		if (count_measured(trace, t, &replayed, err, errlen) < 0)
 			return -1;
 		if (replayed > 0)
@@ -253,7 +253,8 @@ int report_run_rules(struct trace *trace, const struct rule_config *config, cons
 		     int64_t origin, const struct phases *steady, struct findings *out, FILE *timings, char *err,
 		     size_t errlen)
 {
-	struct rule_context ctx = { .trace = trace, .config = config, .out = out, .origin = origin, .steady = steady };
+	struct rule_context ctx = { .an = { .trace = trace, .origin = origin }, .config = config, .out = out,
+				    .steady = steady };
 	const struct rule **rules = NULL;
 	size_t n = 0;
 	int ret;

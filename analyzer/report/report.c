@@ -8,7 +8,7 @@
 #include "analyzer/loader/events.h"
 #include "analyzer/report/html/html.h"
 #include "analyzer/report/memory.h"
-#include "rules/owner.h"
+#include "analyzer/analysis/owner.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -175,7 +175,7 @@ static const char *source_words(const struct trace_phases *tp, char *buf, size_t
 	return buf;
 }
 
-/* Whether some trace's iterations may be layers of its step (rules/phases.h: period_unmarked). */
+/* Whether some trace's iterations may be layers of its step (analyzer/analysis/phases.h: period_unmarked). */
 static int iterations_maybe_layers(const struct report_header *hdr)
 {
 	for (size_t t = 0; hdr->phases && t < hdr->phases->ntraces; t++) {

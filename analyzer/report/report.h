@@ -10,7 +10,7 @@
 
 #include "analyzer/loader/trace.h"
 #include "analyzer/output/format.h"
-#include "rules/phases.h"
+#include "analyzer/analysis/phases.h"
 #include "rules/rule.h"
 
 #include <stdint.h>
@@ -48,7 +48,7 @@ struct report_header {
 	int64_t steady_start, steady_end;
 	int64_t steady_iterations;		/* steady iterations of every trace (0: none found) */
 	struct report_charts *charts;		/* HTML only: report_charts_read(); NULL otherwise */
-	struct memory_summary *memory;		/* GPU memory (rules/memory.h); NULL when not computed */
+	struct memory_summary *memory;		/* GPU memory (analyzer/analysis/memory-use.h); NULL when not computed */
 };
 
 /* The devices' busy time added up (saturating at INT64_MAX). */

@@ -6,7 +6,7 @@
 
 #include "common/util.h"
 #include "analyzer/loader/gpu-metrics.h"
-#include "rules/phases.h"
+#include "analyzer/analysis/phases.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -1,14 +1,14 @@
 /*
  * The stats section on busy time: each heavy kernel's SMs-active, tensor-pipe and DRAM shares from
  * sampled GPU metrics, what bounds it, and the steady state's GPU time by class
- * (rules/kernel-efficiency.h). Present only for traces recorded with GPU metrics.
+ * (analyzer/analysis/kernel-efficiency.h). Present only for traces recorded with GPU metrics.
  */
 #ifndef GPT_STATS_EFFICIENCY_H
 #define GPT_STATS_EFFICIENCY_H
 
 #include "analyzer/output/format.h"
 #include "analyzer/loader/trace.h"
-#include "rules/kernel-efficiency.h"
+#include "analyzer/analysis/kernel-efficiency.h"
 
 #include <stdio.h>
 
@@ -20,7 +20,7 @@ struct stats_efficiency {
 
 /*
  * For `gpt-trace stats`: whole_trace when no scope was given, then the window is the steady
- * state (rules/phases.h), else the scope. Returns 1 with *out set, 0 when the trace holds no GPU
+ * state (analyzer/analysis/phases.h), else the scope. Returns 1 with *out set, 0 when the trace holds no GPU
  * metrics, or a negative error with one line in err.
  */
 int stats_efficiency_compute(struct trace *trace, int whole_trace, struct stats_efficiency **out,

@@ -5,7 +5,7 @@
  */
 #include "analyzer/stats/stats.h"
 #include "analyzer/stats/efficiency.h"
-#include "rules/owner.h"
+#include "analyzer/analysis/owner.h"
 #include "common/util.h"
 
 #include <inttypes.h>

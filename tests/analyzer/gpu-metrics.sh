@@ -1,5 +1,5 @@
 #!/bin/bash
-# What bounds each kernel, from sampled GPU metrics (rules/kernel-efficiency.h, `gpt-trace stats`):
+# What bounds each kernel, from sampled GPU metrics (analyzer/analysis/kernel-efficiency.h, `gpt-trace stats`):
 # a synthetic trace whose answers are worked out in data/gpu-metrics.sql, the same rows in an
 # nsys-only layout (no GPT_* table), and the H200 fixtures of tests/fixtures/gpu/busy (README there).
 . "$SRC/tests/analyzer/lib.sh"

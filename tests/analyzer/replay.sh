@@ -2,7 +2,7 @@
 # A report walks a trace twice (the phases over the whole trace, the rules over the steady state).
 # Each table the walks read is read from SQLite once: the scan that finds its storage order keeps
 # the view's rows in a temporary copy, and both walks read the copy (event_streams_keep in
-# analyzer/loader/events.h, gap_walk_keep in rules/gaps.h). Checked here:
+# analyzer/loader/events.h, gap_walk_keep in analyzer/analysis/gaps.h). Checked here:
 #   - one statement reads the kernels' rows per report (three without the copy: the scan, then
 #     each walk);
 #   - where the copy cannot be written (a file size limit, as on a full disk), the report reads the

@@ -4,7 +4,7 @@
  * compare the renderings exactly, independent of what the real rules find.
  */
 #include "analyzer/report/report.h"
-#include "rules/owner.h"
+#include "analyzer/analysis/owner.h"
 #include "rules/rule.h"
 
 #include <stdio.h>

@@ -78,7 +78,7 @@ assert d['events']['kernels'] == 19 and d['gpu']['devices'][0]['label'] == 'GPU 
 expect "report json two traces" "ok" "$(python3 "$TMP/check.py" "$TMP/both.json" "
 assert len(d['traces']) == 2 and d['events']['kernels'] == 1331 and len(d['gpu']['devices']) == 2")"
 
-# The owner of the kernels a finding is about (rules/owner.h), on real traces: cuBLAS's FP32 GEMMs,
+# The owner of the kernels a finding is about (analyzer/analysis/owner.h), on real traces: cuBLAS's FP32 GEMMs,
 # cuDNN's small grids and launches in a ResNet, Inductor's small kernels under torch.compile, the
 # program's own strided kernels; null for a finding about no kernel (idle time, copies, syncs).
 GPU=$SRC/tests/fixtures/gpu

@@ -2,7 +2,7 @@
  * owner-names: prints the kernel owner of each name read from standard input, one per line, as
  * "<owner id>\t<name>" (tests/rules/owners.sh runs it on every fixture's kernel names).
  */
-#include "rules/owner.h"
+#include "analyzer/analysis/owner.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -121,12 +121,13 @@ int main(int argc, char **argv)
 			goto out_err;
 		}
 	}
-	ctx = (struct rule_context){ .trace = trace, .config = config, .out = &findings };
+	ctx = (struct rule_context){ .an = { .trace = trace }, .config = config, .out = &findings };
 	for (size_t i = 0; rule_table[i]; i++) {
 		const struct rule *rule = rule_table[i];
 
 		if (only && strcmp(only, rule->id))
 			continue;
+		rule_enter(&ctx, rule);
 		if (rule->run(rule, &ctx, err, sizeof(err)) < 0)
 			goto out_err;
 	}

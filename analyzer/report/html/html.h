@@ -194,7 +194,7 @@ void html_timeline_lane(struct html_timeline *tl, const struct chart_lane *l, co
 
 /*
  * Into charts, once its windows and devices are read: each device's GPU metrics per bucket of each
- * window, and the kernel time by what bounds it (rules/kernel-efficiency.h) over hdr's steady state
+ * window, and the kernel time by what bounds it (analyzer/analysis/kernel-efficiency.h) over hdr's steady state
  * (the whole scope when a scope was given or nothing repeats). Nothing when the trace holds no GPU
  * metrics. Returns 0 or a negative error with one line in err; html_util_release() frees.
  */

@@ -213,7 +213,7 @@ static void write_iterations_line(FILE *out, const struct trace_phases *tp)
 	case ITERATIONS_KERNELS: {
 		char words[512];
 
-		/* How its start was chosen, as the text report says it (rules/phases.h). */
+		/* How its start was chosen, as the text report says it (analyzer/analysis/phases.h). */
 		fprintf(out, "a repeating sequence of %" PRId64 " kernels: ", tp->period_ops);
 		html_text(out, iteration_start_words(tp, words, sizeof(words)));
 		break;

@@ -12,13 +12,13 @@
  * whether the sampler ran there. A mean, not a maximum, so that the chart reads as utilization
  * and its average over a window is the trace's; in the zoomed steady state a pixel is a few samples.
  *
- * The summary is rules/kernel-efficiency.h over the steady state, the numbers of `gpt-trace stats`'
+ * The summary is analyzer/analysis/kernel-efficiency.h over the steady state, the numbers of `gpt-trace stats`'
  * "GPU busy time by what bounds it". Reading loads every sample of the trace, as stats does.
  */
 #include "analyzer/report/html/html.h"
 #include "common/util.h"
 #include "analyzer/loader/gpu-metrics.h"
-#include "rules/kernel-efficiency.h"
+#include "analyzer/analysis/kernel-efficiency.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -21,11 +21,10 @@
  * operations, the API calls and the NVTX ranges in time order (analyzer/loader/events.h), and this code
  * merges them.
  */
-#ifndef GPT_RULES_GAPS_H
-#define GPT_RULES_GAPS_H
+#ifndef GPT_ANALYSIS_GAPS_H
+#define GPT_ANALYSIS_GAPS_H
 
-#include "rules/rule.h"
-#include "rules/rule-util.h"
+#include "analyzer/analysis/analysis.h"
 #include "common/key-index.h"
 
 /* What an API call is, from its name (cudaLaunchKernel_v7000, cuMemcpyHtoDAsync_v2...). */
@@ -56,7 +55,7 @@ struct api_names {
 	char **names;
 	size_t n;
 };
-int api_names_load(const struct rule *rule, struct rule_context *ctx, struct api_names *names,
+int api_names_load(const struct analysis_context *ctx, struct api_names *names,
 		   char *err, size_t errlen);
 unsigned api_names_class(const struct api_names *names, int64_t trace_id, int64_t name_id);
 const char *api_names_name(const struct api_names *names, int64_t trace_id, int64_t name_id);
@@ -235,8 +234,7 @@ struct gap_walk {
 	size_t ntexts, texts_cap;
 };
 
-int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
-	     size_t errlen);
+int gap_walk(const struct analysis_context *ctx, struct gap_walk *walk, char *err, size_t errlen);
 /* For a command that walks a trace more than once: call before anything reads the trace, and each
  * table the walk reads is read from the trace once (event_streams_keep in analyzer/loader/events.h). */
 void gap_walk_keep(struct trace *trace);

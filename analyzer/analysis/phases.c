@@ -8,7 +8,7 @@
  *
  * Finding the iterations is phases-iterations.c.
  */
-#include "rules/phases-private.h"
+#include "analyzer/analysis/phases-private.h"
 #include "analyzer/loader/windows.h"
 
 const char *phase_name(enum phase_id id)
@@ -101,7 +101,7 @@ enum { UNION_COMPUTE, UNION_COMM, UNION_MEMORY, UNION_COMPUTE_OR_COMM, UNION_CAT
 
 struct walk_state {
 	struct phases *phases;
-	struct rule_context *ctx;
+	const struct analysis_context *ctx;
 	struct cause_sums sums;
 	struct time_split (*split)[NBUCKETS];	/* per trace */
 	struct key_index kernels;	/* (traceId, nameId) -> is_nccl[], kernel_key[], kernel_last[] */
@@ -208,12 +208,12 @@ static size_t kernel_index(struct walk_state *s, const struct gap *g, int *is_ne
 	size_t i = key_index_get(&s->kernels, key, is_new);
 
 	if (*is_new) {
-		struct rule_text name;
+		struct fmt_text name;
 
 		s->is_nccl = xrealloc(s->is_nccl, (i + 1) * sizeof(*s->is_nccl));
 		s->kernel_key = xrealloc(s->kernel_key, (i + 1) * sizeof(*s->kernel_key));
 		s->kernel_last = xrealloc(s->kernel_last, (i + 1) * sizeof(*s->kernel_last));
-		s->is_nccl[i] = !strncmp(rule_kernel_name(&name, s->ctx, g->trace_id, g->next_name_id), "nccl", 4);
+		s->is_nccl[i] = !strncmp(fmt_kernel_name(&name, s->ctx->trace, g->trace_id, g->next_name_id), "nccl", 4);
 		s->kernel_key[i][0] = g->trace_id;
 		s->kernel_key[i][1] = g->next_name_id;
 		s->kernel_last[i] = -1;
@@ -590,7 +590,7 @@ static void warmup_phase(struct walk_state *s, struct trace_phases *tp, int64_t 
 	if (wu->once) {
 		/* name one: the kernel of the last iteration with one-time work */
 		size_t k = 0, i = w;
-		struct rule_text name;
+		struct fmt_text name;
 
 		while (i-- > 0 && !k)
 			k = wu->last_of[i];
@@ -598,7 +598,7 @@ static void warmup_phase(struct walk_state *s, struct trace_phases *tp, int64_t 
 			 " launched %s that no later iteration launches (one-time work%s %s)",
 			 wu->new_kernels || wu->slow ? "; " : "", wu->once,
 			 wu->once_kernels == 1 ? "a kernel" : "kernels", wu->once_kernels == 1 ? ":" : ", such as",
-			 rule_kernel_name(&name, s->ctx, s->kernel_key[k - 1][0], s->kernel_key[k - 1][1]));
+			 fmt_kernel_name(&name, s->ctx->trace, s->kernel_key[k - 1][0], s->kernel_key[k - 1][1]));
 	}
 	phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[w].start,
 		  xasprintf("from the first GPU operation to iteration %zu: %s %s", w + 1, which, why));
@@ -606,7 +606,7 @@ static void warmup_phase(struct walk_state *s, struct trace_phases *tp, int64_t 
 
 const char *iteration_start_words(const struct trace_phases *tp, char *buf, size_t len)
 {
-	struct rule_text gap;
+	struct fmt_text gap;
 
 	switch (tp->start_by) {
 	case ITERATION_START_GAP:
@@ -727,7 +727,7 @@ static void startup_of_windows(struct trace_phases *tp, const struct trace_windo
 				  "--capture-range ...): the program's start-up is outside them");
 }
 
-static int find_iterations(struct rule_context *ctx, struct phases *p, const char *step, char *err,
+static int find_iterations(const struct analysis_context *ctx, struct phases *p, const char *step, char *err,
 			   size_t errlen)
 {
 	size_t found = 0;
@@ -794,7 +794,7 @@ static void drop_steps_without_work(struct trace_phases *tp)
 /* A repeating NVTX range that holds no GPU work (a CPU-side pass) in 3 instances is not the step: the
  * kernel sequence instead; the profiler's ProfilerStep#N stays if one of its steps holds GPU work.
  * Returns 1 when a trace changed (walk again), 0, or a negative error. */
-static int drop_empty_ranges(struct rule_context *ctx, struct phases *p, char *err, size_t errlen)
+static int drop_empty_ranges(const struct analysis_context *ctx, struct phases *p, char *err, size_t errlen)
 {
 	int again = 0, ret = 0;
 
@@ -829,7 +829,7 @@ static int drop_empty_ranges(struct rule_context *ctx, struct phases *p, char *e
 }
 
 /* The walk over the iterations; once more when an NVTX step turned out empty. */
-static int walk_iterations(struct rule_context *ctx, struct phases *p, struct walk_state *s,
+static int walk_iterations(const struct analysis_context *ctx, struct phases *p, struct walk_state *s,
 			   struct gap_walk *walk, char *err, size_t errlen)
 {
 	int ret = 0;
@@ -841,7 +841,7 @@ static int walk_iterations(struct rule_context *ctx, struct phases *p, struct wa
 		for (size_t t = 0; t < p->ntraces; t++)
 			iterations_within_windows(&p->traces[t], &s->windows);
 		gap_walk_release(walk);
-		ret = gap_walk(&phases_rule, ctx, walk, err, errlen);
+		ret = gap_walk(ctx, walk, err, errlen);
 		if (!ret && !attempt) {
 			again = drop_empty_ranges(ctx, p, err, errlen);
 			if (again < 0)
@@ -883,12 +883,12 @@ static void walk_state_release(struct walk_state *s)
 
 int phases_compute(struct trace *trace, const char *step, struct phases **out, char *err, size_t errlen)
 {
-	struct rule_context ctx = { .trace = trace };
+	struct analysis_context ctx = { .trace = trace, .who = "phases" };
 	struct phases *p = xcalloc(1, sizeof(*p));
 	struct walk_state s = { .phases = p, .ctx = &ctx };
 	struct gap_visitor visitor = { .attribute = 1, .startup = 1, .fn = on_op, .arg = &s };
 	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1, .progress = "phases" };
-	struct rule_clock clock = { 0 };
+	struct span_clock clock = { 0 };
 	struct api_names names = { 0 };
 	size_t n = trace_count(trace);
 	int ret;
@@ -903,12 +903,12 @@ int phases_compute(struct trace *trace, const char *step, struct phases **out, c
 	if (ret < 0)
 		goto out;
 	/* The causes point to call names: the names must outlive the walk, until assemble() copies them. */
-	ret = api_names_load(&phases_rule, &ctx, &names, err, errlen);
+	ret = api_names_load(&ctx, &names, err, errlen);
 	walk.names = &names;
 	if (!ret)
 		ret = walk_iterations(&ctx, p, &s, &walk, err, errlen);
 	if (!ret)
-		ret = rule_clock_init(&clock, &phases_rule, &ctx, err, errlen);
+		ret = span_clock_init(&clock, &ctx, err, errlen);
 	if (!ret)
 		copy_devices(p, &walk);
 	for (size_t t = 0; !ret && t < n; t++) {
@@ -918,7 +918,7 @@ int phases_compute(struct trace *trace, const char *step, struct phases **out, c
 out:
 	gap_walk_release(&walk);
 	api_names_release(&names);
-	rule_clock_release(&clock);
+	span_clock_release(&clock);
 	walk_state_release(&s);
 	if (ret < 0) {
 		phases_free(p);

@@ -12,10 +12,10 @@
  * (the context, a few hundred MB) never appears in these records, so "in use" is what the program
  * and its libraries allocated: for PyTorch, the caching allocator's reserved segments.
  */
-#ifndef GPT_RULES_MEMORY_H
-#define GPT_RULES_MEMORY_H
+#ifndef GPT_ANALYSIS_MEMORY_USE_H
+#define GPT_ANALYSIS_MEMORY_USE_H
 
-#include "rules/phases.h"
+#include "analyzer/analysis/phases.h"
 #include "analyzer/loader/trace.h"
 
 #include <stddef.h>

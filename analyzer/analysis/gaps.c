@@ -16,9 +16,9 @@
  * them in one gap would have to happen first. This replaces a SQL join of every operation with its
  * API call, which cost SQLite an index over all API calls per walk.
  */
-#include "rules/gaps.h"
-#include "rules/pending-calls.h"
-#include "rules/profiler-time.h"
+#include "analyzer/analysis/gaps.h"
+#include "analyzer/analysis/pending-calls.h"
+#include "analyzer/analysis/profiler-time.h"
 
 #include "analyzer/loader/events.h"
 #include "analyzer/loader/windows.h"
@@ -527,7 +527,7 @@ void gap_walk_keep(struct trace *trace)
 	event_streams_keep(trace, walk_streams, sizeof(walk_streams) / sizeof(walk_streams[0]));
 }
 
-static int walk_stream_open(struct rule_context *ctx, size_t which, struct event_stream **s, char *err,
+static int walk_stream_open(const struct analysis_context *ctx, size_t which, struct event_stream **s, char *err,
 			    size_t errlen)
 {
 	const struct event_columns *c = &walk_streams[which];
@@ -535,7 +535,7 @@ static int walk_stream_open(struct rule_context *ctx, size_t which, struct event
 	return event_stream_open(ctx->trace, c->view, c->cols, c->ncols, c->nkey, c->text_col, s, err, errlen);
 }
 
-static int op_open(struct rule_context *ctx, struct op_input *in, enum gpu_op kind, char *err, size_t errlen)
+static int op_open(const struct analysis_context *ctx, struct op_input *in, enum gpu_op kind, char *err, size_t errlen)
 {
 	int ret = walk_stream_open(ctx, (size_t)kind, &in->s, err, errlen);
 
@@ -603,9 +603,9 @@ static void pass_call(const struct gap_walk *walk, const struct event_row *row, 
 			walk->visitors[i].on_call(&call, walk->visitors[i].arg);
 }
 
-/* One run of gap_walk(): the walker, its inputs, and what its visitors need. */
+/* One run of gap_walk(its inputs, and what its visitors need. */
 struct walk_run {
-	const struct rule *rule;
+	const char *who;			/* starts its error lines (the analysis context's) */
 	struct gap_walk *walk;
 	struct walker w;
 	struct api_names own_names;	/* when the caller gave no names */
@@ -643,7 +643,7 @@ static void walk_needs(struct walk_run *r)
 }
 
 /* Open the operations' streams, the calls' and (when attributing) the ranges', each at its first row. */
-static int walk_open(struct walk_run *r, struct rule_context *ctx)
+static int walk_open(struct walk_run *r, const struct analysis_context *ctx)
 {
 	int ret = profiler_time_load(ctx->trace, r->attributing, &r->profiler, r->why, sizeof(r->why));
 
@@ -821,7 +821,7 @@ static int visit_gap(struct walk_run *r, const struct gap *g, const struct gap *
 			continue;
 		ret = v->fn(seen, v->arg);
 		if (ret < 0) {
-			snprintf(err, errlen, "rule %s: cannot process an idle gap", r->rule->id);
+			snprintf(err, errlen, "%s: cannot process an idle gap", r->who);
 			return ret;
 		}
 	}
@@ -888,10 +888,9 @@ static void walk_release(struct walk_run *r)
 	api_names_release(&r->own_names);
 }
 
-int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk *walk, char *err,
-	     size_t errlen)
+int gap_walk(const struct analysis_context *ctx, struct gap_walk *walk, char *err, size_t errlen)
 {
-	struct walk_run run = { .rule = rule, .walk = walk,
+	struct walk_run run = { .who = ctx->who ? ctx->who : "analysis", .walk = walk,
 				.w = { .trace_id = -1, .walk = walk, .class_of = { -1, 0 } } };
 	struct walk_run *r = &run;
 	const struct event_row *op;
@@ -903,7 +902,7 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 	walk->ntexts = walk->texts_cap = 0;
 	r->w.names = walk->names;
 	if (!r->w.names) {
-		ret = api_names_load(rule, ctx, &r->own_names, err, errlen);
+		ret = api_names_load(ctx, &r->own_names, err, errlen);
 		if (ret < 0)
 			return ret;
 		r->w.names = &r->own_names;
@@ -930,7 +929,7 @@ int gap_walk(const struct rule *rule, struct rule_context *ctx, struct gap_walk 
 		ret = input_next(&r->calls, r->why, sizeof(r->why));
 	}
 	if (ret < 0 && r->why[0])
-		snprintf(err, errlen, "rule %s: %s", rule->id, r->why);
+		snprintf(err, errlen, "%s: %s", r->who, r->why);
 	walk_release(r);
 	if (ret < 0)
 		gap_walk_release(walk);

@@ -17,7 +17,7 @@
  * of each iteration. Memory grows with the distinct kernel names, the kernels of one period and the
  * number of periods, not with the operations.
  */
-#include "rules/phases-private.h"
+#include "analyzer/analysis/phases-private.h"
 
 /* Shorter gaps are launch latency, not host work (the idle-gaps rule's min_gap_us). */
 #define RECURRING_GAP_MIN 5000
@@ -97,7 +97,7 @@ static void token_seen(struct token *t, int64_t pos)
 
 /* The first read: every kernel of the trace as a token; *last_first_end: the end of the last first
  * launch of a kernel. */
-static int read_tokens(struct rule_context *ctx, struct trace_phases *tp, struct kernel_tokens *k,
+static int read_tokens(const struct analysis_context *ctx, struct trace_phases *tp, struct kernel_tokens *k,
 		       int64_t *last_first_end, char *err, size_t errlen)
 {
 	struct event_stream *st;
@@ -205,7 +205,7 @@ static void reader_close(struct op_reader *r)
 			event_stream_close(r->stream[i]);
 }
 
-static int reader_open(struct rule_context *ctx, int64_t trace_id, struct op_reader *r, char *err, size_t errlen)
+static int reader_open(const struct analysis_context *ctx, int64_t trace_id, struct op_reader *r, char *err, size_t errlen)
 {
 	int ret = 0;
 
@@ -251,7 +251,7 @@ struct device_end {
 };
 
 /* Read the trace's operations, calling fn for each kernel up to position `last` with its zone. */
-static int scan_zones(struct rule_context *ctx, int64_t trace_id, int64_t last, zone_fn fn, void *arg, char *err,
+static int scan_zones(const struct analysis_context *ctx, int64_t trace_id, int64_t last, zone_fn fn, void *arg, char *err,
 		      size_t errlen)
 {
 	struct device_end *devices = NULL;
@@ -440,7 +440,7 @@ static int64_t optimizer_offset(const char *optimizer, int64_t dist)
  * that a recurring gap marks (*p changes: one step of several identical layers), or stays, said
  * to be perhaps a layer (tp->period_unmarked).
  */
-static int choose_start(struct rule_context *ctx, struct trace_phases *tp, const struct kernel_tokens *k,
+static int choose_start(const struct analysis_context *ctx, struct trace_phases *tp, const struct kernel_tokens *k,
 			struct period *p, int64_t *offset, char *err, size_t errlen)
 {
 	struct period_gaps pg = { .p = p, .k = k };
@@ -519,12 +519,12 @@ static void cut_zone(void *arg, int64_t pos, const struct period_op *kernel, int
 	c->name[k] = kernel->name;
 }
 
-static int period_iterations(struct rule_context *ctx, struct trace_phases *tp, const struct period *p,
+static int period_iterations(const struct analysis_context *ctx, struct trace_phases *tp, const struct period *p,
 			     int64_t offset, char *err, size_t errlen)
 {
 	struct cuts c = { .p = p, .offset = offset, .after_gap = tp->start_by == ITERATION_START_GAP };
 	int64_t runs = p->runs, first, end;
-	struct rule_text name;
+	struct fmt_text name;
 	int ret;
 
 	c.at = xcalloc((size_t)runs + 2, sizeof(*c.at));
@@ -550,14 +550,14 @@ static int period_iterations(struct rule_context *ctx, struct trace_phases *tp, 
 	add_iteration(tp, c.at[runs], end);
 	tp->source = ITERATIONS_KERNELS;
 	tp->period_ops = p->dist;
-	tp->source_name = xstrdup(rule_kernel_name(&name, ctx, tp->trace_id, c.name[runs]));
+	tp->source_name = xstrdup(fmt_kernel_name(&name, ctx->trace, tp->trace_id, c.name[runs]));
 out:
 	free(c.at);
 	free(c.name);
 	return ret;
 }
 
-int find_kernel_period(struct rule_context *ctx, struct trace_phases *tp, int64_t *last_first_end, char *err,
+int find_kernel_period(const struct analysis_context *ctx, struct trace_phases *tp, int64_t *last_first_end, char *err,
 		       size_t errlen)
 {
 	struct kernel_tokens k = { 0 };

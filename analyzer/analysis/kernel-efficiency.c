@@ -6,7 +6,7 @@
  * KEFF_MIN_PURITY of the sample's interval. The overlaps are summed as their samples finish, so
  * the memory stays about KEFF_FLUSH_RECS records whatever the trace's size.
  */
-#include "rules/kernel-efficiency.h"
+#include "analyzer/analysis/kernel-efficiency.h"
 
 #include "common/strtab.h"
 #include "analyzer/loader/gpu-metrics.h"

@@ -4,7 +4,7 @@
  * of every trace read once from its strings, for the walk (gaps.c) and the rules that filter calls
  * in SQL.
  */
-#include "rules/gaps.h"
+#include "analyzer/analysis/gaps.h"
 
 #include "common/key-index.h"
 #include "common/util.h"
@@ -203,7 +203,7 @@ const char *idle_kind_name(enum idle_kind kind)
 	return (unsigned)kind < IDLE_NKINDS ? names[kind] : "unknown";
 }
 
-int api_names_load(const struct rule *rule, struct rule_context *ctx, struct api_names *names,
+int api_names_load(const struct analysis_context *ctx, struct api_names *names,
 		   char *err, size_t errlen)
 {
 	/* Every CUDA API name starts with "cu", every HIP one with "hip"; kernel names and the rest are
@@ -214,12 +214,12 @@ int api_names_load(const struct rule *rule, struct rule_context *ctx, struct api
 	int ret, rc;
 
 	memset(names, 0, sizeof(*names));
-	ret = rule_prepare(rule, ctx, sql, &st, err, errlen);
+	ret = analysis_prepare(ctx, sql, &st, err, errlen);
 	if (ret < 0)
 		return ret;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t key[KEY_INDEX_WORDS] = { sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1) };
-		const char *name = rule_column_text(st, 2);
+		const char *name = analysis_column_text(st, 2);
 		unsigned cls = api_class_of(name);
 		int created;
 		size_t i;
@@ -237,7 +237,7 @@ int api_names_load(const struct rule *rule, struct rule_context *ctx, struct api
 		names->n = i + 1;
 	}
 	if (rc != SQLITE_DONE)
-		ret = rule_step_error(rule, ctx, err, errlen);
+		ret = analysis_step_error(ctx, err, errlen);
 	sqlite3_finalize(st);
 	if (ret < 0)
 		api_names_release(names);

@@ -4,8 +4,8 @@
  * are in flight at most; beyond PENDING_CALLS_MAX (pending-calls.c) the oldest unmatched call is
  * dropped, so that a trace whose operations were lost cannot grow the table without end.
  */
-#ifndef GPT_RULES_PENDING_CALLS_H
-#define GPT_RULES_PENDING_CALLS_H
+#ifndef GPT_ANALYSIS_PENDING_CALLS_H
+#define GPT_ANALYSIS_PENDING_CALLS_H
 
 #include <stddef.h>
 #include <stdint.h>

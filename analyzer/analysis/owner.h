@@ -5,8 +5,10 @@
  * algorithm choice, precision, torch.compile), an Inductor kernel its generator's options, and only
  * the program's own kernels the code-level fix. docs/owners.md lists the patterns and their order.
  */
-#ifndef GPT_RULES_OWNER_H
-#define GPT_RULES_OWNER_H
+#ifndef GPT_ANALYSIS_OWNER_H
+#define GPT_ANALYSIS_OWNER_H
+
+#include <stdint.h>
 
 enum kernel_owner {
 	OWNER_PROGRAM = 0,	/* none of the below: the program's own code */
@@ -36,6 +38,9 @@ enum owner_kind {
 
 /* The owner of a kernel by its (demangled or short) name; NULL or "" is the program's own. */
 enum kernel_owner kernel_owner(const char *name);
+/* The owner of kernel name_id of a trace (its name from the trace's strings; unknown: the program). */
+struct trace;
+enum kernel_owner kernel_owner_of(struct trace *trace, int64_t trace_id, int64_t name_id);
 /* "cuBLAS", "PyTorch ATen", ..., "program" */
 const char *kernel_owner_name(enum kernel_owner owner);
 /* A stable lower-case id for JSON and scripts: "cublas", "aten", "inductor", ..., "program" */

@@ -6,7 +6,8 @@
  * match wins; the order matters where a name carries two marks (ATen's
  * at::cuda::philox::unpack_cudnn is PyTorch's, not cuDNN's).
  */
-#include "rules/owner.h"
+#include "analyzer/analysis/owner.h"
+#include "analyzer/loader/trace.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -284,4 +285,14 @@ const char *kernel_owner_fix(enum kernel_owner owner, enum fix_topic topic)
 	if (owner_fixes[owner][topic])
 		return owner_fixes[owner][topic];
 	return kind == OWNER_KIND_FRAMEWORK ? owner_fixes[OWNER_ATEN][topic] : kind_fixes[kind][topic];
+}
+
+enum kernel_owner kernel_owner_of(struct trace *trace, int64_t trace_id, int64_t name_id)
+{
+	const char *name = NULL;
+	char err[256];
+
+	if (trace_string(trace, trace_id, name_id, &name, err, sizeof(err)) < 0)
+		name = NULL;
+	return kernel_owner(name);
 }

@@ -28,8 +28,8 @@
  * so an iteration's parts add up to its time on the GPU timeline exactly, and every idle ns has one
  * cause.
  */
-#ifndef GPT_RULES_PHASES_H
-#define GPT_RULES_PHASES_H
+#ifndef GPT_ANALYSIS_PHASES_H
+#define GPT_ANALYSIS_PHASES_H
 
 #include "analyzer/loader/trace.h"
 

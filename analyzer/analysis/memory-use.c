@@ -6,7 +6,7 @@
  * beyond, every other point is dropped, so the track keeps its shape while the peak, computed
  * from every record, stays exact).
  */
-#include "rules/memory.h"
+#include "analyzer/analysis/memory-use.h"
 
 #include "common/util.h"
 

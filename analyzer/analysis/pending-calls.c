@@ -3,7 +3,7 @@
  * addressing keyed by (traceId, pid, correlation id), with deletion by backward shift, and a ring of
  * the keys in arrival order so that the oldest unmatched call goes once PENDING_CALLS_MAX are kept.
  */
-#include "rules/pending-calls.h"
+#include "analyzer/analysis/pending-calls.h"
 
 #include "common/util.h"
 

@@ -3,7 +3,7 @@
  * time order, per device, with the device's busy time kept as sorted disjoint intervals so that what
  * overlapped a collective, and what filled the window before it, are interval intersections.
  */
-#include "rules/collectives.h"
+#include "analyzer/analysis/collectives.h"
 
 #include "analyzer/loader/events.h"
 

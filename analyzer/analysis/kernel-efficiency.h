@@ -23,8 +23,8 @@
  * A sample overlapping two concurrent kernels counts for both. Rules call this; `gpt-trace stats`
  * prints it.
  */
-#ifndef GPT_RULES_KERNEL_EFFICIENCY_H
-#define GPT_RULES_KERNEL_EFFICIENCY_H
+#ifndef GPT_ANALYSIS_KERNEL_EFFICIENCY_H
+#define GPT_ANALYSIS_KERNEL_EFFICIENCY_H
 
 #include "analyzer/loader/gpu-metrics.h"
 #include "analyzer/loader/trace.h"

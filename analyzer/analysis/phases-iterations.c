@@ -3,7 +3,7 @@
  * NVTX range covering the most time (a library's own domains left out); the period of the kernel
  * sequence is phases-period.c. phases.c walks them and puts the phases together.
  */
-#include "rules/phases-private.h"
+#include "analyzer/analysis/phases-private.h"
 
 /*
  * "ProfilerStep#12" and "ProfilerStep#13" are one range: trailing digits do not count. A step of
@@ -80,7 +80,7 @@ static int library_domain(const char *name)
 }
 
 /* The domainIds of one trace that belong to libraries, from its domain-creation rows. */
-static int find_library_domains(struct rule_context *ctx, const struct trace_phases *tp, int64_t **ids,
+static int find_library_domains(const struct analysis_context *ctx, const struct trace_phases *tp, int64_t **ids,
 				size_t *nids, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
@@ -88,20 +88,20 @@ static int find_library_domains(struct rule_context *ctx, const struct trace_pha
 
 	*ids = NULL;
 	*nids = 0;
-	ret = rule_prepare(&phases_rule, ctx,
+	ret = analysis_prepare(ctx,
 			   "SELECT DISTINCT domainId, text FROM nvtx WHERE traceId = ?1 AND eventType = 75"
 			   " AND text IS NOT NULL", &st, err, errlen);
 	if (ret < 0)
 		return ret;
 	sqlite3_bind_int64(st, 1, tp->trace_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (!library_domain(rule_column_text(st, 1)))
+		if (!library_domain(analysis_column_text(st, 1)))
 			continue;
 		*ids = xrealloc(*ids, (*nids + 1) * sizeof(**ids));
 		(*ids)[(*nids)++] = sqlite3_column_int64(st, 0);
 	}
 	if (rc != SQLITE_DONE)
-		ret = rule_step_error(&phases_rule, ctx, err, errlen);
+		ret = analysis_step_error(ctx, err, errlen);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -134,10 +134,10 @@ void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t host_end
 }
 
 /* The NVTX ranges of one trace, in start order: columns start, end, text, domainId. */
-static int prepare_ranges(struct rule_context *ctx, const struct trace_phases *tp, sqlite3_stmt **st, char *err,
+static int prepare_ranges(const struct analysis_context *ctx, const struct trace_phases *tp, sqlite3_stmt **st, char *err,
 			  size_t errlen)
 {
-	int ret = rule_prepare(&phases_rule, ctx,
+	int ret = analysis_prepare(ctx,
 			       "SELECT start, end, text, domainId FROM nvtx WHERE traceId = ?1 AND end > start"
 			       " AND text IS NOT NULL ORDER BY start", st, err, errlen);
 
@@ -153,7 +153,7 @@ struct range_group {
 
 /* Collect the ranges of one trace that pass keep_range into tp's iterations, skipping any that
  * overlaps the previous one kept (a range nested in one of the same name). */
-int collect_ranges(struct rule_context *ctx, struct trace_phases *tp, const regex_t *re, const char *norm,
+int collect_ranges(const struct analysis_context *ctx, struct trace_phases *tp, const regex_t *re, const char *norm,
 			  char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
@@ -165,7 +165,7 @@ int collect_ranges(struct rule_context *ctx, struct trace_phases *tp, const rege
 		return ret;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
-		const char *text = rule_column_text(st, 2);
+		const char *text = analysis_column_text(st, 2);
 		char name[128];
 
 		if (re) {
@@ -183,14 +183,14 @@ int collect_ranges(struct rule_context *ctx, struct trace_phases *tp, const rege
 		tp->iterations[tp->niterations - 1].step = step_number(text);
 	}
 	if (rc != SQLITE_DONE)
-		ret = rule_step_error(&phases_rule, ctx, err, errlen);
+		ret = analysis_step_error(ctx, err, errlen);
 	sqlite3_finalize(st);
 	return ret;
 }
 
 /* The repeating user range that covers the most time, with at least 3 non-overlapping instances; the
  * PyTorch profiler's ProfilerStep#N, when there is one, however many. */
-int find_nvtx_step(struct rule_context *ctx, struct trace_phases *tp, char *err, size_t errlen)
+int find_nvtx_step(const struct analysis_context *ctx, struct trace_phases *tp, char *err, size_t errlen)
 {
 	struct range_group *groups = NULL, *best = NULL;
 	size_t ngroups = 0, nlibrary;
@@ -208,7 +208,7 @@ int find_nvtx_step(struct rule_context *ctx, struct trace_phases *tp, char *err,
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
-		const char *text = rule_column_text(st, 2);
+		const char *text = analysis_column_text(st, 2);
 		struct range_group *g = NULL;
 		char name[128];
 
@@ -235,7 +235,7 @@ int find_nvtx_step(struct rule_context *ctx, struct trace_phases *tp, char *err,
 		g->last_end = end;
 	}
 	if (rc != SQLITE_DONE)
-		ret = rule_step_error(&phases_rule, ctx, err, errlen);
+		ret = analysis_step_error(ctx, err, errlen);
 	sqlite3_finalize(st);
 	free(library);
 	for (size_t i = 0; !ret && i < ngroups; i++)

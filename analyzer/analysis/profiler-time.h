@@ -5,8 +5,8 @@
  * PROFILER_OVERHEAD (ours around each launch measured, nsys's initialisation and flushes;
  * docs/schema.md). Both are few: read whole, once per walk. Private to rules/.
  */
-#ifndef GPT_RULES_PROFILER_TIME_H
-#define GPT_RULES_PROFILER_TIME_H
+#ifndef GPT_ANALYSIS_PROFILER_TIME_H
+#define GPT_ANALYSIS_PROFILER_TIME_H
 
 #include "analyzer/loader/trace.h"
 #include "common/key-index.h"

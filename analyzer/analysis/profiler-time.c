@@ -2,7 +2,7 @@
  * The profiler's own time in a trace (profiler-time.h), read from the kernel metrics and the
  * profiler_overhead view.
  */
-#include "rules/profiler-time.h"
+#include "analyzer/analysis/profiler-time.h"
 
 #include "common/util.h"
 

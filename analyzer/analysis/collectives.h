@@ -15,13 +15,12 @@
  * that arrives late did differently.
  *
  * The job digest (struct job_digest) is filled by the merge of the per-rank summaries (ranks/) and
- * handed to the two rules that need every rank: straggler and exposed-communication.
+ * handed to the two rules that need every rank: straggler and exposed-communication (rules/job-rules.h).
  */
-#ifndef GPT_RULES_COLLECTIVES_H
-#define GPT_RULES_COLLECTIVES_H
+#ifndef GPT_ANALYSIS_COLLECTIVES_H
+#define GPT_ANALYSIS_COLLECTIVES_H
 
 #include "analyzer/loader/trace.h"
-#include "rules/rule.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -104,12 +103,5 @@ struct job_digest {
 	   the transfers themselves, not waiting for a late rank. */
 	int64_t exposed_transfer_ns[COLLECTIVE_TYPES];
 };
-
-/* The cross-rank rules' judgement of a job: findings appended to ctx->out (ctx->trace unused). */
-void straggler_judge(struct rule_context *ctx, const struct job_digest *job);
-void exposed_communication_judge(struct rule_context *ctx, const struct job_digest *job);
-
-extern const struct rule rule_straggler;
-extern const struct rule rule_exposed_communication;
 
 #endif
