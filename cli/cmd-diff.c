@@ -1,7 +1,7 @@
 /*
  * gpt-trace diff: compare the kernel timings of two traces, kernel by kernel, with a rank test and
- * a confidence interval of the duration ratio (analyzer/diff/diff.h has the rule), and exit 1 when a
- * kernel got slower by more than the threshold. Either side may also be a baseline file.
+ * a confidence interval of the duration ratio (analyzer/diff/diff.h has the rule), and exit 1 when
+ * a kernel got slower by more than the threshold. Either side may also be a baseline file.
  */
 #include "cli/commands.h"
 #include "cli/diff-options.h"

@@ -30,7 +30,8 @@ int report_ranks(char *const *paths, size_t n, const struct report_ranks_options
 
 /*
  * gpt-trace export of several ranks: the job's timeline (analyzer/export/ranks.h) as Chrome JSON at
- * output (NULL: the first trace's name with .ranks.json, .gz when gzipped). Returns the exit status.
+ * output (NULL: the first trace's name with .ranks.json, .gz when gzipped). Returns the exit
+ * status.
  */
 int export_ranks(char *const *paths, size_t n, const char *output, int gzip, int quiet);
 

@@ -10,6 +10,7 @@
 #include "cli/run-summary.h"
 #include "cli/run-recover.h"
 #include "analyzer/loader/trace.h"
+#include "common/units.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -36,34 +37,6 @@ struct trace_summary {
 	struct device_busy *devices;
 	size_t ndevices;
 };
-
-static void format_bytes(char *buf, size_t len, int64_t bytes)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
-	double value = (double)bytes;
-	int unit = -1;
-
-	while (value >= 1024.0 && unit < 3) {
-		value /= 1024.0;
-		unit++;
-	}
-	if (unit < 0)
-		snprintf(buf, len, "%" PRId64 " B", bytes);
-	else
-		snprintf(buf, len, "%.1f %s", value, units[unit]);
-}
-
-static void format_duration(char *buf, size_t len, int64_t ns)
-{
-	if (ns >= 1000000000)
-		snprintf(buf, len, "%.2f s", ns / 1e9);
-	else if (ns >= 1000000)
-		snprintf(buf, len, "%.2f ms", ns / 1e6);
-	else if (ns >= 1000)
-		snprintf(buf, len, "%.2f us", ns / 1e3);
-	else
-		snprintf(buf, len, "%" PRId64 " ns", ns);
-}
 
 static int query_int64(sqlite3 *db, const char *sql, int64_t *a, int64_t *b)
 {
@@ -198,7 +171,7 @@ static void print_summary(const char *state, const struct trace_summary *summary
 	char line[2048], bytes[32], span[32];
 	size_t len;
 
-	format_bytes(bytes, sizeof(bytes), summary->copy_bytes);
+	units_bytes(bytes, sizeof(bytes), (double)summary->copy_bytes, UNITS_BRIEF);
 	len = snprintf(line, sizeof(line), "%s: %" PRId64 " kernel%s, %" PRId64 " cop%s (%s)",
 		       state, summary->kernels, summary->kernels == 1 ? "" : "s", summary->copies,
 		       summary->copies == 1 ? "y" : "ies", bytes);
@@ -209,7 +182,7 @@ static void print_summary(const char *state, const struct trace_summary *summary
 		int64_t span_ns = dev->last_end - dev->first_start;
 		double share = span_ns > 0 ? 100.0 * dev->busy_ns / span_ns : 100.0;
 
-		format_duration(span, sizeof(span), span_ns);
+		units_duration(span, sizeof(span), span_ns, UNITS_BRIEF);
 		len += snprintf(line + len, sizeof(line) - len,
 				", GPU %" PRId64 " busy %.1f%% of %s", dev->device, share, span);
 	}

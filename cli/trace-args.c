@@ -89,7 +89,8 @@ int trace_args_option(struct trace_args *args, int c, const char *arg)
 	return 1;
 }
 
-/* Several traces recorded hours apart are no job's (analyzer/loader/job-check.h): 0, or -1 with one line. */
+/* Several traces recorded hours apart are no job's (analyzer/loader/job-check.h): 0, or -1 with one
+ * line. */
 static int check_one_job(struct trace *trace, char *const *paths, int npaths)
 {
 	struct job_start *starts = xcalloc((size_t)npaths, sizeof(*starts));

@@ -1,13 +1,13 @@
 /*
- * The collector: turns completed CUPTI activity buffers and host-side events into rows of one SQLite
- * trace file (schema in schema/schema.sql, documented in docs/schema.md).
+ * The collector: turns completed CUPTI activity buffers and host-side events into rows of one
+ * SQLite trace file (schema in schema/schema.sql, documented in docs/schema.md).
  *
  * Threading: collector_submit_buffer(), collector_submit_nvtx() and collector_buffer_get() are
  * called from the program's threads and from CUPTI's buffer callbacks; they only take or hand over
  * memory under one mutex and never touch SQLite. One writer thread, owned by the collector, decodes
  * buffers into rows, interns strings, inserts with prepared statements in large transactions and
- * commits at least every commit_interval_ms, so a killed program loses at most about that much data.
- * collector_stop() drains the queue, writes metadata (GPT_META, TARGET_INFO_GPU, PROCESSES,
+ * commits at least every commit_interval_ms, so a killed program loses at most about that much
+ * data. collector_stop() drains the queue, writes metadata (GPT_META, TARGET_INFO_GPU, PROCESSES,
  * ThreadNames, TARGET_INFO_CUDA_CONTEXT_INFO, TARGET_INFO_CUDA_STREAM,
  * TARGET_INFO_SESSION_START_TIME), closes the file and joins the thread.
  *
@@ -18,8 +18,9 @@
  * options.report when they happen, returned by collector_stop(), and never stop the traced program.
  *
  * Timestamps: every timestamp handed to the collector (CUPTI records, NVTX events) is absolute, in
- * ns, on one clock (the library registers its own clock with CUPTI, see inject/clock.h). The collector
- * stores them relative to options.time_origin, which it records in GPT_META as time_origin_ns.
+ * ns, on one clock (the library registers its own clock with CUPTI, see inject/clock.h). The
+ * collector stores them relative to options.time_origin, which it records in GPT_META as
+ * time_origin_ns.
  */
 #ifndef GPT_COLLECTOR_COLLECTOR_H
 #define GPT_COLLECTOR_COLLECTOR_H

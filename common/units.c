@@ -10,8 +10,8 @@
 const char *units_duration(char *buf, size_t len, int64_t ns, enum units_precision precision)
 {
 	static const int decimals[][3] = {
-		[UNITS_BRIEF] = { 1, 2, 3 },	/* us, ms, s */
-		[UNITS_FINE] = { 3, 3, 3 },
+	    [UNITS_BRIEF] = {1, 2, 3}, /* us, ms, s */
+	    [UNITS_FINE] = {3, 3, 3},
 	};
 	const int *d = decimals[precision == UNITS_FINE];
 	double v = (double)ns, a = v < 0 ? -v : v;
@@ -29,7 +29,7 @@ const char *units_duration(char *buf, size_t len, int64_t ns, enum units_precisi
 
 const char *units_bytes(char *buf, size_t len, double bytes, enum units_precision precision)
 {
-	static const char *const unit[] = { "B", "KB", "MB", "GB", "TB" };
+	static const char *const unit[] = {"B", "KB", "MB", "GB", "TB"};
 	size_t u = 0;
 
 	if (precision == UNITS_FINE) {

@@ -11,8 +11,9 @@
 #include <stdint.h>
 
 enum units_precision {
-	UNITS_BRIEF,	/* durations: 1 decimal in us, 2 in ms, 3 in s; bytes: 1 decimal in KB and MB, 2 in GB */
-	UNITS_FINE,	/* durations: 3 decimals in us, ms and s; bytes: 2 decimals from KB to TB */
+	UNITS_BRIEF, /* durations: 1 decimal in us, 2 in ms, 3 in s; bytes: 1 decimal in KB and MB,
+			2 in GB */
+	UNITS_FINE,  /* durations: 3 decimals in us, ms and s; bytes: 2 decimals from KB to TB */
 };
 
 /* "850 ns" below a microsecond (whole nanoseconds), then us, ms, s; the unit picked by |ns|, the

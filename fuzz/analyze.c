@@ -106,7 +106,7 @@ static void run_export(struct trace *trace, const char *dir, int gzip)
 {
 	struct rule_config *config = rule_config_new();
 	struct findings findings = { 0 };
-	struct rule_context ctx = { .an = { .trace = trace }, .config = config, .out = &findings };
+	struct rule_context ctx = {.an = {.trace = trace}, .config = config, .out = &findings};
 	struct export_options opts = { .findings = &findings };
 	char err[1024], path[4096];
 

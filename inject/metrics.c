@@ -756,8 +756,8 @@ static int write_line_row(sqlite3_stmt *st, const struct metrics_kernel *k,
  * The profiler's own time on the program's threads, as nsys writes it (PROFILER_OVERHEAD, in
  * schema/schema.sql): one row per launch measured, from the setup before it to the end of its
  * replay (counters) or patching (SASS), on the trace's clock (times count from time_origin_ns).
- * The analyzer counts that time as the profiler's, never the program's (analyzer/analysis/gaps.h). A trace
- * without the table or the origin (a file of another writer) gets no rows.
+ * The analyzer counts that time as the profiler's, never the program's (analyzer/analysis/gaps.h).
+ * A trace without the table or the origin (a file of another writer) gets no rows.
  */
 static int write_overhead(struct metrics_session *s, sqlite3 *db)
 {

@@ -69,7 +69,8 @@ void alloc_tally_call(const struct gap_call *call, void *arg)
 	int pins;
 	char err[256];
 
-	if (trace_string(t->ctx->an.trace, call->trace_id, call->name_id, &name, err, sizeof(err)) < 0) {
+	if (trace_string(t->ctx->an.trace, call->trace_id, call->name_id, &name, err, sizeof(err)) <
+	    0) {
 		if (!t->error)
 			t->error = xstrdup(err);
 		return;
@@ -233,7 +234,7 @@ struct alloc_tally *alloc_tally_new(struct rule_context *ctx, int pinning, int64
 int alloc_tally_report(struct alloc_tally *t, const struct rule *rule, struct rule_context *ctx,
 		       const struct gap_walk *walk, alloc_report_fn *report, char *err, size_t errlen)
 {
-	struct span_clock clock = { 0 };
+	struct span_clock clock = {0};
 	int ret = 0;
 
 	if (!walk || !t->nnames)

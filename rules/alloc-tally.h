@@ -86,8 +86,9 @@ void alloc_tally_release(struct alloc_tally *tally);
  * failed as the rule's error, else report() once per trace with a call of the tally's kind, in trace
  * order, with the names sorted most time in the calls first; it frees the tally either way.
  */
-typedef int alloc_report_fn(const struct rule *rule, struct rule_context *ctx, const struct alloc_tally *tally,
-			    int64_t trace_id, const struct span_clock *clock, char *err, size_t errlen);
+typedef int alloc_report_fn(const struct rule *rule, struct rule_context *ctx,
+			    const struct alloc_tally *tally, int64_t trace_id,
+			    const struct span_clock *clock, char *err, size_t errlen);
 struct alloc_tally *alloc_tally_new(struct rule_context *ctx, int pinning, int64_t min_gap,
 				    struct gap_visitor *visitor);
 int alloc_tally_report(struct alloc_tally *tally, const struct rule *rule, struct rule_context *ctx,

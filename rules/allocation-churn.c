@@ -33,8 +33,8 @@ static const struct rule_param params[] = {
 /* Which framework's kernels ran in a trace's scope: it decides the fix. */
 enum framework { FRAMEWORK_NONE, FRAMEWORK_PYTORCH, FRAMEWORK_XLA };
 
-static int framework_of(struct rule_context *ctx, int64_t trace_id,
-			enum framework *out, char *err, size_t errlen)
+static int framework_of(struct rule_context *ctx, int64_t trace_id, enum framework *out, char *err,
+			size_t errlen)
 {
 	static const char sql[] = "SELECT DISTINCT nameId FROM kernels WHERE traceId = ? LIMIT 4096";
 	sqlite3_stmt *st;
@@ -49,7 +49,9 @@ static int framework_of(struct rule_context *ctx, int64_t trace_id,
 		const char *name = NULL;
 		enum kernel_owner owner;
 
-		if (trace_string(ctx->an.trace, trace_id, sqlite3_column_int64(st, 0), &name, err, errlen) < 0 || !name)
+		if (trace_string(ctx->an.trace, trace_id, sqlite3_column_int64(st, 0), &name, err,
+				 errlen) < 0 ||
+		    !name)
 			continue;
 		owner = kernel_owner(name);
 		if (owner == OWNER_ATEN || owner == OWNER_INDUCTOR)
@@ -114,8 +116,9 @@ static void calls_text(char *buf, size_t len, const struct alloc_tally *t, int64
 	}
 }
 
-static int report_trace(const struct rule *rule, struct rule_context *ctx, const struct alloc_tally *t,
-			int64_t trace_id, const struct span_clock *clock, char *err, size_t errlen)
+static int report_trace(const struct rule *rule, struct rule_context *ctx,
+			const struct alloc_tally *t, int64_t trace_id,
+			const struct span_clock *clock, char *err, size_t errlen)
 {
 	const struct alloc_trace *tr = alloc_tally_trace(t, trace_id);
 	int64_t calls, call_ns, claim, iterations = rule_steady_iterations(ctx, trace_id);
@@ -139,12 +142,13 @@ static int report_trace(const struct rule *rule, struct rule_context *ctx, const
 	calls_text(names, sizeof(names), t, trace_id, &frees, &pooled);
 	if (iterations > 0)
 		snprintf(per, sizeof(per), ", %.1f per iteration", (double)calls / (double)iterations);
-	f = findings_add(ctx->out, rule, rule_severity(claim, span_clock_span(clock, trace_id)), claim,
-			 fix_text(framework, frees, pooled),
-			 "%" PRId64 " allocation calls in the %s%s (%s): %s inside them while the GPU idled %s "
-			 "waiting for the host",
-			 calls, ctx->steady ? "steady state" : "scope", per, names, fmt_duration(&t1, call_ns),
-			 fmt_duration(&t2, tr->host_idle));
+	f = findings_add(
+	    ctx->out, rule, rule_severity(claim, span_clock_span(clock, trace_id)), claim,
+	    fix_text(framework, frees, pooled),
+	    "%" PRId64 " allocation calls in the %s%s (%s): %s inside them while the GPU idled %s "
+	    "waiting for the host",
+	    calls, ctx->steady ? "steady state" : "scope", per, names, fmt_duration(&t1, call_ns),
+	    fmt_duration(&t2, tr->host_idle));
 	alloc_tally_evidence(f, t, trace_id, iterations);
 	finding_evidence(f, "saving: the host-wait idle time that followed the calls, at most their time (%s of %s "
 			 "in the calls): the host gets that time back, and cudaFree's device synchronization no longer "

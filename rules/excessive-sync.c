@@ -149,7 +149,8 @@ static int64_t add_records(const struct sync_state *s, struct finding *f, int64_
 }
 
 static void report_drains(const struct rule *rule, struct rule_context *ctx, struct sync_state *s,
-			  const struct gap_device *dev, const struct span_clock *clock, double min_syncs)
+			  const struct gap_device *dev, const struct span_clock *clock,
+			  double min_syncs)
 {
 	int64_t count = 0, idle = 0, blocked = 0, recoverable;
 	struct fmt_text t1, t2, t3, t4;
@@ -177,14 +178,16 @@ static void report_drains(const struct rule *rule, struct rule_context *ctx, str
 	 * than the host spent blocked, nor more than the device idled after the drains.
 	 */
 	recoverable = blocked > 0 && blocked < idle ? blocked : idle;
-	f = findings_add(ctx->out, rule, rule_severity(recoverable, span_clock_span(clock, dev->trace_id)),
-			 recoverable,
-			 "Synchronize only where the host needs a result: drop per-iteration "
-			 "cudaDeviceSynchronize/cudaStreamSynchronize calls, order GPU work with events and "
-			 "cudaStreamWaitEvent, poll with cudaEventQuery, and in PyTorch avoid .item(), .cpu() "
-			 "and printing tensors inside the loop.",
-			 "%s: %" PRId64 " synchronizations left it idle, %s in total until the next work",
-			 fmt_device(&t1, ctx->an.trace, dev->trace_id, dev->device), count, fmt_duration(&t2, idle));
+	f = findings_add(
+	    ctx->out, rule, rule_severity(recoverable, span_clock_span(clock, dev->trace_id)),
+	    recoverable,
+	    "Synchronize only where the host needs a result: drop per-iteration "
+	    "cudaDeviceSynchronize/cudaStreamSynchronize calls, order GPU work with events and "
+	    "cudaStreamWaitEvent, poll with cudaEventQuery, and in PyTorch avoid .item(), .cpu() "
+	    "and printing tensors inside the loop.",
+	    "%s: %" PRId64 " synchronizations left it idle, %s in total until the next work",
+	    fmt_device(&t1, ctx->an.trace, dev->trace_id, dev->device), count,
+	    fmt_duration(&t2, idle));
 	f->device = (int32_t)dev->device;
 	/* Per call name: how often the process called it, how long it blocked, how often it drained. */
 	for (size_t c = 0; c < s->ncalls; c++) {
@@ -233,26 +236,27 @@ static void report_unattributed(const struct rule *rule, struct rule_context *ct
 		total = add_records(s, NULL, trace_id, r->device);
 		if (!total || (double)total < min_syncs)
 			continue;
-		f = findings_add(ctx->out, rule, SEVERITY_INFO, 0,
-				 "Record CUDA API calls too (gpt-trace records them by default; nsys: -t cuda) "
-				 "to see which synchronizations stall the GPU.",
-				 "%s: %" PRId64 " synchronizations recorded, but without CUDA API records it "
-				 "cannot tell whether they left the GPU idle",
-				 fmt_device(&t1, ctx->an.trace, trace_id, r->device), total);
+		f = findings_add(
+		    ctx->out, rule, SEVERITY_INFO, 0,
+		    "Record CUDA API calls too (gpt-trace records them by default; nsys: -t cuda) "
+		    "to see which synchronizations stall the GPU.",
+		    "%s: %" PRId64 " synchronizations recorded, but without CUDA API records it "
+		    "cannot tell whether they left the GPU idle",
+		    fmt_device(&t1, ctx->an.trace, trace_id, r->device), total);
 		f->device = (int32_t)r->device;
 		add_records(s, f, trace_id, r->device);
 	}
 }
 
-static int has_api_calls(struct rule_context *ctx, int64_t trace_id,
-			 int *yes, char *err, size_t errlen)
+static int has_api_calls(struct rule_context *ctx, int64_t trace_id, int *yes, char *err,
+			 size_t errlen)
 {
 	sqlite3_stmt *st;
 	int ret, rc;
 
 	*yes = 0;
-	ret = analysis_prepare(&ctx->an, "SELECT 1 FROM api_calls WHERE traceId = ?1 LIMIT 1", &st, err,
-			   errlen);
+	ret = analysis_prepare(&ctx->an, "SELECT 1 FROM api_calls WHERE traceId = ?1 LIMIT 1", &st,
+			       err, errlen);
 	if (ret < 0)
 		return ret;
 	sqlite3_bind_int64(st, 1, trace_id);
@@ -332,7 +336,7 @@ static int excessive_sync_finish(const struct rule *rule, struct rule_context *c
 {
 	double min_syncs = rule_param(ctx, rule, "min_syncs");
 	struct sync_state *s = state;
-	struct span_clock clock = { 0 };
+	struct span_clock clock = {0};
 	int ret = 0;
 
 	if (!walk)

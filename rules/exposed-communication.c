@@ -44,7 +44,7 @@ static void comm_evidence(struct finding *f, const int64_t *comm, const int64_t 
 
 static int exposed_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
 {
-	struct span_clock clock = { 0 };
+	struct span_clock clock = {0};
 	double min_pct = rule_param(ctx, rule, "min_exposed_pct");
 	int ret;
 
@@ -73,9 +73,11 @@ static int exposed_run(const struct rule *rule, struct rule_context *ctx, char *
 		if (!total || span <= 0 || (double)total < (double)span * min_pct / 100.0)
 			continue;
 		f = findings_add(ctx->out, rule, rule_severity(total, span), total, fix,
-				 "%s%sNCCL communication exposed for %s (%s of the span): nothing else ran on the GPU",
+				 "%s%sNCCL communication exposed for %s (%s of the span): nothing "
+				 "else ran on the GPU",
 				 trace_count(ctx->an.trace) > 1 ? trace_path(ctx->an.trace, t) : "",
-				 trace_count(ctx->an.trace) > 1 ? ": " : "", fmt_duration(&t1, total),
+				 trace_count(ctx->an.trace) > 1 ? ": " : "",
+				 fmt_duration(&t1, total),
 				 fmt_percent(&t2, (double)total / (double)span));
 		comm_evidence(f, comm, exposed);
 		f->owner = OWNER_NCCL;

@@ -4,14 +4,14 @@
  * back, where one fused kernel would read the inputs and write the outputs once. PyTorch's eager
  * mode does this for every line of arithmetic, and TorchInductor (torch.compile) fuses exactly
  * these runs: the element-wise ops, reductions (mean, sum, norm), dtype casts, rsqrt and the ops
- * between two matrix products (an RMSNorm became one triton_red_fused_..._mean_mul_pow_rsqrt kernel,
- * SwiGLU's silu * up one triton_poi_fused_mul_silu kernel; H200, tests/gpu/busy/advice.py).
+ * between two matrix products (an RMSNorm became one triton_red_fused_..._mean_mul_pow_rsqrt
+ * kernel, SwiGLU's silu * up one triton_poi_fused_mul_silu kernel; H200, tests/gpu/busy/advice.py).
  *
  * Which kernels: framework-owned element-wise, reduction, normalization and softmax kernels (ATen's
- * elementwise_kernel family, reduce_kernel, layer_norm and softmax kernels, CuPy's), told by name and
- * owner (analyzer/analysis/owner.h); a run is at least min_chain of them back to back on one stream (no other
- * operation between, gaps under max_gap_us), whatever their grids: a reduction's grid is smaller
- * than the element-wise kernels' around it, and Inductor fuses across it.
+ * elementwise_kernel family, reduce_kernel, layer_norm and softmax kernels, CuPy's), told by name
+ * and owner (analyzer/analysis/owner.h); a run is at least min_chain of them back to back on one
+ * stream (no other operation between, gaps under max_gap_us), whatever their grids: a reduction's
+ * grid is smaller than the element-wise kernels' around it, and Inductor fuses across it.
  *
  * Recoverable time, an estimate from the bytes moved: each member moves its bytes at the bandwidth
  * it reaches (its sampled DRAM bandwidth where GPU metrics cover it; otherwise, every member being
@@ -309,13 +309,15 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 
 	if (program_state_read(ctx, &program, err, sizeof(err)) < 0)
 		memset(&program, 0, sizeof(program));
-	f = findings_add(ctx->out, rule, rule_severity(d->saving, span_clock_span(clock, trace_id)), d->saving,
-			 fix_text(d->owner, &program),
-			 "%s: %" PRId64 " run%s of memory-bound %s element-wise and reduction kernels (%s, %s of "
-			 "kernel time) each stream their tensors through DRAM again",
-			 fmt_device(&t1, ctx->an.trace, trace_id, device), d->chains, plural(d->chains),
-			 kernel_owner_name(d->owner), fmt_duration(&t2, d->chained_ns),
-			 fmt_percent(&t3, d->kernel_ns ? (double)d->chained_ns / (double)d->kernel_ns : 0));
+	f = findings_add(
+	    ctx->out, rule, rule_severity(d->saving, span_clock_span(clock, trace_id)), d->saving,
+	    fix_text(d->owner, &program),
+	    "%s: %" PRId64
+	    " run%s of memory-bound %s element-wise and reduction kernels (%s, %s of "
+	    "kernel time) each stream their tensors through DRAM again",
+	    fmt_device(&t1, ctx->an.trace, trace_id, device), d->chains, plural(d->chains),
+	    kernel_owner_name(d->owner), fmt_duration(&t2, d->chained_ns),
+	    fmt_percent(&t3, d->kernel_ns ? (double)d->chained_ns / (double)d->kernel_ns : 0));
 	f->device = (int32_t)device;
 	f->owner = d->owner;
 	f->start = d->first;

@@ -19,8 +19,9 @@ static const struct rule_param params[] = {
 	{ "min_calls", 2, "count", "report a trace from this many pinning calls in the scope" },
 };
 
-static int report_trace(const struct rule *rule, struct rule_context *ctx, const struct alloc_tally *t,
-			int64_t trace_id, const struct span_clock *clock, char *err, size_t errlen)
+static int report_trace(const struct rule *rule, struct rule_context *ctx,
+			const struct alloc_tally *t, int64_t trace_id,
+			const struct span_clock *clock, char *err, size_t errlen)
 {
 	const struct alloc_trace *tr = alloc_tally_trace(t, trace_id);
 	int64_t calls, call_ns, claim, iterations = rule_steady_iterations(ctx, trace_id);
@@ -39,15 +40,18 @@ static int report_trace(const struct rule *rule, struct rule_context *ctx, const
 		return 0;
 	if (iterations > 0)
 		snprintf(per, sizeof(per), ", %.1f per iteration", (double)calls / (double)iterations);
-	f = findings_add(ctx->out, rule, rule_severity(claim, span_clock_span(clock, trace_id)), claim,
-			 "Pin once: allocate the pinned staging buffers (cudaHostAlloc, cudaMallocHost) or "
-			 "register the host memory (cudaHostRegister) before the loop and copy through them every "
-			 "step. PyTorch: let the DataLoader pin in its worker (pin_memory=True) instead of calling "
-			 "tensor.pin_memory() in the loop, or keep one pinned buffer and copy_() into it.",
-			 "%" PRId64 " host-pinning calls in the %s%s: %s inside them while the GPU idled %s "
-			 "waiting for the host",
-			 calls, ctx->steady ? "steady state" : "scope", per, fmt_duration(&t1, call_ns),
-			 fmt_duration(&t2, tr->host_idle));
+	f = findings_add(
+	    ctx->out, rule, rule_severity(claim, span_clock_span(clock, trace_id)), claim,
+	    "Pin once: allocate the pinned staging buffers (cudaHostAlloc, cudaMallocHost) or "
+	    "register the host memory (cudaHostRegister) before the loop and copy through them "
+	    "every "
+	    "step. PyTorch: let the DataLoader pin in its worker (pin_memory=True) instead of "
+	    "calling "
+	    "tensor.pin_memory() in the loop, or keep one pinned buffer and copy_() into it.",
+	    "%" PRId64 " host-pinning calls in the %s%s: %s inside them while the GPU idled %s "
+	    "waiting for the host",
+	    calls, ctx->steady ? "steady state" : "scope", per, fmt_duration(&t1, call_ns),
+	    fmt_duration(&t2, tr->host_idle));
 	alloc_tally_evidence(f, t, trace_id, 0);
 	return 0;
 }

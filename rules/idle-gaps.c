@@ -436,9 +436,9 @@ static int qualifies(const struct device_idle *d, const struct gap_device *dev, 
 }
 
 /* The device's finding: its idle time by cause, the family most host-wait is in, and the fix. */
-static struct finding *device_finding(const struct rule *rule, struct rule_context *ctx, struct idle_state *s,
-				      const struct device_idle *d, const struct gap_device *dev,
-				      const struct span_clock *clock)
+static struct finding *device_finding(const struct rule *rule, struct rule_context *ctx,
+				      struct idle_state *s, const struct device_idle *d,
+				      const struct gap_device *dev, const struct span_clock *clock)
 {
 	int64_t active = gap_device_active(dev);
 	int64_t host = d->cause[GAP_HOST_WAIT].ns, sync = d->cause[GAP_SYNC_WAIT].ns;
@@ -459,22 +459,25 @@ static struct finding *device_finding(const struct rule *rule, struct rule_conte
 		fix = host_fix(family, top_member(s, d, family));
 	/* Sync-wait gaps are drains, claimed by excessive-sync and sync-memcpy; host-wait in allocation
 	 * calls is allocation-churn's: each idle ns counts once. */
-	f = findings_add(ctx->out, rule, rule_severity(host - claimed, span_clock_span(clock, d->key.trace_id)),
-			 host - claimed, fix,
-			 "%s idle %s between work (%s of its %s active time): %s sync-wait, %s host-wait%s%s%s%s",
-			 fmt_device(&t1, ctx->an.trace, d->key.trace_id, d->key.device), fmt_duration(&t2, idle),
-			 fmt_percent(&t3, (double)idle / (double)active), fmt_duration(&t4, active),
-			 fmt_duration(&t5, sync), fmt_duration(&t6, host), have_family ? ", mostly " : "",
-			 have_family ? family_text(headline, sizeof(headline), s, d, family) : "",
-			 d->profiler.ns > 0 ? "; the profiler's own work " : "",
-			 d->profiler.ns > 0 ? fmt_duration(&t7, d->profiler.ns) : "");
+	f = findings_add(
+	    ctx->out, rule, rule_severity(host - claimed, span_clock_span(clock, d->key.trace_id)),
+	    host - claimed, fix,
+	    "%s idle %s between work (%s of its %s active time): %s sync-wait, %s "
+	    "host-wait%s%s%s%s",
+	    fmt_device(&t1, ctx->an.trace, d->key.trace_id, d->key.device), fmt_duration(&t2, idle),
+	    fmt_percent(&t3, (double)idle / (double)active), fmt_duration(&t4, active),
+	    fmt_duration(&t5, sync), fmt_duration(&t6, host), have_family ? ", mostly " : "",
+	    have_family ? family_text(headline, sizeof(headline), s, d, family) : "",
+	    d->profiler.ns > 0 ? "; the profiler's own work " : "",
+	    d->profiler.ns > 0 ? fmt_duration(&t7, d->profiler.ns) : "");
 	f->device = (int32_t)d->key.device;
 	return f;
 }
 
 /* The gaps by cause, the device's active span, host-wait by family and the allocation calls' share. */
-static void evidence_totals(struct finding *f, const struct device_idle *d, const struct gap_device *dev,
-			    const struct span_clock *clock, double min_gap_us)
+static void evidence_totals(struct finding *f, const struct device_idle *d,
+			    const struct gap_device *dev, const struct span_clock *clock,
+			    double min_gap_us)
 {
 	int64_t host = d->cause[GAP_HOST_WAIT].ns, sync = d->cause[GAP_SYNC_WAIT].ns;
 	int64_t other = d->cause[GAP_OTHER].ns;
@@ -547,8 +550,8 @@ static void evidence_tops(struct finding *f, const struct idle_state *s, const s
 }
 
 /* The device's largest gaps, the first one the finding's time range. */
-static void evidence_largest(struct finding *f, struct rule_context *ctx, const struct device_idle *d,
-			     const struct span_clock *clock)
+static void evidence_largest(struct finding *f, struct rule_context *ctx,
+			     const struct device_idle *d, const struct span_clock *clock)
 {
 	struct fmt_text t1, t2, t3, t4, t5;
 
@@ -613,7 +616,7 @@ static int idle_gaps_finish(const struct rule *rule, struct rule_context *ctx, v
 	double min_gap_us = rule_param(ctx, rule, "min_gap_us");
 	double min_idle_pct = rule_param(ctx, rule, "min_idle_pct");
 	struct idle_state *s = state;
-	struct span_clock clock = { 0 };
+	struct span_clock clock = {0};
 	int ret = 0;
 
 	if (!walk)

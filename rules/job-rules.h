@@ -1,6 +1,6 @@
 /*
- * The cross-rank rules: judged over a whole job's digest (analyzer/analysis/collectives.h), which the
- * merge of the ranks' summaries fills (analyzer/ranks/job.c), not over one trace.
+ * The cross-rank rules: judged over a whole job's digest (analyzer/analysis/collectives.h), which
+ * the merge of the ranks' summaries fills (analyzer/ranks/job.c), not over one trace.
  */
 #ifndef GPT_RULES_JOB_RULES_H
 #define GPT_RULES_JOB_RULES_H

@@ -85,7 +85,8 @@ size_t kernel_groups_owners(const struct kernel_groups *groups, struct rule_cont
 
 		if (k->trace_id != trace_id || k->device != device)
 			continue;
-		owner_weights_add(owners, kernel_owner_of(ctx->an.trace, trace_id, k->name_id), k->weight);
+		owner_weights_add(owners, kernel_owner_of(ctx->an.trace, trace_id, k->name_id),
+				  k->weight);
 		n++;
 	}
 	return n;

@@ -61,7 +61,7 @@ static int layout_conversion_run(const struct rule *rule, struct rule_context *c
 {
 	double keep = rule_param(ctx, rule, "nhwc_pct") / 100.0;
 	struct program_state p;
-	struct span_clock clock = { 0 };
+	struct span_clock clock = {0};
 	int64_t saving, nchw_saving;
 	int ret = program_state_read(ctx, &p, err, errlen);
 

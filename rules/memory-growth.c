@@ -4,8 +4,9 @@
  * autograd graph (a loss appended to a list for logging, outputs kept for metrics), and the graph
  * holds the forward pass's activations; the caching allocator then asks CUDA for new segments every
  * step (allocation-churn counts what that costs) until the device is full. Memory in use is read at
- * the end of each steady iteration (analyzer/analysis/memory-use.h); the rule fires on a least-squares growth of at
- * least min_mb_per_iteration that rises in at least min_rising_pct of the iterations.
+ * the end of each steady iteration (analyzer/analysis/memory-use.h); the rule fires on a
+ * least-squares growth of at least min_mb_per_iteration that rises in at least min_rising_pct of
+ * the iterations.
  */
 #include "rules/memory-rule.h"
 
@@ -20,25 +21,28 @@ static const struct rule_param params[] = {
 	{ "min_iterations", 4, "count", "steady iterations needed to judge a trend" },
 };
 
-static void report_device(const struct rule *rule, struct rule_context *ctx, const struct memory_device *d,
-			  const struct span_clock *clock)
+static void report_device(const struct rule *rule, struct rule_context *ctx,
+			  const struct memory_device *d, const struct span_clock *clock)
 {
 	struct fmt_text t1, t2, t3, t4;
 	struct finding *f;
 	double left;
 
-	f = findings_add(ctx->out, rule, SEVERITY_WARNING, 0,
-			 "Something keeps a reference to each step's tensors: for logging keep loss.item() or "
-			 "loss.detach().clone(), not the loss (its graph holds the step's activations; even a "
-			 "detached loss can hold the buffer it was reduced from), and clear lists or caches that "
-			 "gain an entry every step. "
-			 "torch.cuda.memory._record_memory_history() and torch.cuda.memory._snapshot() show the "
-			 "stack that allocated what stays.",
-			 "%s: memory in use grows by %s per iteration in the steady state (%s after the first "
-			 "steady iteration, %s after the last; it rose in %" PRId64 " of %" PRId64 ")",
-			 fmt_device(&t1, ctx->an.trace, d->trace_id, d->device), fmt_bytes(&t2, d->growth_per_iteration),
-			 fmt_bytes(&t3, (double)d->steady_first_bytes), fmt_bytes(&t4, (double)d->steady_last_bytes),
-			 d->growing_iterations, d->steady_iterations - 1);
+	f = findings_add(
+	    ctx->out, rule, SEVERITY_WARNING, 0,
+	    "Something keeps a reference to each step's tensors: for logging keep loss.item() or "
+	    "loss.detach().clone(), not the loss (its graph holds the step's activations; even a "
+	    "detached loss can hold the buffer it was reduced from), and clear lists or caches "
+	    "that "
+	    "gain an entry every step. "
+	    "torch.cuda.memory._record_memory_history() and torch.cuda.memory._snapshot() show the "
+	    "stack that allocated what stays.",
+	    "%s: memory in use grows by %s per iteration in the steady state (%s after the first "
+	    "steady iteration, %s after the last; it rose in %" PRId64 " of %" PRId64 ")",
+	    fmt_device(&t1, ctx->an.trace, d->trace_id, d->device),
+	    fmt_bytes(&t2, d->growth_per_iteration), fmt_bytes(&t3, (double)d->steady_first_bytes),
+	    fmt_bytes(&t4, (double)d->steady_last_bytes), d->growing_iterations,
+	    d->steady_iterations - 1);
 	f->device = (int32_t)d->device;
 	if (d->capacity > 0 && d->growth_per_iteration > 0) {
 		left = ((double)d->capacity - (double)d->steady_last_bytes) / d->growth_per_iteration;

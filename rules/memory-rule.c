@@ -7,7 +7,7 @@ int memory_rule_run(const struct rule *rule, struct rule_context *ctx, memory_wa
 		    memory_report_fn *report, char *err, size_t errlen)
 {
 	struct memory_summary *m;
-	struct span_clock clock = { 0 };
+	struct span_clock clock = {0};
 	int ret;
 
 	ret = memory_summary_compute(ctx->an.trace, ctx->steady, &m, err, errlen);

@@ -1,10 +1,11 @@
 /*
- * near-oom: a device's memory in use peaks close to its capacity, so the next larger batch, sequence
- * or model fails with an out-of-memory error (and PyTorch's caching allocator, near its limit, starts
- * freeing its cache and retrying, which allocation-churn sees as cudaFree/cudaMalloc in the loop).
- * The peak comes from the allocation records (analyzer/analysis/memory-use.h) against TARGET_INFO_GPU.totalMemory;
- * what CUDA reserves for its context is not in the records, so the true headroom is a little
- * smaller than shown. No time is recovered: the finding is about headroom.
+ * near-oom: a device's memory in use peaks close to its capacity, so the next larger batch,
+ * sequence or model fails with an out-of-memory error (and PyTorch's caching allocator, near its
+ * limit, starts freeing its cache and retrying, which allocation-churn sees as cudaFree/cudaMalloc
+ * in the loop). The peak comes from the allocation records (analyzer/analysis/memory-use.h) against
+ * TARGET_INFO_GPU.totalMemory; what CUDA reserves for its context is not in the records, so the
+ * true headroom is a little smaller than shown. No time is recovered: the finding is about
+ * headroom.
  */
 #include "rules/memory-rule.h"
 
@@ -18,8 +19,8 @@ static const struct rule_param params[] = {
 	{ "max_pct", 90, "%", "report a device whose memory in use peaks at or above this share of its capacity" },
 };
 
-static void report_device(const struct rule *rule, struct rule_context *ctx, const struct memory_device *d,
-			  const struct span_clock *clock)
+static void report_device(const struct rule *rule, struct rule_context *ctx,
+			  const struct memory_device *d, const struct span_clock *clock)
 {
 	struct fmt_text t1, t2, t3, t4, t5, t6;
 	double share = (double)d->peak_bytes / (double)d->capacity;
@@ -35,18 +36,24 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, con
 	len = strlen(where);
 	if (d->peak_kernel)
 		snprintf(where + len, sizeof(where) - len, ", after kernel %s", fmt_name(&t6, d->peak_kernel));
-	f = findings_add(ctx->out, rule, memory_pool_reserved(d) ? SEVERITY_INFO
-					 : share >= 0.97 ? SEVERITY_CRITICAL : SEVERITY_WARNING, 0,
-			 "Lower the peak before the next larger batch fails: activation checkpointing "
-			 "(torch.utils.checkpoint; JAX: jax.checkpoint) recomputes activations instead of keeping "
-			 "them, mixed precision (torch.autocast with bfloat16) halves them, a smaller micro-batch with "
-			 "gradient accumulation keeps the effective batch; PYTORCH_CUDA_ALLOC_CONF="
-			 "expandable_segments:True limits fragmentation. torch.cuda.memory_summary() and "
-			 "torch.cuda.memory._record_memory_history() show what holds the peak.",
-			 "%s peaks at %s in use, %s of its %s, at %s%s",
-			 fmt_device(&t1, ctx->an.trace, d->trace_id, d->device), fmt_bytes(&t2, (double)d->peak_bytes),
-			 fmt_percent(&t3, share), fmt_bytes(&t4, (double)d->capacity), fmt_at(&t5, clock, d->peak_at),
-			 where);
+	f = findings_add(
+	    ctx->out, rule,
+	    memory_pool_reserved(d) ? SEVERITY_INFO
+	    : share >= 0.97	    ? SEVERITY_CRITICAL
+				    : SEVERITY_WARNING,
+	    0,
+	    "Lower the peak before the next larger batch fails: activation checkpointing "
+	    "(torch.utils.checkpoint; JAX: jax.checkpoint) recomputes activations instead of "
+	    "keeping "
+	    "them, mixed precision (torch.autocast with bfloat16) halves them, a smaller "
+	    "micro-batch with "
+	    "gradient accumulation keeps the effective batch; PYTORCH_CUDA_ALLOC_CONF="
+	    "expandable_segments:True limits fragmentation. torch.cuda.memory_summary() and "
+	    "torch.cuda.memory._record_memory_history() show what holds the peak.",
+	    "%s peaks at %s in use, %s of its %s, at %s%s",
+	    fmt_device(&t1, ctx->an.trace, d->trace_id, d->device),
+	    fmt_bytes(&t2, (double)d->peak_bytes), fmt_percent(&t3, share),
+	    fmt_bytes(&t4, (double)d->capacity), fmt_at(&t5, clock, d->peak_at), where);
 	f->device = (int32_t)d->device;
 	f->start = f->end = d->peak_at;
 	if (memory_pool_reserved(d))

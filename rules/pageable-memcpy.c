@@ -106,15 +106,16 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 	int64_t first = INT64_MAX, last = 0;
 	struct finding *f;
 
-	f = findings_add(ctx->out, rule, rule_severity(recoverable, span_clock_span(clock, d->key.trace_id)),
-			 recoverable,
-			 "Allocate the host buffers with cudaMallocHost or cudaHostAlloc (or register "
-			 "existing ones with cudaHostRegister; pin_memory=True in a PyTorch DataLoader), so "
-			 "copies run at full DMA bandwidth without a staging copy and can be made "
-			 "asynchronous with cudaMemcpyAsync.",
-			 "%s: %" PRId64 " host<->device cop%s (%s) use%s pageable host memory",
-			 fmt_device(&t1, ctx->an.trace, d->key.trace_id, d->key.device), count, count == 1 ? "y" : "ies",
-			 fmt_bytes(&t2, bytes), count == 1 ? "s" : "");
+	f = findings_add(
+	    ctx->out, rule, rule_severity(recoverable, span_clock_span(clock, d->key.trace_id)),
+	    recoverable,
+	    "Allocate the host buffers with cudaMallocHost or cudaHostAlloc (or register "
+	    "existing ones with cudaHostRegister; pin_memory=True in a PyTorch DataLoader), so "
+	    "copies run at full DMA bandwidth without a staging copy and can be made "
+	    "asynchronous with cudaMemcpyAsync.",
+	    "%s: %" PRId64 " host<->device cop%s (%s) use%s pageable host memory",
+	    fmt_device(&t1, ctx->an.trace, d->key.trace_id, d->key.device), count,
+	    count == 1 ? "y" : "ies", fmt_bytes(&t2, bytes), count == 1 ? "s" : "");
 	f->device = (int32_t)d->key.device;
 	for (int i = 0; i < NDIRS; i++) {
 		const struct direction *dir = &d->dir[i];
@@ -275,7 +276,7 @@ static int pageable_memcpy_finish(const struct rule *rule, struct rule_context *
 	double min_copies = rule_param(ctx, rule, "min_copies");
 	double min_bytes = rule_param(ctx, rule, "min_mb") * 1e6;
 	struct pageable_state *s = state;
-	struct span_clock clock = { 0 };
+	struct span_clock clock = {0};
 	int ret = 0;
 
 	/* No walk: it failed, or nothing qualified and this rule's visitor took no part. */

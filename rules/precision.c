@@ -7,14 +7,15 @@
  * Which kernels: told from the names cuBLAS, cuDNN and CUTLASS give their FP32 kernels: an "sgemm"
  * (ampere_sgemm_*, cutlass_80_simt_sgemm_*, implicit_convolve_sgemm), an xmma kernel whose types
  * read "f32f32_f32f32_f32" (FP32 in, FP32 math: the TF32 ones read "tf32"), and cuDNN's legacy FP32
- * engines. The names say the instruction path; the owner (analyzer/analysis/owner.h) says who chose it.
+ * engines. The names say the instruction path; the owner (analyzer/analysis/owner.h) says who chose
+ * it.
  *
  * Recoverable time, an estimate: each such kernel's time times (1 - FP32 peak / TF32 dense peak) of
  * the device's architecture (NVIDIA's datasheet numbers, by compute capability; the evidence says
  * which). The same kernels under TF32 reach a smaller share of their peak than FP32 SIMT does of
- * its own, so the estimate leans high: on the H100 pair it is 25.5 ms of a measured 24.9 ms per step.
- * Devices before Volta have no Tensor Cores and are left alone; on Volta and Turing the lever is
- * FP16 autocast, and the ratio is FP16's.
+ * its own, so the estimate leans high: on the H100 pair it is 25.5 ms of a measured 24.9 ms per
+ * step. Devices before Volta have no Tensor Cores and are left alone; on Volta and Turing the lever
+ * is FP16 autocast, and the ratio is FP16's.
  *
  * Where the trace has GPU metrics (gpt-trace run --gpu-metrics), the samples that overlap these
  * kernels confirm it: the evidence gives their tensor-pipe and SM activity (on the H200 precision
@@ -261,13 +262,13 @@ static void kernel_line(struct finding *f, struct rule_context *ctx, const void 
 
 	finding_evidence(f, "%s (%s): %" PRId64 " launch%s, %s",
 			 fmt_kernel_name(&t1, ctx->an.trace, k->trace_id, k->name_id),
-			 kernel_owner_name(kernel_owner_of(ctx->an.trace, k->trace_id, k->name_id)), k->launches,
-			 plural_es(k->launches), fmt_duration(&t2, k->ns));
+			 kernel_owner_name(kernel_owner_of(ctx->an.trace, k->trace_id, k->name_id)),
+			 k->launches, plural_es(k->launches), fmt_duration(&t2, k->ns));
 }
 
-static void report_device(const struct rule *rule, struct rule_context *ctx, struct precision_state *s,
-			  const struct device_precision *d, const struct span_clock *clock,
-			  const struct sampled *seen)
+static void report_device(const struct rule *rule, struct rule_context *ctx,
+			  struct precision_state *s, const struct device_precision *d,
+			  const struct span_clock *clock, const struct sampled *seen)
 {
 	double keep = kept_share(d->arch, 0), keep_half = kept_share(d->arch, 1);
 	int64_t saving = (int64_t)((double)d->fp32_ns * (1.0 - keep));
@@ -284,12 +285,13 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, str
 	known = program_state_read(ctx, &program, err, sizeof(err)) == 0;
 	if (!known)
 		memset(&program, 0, sizeof(program));
-	f = findings_add(ctx->out, rule, rule_severity(saving, span_clock_span(clock, trace_id)), saving,
-			 fix_text(d, &owners, &program),
-			 "%s: %s of FP32 matrix products on the CUDA cores (%s of kernel time) while the "
-			 "Tensor Cores idle",
-			 fmt_device(&t1, ctx->an.trace, trace_id, device), fmt_duration(&t2, d->fp32_ns),
-			 fmt_percent(&t3, d->kernel_ns ? (double)d->fp32_ns / (double)d->kernel_ns : 0));
+	f = findings_add(
+	    ctx->out, rule, rule_severity(saving, span_clock_span(clock, trace_id)), saving,
+	    fix_text(d, &owners, &program),
+	    "%s: %s of FP32 matrix products on the CUDA cores (%s of kernel time) while the "
+	    "Tensor Cores idle",
+	    fmt_device(&t1, ctx->an.trace, trace_id, device), fmt_duration(&t2, d->fp32_ns),
+	    fmt_percent(&t3, d->kernel_ns ? (double)d->fp32_ns / (double)d->kernel_ns : 0));
 	f->device = (int32_t)device;
 	f->owner = owner_weights_top(&owners);
 	f->start = d->first;
@@ -364,7 +366,7 @@ static int precision_finish(const struct rule *rule, struct rule_context *ctx, v
 {
 	double min_gpu_pct = rule_param(ctx, rule, "min_gpu_pct");
 	struct precision_state *s = state;
-	struct span_clock clock = { 0 };
+	struct span_clock clock = {0};
 	int ret = 0;
 
 	if (!walk)
@@ -377,7 +379,8 @@ static int precision_finish(const struct rule *rule, struct rule_context *ctx, v
 		/* No Tensor Cores before Volta; arch NULL means older than the table. */
 		if (!d->launches || !d->arch || (double)d->fp32_ns * 100.0 < min_gpu_pct * (double)d->kernel_ns)
 			continue;
-		if (!s->metrics && kernel_efficiency_compute(ctx->an.trace, 0, 0, &s->metrics, err, errlen) < 0)
+		if (!s->metrics &&
+		    kernel_efficiency_compute(ctx->an.trace, 0, 0, &s->metrics, err, errlen) < 0)
 			s->metrics = NULL;	/* unreadable samples: judged by names alone */
 		seen = sampled_of(s);
 		if (seen.ns && seen.tensor >= rule_param(ctx, rule, "max_tensor_pct"))

@@ -109,8 +109,8 @@ static void row(sqlite3_stmt *st, void *arg)
 	}
 }
 
-int program_state_read(struct rule_context *ctx, struct program_state *out,
-		       char *err, size_t errlen)
+int program_state_read(struct rule_context *ctx, struct program_state *out, char *err,
+		       size_t errlen)
 {
 	static const char sql[] =
 		"SELECT name, count(*), sum(dur), sum(coalesce(graphNodeId, 0) <> 0) FROM kernels "

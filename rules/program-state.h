@@ -38,8 +38,8 @@ struct program_state {
 
 /* Read the state over the rules' scope, once per rules_run() (ctx->program caches it). Returns 0,
  * or a negative error with one line in err. */
-int program_state_read(struct rule_context *ctx, struct program_state *out,
-		       char *err, size_t errlen);
+int program_state_read(struct rule_context *ctx, struct program_state *out, char *err,
+		       size_t errlen);
 
 int program_channels_last(const struct program_state *p);
 int program_mixed_precision(const struct program_state *p);

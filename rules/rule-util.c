@@ -17,7 +17,7 @@ int rule_report_each(const struct rule *rule, struct rule_context *ctx, void *st
 		     const void *records, size_t n, size_t size, rule_wanted_fn *wanted,
 		     rule_report_fn *report, char *err, size_t errlen)
 {
-	struct span_clock clock = { 0 };
+	struct span_clock clock = {0};
 	int ret = 0;
 
 	for (size_t i = 0; i < n; i++) {

@@ -1,8 +1,8 @@
 /*
  * Bottleneck rules. A rule is one file in rules/ holding a `const struct rule rule_<id>` descriptor
  * (id, title, what it measures, the fix, its parameters with default thresholds) and one function
- * that reads a trace through the canonical views of analyzer/loader/trace.h and appends findings. The rule
- * table in registry.c lists every rule, one line each; `gpt-trace rules` prints it.
+ * that reads a trace through the canonical views of analyzer/loader/trace.h and appends findings.
+ * The rule table in registry.c lists every rule, one line each; `gpt-trace rules` prints it.
  *
  * A finding carries the rule id, a severity, a one-line message, evidence lines (kernel names,
  * counts, time ranges, source lines), the time it would recover if fixed, and a concrete fix.
@@ -35,8 +35,8 @@ struct finding {
 	int64_t start, end;		/* where on the trace's clock the evidence lies; 0, 0 if nowhere */
 	int32_t device;			/* device id the finding is about, -1 for none */
 	int64_t stream;			/* stream id, -1 for none */
-	int owner;			/* enum kernel_owner (analyzer/analysis/owner.h) of the kernels it is about, the
-					   dominant one by time; -1 when it is about no kernel */
+	int owner; /* enum kernel_owner (analyzer/analysis/owner.h) of the kernels it is about, the
+		      dominant one by time; -1 when it is about no kernel */
 };
 
 /* A growable list of findings. Zero-initialise; release with findings_release(). */
@@ -72,7 +72,7 @@ struct rule_context {
 	/* rules_run()'s cache of what the program already does (rules/program-state.h), read by the
 	 * first rule that advises; NULL outside rules_run(), where each read is made anew. */
 	struct program_state *program;
-	char who[80];		/* "rule <id>": an.who while that rule runs */
+	char who[80]; /* "rule <id>": an.who while that rule runs */
 };
 
 /* ctx is now the context of rule's run: its error lines start "rule <id>: ". */
@@ -87,11 +87,11 @@ struct rule {
 	/* Returns 0, or a negative error with one line in err (a SQL failure, say). */
 	int (*run)(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen);
 	/*
-	 * Rules that read the time-ordered walk (analyzer/analysis/gaps.h) set these, and run = rule_walk_run, so
-	 * that rules_run() can feed every such rule from one shared walk: begin prepares the rule's
-	 * state and fills its visitor (a visitor without fn takes no part); after the walk, finish
-	 * turns the state into findings. finish always frees the state, and gets walk NULL when the
-	 * walk failed.
+	 * Rules that read the time-ordered walk (analyzer/analysis/gaps.h) set these, and run =
+	 * rule_walk_run, so that rules_run() can feed every such rule from one shared walk: begin
+	 * prepares the rule's state and fills its visitor (a visitor without fn takes no part);
+	 * after the walk, finish turns the state into findings. finish always frees the state, and
+	 * gets walk NULL when the walk failed.
 	 */
 	int (*begin)(const struct rule *rule, struct rule_context *ctx, struct gap_visitor *visitor,
 		     void **state, char *err, size_t errlen);

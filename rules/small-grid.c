@@ -136,11 +136,12 @@ static void kernel_line(struct finding *f, struct rule_context *ctx, const void 
 	else
 		snprintf(t4.s, sizeof(t4.s), "%" PRId64 "-%" PRId64 " blocks", k->min_blocks,
 			 k->max_blocks);
-	finding_evidence(f, "%s (%s): %" PRId64 " launch%s of %s, %s, idle SM time %s",
-			 fmt_kernel_name(&t1, ctx->an.trace, k->group.trace_id, k->group.name_id),
-			 kernel_owner_name(kernel_owner_of(ctx->an.trace, k->group.trace_id, k->group.name_id)),
-			 k->group.launches, plural_es(k->group.launches), t4.s,
-			 fmt_duration(&t2, k->group.ns), fmt_duration(&t3, (int64_t)k->group.weight));
+	finding_evidence(
+	    f, "%s (%s): %" PRId64 " launch%s of %s, %s, idle SM time %s",
+	    fmt_kernel_name(&t1, ctx->an.trace, k->group.trace_id, k->group.name_id),
+	    kernel_owner_name(kernel_owner_of(ctx->an.trace, k->group.trace_id, k->group.name_id)),
+	    k->group.launches, plural_es(k->group.launches), t4.s, fmt_duration(&t2, k->group.ns),
+	    fmt_duration(&t3, (int64_t)k->group.weight));
 }
 
 /* A device whose small grids leave min_waste_pct of its kernel time idle. */
@@ -163,18 +164,18 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 	struct fmt_text t1, t2, t3;
 	struct finding *f;
 
-	f = findings_add(ctx->out, rule,
-			 rule_severity((int64_t)d->waste, span_clock_span(clock, trace_id)),
-			 (int64_t)d->waste,
-			 owner_fix(&owners, FIX_GRID,
-				   "Give these kernels at least one block per SM: split the work finer (smaller "
-				   "tiles, split-K, more blocks per row), size grid-stride loops to the SM count, "
-				   "or run independent small kernels concurrently on separate streams."),
-			 "%s: %" PRId64 " launch%s of %zu kernel%s use fewer blocks than its %" PRId64
-			 " SMs, leaving up to %s of SM time idle",
-			 fmt_device(&t1, ctx->an.trace, trace_id, device), d->launches, plural_es(d->launches), names,
-			 plural((int64_t)names), d->sms,
-			 fmt_duration(&t2, (int64_t)d->waste));
+	f = findings_add(
+	    ctx->out, rule, rule_severity((int64_t)d->waste, span_clock_span(clock, trace_id)),
+	    (int64_t)d->waste,
+	    owner_fix(
+		&owners, FIX_GRID,
+		"Give these kernels at least one block per SM: split the work finer (smaller "
+		"tiles, split-K, more blocks per row), size grid-stride loops to the SM count, "
+		"or run independent small kernels concurrently on separate streams."),
+	    "%s: %" PRId64 " launch%s of %zu kernel%s use fewer blocks than its %" PRId64
+	    " SMs, leaving up to %s of SM time idle",
+	    fmt_device(&t1, ctx->an.trace, trace_id, device), d->launches, plural_es(d->launches),
+	    names, plural((int64_t)names), d->sms, fmt_duration(&t2, (int64_t)d->waste));
 	f->device = (int32_t)device;
 	f->owner = owner_weights_top(&owners);
 	f->start = d->first;

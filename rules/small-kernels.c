@@ -1,16 +1,16 @@
 /*
- * small-kernels: kernels that run for less time than it takes to launch them, so the GPU is bound by
- * launch cost. For each device, the launch cost is the median duration of the API calls that
+ * small-kernels: kernels that run for less time than it takes to launch them, so the GPU is bound
+ * by launch cost. For each device, the launch cost is the median duration of the API calls that
  * launched its kernels (joined by correlation id; kernels launched from CUDA graphs are left out,
  * their launch is already amortised; so is each kernel's first launch, which with lazy loading
  * also loads its module, and every launch that --metrics replayed, whose call holds the replay).
  * A kernel name is small when its median duration is below
  * launch_ratio times that cost, or below max_duration_us when the trace has no launch API records.
  *
- * Recoverable time: fusion or a CUDA graph removes the per-launch cost, which shows up on the GPU as
- * idle time before each small kernel; so it is the sum over small-kernel launches of the device's
- * idle time just before the launch, each capped at one launch cost. Kernels queued back to back
- * contribute nothing, which keeps the estimate honest for programs that are not launch-bound.
+ * Recoverable time: fusion or a CUDA graph removes the per-launch cost, which shows up on the GPU
+ * as idle time before each small kernel; so it is the sum over small-kernel launches of the
+ * device's idle time just before the launch, each capped at one launch cost. Kernels queued back to
+ * back contribute nothing, which keeps the estimate honest for programs that are not launch-bound.
  *
  * All of it comes from one gap walk; medians come from duration histograms (below), exact
  * when the values in the median's bucket are equal and within 0.8% otherwise.
@@ -42,14 +42,15 @@ struct dur_bucket {
  * otherwise. Memory grows with the number of occupied buckets (a few dozen for one kernel's
  * durations), not with the values.
  */
-#define DUR_HIST_RECENT 4096	/* slots of the recent-bucket table (made past DUR_HIST_UNSORTED buckets) */
-#define DUR_HIST_UNSORTED 64	/* new buckets kept unsorted at the end, at most */
+#define DUR_HIST_RECENT                                                                            \
+	4096 /* slots of the recent-bucket table (made past DUR_HIST_UNSORTED buckets) */
+#define DUR_HIST_UNSORTED 64 /* new buckets kept unsorted at the end, at most */
 struct dur_hist {
-	struct dur_bucket *buckets;	/* occupied ones: [0, sorted) by bucket, then newer ones */
+	struct dur_bucket *buckets; /* occupied ones: [0, sorted) by bucket, then newer ones */
 	size_t n, cap, sorted;
-	uint32_t *recent;		/* DUR_HIST_RECENT slots: the position + 1 of a bucket whose id
-					   falls in the slot (0: none), cleared when positions move;
-					   NULL while there are few buckets */
+	uint32_t *recent; /* DUR_HIST_RECENT slots: the position + 1 of a bucket whose id
+			     falls in the slot (0: none), cleared when positions move;
+			     NULL while there are few buckets */
 	int64_t count;
 	double sum;
 };
@@ -79,7 +80,8 @@ static void dur_hist_settle(struct dur_hist *hist)
 	qsort(hist->buckets, hist->n, sizeof(*hist->buckets), compare_buckets);
 	hist->sorted = hist->n;
 	if (hist->recent)
-		memset(hist->recent, 0, DUR_HIST_RECENT * sizeof(*hist->recent));	/* positions moved */
+		memset(hist->recent, 0,
+		       DUR_HIST_RECENT * sizeof(*hist->recent)); /* positions moved */
 }
 
 static void dur_hist_add(struct dur_hist *hist, int64_t ns)
@@ -87,8 +89,8 @@ static void dur_hist_add(struct dur_hist *hist, int64_t ns)
 	int64_t id = bucket_of(ns);
 	size_t lo = 0, hi = hist->sorted, slot = (size_t)id & (DUR_HIST_RECENT - 1), at = SIZE_MAX;
 
-	/* many buckets (a call's durations spread wide): remember where each id was found; a few (one
-	 * kernel's jitter): the search is short enough */
+	/* many buckets (a call's durations spread wide): remember where each id was found; a few
+	 * (one kernel's jitter): the search is short enough */
 	if (!hist->recent && hist->n >= DUR_HIST_UNSORTED)
 		hist->recent = xcalloc(DUR_HIST_RECENT, sizeof(*hist->recent));
 	if (hist->recent && hist->recent[slot] && hist->buckets[hist->recent[slot] - 1].id == id)
@@ -108,7 +110,8 @@ static void dur_hist_add(struct dur_hist *hist, int64_t ns)
 		if (hist->buckets[i].id == id)
 			at = i;
 	if (at == SIZE_MAX) {
-		/* a new bucket goes at the end (no shifting the others); sorted DUR_HIST_UNSORTED at a time */
+		/* a new bucket goes at the end (no shifting the others); sorted DUR_HIST_UNSORTED
+		 * at a time */
 		if (hist->n - hist->sorted >= DUR_HIST_UNSORTED)
 			dur_hist_settle(hist);
 		if (hist->n == hist->cap) {
@@ -116,7 +119,7 @@ static void dur_hist_add(struct dur_hist *hist, int64_t ns)
 			hist->buckets = xrealloc(hist->buckets, hist->cap * sizeof(*hist->buckets));
 		}
 		at = hist->n++;
-		hist->buckets[at] = (struct dur_bucket){ id, 0, 0, ns, ns };
+		hist->buckets[at] = (struct dur_bucket){id, 0, 0, ns, ns};
 	}
 	if (ns < hist->buckets[at].min)
 		hist->buckets[at].min = ns;
@@ -141,9 +144,10 @@ static double value_at(const struct dur_hist *hist, int64_t pos)
 		const struct dur_bucket *b = &hist->buckets[i];
 
 		if (pos < b->count)
-			return b->count == 1 ? (double)b->min :
-			       (double)b->min + (double)(b->max - b->min) * (double)pos /
-							(double)(b->count - 1);
+			return b->count == 1
+				   ? (double)b->min
+				   : (double)b->min + (double)(b->max - b->min) * (double)pos /
+							  (double)(b->count - 1);
 		pos -= b->count;
 	}
 	return 0;
@@ -288,8 +292,9 @@ static void kernel_line(struct finding *f, struct rule_context *ctx, const void 
 
 	finding_evidence(f, "%s (%s): %" PRId64 " launch%s, median %s, total %s",
 			 fmt_kernel_name(&t1, ctx->an.trace, trace_id, name_id),
-			 kernel_owner_name(kernel_owner_of(ctx->an.trace, trace_id, name_id)), k->durations.count,
-			 plural_es(k->durations.count), fmt_duration(&t2, (int64_t)k->median),
+			 kernel_owner_name(kernel_owner_of(ctx->an.trace, trace_id, name_id)),
+			 k->durations.count, plural_es(k->durations.count),
+			 fmt_duration(&t2, (int64_t)k->median),
 			 fmt_duration(&t3, (int64_t)k->durations.sum));
 }
 
@@ -357,18 +362,21 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 
 	kernel_groups_owners(&s->kernels, ctx, trace_id, device, &owners);
 	known = program_state_read(ctx, &program, err, sizeof(err)) == 0;
-	f = findings_add(ctx->out, rule,
-			 rule_severity((int64_t)d->recoverable, span_clock_span(clock, trace_id)),
-			 (int64_t)d->recoverable,
-			 known && owner_weights_top(&owners) == OWNER_ATEN ? aten_fix(&program)
-			 : owner_fix(&owners, FIX_LAUNCHES,
-				     "Fuse the small kernels (torch.compile, nvFuser or a hand-written fused "
-				     "kernel), capture the launch sequence in a CUDA graph, or give each launch "
-				     "more work (larger batches)."),
-			 "%s: %" PRId64 " launch%s of %zu kernel%s run shorter than the %s it takes to "
-			 "launch them",
-			 fmt_device(&t1, ctx->an.trace, trace_id, device), d->small, plural_es(d->small), d->names,
-			 plural((int64_t)d->names), fmt_duration(&t2, (int64_t)d->launch_cost));
+	f = findings_add(
+	    ctx->out, rule,
+	    rule_severity((int64_t)d->recoverable, span_clock_span(clock, trace_id)),
+	    (int64_t)d->recoverable,
+	    known && owner_weights_top(&owners) == OWNER_ATEN
+		? aten_fix(&program)
+		: owner_fix(
+		      &owners, FIX_LAUNCHES,
+		      "Fuse the small kernels (torch.compile, nvFuser or a hand-written fused "
+		      "kernel), capture the launch sequence in a CUDA graph, or give each launch "
+		      "more work (larger batches)."),
+	    "%s: %" PRId64 " launch%s of %zu kernel%s run shorter than the %s it takes to "
+	    "launch them",
+	    fmt_device(&t1, ctx->an.trace, trace_id, device), d->small, plural_es(d->small),
+	    d->names, plural((int64_t)d->names), fmt_duration(&t2, (int64_t)d->launch_cost));
 	f->device = (int32_t)device;
 	f->owner = owner_weights_top(&owners);
 	f->start = d->first;

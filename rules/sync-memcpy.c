@@ -134,12 +134,13 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 			last = groups[i].last;
 	}
 	idle = drains ? drains->idle : 0;
-	f = findings_add(ctx->out, rule, rule_severity(idle, span_clock_span(clock, trace_id)), idle,
-			 "Use cudaMemcpyAsync from pinned host memory on a non-default stream and "
-			 "synchronize once, where the result is needed, so copies overlap kernels and the "
-			 "host keeps queuing work.",
-			 "%s: %" PRId64 " blocking copies held the host for %s",
-			 fmt_device(&t1, ctx->an.trace, trace_id, device), count, fmt_duration(&t2, host));
+	f = findings_add(
+	    ctx->out, rule, rule_severity(idle, span_clock_span(clock, trace_id)), idle,
+	    "Use cudaMemcpyAsync from pinned host memory on a non-default stream and "
+	    "synchronize once, where the result is needed, so copies overlap kernels and the "
+	    "host keeps queuing work.",
+	    "%s: %" PRId64 " blocking copies held the host for %s",
+	    fmt_device(&t1, ctx->an.trace, trace_id, device), count, fmt_duration(&t2, host));
 	f->device = (int32_t)device;
 	f->start = first;
 	f->end = last;
@@ -217,7 +218,7 @@ static int sync_memcpy_finish(const struct rule *rule, struct rule_context *ctx,
 {
 	double min_copies = rule_param(ctx, rule, "min_copies");
 	struct memcpy_state *s = state;
-	struct span_clock clock = { 0 };
+	struct span_clock clock = {0};
 	int ret = 0;
 
 	if (!walk || !s->walked)

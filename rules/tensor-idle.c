@@ -130,9 +130,9 @@ static const char *fix_text(const struct idle_summary *s, const struct program_s
 	       "keep dimensions multiples of 64, or let torch.compile pick the kernels.";
 }
 
-static void report(const struct rule *rule, struct rule_context *ctx, const struct kernel_efficiencies *e,
-		   const struct idle_summary *s, double reference, const struct span_clock *clock,
-		   const struct program_state *p)
+static void report(const struct rule *rule, struct rule_context *ctx,
+		   const struct kernel_efficiencies *e, const struct idle_summary *s,
+		   double reference, const struct span_clock *clock, const struct program_state *p)
 {
 	int64_t span = span_clock_total_span(clock);
 	double busy = span > 0 ? (double)e->total_ns / (double)span : 1.0;
@@ -176,7 +176,7 @@ static int tensor_idle_run(const struct rule *rule, struct rule_context *ctx, ch
 	double reference = rule_param(ctx, rule, "reference_pct");
 	struct kernel_efficiencies *e = NULL;
 	struct idle_summary s = { 0 };
-	struct span_clock clock = { 0 };
+	struct span_clock clock = {0};
 	int ret = kernel_efficiency_compute(ctx->an.trace, 0, 0, &e, err, errlen);
 
 	if (ret <= 0)

@@ -172,9 +172,10 @@ static void add_source_lines(struct rule_context *ctx, struct finding *f, const 
 	sqlite3_bind_int64(st, 1, k->key[0]);
 	sqlite3_bind_int64(st, 2, k->key[2]);
 	while (sqlite3_step(st) == SQLITE_ROW)
-		finding_evidence(f, "source %s:%d: %lld excess load sectors, %lld excess store sectors",
-				 analysis_column_text(st, 0), sqlite3_column_int(st, 1),
-				 (long long)sqlite3_column_int64(st, 2), (long long)sqlite3_column_int64(st, 3));
+		finding_evidence(
+		    f, "source %s:%d: %lld excess load sectors, %lld excess store sectors",
+		    analysis_column_text(st, 0), sqlite3_column_int(st, 1),
+		    (long long)sqlite3_column_int64(st, 2), (long long)sqlite3_column_int64(st, 3));
 	sqlite3_finalize(st);
 }
 
@@ -192,24 +193,27 @@ static void report_kernel(const struct rule *rule, struct rule_context *ctx,
 	enum kernel_owner owner = kernel_owner_of(ctx->an.trace, k->key[0], k->key[2]);
 	const char *fix = kernel_owner_fix(owner, FIX_ACCESS);
 
-	f = findings_add(ctx->out, rule,
-			 rule_severity((int64_t)k->recoverable, gpu_ns),
-			 (int64_t)k->recoverable,
-			 fix ? fix : "Make each warp touch contiguous addresses: put threadIdx.x on the "
-			 "fastest-moving index, use structures of arrays instead of arrays of structures, or "
-			 "stage strided accesses through shared memory (tiling, as in a transpose).",
-			 "%s (%s): uncoalesced global %s, %.1f sectors per request where %.1f would do",
-			 fmt_kernel_name(&t1, ctx->an.trace, k->key[0], k->key[2]), kernel_owner_name(owner), which,
-			 worst->requests > 0 ? worst->sectors / worst->requests : 0.0,
-			 worst->requests > 0 ? worst->ideal / worst->requests : 0.0);
+	f = findings_add(
+	    ctx->out, rule, rule_severity((int64_t)k->recoverable, gpu_ns), (int64_t)k->recoverable,
+	    fix ? fix
+		: "Make each warp touch contiguous addresses: put threadIdx.x on the "
+		  "fastest-moving index, use structures of arrays instead of arrays of structures, "
+		  "or "
+		  "stage strided accesses through shared memory (tiling, as in a transpose).",
+	    "%s (%s): uncoalesced global %s, %.1f sectors per request where %.1f would do",
+	    fmt_kernel_name(&t1, ctx->an.trace, k->key[0], k->key[2]), kernel_owner_name(owner),
+	    which, worst->requests > 0 ? worst->sectors / worst->requests : 0.0,
+	    worst->requests > 0 ? worst->ideal / worst->requests : 0.0);
 	f->device = (int32_t)k->key[1];
 	f->owner = owner;
 	access_evidence(f, "loads", ld, min_excess_pct);
 	access_evidence(f, "stores", st, min_excess_pct);
-	finding_evidence(f, "%s, %" PRId64 " launch%s (%s in total); counters from %" PRId64 " measured launch%s "
-			 "(--metrics measures a kernel's first launches, often in the warm-up)",
-			 fmt_device(&t2, ctx->an.trace, k->key[0], k->key[1]), k->launches, plural_es(k->launches),
-			 fmt_duration(&t3, k->ns), k->measured, plural_es(k->measured));
+	finding_evidence(
+	    f,
+	    "%s, %" PRId64 " launch%s (%s in total); counters from %" PRId64 " measured launch%s "
+	    "(--metrics measures a kernel's first launches, often in the warm-up)",
+	    fmt_device(&t2, ctx->an.trace, k->key[0], k->key[1]), k->launches,
+	    plural_es(k->launches), fmt_duration(&t3, k->ns), k->measured, plural_es(k->measured));
 	finding_evidence(f, "severity against the trace's kernel time, %s (kernel replay stretches the "
 			 "wall clock, so the span would understate it)", fmt_duration(&t2, gpu_ns));
 	add_source_lines(ctx, f, k);
@@ -276,8 +280,8 @@ static int read_kernels(const struct rule *rule, struct rule_context *ctx, doubl
 
 /* Kernel time over all launches, metrics or not: each measured kernel's launches and time, and each
    trace's kernel time (gpu_ns, by traceId). */
-static int add_kernel_times(struct rule_context *ctx, struct kernel_access *kernels,
-			    size_t n, int64_t *gpu_ns, size_t ntraces, char *err, size_t errlen)
+static int add_kernel_times(struct rule_context *ctx, struct kernel_access *kernels, size_t n,
+			    int64_t *gpu_ns, size_t ntraces, char *err, size_t errlen)
 {
 	sqlite3_stmt *st = NULL;
 	int ret, rc;

@@ -1,6 +1,6 @@
 /*
- * What the analyses and the rules read and write with (analysis.h): SQL on the trace with error lines
- * that say who asked, the trace's clock, and evidence text.
+ * What the analyses and the rules read and write with (analysis.h): SQL on the trace with error
+ * lines that say who asked, the trace's clock, and evidence text.
  */
 #include "analyzer/analysis/analysis.h"
 #include "analyzer/loader/events.h"
@@ -17,8 +17,8 @@ static const char *who(const struct analysis_context *a)
 	return a->who ? a->who : "analysis";
 }
 
-int analysis_prepare(const struct analysis_context *a, const char *sql, sqlite3_stmt **stmt, char *err,
-		     size_t errlen)
+int analysis_prepare(const struct analysis_context *a, const char *sql, sqlite3_stmt **stmt,
+		     char *err, size_t errlen)
 {
 	sqlite3 *db = trace_db(a->trace);
 
@@ -32,12 +32,13 @@ int analysis_prepare(const struct analysis_context *a, const char *sql, sqlite3_
 
 int analysis_step_error(const struct analysis_context *a, char *err, size_t errlen)
 {
-	snprintf(err, errlen, "%s: cannot read the trace: %s", who(a), sqlite3_errmsg(trace_db(a->trace)));
+	snprintf(err, errlen, "%s: cannot read the trace: %s", who(a),
+		 sqlite3_errmsg(trace_db(a->trace)));
 	return -EIO;
 }
 
-int analysis_query(const struct analysis_context *a, const char *sql, analysis_row_fn *row, void *arg,
-		   char *err, size_t errlen)
+int analysis_query(const struct analysis_context *a, const char *sql, analysis_row_fn *row,
+		   void *arg, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	int ret = analysis_prepare(a, sql, &st, err, errlen);
@@ -60,7 +61,8 @@ const char *analysis_column_text(sqlite3_stmt *stmt, int col)
 	return s ? (const char *)s : "";
 }
 
-int span_clock_init(struct span_clock *clock, const struct analysis_context *a, char *err, size_t errlen)
+int span_clock_init(struct span_clock *clock, const struct analysis_context *a, char *err,
+		    size_t errlen)
 {
 	int ret = 0;
 
@@ -72,8 +74,10 @@ int span_clock_init(struct span_clock *clock, const struct analysis_context *a, 
 	for (size_t id = 0; id < clock->ntraces; id++) {
 		char why[256];
 
-		/* The loader remembers spans per scope: the analyses of one report share one scan. */
-		ret = trace_span(a->trace, id, &clock->span_start[id], &clock->span_end[id], why, sizeof(why));
+		/* The loader remembers spans per scope: the analyses of one report share one scan.
+		 */
+		ret = trace_span(a->trace, id, &clock->span_start[id], &clock->span_end[id], why,
+				 sizeof(why));
 		if (ret < 0) {
 			snprintf(err, errlen, "%s: %s", who(a), why);
 			break;
@@ -92,7 +96,8 @@ int span_clock_init(struct span_clock *clock, const struct analysis_context *a, 
 	return ret;
 }
 
-int span_clock_once(struct span_clock *clock, const struct analysis_context *a, char *err, size_t errlen)
+int span_clock_once(struct span_clock *clock, const struct analysis_context *a, char *err,
+		    size_t errlen)
 {
 	if (clock->span_start)
 		return 0;
@@ -124,7 +129,8 @@ int64_t span_clock_total_span(const struct span_clock *clock)
 
 const char *fmt_at(struct fmt_text *t, const struct span_clock *clock, int64_t ns)
 {
-	/* An event before the origin (a Kineto trace's first CPU op) reads "-0.265 ms", not "+-0.265". */
+	/* An event before the origin (a Kineto trace's first CPU op) reads "-0.265 ms", not
+	 * "+-0.265". */
 	snprintf(t->s, sizeof(t->s), "%s%.3f ms", ns < clock->origin ? "-" : "+",
 		 (double)(ns < clock->origin ? clock->origin - ns : ns - clock->origin) / 1e6);
 	return t->s;
@@ -158,7 +164,8 @@ const char *fmt_device(struct fmt_text *t, struct trace *trace, int64_t trace_id
 	return t->s;
 }
 
-const char *fmt_kernel_name(struct fmt_text *t, struct trace *trace, int64_t trace_id, int64_t name_id)
+const char *fmt_kernel_name(struct fmt_text *t, struct trace *trace, int64_t trace_id,
+			    int64_t name_id)
 {
 	/* Rules and analyses carry nameIds through their passes and resolve only the few names they
 	 * print; a kernel's nameId is the StringIds id of its name. */
@@ -174,9 +181,9 @@ const char *fmt_kernel_name(struct fmt_text *t, struct trace *trace, int64_t tra
 const char *copy_kind_name(int kind)
 {
 	static const char *const names[] = {
-		[1] = "HtoD", [2] = "DtoH", [3] = "HtoA", [4] = "AtoH", [5] = "AtoA", [6] = "AtoD",
-		[7] = "DtoA", [8] = "DtoD", [9] = "HtoH", [10] = "PtoP", [11] = "UVM HtoD",
-		[12] = "UVM DtoH", [13] = "UVM DtoD",
+	    [1] = "HtoD",      [2] = "DtoH",	  [3] = "HtoA",	     [4] = "AtoH", [5] = "AtoA",
+	    [6] = "AtoD",      [7] = "DtoA",	  [8] = "DtoD",	     [9] = "HtoH", [10] = "PtoP",
+	    [11] = "UVM HtoD", [12] = "UVM DtoH", [13] = "UVM DtoD",
 	};
 
 	if (kind > 0 && (size_t)kind < sizeof(names) / sizeof(names[0]))

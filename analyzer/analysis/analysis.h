@@ -19,18 +19,19 @@
 
 struct analysis_context {
 	struct trace *trace;
-	int64_t origin;		/* where evidence times count from; 0: the first event in the scope */
-	const char *who;	/* starts each error line: "rule small-kernels", "phases"; NULL: "analysis" */
+	int64_t origin; /* where evidence times count from; 0: the first event in the scope */
+	const char
+	    *who; /* starts each error line: "rule small-kernels", "phases"; NULL: "analysis" */
 };
 
-int analysis_prepare(const struct analysis_context *a, const char *sql, sqlite3_stmt **stmt, char *err,
-		     size_t errlen);
+int analysis_prepare(const struct analysis_context *a, const char *sql, sqlite3_stmt **stmt,
+		     char *err, size_t errlen);
 /* After sqlite3_step() returned neither SQLITE_ROW nor SQLITE_DONE: fill err, return -EIO. */
 int analysis_step_error(const struct analysis_context *a, char *err, size_t errlen);
 /* Run sql on the trace and hand each row to row(); 0, or a negative error with one line in err. */
 typedef void analysis_row_fn(sqlite3_stmt *row, void *arg);
-int analysis_query(const struct analysis_context *a, const char *sql, analysis_row_fn *row, void *arg,
-		   char *err, size_t errlen);
+int analysis_query(const struct analysis_context *a, const char *sql, analysis_row_fn *row,
+		   void *arg, char *err, size_t errlen);
 /* sqlite3_column_text() that never returns NULL. */
 const char *analysis_column_text(sqlite3_stmt *stmt, int col);
 
@@ -42,12 +43,14 @@ const char *analysis_column_text(sqlite3_stmt *stmt, int col);
 struct span_clock {
 	int64_t origin;
 	size_t ntraces;
-	int64_t *span_start, *span_end;	/* indexed by traceId */
+	int64_t *span_start, *span_end; /* indexed by traceId */
 };
-int span_clock_init(struct span_clock *clock, const struct analysis_context *a, char *err, size_t errlen);
-/* span_clock_init() on the first call (clock zero-initialised), nothing after: for a rule that needs
- * the clock only once a finding qualifies. */
-int span_clock_once(struct span_clock *clock, const struct analysis_context *a, char *err, size_t errlen);
+int span_clock_init(struct span_clock *clock, const struct analysis_context *a, char *err,
+		    size_t errlen);
+/* span_clock_init() on the first call (clock zero-initialised), nothing after: for a rule that
+ * needs the clock only once a finding qualifies. */
+int span_clock_once(struct span_clock *clock, const struct analysis_context *a, char *err,
+		    size_t errlen);
 void span_clock_release(struct span_clock *clock);
 int64_t span_clock_span(const struct span_clock *clock, int64_t trace_id);
 /* The sum of every trace's span: for a finding about all traces together. */
@@ -70,13 +73,15 @@ static inline const char *fmt_bytes(struct fmt_text *t, double bytes)
 {
 	return units_bytes(t->s, sizeof(t->s), bytes, UNITS_BRIEF);
 }
-const char *fmt_at(struct fmt_text *t, const struct span_clock *clock, int64_t ns); /* "+1.234 ms" */
-const char *fmt_name(struct fmt_text *t, const char *name);	  /* at most FMT_NAME_MAX */
-const char *fmt_percent(struct fmt_text *t, double fraction);	  /* "12.3%" */
+const char *fmt_at(struct fmt_text *t, const struct span_clock *clock,
+		   int64_t ns);				      /* "+1.234 ms" */
+const char *fmt_name(struct fmt_text *t, const char *name);   /* at most FMT_NAME_MAX */
+const char *fmt_percent(struct fmt_text *t, double fraction); /* "12.3%" */
 /* "device 0", or "trace 1 device 0" when several traces are open. */
 const char *fmt_device(struct fmt_text *t, struct trace *trace, int64_t trace_id, int64_t device);
 /* The (cut) name of kernel name_id of a trace; "?" if the trace has no such kernel. */
-const char *fmt_kernel_name(struct fmt_text *t, struct trace *trace, int64_t trace_id, int64_t name_id);
+const char *fmt_kernel_name(struct fmt_text *t, struct trace *trace, int64_t trace_id,
+			    int64_t name_id);
 
 /* "HtoD", "DtoH"... for an ENUM_CUDA_MEMCPY_OPER value; "copy" for unknown ones. */
 const char *copy_kind_name(int kind);

@@ -203,8 +203,8 @@ const char *idle_kind_name(enum idle_kind kind)
 	return (unsigned)kind < IDLE_NKINDS ? names[kind] : "unknown";
 }
 
-int api_names_load(const struct analysis_context *ctx, struct api_names *names,
-		   char *err, size_t errlen)
+int api_names_load(const struct analysis_context *ctx, struct api_names *names, char *err,
+		   size_t errlen)
 {
 	/* Every CUDA API name starts with "cu", every HIP one with "hip"; kernel names and the rest are
 	 * skipped in SQL. Names of every class are kept (class 0 too): gap attribution names the calls

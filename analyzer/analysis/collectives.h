@@ -1,21 +1,22 @@
 /*
  * NCCL collectives of one trace, and the digest of a whole job that the cross-rank rules judge.
  *
- * collectives_read() finds every NCCL kernel of one trace ("ncclDevKernel_AllReduce_Sum_f32_RING_LL",
- * "ncclKernel_AllGather_..."), names its collective and gives each the key the cross-rank merge
- * matches on. NCCL 2.19 and later specialize kernels only for some algorithm/protocol pairs (LL);
- * the others run in "ncclDevKernel_Generic" (_1, _2, _4), whose name says nothing of the
- * collective: that one is named by NCCL's own NVTX range ("ncclAllReduce"...) around the kernel's
- * launch call on the same host thread, else it stays "Other" (and is still matched: every rank
- * runs a collective with the same kernel, as NCCL's algorithm choice is the same on every rank).
- * The key: its NCCL stream's ordinal on that rank and its sequence number among collectives of its
- * type on that stream. With it, what the device did while the collective ran (compute or copies on
- * other streams: the communication is overlapped) and in the window before it, from the end of the
- * rank's previous collective (compute, copies, idle device, the longest compute kernel): what a rank
- * that arrives late did differently.
+ * collectives_read() finds every NCCL kernel of one trace
+ * ("ncclDevKernel_AllReduce_Sum_f32_RING_LL", "ncclKernel_AllGather_..."), names its collective and
+ * gives each the key the cross-rank merge matches on. NCCL 2.19 and later specialize kernels only
+ * for some algorithm/protocol pairs (LL); the others run in "ncclDevKernel_Generic" (_1, _2, _4),
+ * whose name says nothing of the collective: that one is named by NCCL's own NVTX range
+ * ("ncclAllReduce"...) around the kernel's launch call on the same host thread, else it stays
+ * "Other" (and is still matched: every rank runs a collective with the same kernel, as NCCL's
+ * algorithm choice is the same on every rank). The key: its NCCL stream's ordinal on that rank and
+ * its sequence number among collectives of its type on that stream. With it, what the device did
+ * while the collective ran (compute or copies on other streams: the communication is overlapped)
+ * and in the window before it, from the end of the rank's previous collective (compute, copies,
+ * idle device, the longest compute kernel): what a rank that arrives late did differently.
  *
  * The job digest (struct job_digest) is filled by the merge of the per-rank summaries (ranks/) and
- * handed to the two rules that need every rank: straggler and exposed-communication (rules/job-rules.h).
+ * handed to the two rules that need every rank: straggler and exposed-communication
+ * (rules/job-rules.h).
  */
 #ifndef GPT_ANALYSIS_COLLECTIVES_H
 #define GPT_ANALYSIS_COLLECTIVES_H

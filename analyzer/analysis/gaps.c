@@ -2,19 +2,19 @@
  * GPU idle gaps and their causes (see gaps.h for the definitions); the classes of API names are
  * api-names.c's, the table of launches in flight pending-calls.c's.
  *
- * The loader's time-ordered event streams (analyzer/loader/events.h: each table read in storage order, no
- * SQL sort) are merged: the GPU operations (kernels, copies, memsets), the API calls (those that
- * issue or block, classified by nameId, never by reading names row by row; every call when gaps are
- * attributed) and, for attribution, the NVTX ranges. An API call always starts
- * before the operation it issues, so by the time an operation comes up its call has been read: calls
- * that issue work wait in a table keyed by correlation id until their operation arrives (launches in
+ * The loader's time-ordered event streams (analyzer/loader/events.h: each table read in storage
+ * order, no SQL sort) are merged: the GPU operations (kernels, copies, memsets), the API calls
+ * (those that issue or block, classified by nameId, never by reading names row by row; every call
+ * when gaps are attributed) and, for attribution, the NVTX ranges. An API call always starts before
+ * the operation it issues, so by the time an operation comes up its call has been read: calls that
+ * issue work wait in a table keyed by correlation id until their operation arrives (launches in
  * flight - a few thousand at most, since CUDA's launch queues are bounded; the table drops the
- * oldest beyond PENDING_CALLS_MAX), and blocking calls are kept per host thread in a ring of the most recent
- * ones. An operation's gap is blamed by asking its issuing thread's ring whether a blocking call other
- * than its own was running when the device went idle. Calls on one thread do not overlap, so only
- * calls made while the device idled can push the one that matters out of the ring; RECENT_CALLS of
- * them in one gap would have to happen first. This replaces a SQL join of every operation with its
- * API call, which cost SQLite an index over all API calls per walk.
+ * oldest beyond PENDING_CALLS_MAX), and blocking calls are kept per host thread in a ring of the
+ * most recent ones. An operation's gap is blamed by asking its issuing thread's ring whether a
+ * blocking call other than its own was running when the device went idle. Calls on one thread do
+ * not overlap, so only calls made while the device idled can push the one that matters out of the
+ * ring; RECENT_CALLS of them in one gap would have to happen first. This replaces a SQL join of
+ * every operation with its API call, which cost SQLite an index over all API calls per walk.
  */
 #include "analyzer/analysis/gaps.h"
 #include "analyzer/analysis/pending-calls.h"
@@ -169,10 +169,10 @@ static struct host_thread *thread_get(struct walker *w, int64_t trace_id, int64_
 	} while (0)
 
 /*
- * Capture windows (analyzer/loader/windows.h): time outside them was not recorded, so no gap spans a window
- * edge; the first operation of a window has no gap before it, as a device's first operation has
- * none, and a trace recorded in windows has no start-up (its first window's start is not the
- * program's). Returns the time taken out of the gap: between windows.
+ * Capture windows (analyzer/loader/windows.h): time outside them was not recorded, so no gap spans
+ * a window edge; the first operation of a window has no gap before it, as a device's first
+ * operation has none, and a trace recorded in windows has no start-up (its first window's start is
+ * not the program's). Returns the time taken out of the gap: between windows.
  */
 static int64_t clip_to_window(const struct walker *w, struct gap *g)
 {
@@ -527,15 +527,16 @@ void gap_walk_keep(struct trace *trace)
 	event_streams_keep(trace, walk_streams, sizeof(walk_streams) / sizeof(walk_streams[0]));
 }
 
-static int walk_stream_open(const struct analysis_context *ctx, size_t which, struct event_stream **s, char *err,
-			    size_t errlen)
+static int walk_stream_open(const struct analysis_context *ctx, size_t which,
+			    struct event_stream **s, char *err, size_t errlen)
 {
 	const struct event_columns *c = &walk_streams[which];
 
 	return event_stream_open(ctx->trace, c->view, c->cols, c->ncols, c->nkey, c->text_col, s, err, errlen);
 }
 
-static int op_open(const struct analysis_context *ctx, struct op_input *in, enum gpu_op kind, char *err, size_t errlen)
+static int op_open(const struct analysis_context *ctx, struct op_input *in, enum gpu_op kind,
+		   char *err, size_t errlen)
 {
 	int ret = walk_stream_open(ctx, (size_t)kind, &in->s, err, errlen);
 
@@ -605,7 +606,7 @@ static void pass_call(const struct gap_walk *walk, const struct event_row *row, 
 
 /* One run of gap_walk(its inputs, and what its visitors need. */
 struct walk_run {
-	const char *who;			/* starts its error lines (the analysis context's) */
+	const char *who; /* starts its error lines (the analysis context's) */
 	struct gap_walk *walk;
 	struct walker w;
 	struct api_names own_names;	/* when the caller gave no names */
@@ -890,8 +891,9 @@ static void walk_release(struct walk_run *r)
 
 int gap_walk(const struct analysis_context *ctx, struct gap_walk *walk, char *err, size_t errlen)
 {
-	struct walk_run run = { .who = ctx->who ? ctx->who : "analysis", .walk = walk,
-				.w = { .trace_id = -1, .walk = walk, .class_of = { -1, 0 } } };
+	struct walk_run run = {.who = ctx->who ? ctx->who : "analysis",
+			       .walk = walk,
+			       .w = {.trace_id = -1, .walk = walk, .class_of = {-1, 0}}};
 	struct walk_run *r = &run;
 	const struct event_row *op;
 	int ret, kind = -1;

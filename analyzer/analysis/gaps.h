@@ -18,8 +18,8 @@
  *
  * Memory grows with the number of devices, host threads, launches in flight and the host activity
  * inside the current gaps, not with the number of events: the loader's event streams give the
- * operations, the API calls and the NVTX ranges in time order (analyzer/loader/events.h), and this code
- * merges them.
+ * operations, the API calls and the NVTX ranges in time order (analyzer/loader/events.h), and this
+ * code merges them.
  */
 #ifndef GPT_ANALYSIS_GAPS_H
 #define GPT_ANALYSIS_GAPS_H
@@ -55,8 +55,8 @@ struct api_names {
 	char **names;
 	size_t n;
 };
-int api_names_load(const struct analysis_context *ctx, struct api_names *names,
-		   char *err, size_t errlen);
+int api_names_load(const struct analysis_context *ctx, struct api_names *names, char *err,
+		   size_t errlen);
 unsigned api_names_class(const struct api_names *names, int64_t trace_id, int64_t name_id);
 const char *api_names_name(const struct api_names *names, int64_t trace_id, int64_t name_id);
 /* An SQL condition on api_calls' traceId and nameId: calls whose class meets mask ("0" if none).
@@ -189,7 +189,7 @@ struct gap_device {
 	int64_t first, last;			/* first operation's start, last one's end */
 	int64_t busy;				/* time with at least one operation running */
 	int64_t ops;
-	int64_t outside;			/* between capture windows: not recorded (analyzer/loader/windows.h) */
+	int64_t outside; /* between capture windows: not recorded (analyzer/loader/windows.h) */
 };
 
 /* A device's active time: from its first operation to its last, less the time between windows. */
@@ -236,7 +236,8 @@ struct gap_walk {
 
 int gap_walk(const struct analysis_context *ctx, struct gap_walk *walk, char *err, size_t errlen);
 /* For a command that walks a trace more than once: call before anything reads the trace, and each
- * table the walk reads is read from the trace once (event_streams_keep in analyzer/loader/events.h). */
+ * table the walk reads is read from the trace once (event_streams_keep in
+ * analyzer/loader/events.h). */
 void gap_walk_keep(struct trace *trace);
 void gap_walk_release(struct gap_walk *walk);
 

@@ -1,11 +1,11 @@
 /*
  * GPU memory over time, per device, from the allocation and release records of the memory view
- * (analyzer/loader/trace.h; CUDA_GPU_MEMORY_USAGE_EVENTS): memory in use as a step function, its peak (when,
- * against the device's capacity from TARGET_INFO_GPU, in which iteration, NVTX range and kernel),
- * the steady state's allocations and bytes per iteration, the largest allocations with the call
- * and NVTX range that made them, and how memory in use moves from iteration to iteration. Read by
- * the report (a memory section in every format), the timeline export (a counter track) and the
- * rules memory-growth and near-oom.
+ * (analyzer/loader/trace.h; CUDA_GPU_MEMORY_USAGE_EVENTS): memory in use as a step function, its
+ * peak (when, against the device's capacity from TARGET_INFO_GPU, in which iteration, NVTX range
+ * and kernel), the steady state's allocations and bytes per iteration, the largest allocations with
+ * the call and NVTX range that made them, and how memory in use moves from iteration to iteration.
+ * Read by the report (a memory section in every format), the timeline export (a counter track) and
+ * the rules memory-growth and near-oom.
  *
  * Device memory only: memory kinds device, array and device static (ENUM_CUDA_MEM_KIND 2, 3, 5);
  * pinned and pageable host memory and managed memory are left out. What CUDA reserves for itself

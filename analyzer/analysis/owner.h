@@ -38,7 +38,8 @@ enum owner_kind {
 
 /* The owner of a kernel by its (demangled or short) name; NULL or "" is the program's own. */
 enum kernel_owner kernel_owner(const char *name);
-/* The owner of kernel name_id of a trace (its name from the trace's strings; unknown: the program). */
+/* The owner of kernel name_id of a trace (its name from the trace's strings; unknown: the program).
+ */
 struct trace;
 enum kernel_owner kernel_owner_of(struct trace *trace, int64_t trace_id, int64_t name_id);
 /* "cuBLAS", "PyTorch ATen", ..., "program" */

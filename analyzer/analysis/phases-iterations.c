@@ -80,17 +80,19 @@ static int library_domain(const char *name)
 }
 
 /* The domainIds of one trace that belong to libraries, from its domain-creation rows. */
-static int find_library_domains(const struct analysis_context *ctx, const struct trace_phases *tp, int64_t **ids,
-				size_t *nids, char *err, size_t errlen)
+static int find_library_domains(const struct analysis_context *ctx, const struct trace_phases *tp,
+				int64_t **ids, size_t *nids, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	int ret, rc;
 
 	*ids = NULL;
 	*nids = 0;
-	ret = analysis_prepare(ctx,
-			   "SELECT DISTINCT domainId, text FROM nvtx WHERE traceId = ?1 AND eventType = 75"
-			   " AND text IS NOT NULL", &st, err, errlen);
+	ret = analysis_prepare(
+	    ctx,
+	    "SELECT DISTINCT domainId, text FROM nvtx WHERE traceId = ?1 AND eventType = 75"
+	    " AND text IS NOT NULL",
+	    &st, err, errlen);
 	if (ret < 0)
 		return ret;
 	sqlite3_bind_int64(st, 1, tp->trace_id);
@@ -134,12 +136,14 @@ void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t host_end
 }
 
 /* The NVTX ranges of one trace, in start order: columns start, end, text, domainId. */
-static int prepare_ranges(const struct analysis_context *ctx, const struct trace_phases *tp, sqlite3_stmt **st, char *err,
-			  size_t errlen)
+static int prepare_ranges(const struct analysis_context *ctx, const struct trace_phases *tp,
+			  sqlite3_stmt **st, char *err, size_t errlen)
 {
-	int ret = analysis_prepare(ctx,
-			       "SELECT start, end, text, domainId FROM nvtx WHERE traceId = ?1 AND end > start"
-			       " AND text IS NOT NULL ORDER BY start", st, err, errlen);
+	int ret = analysis_prepare(
+	    ctx,
+	    "SELECT start, end, text, domainId FROM nvtx WHERE traceId = ?1 AND end > start"
+	    " AND text IS NOT NULL ORDER BY start",
+	    st, err, errlen);
 
 	if (!ret)
 		sqlite3_bind_int64(*st, 1, tp->trace_id);
@@ -153,8 +157,8 @@ struct range_group {
 
 /* Collect the ranges of one trace that pass keep_range into tp's iterations, skipping any that
  * overlaps the previous one kept (a range nested in one of the same name). */
-int collect_ranges(const struct analysis_context *ctx, struct trace_phases *tp, const regex_t *re, const char *norm,
-			  char *err, size_t errlen)
+int collect_ranges(const struct analysis_context *ctx, struct trace_phases *tp, const regex_t *re,
+		   const char *norm, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	int ret, rc;
@@ -190,7 +194,8 @@ int collect_ranges(const struct analysis_context *ctx, struct trace_phases *tp, 
 
 /* The repeating user range that covers the most time, with at least 3 non-overlapping instances; the
  * PyTorch profiler's ProfilerStep#N, when there is one, however many. */
-int find_nvtx_step(const struct analysis_context *ctx, struct trace_phases *tp, char *err, size_t errlen)
+int find_nvtx_step(const struct analysis_context *ctx, struct trace_phases *tp, char *err,
+		   size_t errlen)
 {
 	struct range_group *groups = NULL, *best = NULL;
 	size_t ngroups = 0, nlibrary;

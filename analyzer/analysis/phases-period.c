@@ -97,8 +97,8 @@ static void token_seen(struct token *t, int64_t pos)
 
 /* The first read: every kernel of the trace as a token; *last_first_end: the end of the last first
  * launch of a kernel. */
-static int read_tokens(const struct analysis_context *ctx, struct trace_phases *tp, struct kernel_tokens *k,
-		       int64_t *last_first_end, char *err, size_t errlen)
+static int read_tokens(const struct analysis_context *ctx, struct trace_phases *tp,
+		       struct kernel_tokens *k, int64_t *last_first_end, char *err, size_t errlen)
 {
 	struct event_stream *st;
 	const struct event_row *row;
@@ -205,7 +205,8 @@ static void reader_close(struct op_reader *r)
 			event_stream_close(r->stream[i]);
 }
 
-static int reader_open(const struct analysis_context *ctx, int64_t trace_id, struct op_reader *r, char *err, size_t errlen)
+static int reader_open(const struct analysis_context *ctx, int64_t trace_id, struct op_reader *r,
+		       char *err, size_t errlen)
 {
 	int ret = 0;
 
@@ -251,8 +252,8 @@ struct device_end {
 };
 
 /* Read the trace's operations, calling fn for each kernel up to position `last` with its zone. */
-static int scan_zones(const struct analysis_context *ctx, int64_t trace_id, int64_t last, zone_fn fn, void *arg, char *err,
-		      size_t errlen)
+static int scan_zones(const struct analysis_context *ctx, int64_t trace_id, int64_t last,
+		      zone_fn fn, void *arg, char *err, size_t errlen)
 {
 	struct device_end *devices = NULL;
 	size_t ndevices = 0;
@@ -440,8 +441,9 @@ static int64_t optimizer_offset(const char *optimizer, int64_t dist)
  * that a recurring gap marks (*p changes: one step of several identical layers), or stays, said
  * to be perhaps a layer (tp->period_unmarked).
  */
-static int choose_start(const struct analysis_context *ctx, struct trace_phases *tp, const struct kernel_tokens *k,
-			struct period *p, int64_t *offset, char *err, size_t errlen)
+static int choose_start(const struct analysis_context *ctx, struct trace_phases *tp,
+			const struct kernel_tokens *k, struct period *p, int64_t *offset, char *err,
+			size_t errlen)
 {
 	struct period_gaps pg = { .p = p, .k = k };
 	char *token_optimizer = xcalloc(k->index.count ? k->index.count : 1, 1);
@@ -519,8 +521,8 @@ static void cut_zone(void *arg, int64_t pos, const struct period_op *kernel, int
 	c->name[k] = kernel->name;
 }
 
-static int period_iterations(const struct analysis_context *ctx, struct trace_phases *tp, const struct period *p,
-			     int64_t offset, char *err, size_t errlen)
+static int period_iterations(const struct analysis_context *ctx, struct trace_phases *tp,
+			     const struct period *p, int64_t offset, char *err, size_t errlen)
 {
 	struct cuts c = { .p = p, .offset = offset, .after_gap = tp->start_by == ITERATION_START_GAP };
 	int64_t runs = p->runs, first, end;
@@ -557,8 +559,8 @@ out:
 	return ret;
 }
 
-int find_kernel_period(const struct analysis_context *ctx, struct trace_phases *tp, int64_t *last_first_end, char *err,
-		       size_t errlen)
+int find_kernel_period(const struct analysis_context *ctx, struct trace_phases *tp,
+		       int64_t *last_first_end, char *err, size_t errlen)
 {
 	struct kernel_tokens k = { 0 };
 	size_t best = SIZE_MAX;

@@ -32,11 +32,12 @@ static const char first_launch[] = "first launch of a kernel (module loading)";
 
 /* Iterations (phases-iterations.c): one more, of host time [host_start, host_end). */
 void add_iteration(struct trace_phases *tp, int64_t host_start, int64_t host_end);
-int collect_ranges(const struct analysis_context *ctx, struct trace_phases *tp, const regex_t *re, const char *norm,
-		   char *err, size_t errlen);
-int find_nvtx_step(const struct analysis_context *ctx, struct trace_phases *tp, char *err, size_t errlen);
+int collect_ranges(const struct analysis_context *ctx, struct trace_phases *tp, const regex_t *re,
+		   const char *norm, char *err, size_t errlen);
+int find_nvtx_step(const struct analysis_context *ctx, struct trace_phases *tp, char *err,
+		   size_t errlen);
 /* The period of the kernel sequence (phases-period.c). */
-int find_kernel_period(const struct analysis_context *ctx, struct trace_phases *tp, int64_t *last_first_end,
-		       char *err, size_t errlen);
+int find_kernel_period(const struct analysis_context *ctx, struct trace_phases *tp,
+		       int64_t *last_first_end, char *err, size_t errlen);
 
 #endif

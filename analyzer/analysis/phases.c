@@ -213,7 +213,8 @@ static size_t kernel_index(struct walk_state *s, const struct gap *g, int *is_ne
 		s->is_nccl = xrealloc(s->is_nccl, (i + 1) * sizeof(*s->is_nccl));
 		s->kernel_key = xrealloc(s->kernel_key, (i + 1) * sizeof(*s->kernel_key));
 		s->kernel_last = xrealloc(s->kernel_last, (i + 1) * sizeof(*s->kernel_last));
-		s->is_nccl[i] = !strncmp(fmt_kernel_name(&name, s->ctx->trace, g->trace_id, g->next_name_id), "nccl", 4);
+		s->is_nccl[i] = !strncmp(
+		    fmt_kernel_name(&name, s->ctx->trace, g->trace_id, g->next_name_id), "nccl", 4);
 		s->kernel_key[i][0] = g->trace_id;
 		s->kernel_key[i][1] = g->next_name_id;
 		s->kernel_last[i] = -1;
@@ -594,11 +595,14 @@ static void warmup_phase(struct walk_state *s, struct trace_phases *tp, int64_t 
 
 		while (i-- > 0 && !k)
 			k = wu->last_of[i];
-		snprintf(why + strlen(why), sizeof(why) - strlen(why), "%s%" PRId64
+		snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			 "%s%" PRId64
 			 " launched %s that no later iteration launches (one-time work%s %s)",
 			 wu->new_kernels || wu->slow ? "; " : "", wu->once,
-			 wu->once_kernels == 1 ? "a kernel" : "kernels", wu->once_kernels == 1 ? ":" : ", such as",
-			 fmt_kernel_name(&name, s->ctx->trace, s->kernel_key[k - 1][0], s->kernel_key[k - 1][1]));
+			 wu->once_kernels == 1 ? "a kernel" : "kernels",
+			 wu->once_kernels == 1 ? ":" : ", such as",
+			 fmt_kernel_name(&name, s->ctx->trace, s->kernel_key[k - 1][0],
+					 s->kernel_key[k - 1][1]));
 	}
 	phase_set(&tp->phase[PHASE_WARMUP], first_op, tp->iterations[w].start,
 		  xasprintf("from the first GPU operation to iteration %zu: %s %s", w + 1, which, why));
@@ -699,9 +703,10 @@ static void assemble(struct phases *p, struct walk_state *s, struct trace_phases
 /* Each trace's iterations: the ranges --step names, else a repeating NVTX range, else the period of
  * the kernel sequence. Returns 0 or a negative error with one line in err. */
 /*
- * Capture windows (analyzer/loader/windows.h). Iterations are counted within windows: one that would reach
- * past the end of the window it starts in (the kernel sequence's last iteration of a window, whose
- * next anchor launch is in the next window; a range left open when the window closed) ends there.
+ * Capture windows (analyzer/loader/windows.h). Iterations are counted within windows: one that
+ * would reach past the end of the window it starts in (the kernel sequence's last iteration of a
+ * window, whose next anchor launch is in the next window; a range left open when the window closed)
+ * ends there.
  */
 static void iterations_within_windows(struct trace_phases *tp, const struct trace_windows *windows)
 {
@@ -727,8 +732,8 @@ static void startup_of_windows(struct trace_phases *tp, const struct trace_windo
 				  "--capture-range ...): the program's start-up is outside them");
 }
 
-static int find_iterations(const struct analysis_context *ctx, struct phases *p, const char *step, char *err,
-			   size_t errlen)
+static int find_iterations(const struct analysis_context *ctx, struct phases *p, const char *step,
+			   char *err, size_t errlen)
 {
 	size_t found = 0;
 	regex_t re;
@@ -794,7 +799,8 @@ static void drop_steps_without_work(struct trace_phases *tp)
 /* A repeating NVTX range that holds no GPU work (a CPU-side pass) in 3 instances is not the step: the
  * kernel sequence instead; the profiler's ProfilerStep#N stays if one of its steps holds GPU work.
  * Returns 1 when a trace changed (walk again), 0, or a negative error. */
-static int drop_empty_ranges(const struct analysis_context *ctx, struct phases *p, char *err, size_t errlen)
+static int drop_empty_ranges(const struct analysis_context *ctx, struct phases *p, char *err,
+			     size_t errlen)
 {
 	int again = 0, ret = 0;
 
@@ -829,8 +835,8 @@ static int drop_empty_ranges(const struct analysis_context *ctx, struct phases *
 }
 
 /* The walk over the iterations; once more when an NVTX step turned out empty. */
-static int walk_iterations(const struct analysis_context *ctx, struct phases *p, struct walk_state *s,
-			   struct gap_walk *walk, char *err, size_t errlen)
+static int walk_iterations(const struct analysis_context *ctx, struct phases *p,
+			   struct walk_state *s, struct gap_walk *walk, char *err, size_t errlen)
 {
 	int ret = 0;
 
@@ -883,12 +889,12 @@ static void walk_state_release(struct walk_state *s)
 
 int phases_compute(struct trace *trace, const char *step, struct phases **out, char *err, size_t errlen)
 {
-	struct analysis_context ctx = { .trace = trace, .who = "phases" };
+	struct analysis_context ctx = {.trace = trace, .who = "phases"};
 	struct phases *p = xcalloc(1, sizeof(*p));
 	struct walk_state s = { .phases = p, .ctx = &ctx };
 	struct gap_visitor visitor = { .attribute = 1, .startup = 1, .fn = on_op, .arg = &s };
 	struct gap_walk walk = { .visitors = &visitor, .nvisitors = 1, .progress = "phases" };
-	struct span_clock clock = { 0 };
+	struct span_clock clock = {0};
 	struct api_names names = { 0 };
 	size_t n = trace_count(trace);
 	int ret;

@@ -131,7 +131,7 @@ enum iteration_start {
 struct trace_phases {
 	int64_t trace_id;
 	int gpu_work;			/* the trace has GPU operations; without, only start-up is set */
-	int windowed;			/* recorded in capture windows (analyzer/loader/windows.h) */
+	int windowed; /* recorded in capture windows (analyzer/loader/windows.h) */
 	enum iteration_source source;
 	char *source_name;		/* the NVTX range's name, or each iteration's first kernel's */
 	int64_t period_ops;		/* ITERATIONS_KERNELS: kernels per iteration */

@@ -34,19 +34,6 @@ static const char *command_name(const struct diff_result *r)
 
 /* ---- number formatting ---- */
 
-static const char *fmt_duration(char *buf, size_t len, double ns)
-{
-	if (ns < 1e3)
-		snprintf(buf, len, "%.0f ns", ns);
-	else if (ns < 1e6)
-		snprintf(buf, len, "%.2f us", ns / 1e3);
-	else if (ns < 1e9)
-		snprintf(buf, len, "%.3f ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.3f s", ns / 1e9);
-	return buf;
-}
-
 static const char *fmt_p(char *buf, size_t len, double p)
 {
 	if (p < 1e-16)
@@ -67,7 +54,7 @@ static const char *fmt_interval(char *buf, size_t len, const struct rank_test *t
 	return buf;
 }
 
-static const char *fmt_percent(char *buf, size_t len, double fraction)
+static const char *percent_text(char *buf, size_t len, double fraction)
 {
 	snprintf(buf, len, "%.4g%%", 100 * fraction);
 	return buf;
@@ -89,7 +76,7 @@ static const char *fmt_override(char *buf, size_t len, const struct kernel_diff 
 		buf[0] = '\0';
 	else
 		snprintf(buf, len, "threshold %s, alpha %g, min %zu launches",
-			 fmt_percent(pct, sizeof(pct), d->limits.threshold), d->limits.alpha,
+			 percent_text(pct, sizeof(pct), d->limits.threshold), d->limits.alpha,
 			 d->limits.min_samples);
 	return buf;
 }
@@ -128,12 +115,13 @@ static void explain(const struct kernel_diff *d, char *buf, size_t len)
 	switch (d->verdict) {
 	case DIFF_NEW:
 		snprintf(buf, len, "new kernel: %zu launches, median %s", d->new->summary.count,
-			 fmt_duration(a, sizeof(a), d->new->summary.median));
+			 units_duration(a, sizeof(a), llround(d->new->summary.median), UNITS_FINE));
 		return;
 	case DIFF_MISSING:
-		snprintf(buf, len, "kernel not launched in NEW (BASE: %zu launches, median %s)",
-			 d->base->summary.count,
-			 fmt_duration(a, sizeof(a), d->base->summary.median));
+		snprintf(
+		    buf, len, "kernel not launched in NEW (BASE: %zu launches, median %s)",
+		    d->base->summary.count,
+		    units_duration(a, sizeof(a), llround(d->base->summary.median), UNITS_FINE));
 		return;
 	case DIFF_IGNORED:
 		snprintf(buf, len, "ignored by the configuration");
@@ -146,11 +134,12 @@ static void explain(const struct kernel_diff *d, char *buf, size_t len)
 	default:
 		break;
 	}
-	snprintf(buf, len, "median %s -> %s, ratio %.3f (%d%% interval %s), p %s, %zu / %zu launches",
-		 fmt_duration(a, sizeof(a), d->base->summary.median),
-		 fmt_duration(b, sizeof(b), d->new->summary.median), d->test.ratio, level,
-		 fmt_interval(ci, sizeof(ci), &d->test), fmt_p(p, sizeof(p), d->test.p_value),
-		 d->base->summary.count, d->new->summary.count);
+	snprintf(
+	    buf, len, "median %s -> %s, ratio %.3f (%d%% interval %s), p %s, %zu / %zu launches",
+	    units_duration(a, sizeof(a), llround(d->base->summary.median), UNITS_FINE),
+	    units_duration(b, sizeof(b), llround(d->new->summary.median), UNITS_FINE),
+	    d->test.ratio, level, fmt_interval(ci, sizeof(ci), &d->test),
+	    fmt_p(p, sizeof(p), d->test.p_value), d->base->summary.count, d->new->summary.count);
 	if (d->verdict == DIFF_SLOWER || d->verdict == DIFF_FASTER) {
 		size_t used = strlen(buf);
 
@@ -158,7 +147,7 @@ static void explain(const struct kernel_diff *d, char *buf, size_t len)
 			 d->verdict == DIFF_FASTER ? "below" : "above",
 			 d->verdict == DIFF_FASTER ? 1 / (1 + d->limits.threshold)
 						   : 1 + d->limits.threshold,
-			 fmt_percent(pct, sizeof(pct), d->limits.threshold));
+			 percent_text(pct, sizeof(pct), d->limits.threshold));
 	}
 }
 
@@ -184,12 +173,12 @@ static void write_totals_text(const struct diff_result *r, FILE *out, int markdo
 			snprintf(ratio, sizeof(ratio), "-");
 		if (markdown)
 			fprintf(out, "| %s | %s | %s | %s |\n", names[i],
-				fmt_duration(x, sizeof(x), bv[i]),
-				fmt_duration(y, sizeof(y), nv[i]), ratio);
+				units_duration(x, sizeof(x), llround(bv[i]), UNITS_FINE),
+				units_duration(y, sizeof(y), llround(nv[i]), UNITS_FINE), ratio);
 		else
 			fprintf(out, "  %-12s %14s %14s %9s\n", names[i],
-				fmt_duration(x, sizeof(x), bv[i]),
-				fmt_duration(y, sizeof(y), nv[i]), ratio);
+				units_duration(x, sizeof(x), llround(bv[i]), UNITS_FINE),
+				units_duration(y, sizeof(y), llround(nv[i]), UNITS_FINE), ratio);
 	}
 	if (markdown)
 		fprintf(out, "| launches | %zu | %zu | |\n", b->kernels, n->kernels);
@@ -213,7 +202,7 @@ static void write_rule(const struct diff_result *r, FILE *out)
 		"a kernel is slower when p < %g and the %g%% interval of NEW/BASE lies above %.3f "
 		"(threshold %s); at least %zu launches a side\n",
 		r->defaults.alpha, 100 * (1 - r->defaults.alpha), 1 + r->defaults.threshold,
-		fmt_percent(pct, sizeof(pct), r->defaults.threshold), r->defaults.min_samples);
+		percent_text(pct, sizeof(pct), r->defaults.threshold), r->defaults.min_samples);
 }
 
 static void write_summary_line(const struct diff_result *r, FILE *out)
@@ -260,11 +249,12 @@ static void write_text(const struct diff_result *r, FILE *out)
 		snprintf(mn, sizeof(mn), "-");
 		if (d->base) {
 			snprintf(nb, sizeof(nb), "%zu", d->base->summary.count);
-			fmt_duration(mb, sizeof(mb), d->base->summary.median);
+			units_duration(mb, sizeof(mb), llround(d->base->summary.median),
+				       UNITS_FINE);
 		}
 		if (d->new) {
 			snprintf(nn, sizeof(nn), "%zu", d->new->summary.count);
-			fmt_duration(mn, sizeof(mn), d->new->summary.median);
+			units_duration(mn, sizeof(mn), llround(d->new->summary.median), UNITS_FINE);
 		}
 		snprintf(launches, sizeof(launches), "%s / %s", nb, nn);
 		fmt_override(note, sizeof(note), d, r);
@@ -342,9 +332,10 @@ static void write_markdown(const struct diff_result *r, FILE *out)
 		snprintf(mb, sizeof(mb), "-");
 		snprintf(mn, sizeof(mn), "-");
 		if (d->base)
-			fmt_duration(mb, sizeof(mb), d->base->summary.median);
+			units_duration(mb, sizeof(mb), llround(d->base->summary.median),
+				       UNITS_FINE);
 		if (d->new)
-			fmt_duration(mn, sizeof(mn), d->new->summary.median);
+			units_duration(mn, sizeof(mn), llround(d->new->summary.median), UNITS_FINE);
 		fprintf(out, " | ");
 		if (d->base)
 			fprintf(out, "%zu", d->base->summary.count);

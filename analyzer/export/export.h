@@ -1,6 +1,6 @@
 /*
- * Timelines: write a trace (ours or an nsys export, one or more files opened together) as a file that
- * ui.perfetto.dev and chrome://tracing open.
+ * Timelines: write a trace (ours or an nsys export, one or more files opened together) as a file
+ * that ui.perfetto.dev and chrome://tracing open.
  *
  * Two formats, one model (analyzer/export/timeline.c walks the canonical views once and feeds a
  * writer): native Perfetto protobuf (perfetto.c; interned names, written packet by packet so

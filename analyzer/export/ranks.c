@@ -4,8 +4,9 @@
  * written rank after rank without interning state shared between them.
  *
  * A flow joins the kernels of one collective on two neighbouring ranks; its id is the collective's
- * matching key (analyzer/analysis/collectives.h) and the pair's index, so ids are unique without a table. Only
- * collectives that every rank has get arrows: a truncated rank would leave an arrow without its end.
+ * matching key (analyzer/analysis/collectives.h) and the pair's index, so ids are unique without a
+ * table. Only collectives that every rank has get arrows: a truncated rank would leave an arrow
+ * without its end.
  */
 #include "analyzer/export/ranks.h"
 #include "analyzer/export/timeline.h"
@@ -245,8 +246,8 @@ static void write_nvtx(struct out *o, struct trace *trace, int64_t pid, int64_t 
 	sqlite3_finalize(st);
 }
 
-/* Flows from the rank's summary: NCCL stream ordinals are in order of first use, as analyzer/analysis/collectives.c
-   numbers them. Without a readable summary, none. */
+/* Flows from the rank's summary: NCCL stream ordinals are in order of first use, as
+   analyzer/analysis/collectives.c numbers them. Without a readable summary, none. */
 static void write_flows(struct trace *trace, const char *summary, struct flows *f, char *err, size_t errlen)
 {
 	static const char first_sql[] = "SELECT streamId, MIN(start) FROM kernels WHERE name LIKE 'nccl%' "

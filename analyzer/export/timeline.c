@@ -1,17 +1,17 @@
 /*
- * The exporter's model: walks a trace's canonical views (analyzer/loader/trace.h) through the loader's event
- * streams (analyzer/loader/events.h) and hands tracks and events to a writer (perfetto.c,
- * chrome.c). Each table is read from SQLite once: the exporter names its columns before
- * anything reads the trace (export_keep), the first scan of a table keeps a compact copy of its rows,
- * and the passes below read that copy in time order. Nothing is sorted; memory holds the nesting
- * stack of each track, the rows that share one timestamp, and the tracks, not the events (the
- * correlation map below is given back page by page).
+ * The exporter's model: walks a trace's canonical views (analyzer/loader/trace.h) through the
+ * loader's event streams (analyzer/loader/events.h) and hands tracks and events to a writer
+ * (perfetto.c, chrome.c). Each table is read from SQLite once: the exporter names its columns
+ * before anything reads the trace (export_keep), the first scan of a table keeps a compact copy of
+ * its rows, and the passes below read that copy in time order. Nothing is sorted; memory holds the
+ * nesting stack of each track, the rows that share one timestamp, and the tracks, not the events
+ * (the correlation map below is given back page by page).
  *
  * Passes:
- *   1. the index (index_pass): the tracks that will exist (host processes and threads, GPU streams),
- *      the time range, and each file's range of correlation ids; then, in the correlation map, which
- *      API call owns an id (the first with it, so a runtime call and the driver call inside it do not
- *      both get arrows), how many GPU items carry it, and where each synchronization record goes;
+ *   1. the index (index_pass): the tracks that will exist (host processes and threads, GPU
+ * streams), the time range, and each file's range of correlation ids; then, in the correlation map,
+ * which API call owns an id (the first with it, so a runtime call and the driver call inside it do
+ * not both get arrows), how many GPU items carry it, and where each synchronization record goes;
  *   2. the host (walk_host): API calls, NVTX ranges and marks and synchronization records of each
  *      file merged in time order onto their threads (a synchronization record nests under the API
  *      call that waited), NVTX start/end ranges and the synchronizations no API call claims onto
@@ -27,9 +27,9 @@
  * after it goes to the track's next lane (an extra "(overlap N)" track), so a writer never sees a
  * partial overlap, which Perfetto would reject and Chrome JSON would draw wrong.
  *
- * Flows: an API call's correlation id is shared by the GPU work it caused. The owner starts one flow
- * per GPU item with its id and each item ends its own, numbered by its rank among the items of that
- * id. Ids outside 1..2^32-1 (CUPTI's are 32-bit) carry no flow.
+ * Flows: an API call's correlation id is shared by the GPU work it caused. The owner starts one
+ * flow per GPU item with its id and each item ends its own, numbered by its rank among the items of
+ * that id. Ids outside 1..2^32-1 (CUPTI's are 32-bit) carry no flow.
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "analyzer/export/walk.h"

@@ -165,7 +165,8 @@ static int emit_sampled_metrics(struct timeline *tl, struct gpu *g, struct timel
 	return ret;
 }
 
-/* Memory in use on the device (analyzer/analysis/memory-use.h), one counter track per trace that allocated on it. */
+/* Memory in use on the device (analyzer/analysis/memory-use.h), one counter track per trace that
+ * allocated on it. */
 static int emit_memory_counters(struct timeline *tl, struct gpu *g, struct timeline_track *track, char *name,
 				size_t namelen)
 {

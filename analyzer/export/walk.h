@@ -45,7 +45,8 @@
 #define SYNC_INVALID 4294967295LL	/* CUPTI_SYNCHRONIZATION_INVALID_VALUE: no stream / no event */
 
 /* The columns the exporter reads. The GPU views' first ten (and the API calls' first five, the NVTX
- * ranges' first three) are the rules' walk's (analyzer/analysis/gaps.c), so a report's copies serve it too. */
+ * ranges' first three) are the rules' walk's (analyzer/analysis/gaps.c), so a report's copies serve
+ * it too. */
 enum { G_END, G_DEVICE, G_STREAM, G_GRAPH_NODE, G_CORR, G_PID };
 enum { K_NAME = 6, K_GRIDX, K_GRIDY, K_GRIDZ, K_SHORT_NAME, K_MANGLED_NAME, K_CONTEXT, K_BLOCKX, K_BLOCKY,
        K_BLOCKZ, K_REGISTERS, K_STATIC_SMEM, K_DYNAMIC_SMEM, K_LOCAL_MEM, K_GRAPH, K_NCOLS };
@@ -230,7 +231,8 @@ struct timeline {
 	struct flow_rank *ranks;
 	size_t nranks, ranks_cap;
 	struct progress progress;	/* over every row the passes read */
-	/* sampled GPU metrics (analyzer/loader/gpu-metrics.h), loaded with the first device's counters */
+	/* sampled GPU metrics (analyzer/loader/gpu-metrics.h), loaded with the first device's
+	 * counters */
 	struct gpu_samples *samples;
 	int nsample_devices;		/* -1: not loaded yet */
 };

@@ -1,11 +1,12 @@
 /*
  * Writing a trace file in gpt-trace's schema (schema/schema.sql, docs/schema.md) from rows that
- * an importer has already converted: created under a temporary name beside the target, filled in one
- * transaction, and renamed into place only by trace_out_commit(), so that a failed import leaves no
- * file behind, and a reader never sees a half-made one. Strings are interned into StringIds.
+ * an importer has already converted: created under a temporary name beside the target, filled in
+ * one transaction, and renamed into place only by trace_out_commit(), so that a failed import
+ * leaves no file behind, and a reader never sees a half-made one. Strings are interned into
+ * StringIds.
  *
- * Times are ns relative to the trace's origin (GPT_META time_origin_ns), as in the collector's files.
- * A NULL column is passed as TRACE_OUT_NULL.
+ * Times are ns relative to the trace's origin (GPT_META time_origin_ns), as in the collector's
+ * files. A NULL column is passed as TRACE_OUT_NULL.
  */
 #ifndef GPT_IMPORT_TRACE_OUT_H
 #define GPT_IMPORT_TRACE_OUT_H

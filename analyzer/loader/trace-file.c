@@ -529,7 +529,8 @@ static void remove_copy(struct trace_file *f)
 
 /*
  * A PyTorch profiler (Kineto) JSON trace is read through the trace file imported from it, cached
- * beside it (analyzer/import/kineto.h); a cache made in a temporary folder goes with the trace's close.
+ * beside it (analyzer/import/kineto.h); a cache made in a temporary folder goes with the trace's
+ * close.
  */
 static int open_imported(struct trace_file *f, char *err, size_t errlen)
 {

@@ -1,21 +1,22 @@
 /*
- * Opening traces for analysis: ours (written by gpt-trace run or gpt-trace import) and Nsight Systems
- * SQLite exports, through one loader. A PyTorch profiler (Kineto) JSON trace, plain or gzipped, is
- * accepted too: it is imported into a trace file cached beside it (analyzer/import/kineto.h), which is read.
+ * Opening traces for analysis: ours (written by gpt-trace run or gpt-trace import) and Nsight
+ * Systems SQLite exports, through one loader. A PyTorch profiler (Kineto) JSON trace, plain or
+ * gzipped, is accepted too: it is imported into a trace file cached beside it
+ * (analyzer/import/kineto.h), which is read.
  *
  * trace_open() opens one or more trace files (several per-process traces of one job may be given
- * together; the extra ones are ATTACHed) and creates, in the connection's TEMP schema, one canonical
- * view per kind of event. The views hide every difference between nsys versions and our writer: a
- * table that does not exist in a file (nsys creates tables lazily) contributes no rows, a column that
- * does not exist reads as NULL, NVTX text is taken inline or from StringIds, names are resolved to
- * text. Every consumer (stats, rules, export, diff) queries only these views, with plain SQL through
- * trace_db(), or reads them in time order through the loader's event streams (analyzer/loader/events.h,
- * which read the raw tables with the views' own column expressions and filters, at scan speed);
- * none of them looks at the raw tables.
+ * together; the extra ones are ATTACHed) and creates, in the connection's TEMP schema, one
+ * canonical view per kind of event. The views hide every difference between nsys versions and our
+ * writer: a table that does not exist in a file (nsys creates tables lazily) contributes no rows, a
+ * column that does not exist reads as NULL, NVTX text is taken inline or from StringIds, names are
+ * resolved to text. Every consumer (stats, rules, export, diff) queries only these views, with
+ * plain SQL through trace_db(), or reads them in time order through the loader's event streams
+ * (analyzer/loader/events.h, which read the raw tables with the views' own column expressions and
+ * filters, at scan speed); none of them looks at the raw tables.
  *
- * Canonical views (all times in ns; dur = end - start; traceId = index of the file in the list given
- * to trace_open, 0 for the first; nameId is the file-local StringIds id and is unique only together
- * with traceId):
+ * Canonical views (all times in ns; dur = end - start; traceId = index of the file in the list
+ * given to trace_open, 0 for the first; nameId is the file-local StringIds id and is unique only
+ * together with traceId):
  *
  *   kernels(traceId, start, end, dur, deviceId, contextId, streamId, correlationId, globalPid, pid,
  *           nameId, name, shortName, shortNameId, mangledName, mangledNameId, gridX, gridY, gridZ,
@@ -34,54 +35,45 @@
  *         syncType, eventId)
  *       syncType as ENUM_CUPTI_SYNC_TYPE (1 event sync, 2 stream wait event, 3 stream sync,
  *       4 context sync).
- *   api_calls(traceId, start, end, dur, globalTid, pid, tid, correlationId, nameId, name, eventClass,
- *             returnValue)
- *       host-side CUDA runtime (eventClass 0) and driver (eventClass 1) calls; name as recorded,
- *       e.g. "cudaLaunchKernel_v7000" or "cudaLaunchKernel" (compare with LIKE 'cudaLaunchKernel%').
- *   nvtx(traceId, start, end, dur, globalTid, pid, tid, eventType, rangeId, text, domainId, category,
- *        color)
- *       eventType as ENUM_NSYS_EVENT_TYPE: 34 mark (end NULL), 59 push/pop range, 60 start/end range,
- *       75 domain create.
- *   gpus(traceId, id, name, smCount, totalMemory, memoryBandwidth, clockRate, l2CacheSize,
- *        computeMajor, computeMinor, busLocation, uuid)
- *       memoryBandwidth in bytes per second, clockRate in Hz (as nsys).
- *   memory(traceId, start, deviceId, contextId, address, bytes, memKind, op, correlationId, streamId,
- *          globalPid, pid)
- *       GPU memory allocations (op 0) and releases (op 1) from CUDA_GPU_MEMORY_USAGE_EVENTS, memKind
- *       as ENUM_CUDA_MEM_KIND; never scoped (memory in use depends on every earlier allocation);
- *       empty for traces recorded without memory records.
- *   processes(traceId, globalPid, pid, name)
- *       only processes that own at least one GPU event or API call.
- *   meta(traceId, name, value)
- *       GPT_META rows of our traces; for nsys files, META_DATA_EXPORT (or the older
- *       EXPORT_META_DATA) rows. trace_format() tells which kind a file is.
- *   windows(traceId, id, start, end, openedBy, closedBy)
- *       capture windows of traces recorded with --delay, --duration, --capture-range or --max-size
- *       (GPT_CAPTURE_WINDOWS, docs/schema.md): only events starting inside a window were recorded;
- *       end NULL for a window the program's death left open. No rows: the whole run was recorded
- *       (and for nsys exports). analyzer/loader/windows.h reads them for the consumers.
- *   strings(traceId, id, value)
- *       StringIds of every file: resolves a nameId to text without reading names row by row
- *       (a name lookup per row costs ~0.3 s per million rows; group by nameId, then look up).
+ *   api_calls(traceId, start, end, dur, globalTid, pid, tid, correlationId, nameId, name,
+ * eventClass, returnValue) host-side CUDA runtime (eventClass 0) and driver (eventClass 1) calls;
+ * name as recorded, e.g. "cudaLaunchKernel_v7000" or "cudaLaunchKernel" (compare with LIKE
+ * 'cudaLaunchKernel%'). nvtx(traceId, start, end, dur, globalTid, pid, tid, eventType, rangeId,
+ * text, domainId, category, color) eventType as ENUM_NSYS_EVENT_TYPE: 34 mark (end NULL), 59
+ * push/pop range, 60 start/end range, 75 domain create. gpus(traceId, id, name, smCount,
+ * totalMemory, memoryBandwidth, clockRate, l2CacheSize, computeMajor, computeMinor, busLocation,
+ * uuid) memoryBandwidth in bytes per second, clockRate in Hz (as nsys). memory(traceId, start,
+ * deviceId, contextId, address, bytes, memKind, op, correlationId, streamId, globalPid, pid) GPU
+ * memory allocations (op 0) and releases (op 1) from CUDA_GPU_MEMORY_USAGE_EVENTS, memKind as
+ * ENUM_CUDA_MEM_KIND; never scoped (memory in use depends on every earlier allocation); empty for
+ * traces recorded without memory records. processes(traceId, globalPid, pid, name) only processes
+ * that own at least one GPU event or API call. meta(traceId, name, value) GPT_META rows of our
+ * traces; for nsys files, META_DATA_EXPORT (or the older EXPORT_META_DATA) rows. trace_format()
+ * tells which kind a file is. windows(traceId, id, start, end, openedBy, closedBy) capture windows
+ * of traces recorded with --delay, --duration, --capture-range or --max-size (GPT_CAPTURE_WINDOWS,
+ * docs/schema.md): only events starting inside a window were recorded; end NULL for a window the
+ * program's death left open. No rows: the whole run was recorded (and for nsys exports).
+ * analyzer/loader/windows.h reads them for the consumers. strings(traceId, id, value) StringIds of
+ * every file: resolves a nameId to text without reading names row by row (a name lookup per row
+ * costs ~0.3 s per million rows; group by nameId, then look up).
  *
  *   profiler_overhead(traceId, start, end, globalTid, tid, name)
- *       the profiler's own time on the program's threads (PROFILER_OVERHEAD: nsys's initialisation and
- *       flushes, ours around each launch `--metrics` measured); never scoped, read whole by the walk.
+ *       the profiler's own time on the program's threads (PROFILER_OVERHEAD: nsys's initialisation
+ * and flushes, ours around each launch `--metrics` measured); never scoped, read whole by the walk.
  *
  *   kernel_metrics(traceId, correlationId, globalPid, deviceId, kernelName, shortName, gldSectors,
- *                  gldRequests, gstSectors, gstRequests, gldSectorsIdeal, gstSectorsIdeal, durationNs,
- *                  source)
- *   source_metrics(traceId, kernelName, shortName, file, line, gldSectors, gldSectorsIdeal, gldRequests,
- *                  gstSectors, gstSectorsIdeal, gstRequests, launches)
- *       hardware counters of launches recorded with `gpt-trace run --metrics` (docs/metrics.md), joined
- *       to kernels on (traceId, correlationId, globalPid). These two views exist only when at least
- *       one file holds GPT_KERNEL_METRICS, so a consumer can tell "not measured" from "no rows".
+ *                  gldRequests, gstSectors, gstRequests, gldSectorsIdeal, gstSectorsIdeal,
+ * durationNs, source) source_metrics(traceId, kernelName, shortName, file, line, gldSectors,
+ * gldSectorsIdeal, gldRequests, gstSectors, gstSectorsIdeal, gstRequests, launches) hardware
+ * counters of launches recorded with `gpt-trace run --metrics` (docs/metrics.md), joined to kernels
+ * on (traceId, correlationId, globalPid). These two views exist only when at least one file holds
+ * GPT_KERNEL_METRICS, so a consumer can tell "not measured" from "no rows".
  *
  *   gpu_metrics(traceId, deviceId, timestamp, metricName, value)
- *       sampled GPU metrics (`gpt-trace run --gpu-metrics`, nsys --gpu-metrics-devices): one row per
- *       sample and metric, metricName as nsys names it ("SMs Active [Throughput %]"), deviceId the
- *       GPU (typeId & 0xFF). Exists only when some file has GPU_METRICS; analyzer/loader/gpu-metrics.h
- *       reads it as samples with their intervals.
+ *       sampled GPU metrics (`gpt-trace run --gpu-metrics`, nsys --gpu-metrics-devices): one row
+ * per sample and metric, metricName as nsys names it ("SMs Active [Throughput %]"), deviceId the
+ *       GPU (typeId & 0xFF). Exists only when some file has GPU_METRICS;
+ * analyzer/loader/gpu-metrics.h reads it as samples with their intervals.
  */
 #ifndef GPT_LOADER_TRACE_H
 #define GPT_LOADER_TRACE_H

@@ -66,25 +66,11 @@ void output_md_cell(FILE *out, const char *s)
 	}
 }
 
-const char *output_duration(int64_t ns, char *buf, size_t len)
-{
-	int64_t a = ns < 0 ? -ns : ns;
-
-	if (a >= 1000000000)
-		snprintf(buf, len, "%.3f s", (double)ns / 1e9);
-	else if (a >= 1000000)
-		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
-	else if (a >= 1000)
-		snprintf(buf, len, "%.3f us", (double)ns / 1e3);
-	else
-		snprintf(buf, len, "%" PRId64 " ns", ns);
-	return buf;
-}
-
 const char *output_offset(int64_t ns, char *buf, size_t len)
 {
 	char d[40];
 
-	snprintf(buf, len, "%s%s", ns < 0 ? "-" : "+", output_duration(ns < 0 ? -ns : ns, d, sizeof(d)));
+	snprintf(buf, len, "%s%s", ns < 0 ? "-" : "+",
+		 units_duration(d, sizeof(d), ns < 0 ? -ns : ns, UNITS_FINE));
 	return buf;
 }

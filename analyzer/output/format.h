@@ -1,10 +1,12 @@
 /*
  * Output helpers shared by the command families (stats/, report/, diff/), one layer below them so
  * that none borrows from another: the output formats' names, JSON string literals, Markdown table
- * cells, and durations in milliseconds or microseconds with a unit.
+ * cells, and times from the origin (durations themselves: common/units.h, at UNITS_FINE).
  */
 #ifndef GPT_OUTPUT_FORMAT_H
 #define GPT_OUTPUT_FORMAT_H
+
+#include "common/units.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,8 +26,6 @@ int output_format_parse(const char *name, enum output_format *out);
 void output_json_string(FILE *out, const char *s);
 /* s as one Markdown table cell: '|' escaped, newlines as spaces. */
 void output_md_cell(FILE *out, const char *s);
-/* ns as milliseconds or microseconds with a unit, e.g. "12.345 ms", "850.000 us". */
-const char *output_duration(int64_t ns, char *buf, size_t len);
 /* A time from the report's origin, signed: "+12.345 ms", "-265.089 us" (an event before the
  * origin: an imported trace's first CPU op before its first CUDA call), "+0 ns". */
 const char *output_offset(int64_t ns, char *buf, size_t len);

@@ -9,12 +9,13 @@
  * collective missing on one rank (a truncated trace, an extra all-gather in a rank's logging)
  * shifts only that type's sequence, not every later collective's. Point-to-point kernels (SendRecv)
  * involve only some ranks and are never matched. Generic kernels whose collective nothing names
- * (analyzer/analysis/collectives.h) are matched as type "Other": NCCL picks the same kernel on every rank.
+ * (analyzer/analysis/collectives.h) are matched as type "Other": NCCL picks the same kernel on
+ * every rank.
  *
  * Who was late. Every rank leaves a collective together, so the rank that arrived last spends the
- * least time in its kernel and the others' extra time is how long they waited: durations, which need
- * no common clock. Clocks are aligned for the report and the timeline only: ranks on one host share
- * its clock (trace time 0 is the process's time_origin_ns on it); across hosts the wall-clock
+ * least time in its kernel and the others' extra time is how long they waited: durations, which
+ * need no common clock. Clocks are aligned for the report and the timeline only: ranks on one host
+ * share its clock (trace time 0 is the process's time_origin_ns on it); across hosts the wall-clock
  * anchors (time_origin_utc_ns) align them to NTP's accuracy, and the median difference of the
  * matched collectives' end times (the common exit) refines each other host against the first.
  *
@@ -24,6 +25,7 @@
  */
 #include "analyzer/ranks/job.h"
 
+#include "common/units.h"
 #include "common/util.h"
 #include "analyzer/ranks/job-private.h"
 #include "analyzer/ranks/lineup.h"
@@ -34,18 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* "12.345 ms", "850.000 us", "120 ns" */
-static const char *report_ns(char *buf, size_t len, int64_t ns)
-{
-	if (ns >= 1000000 || ns <= -1000000)
-		snprintf(buf, len, "%.3f ms", (double)ns / 1e6);
-	else if (ns >= 1000 || ns <= -1000)
-		snprintf(buf, len, "%.3f us", (double)ns / 1e3);
-	else
-		snprintf(buf, len, "%" PRId64 " ns", ns);
-	return buf;
-}
 
 struct acc {
 	uint64_t key;
@@ -422,17 +412,25 @@ static char *cause_of(const struct acc *a, const struct rank_summary *s)
 		return xasprintf("late at %s #%" PRId64 " with no more GPU work or idle time before it than the "
 				 "others: the collective was issued late", type, c->seq);
 	if (d_idle >= d_compute && d_idle >= d_copy)
-		return xasprintf("a host gap before %s #%" PRId64 ": its GPU sat idle %s, the others' %s", type,
-				 c->seq, report_ns(b1, sizeof(b1), c->idle_ns), report_ns(b2, sizeof(b2), idle));
+		return xasprintf(
+		    "a host gap before %s #%" PRId64 ": its GPU sat idle %s, the others' %s", type,
+		    c->seq, units_duration(b1, sizeof(b1), c->idle_ns, UNITS_FINE),
+		    units_duration(b2, sizeof(b2), idle, UNITS_FINE));
 	if (d_copy >= d_compute)
-		return xasprintf("copies before %s #%" PRId64 ": %s of copies, the others' %s", type, c->seq,
-				 report_ns(b1, sizeof(b1), c->copy_ns), report_ns(b2, sizeof(b2), copy));
-	return xasprintf("longer compute before %s #%" PRId64 ": %s of kernels, the others' %s; its longest, %s, "
-			 "ran %s (the others' longest: %s)", type, c->seq, report_ns(b1, sizeof(b1), c->compute_ns),
-			 report_ns(b2, sizeof(b2), compute), *rank_summary_name(s, c->name_id) ?
-			 short_name(name, sizeof(name), rank_summary_name(s, c->name_id)) : "a kernel",
-			 report_ns(b3, sizeof(b3), c->longest_ns),
-			 report_ns(b4, sizeof(b4), longest));
+		return xasprintf("copies before %s #%" PRId64 ": %s of copies, the others' %s",
+				 type, c->seq,
+				 units_duration(b1, sizeof(b1), c->copy_ns, UNITS_FINE),
+				 units_duration(b2, sizeof(b2), copy, UNITS_FINE));
+	return xasprintf("longer compute before %s #%" PRId64
+			 ": %s of kernels, the others' %s; its longest, %s, "
+			 "ran %s (the others' longest: %s)",
+			 type, c->seq, units_duration(b1, sizeof(b1), c->compute_ns, UNITS_FINE),
+			 units_duration(b2, sizeof(b2), compute, UNITS_FINE),
+			 *rank_summary_name(s, c->name_id)
+			     ? short_name(name, sizeof(name), rank_summary_name(s, c->name_id))
+			     : "a kernel",
+			 units_duration(b3, sizeof(b3), c->longest_ns, UNITS_FINE),
+			 units_duration(b4, sizeof(b4), longest, UNITS_FINE));
 }
 
 static int by_delay(const void *pa, const void *pb)

@@ -3,7 +3,8 @@
  * job's ranks (and notes on the ones that are not: another job, a rank twice, a rank missing, a
  * trace cut short or unreadable), the clock correction of each rank, per-rank and per-iteration
  * times, the stragglers found by matching each collective across ranks, and the communication per
- * collective type, overlapped or exposed. The cross-rank rules (analyzer/analysis/collectives.h) judge it.
+ * collective type, overlapped or exposed. The cross-rank rules (analyzer/analysis/collectives.h)
+ * judge it.
  *
  * Memory grows with the number of ranks plus the number of distinct collectives (one accumulator
  * per matched collective, whatever the rank count), never with ranks x events: every summary's
@@ -99,9 +100,9 @@ struct job_report {
 /*
  * Merge the summaries (paths of summary files, any order) into a job report, and judge it with the
  * cross-rank rules under config (NULL: defaults). A failure to read every summary is an error, and
- * so are ranks recorded an hour or more apart unless force_job (analyzer/loader/job-check.h: nothing else
- * may tell that they are different runs); any single bad one becomes a note, and one of another
- * job (job id, world size) is left out with a note. Free with job_report_free().
+ * so are ranks recorded an hour or more apart unless force_job (analyzer/loader/job-check.h:
+ * nothing else may tell that they are different runs); any single bad one becomes a note, and one
+ * of another job (job id, world size) is left out with a note. Free with job_report_free().
  */
 int job_merge(const char *const *summaries, size_t n, const struct rule_config *config, int force_job,
 	      struct job_report **out, char *err, size_t errlen);

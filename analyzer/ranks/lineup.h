@@ -1,9 +1,9 @@
 /*
- * Lining up the ranks of a job whose traces cover different stretches of the run (analyzer/ranks/job.h): a
- * rank recorded in capture windows (gpt-trace run --steps, -c cudaProfilerApi, -c nvtx, --delay,
- * gpt-trace start all) may begin a step earlier or later than the others, so neither the index of
- * its iterations nor the sequence numbers of its collectives, both counted from its trace's start,
- * say which of the others' they are.
+ * Lining up the ranks of a job whose traces cover different stretches of the run
+ * (analyzer/ranks/job.h): a rank recorded in capture windows (gpt-trace run --steps, -c
+ * cudaProfilerApi, -c nvtx, --delay, gpt-trace start all) may begin a step earlier or later than
+ * the others, so neither the index of its iterations nor the sequence numbers of its collectives,
+ * both counted from its trace's start, say which of the others' they are.
  *
  * Iterations are matched by step number when every rank has them (summary.h: the step ranges'
  * names, or --steps A-B). Collectives are re-based: each rank's sequence numbers (per type and

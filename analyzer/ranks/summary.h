@@ -1,17 +1,19 @@
 /*
  * Per-rank summaries: what the cross-rank report needs from one rank's trace, computed once, in a
  * small text file beside the trace (TRACE.summary), so that a job of any number of ranks is merged
- * without opening every trace together (SQLite attaches at most ~10) or holding every rank's events.
+ * without opening every trace together (SQLite attaches at most ~10) or holding every rank's
+ * events.
  *
  * A summary holds the rank's identity (rank, world size, host, pid, launcher, job id), its clock
  * anchor (trace time 0 on the host's clock and on the wall clock), whether the trace is complete,
- * its iterations (analyzer/analysis/phases.h), its communication per collective type in the steady state, and
- * one line per NCCL collective (analyzer/analysis/collectives.h): type, stream ordinal and sequence number (the
- * matching key), times, overlap, and what filled the window before it. Collectives come last, so a
- * reader takes the header alone and streams the collectives only when it merges them.
+ * its iterations (analyzer/analysis/phases.h), its communication per collective type in the steady
+ * state, and one line per NCCL collective (analyzer/analysis/collectives.h): type, stream ordinal
+ * and sequence number (the matching key), times, overlap, and what filled the window before it.
+ * Collectives come last, so a reader takes the header alone and streams the collectives only when
+ * it merges them.
  *
- * Summaries are made in parallel by forked workers (so that nothing in the loader or the walk has to
- * be thread-safe, and a trace that crashes one costs that worker's traces their summaries, which
+ * Summaries are made in parallel by forked workers (so that nothing in the loader or the walk has
+ * to be thread-safe, and a trace that crashes one costs that worker's traces their summaries, which
  * the merge then notes), or one per process under an MPI or Slurm launcher (gpt-trace summarize
  * --launcher): see docs/multi-rank.md.
  *

@@ -53,7 +53,8 @@ static void how_often(FILE *out, int64_t count, int64_t n, const char *noun, con
 		else
 			fprintf(out, "%.1f %ss", (double)count / (double)n, noun);
 		if (bytes)
-			fprintf(out, " (%s)", units_bytes(b, sizeof(b), (double)*bytes / (double)n, UNITS_FINE));
+			fprintf(out, " (%s)",
+				units_bytes(b, sizeof(b), (double)*bytes / (double)n, UNITS_FINE));
 		if (per_iteration)
 			fprintf(out, " per iteration");
 		return;
@@ -83,10 +84,16 @@ static void steady_text(FILE *out, const struct memory_device *d)
 		else
 			fprintf(out, "no releases");
 	}
-	fprintf(out, "; in use %s after the first steady iteration, %s after the last (%s%s per iteration)",
-		units_bytes(b, sizeof(b), (double)d->steady_first_bytes, UNITS_FINE),
-		units_bytes(c, sizeof(c), (double)d->steady_last_bytes, UNITS_FINE), d->growth_per_iteration < 0 ? "-" : "+",
-		units_bytes(g, sizeof(g), d->growth_per_iteration < 0 ? -d->growth_per_iteration : d->growth_per_iteration, UNITS_FINE));
+	fprintf(
+	    out,
+	    "; in use %s after the first steady iteration, %s after the last (%s%s per iteration)",
+	    units_bytes(b, sizeof(b), (double)d->steady_first_bytes, UNITS_FINE),
+	    units_bytes(c, sizeof(c), (double)d->steady_last_bytes, UNITS_FINE),
+	    d->growth_per_iteration < 0 ? "-" : "+",
+	    units_bytes(g, sizeof(g),
+			d->growth_per_iteration < 0 ? -d->growth_per_iteration
+						    : d->growth_per_iteration,
+			UNITS_FINE));
 }
 
 void report_memory_text(FILE *out, const struct report_header *hdr)
@@ -103,7 +110,9 @@ void report_memory_text(FILE *out, const struct report_header *hdr)
 		fprintf(out, "  device %" PRId64 "%s%s  peak ", d->device, hdr->ntraces > 1 ? " of trace " : "",
 			hdr->ntraces > 1 ? hdr->traces[d->trace_id] : "");
 		peak_text(out, hdr, d);
-		fprintf(out, "\n             %" PRId64 " allocation%s, %" PRId64 " release%s; %s in use at the end\n",
+		fprintf(out,
+			"\n             %" PRId64 " allocation%s, %" PRId64
+			" release%s; %s in use at the end\n",
 			d->allocs, plural(d->allocs), d->releases, plural(d->releases),
 			units_bytes(a, sizeof(a), (double)d->end_bytes, UNITS_FINE));
 		if (d->steady_iterations > 0) {
@@ -114,7 +123,10 @@ void report_memory_text(FILE *out, const struct report_header *hdr)
 		for (size_t j = 0; j < d->nlargest && j < 3; j++) {
 			const struct memory_alloc *al = &d->largest[j];
 
-			fprintf(out, "             %s %s at %s by %s", j ? "       " : "largest", units_bytes(a, sizeof(a), (double)al->bytes, UNITS_FINE), output_offset(al->start - hdr->origin, b, sizeof(b)), al->call ? al->call : "?");
+			fprintf(out, "             %s %s at %s by %s", j ? "       " : "largest",
+				units_bytes(a, sizeof(a), (double)al->bytes, UNITS_FINE),
+				output_offset(al->start - hdr->origin, b, sizeof(b)),
+				al->call ? al->call : "?");
 			if (al->range)
 				fprintf(out, " in NVTX range '%s'", al->range);
 			fprintf(out, "\n");
@@ -145,8 +157,11 @@ void report_memory_markdown(FILE *out, const struct report_header *hdr)
 
 		fprintf(out, "| %" PRId64 " | ", d->device);
 		peak_text(out, hdr, d);
-		fprintf(out, " | %" PRId64 " allocation%s, %" PRId64 " release%s, %s in use at the end | ", d->allocs,
-			plural(d->allocs), d->releases, plural(d->releases), units_bytes(a, sizeof(a), (double)d->end_bytes, UNITS_FINE));
+		fprintf(out,
+			" | %" PRId64 " allocation%s, %" PRId64
+			" release%s, %s in use at the end | ",
+			d->allocs, plural(d->allocs), d->releases, plural(d->releases),
+			units_bytes(a, sizeof(a), (double)d->end_bytes, UNITS_FINE));
 		if (d->steady_iterations > 0)
 			steady_text(out, d);
 		fprintf(out, " |\n");
@@ -248,9 +263,12 @@ static void chart_html(FILE *out, const struct report_header *hdr, const struct 
 		d->npoints, CHART_W, CHART_H);
 	for (int i = 0; i <= 4; i++) {
 		y = 10 + ph - ph * i / 4.0;
-		fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text x=\"%d\" y=\"%.1f\" "
-			"text-anchor=\"end\" font-size=\"11\">%s</text>\n", CHART_LEFT, CHART_W - 10, y, y, CHART_LEFT - 4,
-			y + 4, units_bytes(a, sizeof(a), ymax * i / 4.0, UNITS_FINE));
+		fprintf(out,
+			"<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/><text "
+			"x=\"%d\" y=\"%.1f\" "
+			"text-anchor=\"end\" font-size=\"11\">%s</text>\n",
+			CHART_LEFT, CHART_W - 10, y, y, CHART_LEFT - 4, y + 4,
+			units_bytes(a, sizeof(a), ymax * i / 4.0, UNITS_FINE));
 	}
 	if (d->capacity > 0) {
 		y = 10 + ph - ph * (double)d->capacity / ymax;
@@ -274,9 +292,12 @@ static void chart_html(FILE *out, const struct report_header *hdr, const struct 
 		fprintf(out, " %.1f,%.1f", x, y);
 	}
 	fprintf(out, " %d,%.1f\"/>\n", CHART_W - 10, y);
-	fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"11\">+0</text><text x=\"%d\" y=\"%d\" font-size=\"11\" "
-		"text-anchor=\"end\">+%s</text>\n</svg>", CHART_LEFT, CHART_H - 6, CHART_W - 10, CHART_H - 6,
-		output_duration(t1 - t0, a, sizeof(a)));
+	fprintf(out,
+		"<text x=\"%d\" y=\"%d\" font-size=\"11\">+0</text><text x=\"%d\" y=\"%d\" "
+		"font-size=\"11\" "
+		"text-anchor=\"end\">+%s</text>\n</svg>",
+		CHART_LEFT, CHART_H - 6, CHART_W - 10, CHART_H - 6,
+		units_duration(a, sizeof(a), t1 - t0, UNITS_FINE));
 	fprintf(out, "<figcaption class=\"small muted\">device %" PRId64 ": memory in use (blue) against capacity (dashed "
 		"red), from the allocation records</figcaption></figure>\n", d->device);
 }
@@ -312,8 +333,10 @@ void report_memory_html(FILE *out, const struct report_header *hdr)
 
 		fprintf(out, "<p>device %" PRId64 ": peak ", d->device);
 		html_line(out, hdr, d, 0);
-		fprintf(out, "; %" PRId64 " allocation%s, %" PRId64 " release%s, %s in use at the end", d->allocs,
-			plural(d->allocs), d->releases, plural(d->releases), units_bytes(a, sizeof(a), (double)d->end_bytes, UNITS_FINE));
+		fprintf(out,
+			"; %" PRId64 " allocation%s, %" PRId64 " release%s, %s in use at the end",
+			d->allocs, plural(d->allocs), d->releases, plural(d->releases),
+			units_bytes(a, sizeof(a), (double)d->end_bytes, UNITS_FINE));
 		if (d->steady_iterations > 0) {
 			fputs("; steady: ", out);
 			html_line(out, hdr, d, 1);

@@ -1,8 +1,8 @@
 /*
- * The report's memory section (analyzer/analysis/memory-use.h's summary), one writer per format: what each device
- * held at its peak against its capacity and when, the steady state's allocations per iteration,
- * the growth from iteration to iteration, and the largest allocations. Text and Markdown print
- * nothing when no trace has memory records; JSON prints "memory": null.
+ * The report's memory section (analyzer/analysis/memory-use.h's summary), one writer per format:
+ * what each device held at its peak against its capacity and when, the steady state's allocations
+ * per iteration, the growth from iteration to iteration, and the largest allocations. Text and
+ * Markdown print nothing when no trace has memory records; JSON prints "memory": null.
  */
 #ifndef GPT_REPORT_MEMORY_H
 #define GPT_REPORT_MEMORY_H

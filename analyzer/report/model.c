@@ -129,8 +129,9 @@ static int read_notes(struct trace *trace, struct report_header *hdr, char *err,
 			push(&hdr->notes, &hdr->nnotes,
 			     xasprintf("%s was not finalized (the program crashed or was killed?): the last "
 					 "events may be missing", trace_path(trace, t)));
-		/* Kernel replay and SASS patching (--metrics) hold each measured launch call; the walk
-		 * (analyzer/analysis/gaps.h: IDLE_PROFILER) counts that time as the profiler's. */
+		/* Kernel replay and SASS patching (--metrics) hold each measured launch call; the
+		 * walk (analyzer/analysis/gaps.h: IDLE_PROFILER) counts that time as the
+		 * profiler's. */
 		if (count_measured(trace, t, &replayed, err, errlen) < 0)
 			return -1;
 		if (replayed > 0)
@@ -253,8 +254,10 @@ int report_run_rules(struct trace *trace, const struct rule_config *config, cons
 		     int64_t origin, const struct phases *steady, struct findings *out, FILE *timings, char *err,
 		     size_t errlen)
 {
-	struct rule_context ctx = { .an = { .trace = trace, .origin = origin }, .config = config, .out = out,
-				    .steady = steady };
+	struct rule_context ctx = {.an = {.trace = trace, .origin = origin},
+				   .config = config,
+				   .out = out,
+				   .steady = steady};
 	const struct rule **rules = NULL;
 	size_t n = 0;
 	int ret;

@@ -14,7 +14,7 @@
 
 static const char *dur(char *buf, size_t len, int64_t ns)
 {
-	return output_duration(ns, buf, len);
+	return units_duration(buf, len, ns, UNITS_FINE);
 }
 
 /* Whether a rank's row is shown in text and Markdown: all of a small job, the late ones of a large one. */

@@ -1,9 +1,9 @@
 /*
  * The cross-rank report of a multi-rank job (analyzer/ranks/job.h) as text, Markdown, JSON (schema
- * "gpt-trace-job-report/1", docs/multi-rank.md) or one self-contained HTML page: the ranks, the notes on traces left out, the
- * iterations with their slowest rank and straggler, communication per collective type (overlapped
- * or exposed), the clock corrections, and the cross-rank rules' findings; the page adds the ranks
- * side by side on the job's clock (docs/html-report.md).
+ * "gpt-trace-job-report/1", docs/multi-rank.md) or one self-contained HTML page: the ranks, the
+ * notes on traces left out, the iterations with their slowest rank and straggler, communication per
+ * collective type (overlapped or exposed), the clock corrections, and the cross-rank rules'
+ * findings; the page adds the ranks side by side on the job's clock (docs/html-report.md).
  */
 #ifndef GPT_REPORT_RANKS_H
 #define GPT_REPORT_RANKS_H

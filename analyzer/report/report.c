@@ -19,7 +19,7 @@
 #include <time.h>
 
 /*
- * A finding's place, one end of its span: as output_duration(), but a span that output_duration()
+ * A finding's place, one end of its span: as units_duration(), but a span that units_duration()
  * would show as "+4.080 s to +4.080 s" (shorter than a thousandth of where it ends) is given in
  * milliseconds to the microsecond, as the evidence gives its gaps.
  */
@@ -97,8 +97,9 @@ static void causes_line(FILE *out, const struct phase *ph, size_t n)
 	char label[256], a[32];
 
 	for (size_t i = 0; i < ph->ncauses && i < n; i++)
-		fprintf(out, "%s%s %s", i ? ", " : "", idle_cause_label(&ph->causes[i], label, sizeof(label)),
-			output_duration(ph->causes[i].ns, a, sizeof(a)));
+		fprintf(out, "%s%s %s", i ? ", " : "",
+			idle_cause_label(&ph->causes[i], label, sizeof(label)),
+			units_duration(a, sizeof(a), ph->causes[i].ns, UNITS_FINE));
 }
 
 /*
@@ -125,8 +126,10 @@ static void split_line(FILE *out, const struct time_split *s, int64_t per)
 	if (per < 1)
 		per = 1;
 	fprintf(out, "compute %s, communication %s, copies/memsets %s, idle %s",
-		output_duration(s->compute_ns / per, a, sizeof(a)), output_duration(s->comm_ns / per, b, sizeof(b)),
-		output_duration(s->copy_ns / per, c, sizeof(c)), output_duration(s->idle_ns / per, d, sizeof(d)));
+		units_duration(a, sizeof(a), s->compute_ns / per, UNITS_FINE),
+		units_duration(b, sizeof(b), s->comm_ns / per, UNITS_FINE),
+		units_duration(c, sizeof(c), s->copy_ns / per, UNITS_FINE),
+		units_duration(d, sizeof(d), s->idle_ns / per, UNITS_FINE));
 }
 
 static const char *source_words(const struct trace_phases *tp, char *buf, size_t len)
@@ -147,13 +150,17 @@ static const char *source_words(const struct trace_phases *tp, char *buf, size_t
 		if (n < 0 || (size_t)n >= len)
 			break;
 		if (tp->start_by == ITERATION_START_GAP && tp->period_multiple > 1)
-			snprintf(buf + n, len - (size_t)n, "%" PRId64 " repeats of a %" PRId64 "-kernel sequence (a "
-				 "layer?) that the recurring %s idle gap groups, first kernel %s", tp->period_multiple,
-				 tp->period_ops / tp->period_multiple, output_duration(tp->start_gap_ns, gap, sizeof(gap)),
+			snprintf(buf + n, len - (size_t)n,
+				 "%" PRId64 " repeats of a %" PRId64 "-kernel sequence (a "
+				 "layer?) that the recurring %s idle gap groups, first kernel %s",
+				 tp->period_multiple, tp->period_ops / tp->period_multiple,
+				 units_duration(gap, sizeof(gap), tp->start_gap_ns, UNITS_FINE),
 				 tp->source_name);
 		else if (tp->start_by == ITERATION_START_GAP)
-			snprintf(buf + n, len - (size_t)n, "starting after the recurring %s idle gap, first kernel %s",
-				 output_duration(tp->start_gap_ns, gap, sizeof(gap)), tp->source_name);
+			snprintf(buf + n, len - (size_t)n,
+				 "starting after the recurring %s idle gap, first kernel %s",
+				 units_duration(gap, sizeof(gap), tp->start_gap_ns, UNITS_FINE),
+				 tp->source_name);
 		else if (tp->start_by == ITERATION_START_OPTIMIZER)
 			snprintf(buf + n, len - (size_t)n, "starting at the optimizer's first kernel, %s (no recurring "
 				 "idle gap)", tp->source_name);
@@ -175,7 +182,8 @@ static const char *source_words(const struct trace_phases *tp, char *buf, size_t
 	return buf;
 }
 
-/* Whether some trace's iterations may be layers of its step (analyzer/analysis/phases.h: period_unmarked). */
+/* Whether some trace's iterations may be layers of its step (analyzer/analysis/phases.h:
+ * period_unmarked). */
 static int iterations_maybe_layers(const struct report_header *hdr)
 {
 	for (size_t t = 0; hdr->phases && t < hdr->phases->ntraces; t++) {
@@ -208,12 +216,13 @@ static void slow_why(FILE *out, const struct trace_phases *tp, const struct iter
 		fprintf(out, "no part above the average");
 		return;
 	}
-	fprintf(out, "%s +%s over the average", what[k], output_duration(excess[k], a, sizeof(a)));
+	fprintf(out, "%s +%s over the average", what[k],
+		units_duration(a, sizeof(a), excess[k], UNITS_FINE));
 	if (k == 3 && it->top_ns > 0) {
 		struct idle_cause c = { .kind = it->top_kind, .detail = it->top_detail };
 
 		fprintf(out, "; largest idle: %s %s", idle_cause_label(&c, label, sizeof(label)),
-			output_duration(it->top_ns, a, sizeof(a)));
+			units_duration(a, sizeof(a), it->top_ns, UNITS_FINE));
 	}
 }
 
@@ -239,12 +248,15 @@ static void write_phases_text(FILE *out, const struct report_header *hdr, const 
 
 			output_offset(ph->start - hdr->origin, c, sizeof(c));
 			fprintf(out, "  %-10s %-14s %-12s %s\n", phase_name((enum phase_id)i), c,
-				output_duration(phase_length(ph), b, sizeof(b)), ph->reason ? ph->reason : "");
+				units_duration(b, sizeof(b), phase_length(ph), UNITS_FINE),
+				ph->reason ? ph->reason : "");
 		}
 		fprintf(out, "  iterations %s\n", source_words(tp, words, sizeof(words)));
 		if (nsteady > 0) {
-			fprintf(out, "             %" PRId64 " steady of %zu, median %s, p90 %s\n", nsteady, tp->niterations,
-				output_duration(tp->median_ns, a, sizeof(a)), output_duration(tp->p90_ns, b, sizeof(b)));
+			fprintf(out, "             %" PRId64 " steady of %zu, median %s, p90 %s\n",
+				nsteady, tp->niterations,
+				units_duration(a, sizeof(a), tp->median_ns, UNITS_FINE),
+				units_duration(b, sizeof(b), tp->p90_ns, UNITS_FINE));
 			fprintf(out, "             per iteration: ");
 			split_line(out, &steady->split, nsteady);
 			fprintf(out, "\n");
@@ -252,15 +264,18 @@ static void write_phases_text(FILE *out, const struct report_header *hdr, const 
 			for (size_t i = 0; i < tp->nslowest && nsteady > 2; i++) {
 				const struct iteration *it = &tp->iterations[tp->slowest[i]];
 
-				fprintf(out, "             %s #%zu at %s: %s; ", i ? "      " : "slowest", tp->slowest[i] + 1,
+				fprintf(out, "             %s #%zu at %s: %s; ",
+					i ? "      " : "slowest", tp->slowest[i] + 1,
 					output_offset(it->start - hdr->origin, a, sizeof(a)),
-					output_duration(split_sum(&it->split), b, sizeof(b)));
+					units_duration(b, sizeof(b), split_sum(&it->split),
+						       UNITS_FINE));
 				slow_why(out, tp, it);
 				fprintf(out, "\n");
 			}
 		}
 		if (steady->ncauses) {
-			fprintf(out, "  steady idle %s: ", output_duration(steady->split.idle_ns, a, sizeof(a)));
+			fprintf(out, "  steady idle %s: ",
+				units_duration(a, sizeof(a), steady->split.idle_ns, UNITS_FINE));
 			causes_line(out, steady, 4);
 			fprintf(out, "\n");
 		}
@@ -271,7 +286,7 @@ static void write_phases_text(FILE *out, const struct report_header *hdr, const 
 			if (i == PHASE_STEADY || phase_length(ph) <= 0)
 				continue;
 			fprintf(out, "%s%s %s", first ? " " : "; ", phase_name((enum phase_id)i),
-				output_duration(phase_length(ph), a, sizeof(a)));
+				units_duration(a, sizeof(a), phase_length(ph), UNITS_FINE));
 			if (ph->ncauses) {
 				fprintf(out, ", of which ");
 				causes_line(out, ph, 2);
@@ -297,11 +312,13 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 		fprintf(out, "  %-9s %s\n", i ? "" : "ran", hdr->commands[i]);
 	for (size_t i = 0; i < hdr->ndevices; i++)
 		fprintf(out, "  %-9s %s: busy %.1f%% (%s), %" PRId64 " operations\n", i ? "" : "on",
-			hdr->devices[i].label, span > 0 ? 100.0 * (double)hdr->devices[i].busy_ns / (double)span : 0.0,
-			output_duration(hdr->devices[i].busy_ns, a, sizeof(a)), hdr->devices[i].operations);
+			hdr->devices[i].label,
+			span > 0 ? 100.0 * (double)hdr->devices[i].busy_ns / (double)span : 0.0,
+			units_duration(a, sizeof(a), hdr->devices[i].busy_ns, UNITS_FINE),
+			hdr->devices[i].operations);
 	if (!hdr->ndevices)
 		fprintf(out, "  %-9s no GPU work in the trace\n", "on");
-	fprintf(out, "  %-9s %s\n", "span", output_duration(span, a, sizeof(a)));
+	fprintf(out, "  %-9s %s\n", "span", units_duration(a, sizeof(a), span, UNITS_FINE));
 	fprintf(out, "  %-9s %.1f%%\n", "GPU busy", 100.0 * busy_share(hdr));
 	fprintf(out, "  %-9s %" PRId64 " kernel%s, %" PRId64 " cop%s, %" PRId64 " API call%s\n", "events",
 		hdr->kernels, hdr->kernels == 1 ? "" : "s", hdr->copies, hdr->copies == 1 ? "y" : "ies",
@@ -318,10 +335,16 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 		fprintf(out, "No findings from %zu rules%s.\n", opt->nrules, hdr->steady_only ? " in the steady state" : "");
 		return;
 	}
-	fprintf(out, "%s%zu finding%s%s from %zu rules%s, ranked by recoverable time (up to %s in all, %.1f%% of the "
-		"%s)\n", bold, findings->count, findings->count == 1 ? "" : "s", reset, opt->nrules,
-		hdr->steady_only ? " on the steady state" : "", output_duration(recoverable_total(findings), a, sizeof(a)),
-		report_judged_span(hdr) > 0 ? 100.0 * (double)recoverable_total(findings) / (double)report_judged_span(hdr) : 0.0,
+	fprintf(out,
+		"%s%zu finding%s%s from %zu rules%s, ranked by recoverable time (up to %s in all, "
+		"%.1f%% of the "
+		"%s)\n",
+		bold, findings->count, findings->count == 1 ? "" : "s", reset, opt->nrules,
+		hdr->steady_only ? " on the steady state" : "",
+		units_duration(a, sizeof(a), recoverable_total(findings), UNITS_FINE),
+		report_judged_span(hdr) > 0
+		    ? 100.0 * (double)recoverable_total(findings) / (double)report_judged_span(hdr)
+		    : 0.0,
 		hdr->steady_only ? "steady state" : "span");
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
@@ -329,11 +352,16 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 		fprintf(out, "\n%2zu. %s%-8s%s %s%s%s  %s\n", i + 1, opt->color ? severity_color(f->severity) : "",
 			severity_name(f->severity), reset, bold, f->rule_id, reset, f->message);
 		if (f->recoverable_ns > 0 && hdr->steady_iterations > 0)
-			fprintf(out, "    recoverable: %s (%s per iteration%s)\n", output_duration(f->recoverable_ns, a, sizeof(a)),
-				output_duration(f->recoverable_ns / hdr->steady_iterations, b, sizeof(b)),
-				iterations_maybe_layers(hdr) ? ", which may be one layer of the step" : "");
+			fprintf(
+			    out, "    recoverable: %s (%s per iteration%s)\n",
+			    units_duration(a, sizeof(a), f->recoverable_ns, UNITS_FINE),
+			    units_duration(b, sizeof(b), f->recoverable_ns / hdr->steady_iterations,
+					   UNITS_FINE),
+			    iterations_maybe_layers(hdr) ? ", which may be one layer of the step"
+							 : "");
 		else if (f->recoverable_ns > 0)
-			fprintf(out, "    recoverable: %s\n", output_duration(f->recoverable_ns, a, sizeof(a)));
+			fprintf(out, "    recoverable: %s\n",
+				units_duration(a, sizeof(a), f->recoverable_ns, UNITS_FINE));
 		else
 			fprintf(out, "    recoverable: unknown\n");
 		if (f->start || f->end)
@@ -364,21 +392,25 @@ static void write_phases_markdown(FILE *out, const struct report_header *hdr)
 
 			fprintf(out, "| %s | %s | %s | ", phase_name((enum phase_id)i),
 				output_offset(ph->start - hdr->origin, a, sizeof(a)),
-				output_duration(phase_length(ph), b, sizeof(b)));
+				units_duration(b, sizeof(b), phase_length(ph), UNITS_FINE));
 			output_md_cell(out, ph->reason);
 			fprintf(out, " | ");
 			for (size_t c = 0; c < ph->ncauses && c < 3; c++) {
 				fprintf(out, "%s", c ? "; " : "");
 				output_md_cell(out, idle_cause_label(&ph->causes[c], label, sizeof(label)));
-				fprintf(out, " %s", output_duration(ph->causes[c].ns, a, sizeof(a)));
+				fprintf(out, " %s",
+					units_duration(a, sizeof(a), ph->causes[c].ns, UNITS_FINE));
 			}
 			fprintf(out, " |\n");
 		}
 		fprintf(out, "\n**Iterations:** ");
 		output_md_cell(out, source_words(tp, words, sizeof(words)));
 		if (nsteady > 0) {
-			fprintf(out, "; %" PRId64 " steady of %zu, median %s, p90 %s; per iteration: ", nsteady, tp->niterations,
-				output_duration(tp->median_ns, a, sizeof(a)), output_duration(tp->p90_ns, b, sizeof(b)));
+			fprintf(out,
+				"; %" PRId64 " steady of %zu, median %s, p90 %s; per iteration: ",
+				nsteady, tp->niterations,
+				units_duration(a, sizeof(a), tp->median_ns, UNITS_FINE),
+				units_duration(b, sizeof(b), tp->p90_ns, UNITS_FINE));
 			split_line(out, &steady->split, nsteady);
 		}
 		fprintf(out, ".\n\n");
@@ -407,9 +439,9 @@ static void write_markdown(FILE *out, const struct report_header *hdr, const str
 		output_md_cell(out, hdr->devices[i].label);
 		fprintf(out, ": busy %.1f%% (%s) |\n",
 			span > 0 ? 100.0 * (double)hdr->devices[i].busy_ns / (double)span : 0.0,
-			output_duration(hdr->devices[i].busy_ns, a, sizeof(a)));
+			units_duration(a, sizeof(a), hdr->devices[i].busy_ns, UNITS_FINE));
 	}
-	fprintf(out, "| **Span** | %s |\n", output_duration(span, a, sizeof(a)));
+	fprintf(out, "| **Span** | %s |\n", units_duration(a, sizeof(a), span, UNITS_FINE));
 	fprintf(out, "| **GPU busy** | %.1f%% |\n", 100.0 * busy_share(hdr));
 	fprintf(out, "| **Events** | %" PRId64 " kernel%s, %" PRId64 " cop%s, %" PRId64 " API call%s |\n",
 		hdr->kernels, hdr->kernels == 1 ? "" : "s", hdr->copies, hdr->copies == 1 ? "y" : "ies",
@@ -431,16 +463,21 @@ static void write_markdown(FILE *out, const struct report_header *hdr, const str
 		fprintf(out, "No findings from %zu rules.\n", opt->nrules);
 		return;
 	}
-	fprintf(out, "### Findings\n\n%zu finding%s from %zu rules, ranked by recoverable time (up to %s in all).\n\n",
+	fprintf(out,
+		"### Findings\n\n%zu finding%s from %zu rules, ranked by recoverable time (up to "
+		"%s in all).\n\n",
 		findings->count, findings->count == 1 ? "" : "s", opt->nrules,
-		output_duration(recoverable_total(findings), a, sizeof(a)));
+		units_duration(a, sizeof(a), recoverable_total(findings), UNITS_FINE));
 	fprintf(out, "| # | Severity | Rule | Finding | Recoverable |\n| ---: | --- | --- | --- | ---: |\n");
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
 
 		fprintf(out, "| %zu | %s | `%s` | ", i + 1, severity_name(f->severity), f->rule_id);
 		output_md_cell(out, f->message);
-		fprintf(out, " | %s |\n", f->recoverable_ns > 0 ? output_duration(f->recoverable_ns, a, sizeof(a)) : "?");
+		fprintf(out, " | %s |\n",
+			f->recoverable_ns > 0
+			    ? units_duration(a, sizeof(a), f->recoverable_ns, UNITS_FINE)
+			    : "?");
 	}
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];

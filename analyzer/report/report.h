@@ -48,7 +48,8 @@ struct report_header {
 	int64_t steady_start, steady_end;
 	int64_t steady_iterations;		/* steady iterations of every trace (0: none found) */
 	struct report_charts *charts;		/* HTML only: report_charts_read(); NULL otherwise */
-	struct memory_summary *memory;		/* GPU memory (analyzer/analysis/memory-use.h); NULL when not computed */
+	struct memory_summary
+	    *memory; /* GPU memory (analyzer/analysis/memory-use.h); NULL when not computed */
 };
 
 /* The devices' busy time added up (saturating at INT64_MAX). */
@@ -64,8 +65,8 @@ void report_header_release(struct report_header *hdr);
 
 /*
  * For the HTML page: per-stream busy time at pixel scale, top kernels, copies by kind, idle gaps by
- * length (analyzer/report/html/html.h), read over the trace's current scope in bounded memory. Call after
- * phases_compute() and before the scope is narrowed to the steady state; stores the result in
+ * length (analyzer/report/html/html.h), read over the trace's current scope in bounded memory. Call
+ * after phases_compute() and before the scope is narrowed to the steady state; stores the result in
  * hdr->charts, which report_header_release() frees.
  */
 int report_charts_read(struct trace *trace, struct report_header *hdr, char *err, size_t errlen);

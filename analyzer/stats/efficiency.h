@@ -20,8 +20,8 @@ struct stats_efficiency {
 
 /*
  * For `gpt-trace stats`: whole_trace when no scope was given, then the window is the steady
- * state (analyzer/analysis/phases.h), else the scope. Returns 1 with *out set, 0 when the trace holds no GPU
- * metrics, or a negative error with one line in err.
+ * state (analyzer/analysis/phases.h), else the scope. Returns 1 with *out set, 0 when the trace
+ * holds no GPU metrics, or a negative error with one line in err.
  */
 int stats_efficiency_compute(struct trace *trace, int whole_trace, struct stats_efficiency **out,
 			     char *err, size_t errlen);

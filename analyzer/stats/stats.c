@@ -1,21 +1,21 @@
 /*
- * gpt-trace stats: the summary tables of stats.h, computed (the groups they are made with: groups.c;
- * their output: write.c).
+ * gpt-trace stats: the summary tables of stats.h, computed (the groups they are made with:
+ * groups.c; their output: write.c).
  *
- * Every table is made the same way: rows go through a small hash table keyed by up to three integers
- * (traceId and nameId, or the copy kinds, or a stream) that keeps count, sum, extremes and a running
- * variance per key; groups that share a label across traces (the same kernel name in two
+ * Every table is made the same way: rows go through a small hash table keyed by up to three
+ * integers (traceId and nameId, or the copy kinds, or a stream) that keeps count, sum, extremes and
+ * a running variance per key; groups that share a label across traces (the same kernel name in two
  * per-process files) are then merged. Kernels, copies and memsets come from one operations pass in
- * time order over the loader's event streams (analyzer/loader/events.h), each table read once, which also
- * makes each device's busy time (the union of its operations' intervals) and the stream table; API
- * calls (and NVTX ranges) from one host pass over their streams (stats_host); syncs from one unsorted
- * scan. With stats_keep(), the scan that finds each table's storage order keeps the columns these
- * passes read, so SQLite reads each table once. Medians come from the same passes: each group counts
- * its distinct durations (a kernel's jitter takes few values), and a row's median is read from its
- * groups' counts in order (medians_from_counts). A table whose durations take more than
- * VALUE_COUNTS_MAX distinct values in all takes a second pass: the durations sorted by duration
- * alone; each row finds its group in the hash, counts its position, and the group's median is read
- * when its middle position passes by. Memory is the hash (distinct keys, and at most
+ * time order over the loader's event streams (analyzer/loader/events.h), each table read once,
+ * which also makes each device's busy time (the union of its operations' intervals) and the stream
+ * table; API calls (and NVTX ranges) from one host pass over their streams (stats_host); syncs from
+ * one unsorted scan. With stats_keep(), the scan that finds each table's storage order keeps the
+ * columns these passes read, so SQLite reads each table once. Medians come from the same passes:
+ * each group counts its distinct durations (a kernel's jitter takes few values), and a row's median
+ * is read from its groups' counts in order (medians_from_counts). A table whose durations take more
+ * than VALUE_COUNTS_MAX distinct values in all takes a second pass: the durations sorted by
+ * duration alone; each row finds its group in the hash, counts its position, and the group's median
+ * is read when its middle position passes by. Memory is the hash (distinct keys, and at most
  * VALUE_COUNTS_MAX counted values), not the events.
  */
 #define _GNU_SOURCE /* qsort_r */

@@ -126,9 +126,10 @@ static void text_header(FILE *out, const struct stats *st, struct trace *trace, 
 			trace_path(trace, t), trace_format(trace, t) == TRACE_FORMAT_GPT ? "gpt-trace" : "nsys");
 	if (scope)
 		fprintf(out, format == OUTPUT_FORMAT_MARKDOWN ? "- scope: %s\n" : "scope: %s\n", scope);
-	fprintf(out, format == OUTPUT_FORMAT_MARKDOWN ? "- span: %s (%" PRId64 " to %" PRId64 " ns)\n\n"
-						      : "span: %s (%" PRId64 " to %" PRId64 " ns)\n\n",
-		output_duration(span, buf, sizeof(buf)), st->start, st->end);
+	fprintf(out,
+		format == OUTPUT_FORMAT_MARKDOWN ? "- span: %s (%" PRId64 " to %" PRId64 " ns)\n\n"
+						 : "span: %s (%" PRId64 " to %" PRId64 " ns)\n\n",
+		units_duration(buf, sizeof(buf), span, UNITS_FINE), st->start, st->end);
 }
 
 static void text_kernels(FILE *out, const struct stats *st, enum output_format format)

@@ -450,8 +450,8 @@ summary)
 	FAKE_INJECT_LINES="$WORK/lines" "$GPT_TRACE" run -- "$PROBE" exit 3 >out 2>err
 	expect_eq "exit status" 3 "$?"
 	cat >expected <<-EOF
-	gpt-trace: wrote $WORK/a.sqlite: 3 kernels, 2 copies (1.5 MiB), GPU 0 busy 40.0% of 10.00 us, GPU 1 busy 100.0% of 600 ns
-	gpt-trace: wrote $WORK/b.sqlite: 1 kernel, 0 copies (0 B), GPU 0 busy 100.0% of 1.00 us
+	gpt-trace: wrote $WORK/a.sqlite: 3 kernels, 2 copies (1.6 MB), GPU 0 busy 40.0% of 10.0 us, GPU 1 busy 100.0% of 600 ns
+	gpt-trace: wrote $WORK/b.sqlite: 1 kernel, 0 copies (0 B), GPU 0 busy 100.0% of 1.0 us
 	gpt-trace: WARNING: CUPTI DROPPED 7 RECORDS in $WORK/b.sqlite: the trace is incomplete
 	gpt-trace: wrote $WORK/c.sqlite: 0 kernels, 0 copies (0 B), no GPU activity
 	gpt-trace: WARNING: 3 NVTX EVENTS DROPPED in $WORK/c.sqlite: NVTX ranges are incomplete
@@ -493,7 +493,7 @@ summary-nsys)
 	FAKE_INJECT_LINES="$WORK/lines" "$GPT_TRACE" run -- "$PROBE" exit 0 2>err || fail "exit $?"
 	cat >expected <<-EOF
 	gpt-trace: wrote $NSYS_FIXTURES/nvfuser_report1_h200.sqlite: 19 kernels, 1 copy (1 B), GPU 0 busy 0.1% of 508.28 ms
-	gpt-trace: wrote $NSYS_FIXTURES/pipit_cloverleaf_cuda_perlmutter.sqlite: 1312 kernels, 279 copies (214.7 MiB), GPU 0 busy 88.7% of 342.41 ms
+	gpt-trace: wrote $NSYS_FIXTURES/pipit_cloverleaf_cuda_perlmutter.sqlite: 1312 kernels, 279 copies (225.1 MB), GPU 0 busy 88.7% of 342.41 ms
 	EOF
 	expect_file_eq "nsys summaries" expected err
 	;;

@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 			goto out_err;
 		}
 	}
-	ctx = (struct rule_context){ .an = { .trace = trace }, .config = config, .out = &findings };
+	ctx = (struct rule_context){.an = {.trace = trace}, .config = config, .out = &findings};
 	for (size_t i = 0; rule_table[i]; i++) {
 		const struct rule *rule = rule_table[i];
 

@@ -2,20 +2,19 @@
  * What the HTML report draws beyond the report header and the findings (html.h), read in one
  * pass (two when the medians need the sort):
  *
- *   operations     the kernels, copies and memsets in time order (analyzer/loader/events.h: after the
- *                  report's walks, from the tables' temporary copies, without SQLite), summed per
- *                  (traceId, nameId) (then merged by name, as gpt-trace stats does), per copy kind,
- *                  per stream (busy time per bucket and kind of work) and per device (the union of
- *                  its busy time, its gaps per bucket and by length)
- *   kernel medians from the durations each (traceId, nameId) counted in the first pass
+ *   operations     the kernels, copies and memsets in time order (analyzer/loader/events.h: after
+ * the report's walks, from the tables' temporary copies, without SQLite), summed per (traceId,
+ * nameId) (then merged by name, as gpt-trace stats does), per copy kind, per stream (busy time per
+ * bucket and kind of work) and per device (the union of its busy time, its gaps per bucket and by
+ * length) kernel medians from the durations each (traceId, nameId) counted in the first pass
  *                  (value-counts.h); past their budget, every kernel's duration in duration order
  *                  (an SQLite sort), counted for the top names only
  *
  * The sums come out as the former GROUP BY and (trace, device, start) ordered queries gave them:
  * groups in key order, lanes chosen in the order their streams first appear on each device.
- * Memory grows with the streams, kernel names, copy kinds, buckets and distinct kernel durations (at
- * most VALUE_COUNTS_MAX), never with the events. The cross-rank page reads each rank's lanes the
- * same way, over windows it chooses (report_charts_read_windows).
+ * Memory grows with the streams, kernel names, copy kinds, buckets and distinct kernel durations
+ * (at most VALUE_COUNTS_MAX), never with the events. The cross-rank page reads each rank's lanes
+ * the same way, over windows it chooses (report_charts_read_windows).
  */
 #include "analyzer/report/html/html.h"
 #include "common/value-counts.h"

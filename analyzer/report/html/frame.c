@@ -132,10 +132,13 @@ void html_write_findings(FILE *out, int64_t origin, int64_t steady_iterations, c
 		html_text(out, f->message);
 		fputs("</h3>\n<p>", out);
 		if (f->recoverable_ns > 0) {
-			fprintf(out, "<b>Recoverable:</b> %s", output_duration(f->recoverable_ns, a, sizeof(a)));
+			fprintf(out, "<b>Recoverable:</b> %s",
+				units_duration(a, sizeof(a), f->recoverable_ns, UNITS_FINE));
 			if (steady_iterations > 0)
 				fprintf(out, " (%s per iteration)",
-					output_duration(f->recoverable_ns / steady_iterations, a, sizeof(a)));
+					units_duration(a, sizeof(a),
+						       f->recoverable_ns / steady_iterations,
+						       UNITS_FINE));
 		} else {
 			fputs("<b>Recoverable:</b> unknown", out);
 		}

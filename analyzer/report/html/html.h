@@ -1,11 +1,12 @@
 /*
- * The HTML report's own data and its renderers (private to the files of report/html/ and analyzer/report/report.c).
+ * The HTML report's own data and its renderers (private to the files of report/html/ and
+ * analyzer/report/report.c).
  *
  * The page renders the same struct report_header and struct findings as the text, Markdown and JSON
- * reports; what those do not hold (per-stream busy time at pixel scale, top kernels, copies by kind,
- * idle gaps by length) is struct report_charts, read from the canonical views in a few aggregating
- * passes whose memory grows with the number of streams, kernel names and pixels, never with the
- * number of events (data.c). timeline.c draws the overview timeline, utilization.c the GPU
+ * reports; what those do not hold (per-stream busy time at pixel scale, top kernels, copies by
+ * kind, idle gaps by length) is struct report_charts, read from the canonical views in a few
+ * aggregating passes whose memory grows with the number of streams, kernel names and pixels, never
+ * with the number of events (data.c). timeline.c draws the overview timeline, utilization.c the GPU
  * utilization chart under its lanes and what bounds the GPU (traces with GPU metrics), page.c the
  * rest of the page.
  */
@@ -194,9 +195,10 @@ void html_timeline_lane(struct html_timeline *tl, const struct chart_lane *l, co
 
 /*
  * Into charts, once its windows and devices are read: each device's GPU metrics per bucket of each
- * window, and the kernel time by what bounds it (analyzer/analysis/kernel-efficiency.h) over hdr's steady state
- * (the whole scope when a scope was given or nothing repeats). Nothing when the trace holds no GPU
- * metrics. Returns 0 or a negative error with one line in err; html_util_release() frees.
+ * window, and the kernel time by what bounds it (analyzer/analysis/kernel-efficiency.h) over hdr's
+ * steady state (the whole scope when a scope was given or nothing repeats). Nothing when the trace
+ * holds no GPU metrics. Returns 0 or a negative error with one line in err; html_util_release()
+ * frees.
  */
 int html_util_read(struct trace *trace, const struct report_header *hdr, struct report_charts *charts, char *err,
 		   size_t errlen);
@@ -244,7 +246,8 @@ void ranks_timeline_read(const struct job_report *job, const char *const *summar
 void ranks_timeline_write(FILE *out, const struct job_report *job, const struct ranks_timeline *tl);
 void ranks_timeline_release(struct ranks_timeline *tl);
 
-/* The cross-rank report as one self-contained page (analyzer/report/ranks.h); summaries as above. */
+/* The cross-rank report as one self-contained page (analyzer/report/ranks.h); summaries as above.
+ */
 void report_ranks_write_html(FILE *out, const struct job_report *job, const char *const *summaries);
 
 #endif

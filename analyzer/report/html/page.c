@@ -104,11 +104,12 @@ static void write_summary(FILE *out, const struct report_header *hdr, const stru
 		html_text(out, d->label);
 		fprintf(out, ": busy %.1f%% (%s), %" PRId64 " operations</dd>\n",
 			span > 0 ? 100.0 * (double)d->busy_ns / (double)span : 0.0,
-			output_duration(d->busy_ns, a, sizeof(a)), d->operations);
+			units_duration(a, sizeof(a), d->busy_ns, UNITS_FINE), d->operations);
 	}
 	if (!hdr->ndevices)
 		fputs("<dt>GPUs</dt><dd>no GPU work in the trace</dd>\n", out);
-	fprintf(out, "<dt>Span</dt><dd>%s, from %s</dd>\n", output_duration(span, a, sizeof(a)),
+	fprintf(out, "<dt>Span</dt><dd>%s, from %s</dd>\n",
+		units_duration(a, sizeof(a), span, UNITS_FINE),
 		html_at(hdr, hdr->start, b, sizeof(b)));
 	fprintf(out, "<dt>GPU busy</dt><dd>%.1f%%</dd>\n",
 		span > 0 && hdr->ndevices ? 100.0 * (double)busy / ((double)span * (double)hdr->ndevices) : 0.0);
@@ -121,8 +122,10 @@ static void write_summary(FILE *out, const struct report_header *hdr, const stru
 		fputs("</dd>\n", out);
 	}
 	if (hdr->steady_only && report_judged_span(hdr) > 0)
-		fprintf(out, "<dt>Judged</dt><dd>the steady state only (%s); one-time costs are in the phases</dd>\n",
-			output_duration(report_judged_span(hdr), a, sizeof(a)));
+		fprintf(out,
+			"<dt>Judged</dt><dd>the steady state only (%s); one-time costs are in the "
+			"phases</dd>\n",
+			units_duration(a, sizeof(a), report_judged_span(hdr), UNITS_FINE));
 	else if (hdr->steady_only)
 		fputs("<dt>Judged</dt><dd>the steady state only, and there is none: nothing repeats (see the phases)</dd>\n", out);
 	fputs("</dl>\n", out);
@@ -146,7 +149,7 @@ static void write_cause_list(FILE *out, const struct phase *ph, size_t n)
 	for (size_t c = 0; c < ph->ncauses && c < n; c++) {
 		fputs(c ? "; " : "", out);
 		html_text(out, idle_cause_label(&ph->causes[c], label, sizeof(label)));
-		fprintf(out, " %s", output_duration(ph->causes[c].ns, a, sizeof(a)));
+		fprintf(out, " %s", units_duration(a, sizeof(a), ph->causes[c].ns, UNITS_FINE));
 	}
 }
 
@@ -181,10 +184,13 @@ static void write_phase_bar(FILE *out, const struct trace_phases *tp, size_t t)
 
 		if (shown[i] <= 0)
 			continue;
-		fprintf(out, "<div class=\"phase-seg %s\" style=\"width:%.2f%%\" data-trace=\"%zu\" data-phase=\"%s\" "
-			"data-start-ns=\"%" PRId64 "\" data-end-ns=\"%" PRId64 "\" title=\"%s %s: ", phase_class(i),
-			100.0 * shown[i], t, phase_name((enum phase_id)i), ph->start,
-			ph->end, phase_name((enum phase_id)i), output_duration(ph->end - ph->start, a, sizeof(a)));
+		fprintf(out,
+			"<div class=\"phase-seg %s\" style=\"width:%.2f%%\" data-trace=\"%zu\" "
+			"data-phase=\"%s\" "
+			"data-start-ns=\"%" PRId64 "\" data-end-ns=\"%" PRId64 "\" title=\"%s %s: ",
+			phase_class(i), 100.0 * shown[i], t, phase_name((enum phase_id)i),
+			ph->start, ph->end, phase_name((enum phase_id)i),
+			units_duration(a, sizeof(a), ph->end - ph->start, UNITS_FINE));
 		html_text(out, ph->reason);
 		fprintf(out, "\">%s %s</div>", phase_name((enum phase_id)i), html_short(ph->end - ph->start, a, sizeof(a)));
 	}
@@ -213,7 +219,8 @@ static void write_iterations_line(FILE *out, const struct trace_phases *tp)
 	case ITERATIONS_KERNELS: {
 		char words[512];
 
-		/* How its start was chosen, as the text report says it (analyzer/analysis/phases.h). */
+		/* How its start was chosen, as the text report says it
+		 * (analyzer/analysis/phases.h). */
 		fprintf(out, "a repeating sequence of %" PRId64 " kernels: ", tp->period_ops);
 		html_text(out, iteration_start_words(tp, words, sizeof(words)));
 		break;
@@ -223,7 +230,8 @@ static void write_iterations_line(FILE *out, const struct trace_phases *tp)
 	}
 	if (nsteady)
 		fprintf(out, "; %zu steady of %zu, median %s, p90 %s", nsteady, tp->niterations,
-			output_duration(tp->median_ns, a, sizeof(a)), output_duration(tp->p90_ns, b, sizeof(b)));
+			units_duration(a, sizeof(a), tp->median_ns, UNITS_FINE),
+			units_duration(b, sizeof(b), tp->p90_ns, UNITS_FINE));
 	fputs(".</p>\n", out);
 }
 
@@ -270,11 +278,15 @@ static void write_phases(FILE *out, const struct report_header *hdr)
 		for (int i = 0; i < PHASE_COUNT; i++) {
 			const struct phase *ph = &tp->phase[i];
 
-			fprintf(out, "<tr class=\"phase-row\" data-trace=\"%zu\" data-phase=\"%s\" data-duration-ns=\"%" PRId64
-				"\"><td class=\"nowrap\"><i class=\"sw %s\"></i> %s</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td>",
-				t, phase_name((enum phase_id)i), ph->end - ph->start, phase_class(i),
-				phase_name((enum phase_id)i), html_at(hdr, ph->start, a, sizeof(a)),
-				output_duration(ph->end - ph->start, b, sizeof(b)));
+			fprintf(out,
+				"<tr class=\"phase-row\" data-trace=\"%zu\" data-phase=\"%s\" "
+				"data-duration-ns=\"%" PRId64
+				"\"><td class=\"nowrap\"><i class=\"sw %s\"></i> %s</td><td "
+				"class=\"num\">%s</td><td class=\"num\">%s</td><td>",
+				t, phase_name((enum phase_id)i), ph->end - ph->start,
+				phase_class(i), phase_name((enum phase_id)i),
+				html_at(hdr, ph->start, a, sizeof(a)),
+				units_duration(b, sizeof(b), ph->end - ph->start, UNITS_FINE));
 			html_text(out, ph->reason);
 			fputs("</td><td>", out);
 			write_cause_list(out, ph, 3);
@@ -375,13 +387,16 @@ static void write_iteration_bars(FILE *out, const struct report_header *hdr, siz
 				fprintf(out, " data-p%d=\"%" PRId64 "\"", k, parts[k]);
 		fputs("><title>", out);
 		if (n == 1)
-			fprintf(out, "iteration #%zu at %s: %s", first + 1, html_at(hdr, tp->iterations[first].start, a, sizeof(a)),
-				output_duration(sum, b, sizeof(b)));
+			fprintf(out, "iteration #%zu at %s: %s", first + 1,
+				html_at(hdr, tp->iterations[first].start, a, sizeof(a)),
+				units_duration(b, sizeof(b), sum, UNITS_FINE));
 		else
-			fprintf(out, "iterations #%zu-#%zu, mean %s", first + 1, last + 1, output_duration(sum, b, sizeof(b)));
+			fprintf(out, "iterations #%zu-#%zu, mean %s", first + 1, last + 1,
+				units_duration(b, sizeof(b), sum, UNITS_FINE));
 		for (int k = 0; k < SPLIT_PARTS; k++)
 			if (parts[k])
-				fprintf(out, "\n%s %s", part_words(k), output_duration(parts[k], a, sizeof(a)));
+				fprintf(out, "\n%s %s", part_words(k),
+					units_duration(a, sizeof(a), parts[k], UNITS_FINE));
 		fputs("</title>", out);
 		for (int k = 0; k < SPLIT_PARTS; k++) {
 			double h = plot_h * (double)parts[k] / (double)ymax;
@@ -433,11 +448,15 @@ static void write_iteration_histogram(FILE *out, const struct report_header *hdr
 		double x = IT_LEFT + plot_w * (double)i / (double)nbins, w = plot_w / (double)nbins;
 		double h = plot_h * (double)count[i] / (double)cmax;
 
-		fprintf(out, "<rect class=\"hist-bin\" data-count=\"%zu\" data-lo-ns=\"%" PRId64 "\" x=\"%.2f\" y=\"%.2f\" "
-			"width=\"%.2f\" height=\"%.2f\" fill=\"#0072B2\"><title>%zu iteration%s from %s to %s</title></rect>\n",
-			count[i], lo + (int64_t)i * width, x + 0.5, IT_TOP + plot_h - h, w - 1, h, count[i],
-			count[i] == 1 ? "" : "s", output_duration(lo + (int64_t)i * width, a, sizeof(a)),
-			output_duration(lo + (int64_t)(i + 1) * width, b, sizeof(b)));
+		fprintf(out,
+			"<rect class=\"hist-bin\" data-count=\"%zu\" data-lo-ns=\"%" PRId64
+			"\" x=\"%.2f\" y=\"%.2f\" "
+			"width=\"%.2f\" height=\"%.2f\" fill=\"#0072B2\"><title>%zu iteration%s "
+			"from %s to %s</title></rect>\n",
+			count[i], lo + (int64_t)i * width, x + 0.5, IT_TOP + plot_h - h, w - 1, h,
+			count[i], count[i] == 1 ? "" : "s",
+			units_duration(a, sizeof(a), lo + (int64_t)i * width, UNITS_FINE),
+			units_duration(b, sizeof(b), lo + (int64_t)(i + 1) * width, UNITS_FINE));
 	}
 	/* the median and p90 of phases.c, where they fall; labels on two lines, inside the plot */
 	for (int m = 0; m < 2; m++) {
@@ -445,10 +464,13 @@ static void write_iteration_histogram(FILE *out, const struct report_header *hdr
 		double x = IT_LEFT + plot_w * (double)(v - lo) / (double)(width * (int64_t)nbins);
 		int right = x > IT_W - 200;
 
-		fprintf(out, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.1f\" stroke=\"#1a1a1a\" stroke-dasharray=\"%s\"/>"
-			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s %s</text>\n", x, x, IT_TOP, IT_TOP + plot_h,
-			m ? "2 3" : "6 3", right ? x - 4 : x + 4, IT_TOP + 12 + 14 * m, right ? "end" : "start",
-			m ? "p90" : "median", output_duration(v, a, sizeof(a)));
+		fprintf(out,
+			"<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%.1f\" stroke=\"#1a1a1a\" "
+			"stroke-dasharray=\"%s\"/>"
+			"<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s %s</text>\n",
+			x, x, IT_TOP, IT_TOP + plot_h, m ? "2 3" : "6 3", right ? x - 4 : x + 4,
+			IT_TOP + 12 + 14 * m, right ? "end" : "start", m ? "p90" : "median",
+			units_duration(a, sizeof(a), v, UNITS_FINE));
 	}
 	fprintf(out, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>", IT_LEFT, IT_W - 10,
 		IT_TOP + plot_h, IT_TOP + plot_h);
@@ -498,8 +520,11 @@ static void write_kernels(FILE *out, const struct report_header *hdr)
 		fputs("<p class=\"muted\">No kernels.</p>\n</section>\n", out);
 		return;
 	}
-	fprintf(out, "<p class=\"small muted\">%zu of %" PRId64 " kernel names, over the whole %s (all kernels: %s).</p>\n",
-		c->nkernels, c->kernel_names, hdr->scope ? "scope" : "trace", output_duration(c->kernel_ns, a, sizeof(a)));
+	fprintf(out,
+		"<p class=\"small muted\">%zu of %" PRId64
+		" kernel names, over the whole %s (all kernels: %s).</p>\n",
+		c->nkernels, c->kernel_names, hdr->scope ? "scope" : "trace",
+		units_duration(a, sizeof(a), c->kernel_ns, UNITS_FINE));
 	fputs("<table class=\"kernels\"><tr><th>Kernel</th><th class=\"barcell\">Total time</th><th class=\"num\">Total</th>"
 	      "<th class=\"num\">Share</th><th class=\"num\">Count</th><th class=\"num\">Median</th></tr>\n", out);
 	for (size_t i = 0; i < c->nkernels; i++) {
@@ -512,12 +537,18 @@ static void write_kernels(FILE *out, const struct report_header *hdr)
 		html_text(out, k->name);
 		fputs("\">", out);
 		html_kernel_name(out, k->name);
-		fprintf(out, "</td><td class=\"barcell\"><div class=\"bar\" style=\"width:%.2f%%\"></div></td>"
-			"<td class=\"num\">%s</td><td class=\"num\">%.1f%%</td><td class=\"num\">%" PRId64 "</td>"
-			"<td class=\"num\">%s</td></tr>\n", 100.0 * (double)k->total_ns / (double)(c->kernels[0].total_ns ? c->kernels[0].total_ns : 1),
-			output_duration(k->total_ns, a, sizeof(a)),
-			c->kernel_ns ? 100.0 * (double)k->total_ns / (double)c->kernel_ns : 0.0, k->count,
-			output_duration((int64_t)llround(k->median_ns), b, sizeof(b)));
+		fprintf(out,
+			"</td><td class=\"barcell\"><div class=\"bar\" "
+			"style=\"width:%.2f%%\"></div></td>"
+			"<td class=\"num\">%s</td><td class=\"num\">%.1f%%</td><td "
+			"class=\"num\">%" PRId64 "</td>"
+			"<td class=\"num\">%s</td></tr>\n",
+			100.0 * (double)k->total_ns /
+			    (double)(c->kernels[0].total_ns ? c->kernels[0].total_ns : 1),
+			units_duration(a, sizeof(a), k->total_ns, UNITS_FINE),
+			c->kernel_ns ? 100.0 * (double)k->total_ns / (double)c->kernel_ns : 0.0,
+			k->count,
+			units_duration(b, sizeof(b), (int64_t)llround(k->median_ns), UNITS_FINE));
 	}
 	fputs("</table>\n</section>\n", out);
 }
@@ -562,10 +593,13 @@ static void write_copies(FILE *out, const struct report_header *hdr)
 		html_text(out, html_copy_label(cp, label, sizeof(label)));
 		if (pageable)
 			fputs(" <span class=\"badge b-critical\">pageable</span>", out);
-		fprintf(out, "</td><td class=\"barcell\"><div class=\"bar%s\" style=\"width:%.2f%%\"></div></td>"
-			"<td class=\"num\">%s</td><td class=\"num\">%" PRId64 "</td><td class=\"num\">",
+		fprintf(out,
+			"</td><td class=\"barcell\"><div class=\"bar%s\" "
+			"style=\"width:%.2f%%\"></div></td>"
+			"<td class=\"num\">%s</td><td class=\"num\">%" PRId64
+			"</td><td class=\"num\">",
 			pageable ? " pageable" : "", 100.0 * (double)cp->total_ns / (double)most,
-			output_duration(cp->total_ns, a, sizeof(a)), cp->count);
+			units_duration(a, sizeof(a), cp->total_ns, UNITS_FINE), cp->count);
 		write_bytes(out, (double)cp->bytes);
 		fputs("</td><td class=\"num\">", out);
 		if (cp->total_ns > 0 && cp->bytes > 0) {
@@ -608,11 +642,17 @@ static void write_idle_causes(FILE *out, const struct report_header *hdr)
 				t, phase_name((enum phase_id)i), ph->split.idle_ns, phase_name((enum phase_id)i));
 			for (int k = 0; k < PHASE_IDLE_KINDS; k++)
 				if (ph->split.idle_kind_ns[k] > 0)
-					fprintf(out, "<i style=\"width:%.3f%%;background:%s\" title=\"%s %s\"></i>",
-						100.0 * (double)ph->split.idle_kind_ns[k] / (double)idle, html_idle_color(k),
-						html_idle_words(k), output_duration(ph->split.idle_kind_ns[k], a, sizeof(a)));
+					fprintf(out,
+						"<i style=\"width:%.3f%%;background:%s\" "
+						"title=\"%s %s\"></i>",
+						100.0 * (double)ph->split.idle_kind_ns[k] /
+						    (double)idle,
+						html_idle_color(k), html_idle_words(k),
+						units_duration(a, sizeof(a),
+							       ph->split.idle_kind_ns[k],
+							       UNITS_FINE));
 			fprintf(out, "</div></td><td class=\"num\"><b>%s</b></td><td></td></tr>\n",
-				output_duration(ph->split.idle_ns, a, sizeof(a)));
+				units_duration(a, sizeof(a), ph->split.idle_ns, UNITS_FINE));
 			for (size_t k = 0; k < ph->ncauses; k++) {
 				const struct idle_cause *ic = &ph->causes[k];
 
@@ -625,15 +665,23 @@ static void write_idle_causes(FILE *out, const struct report_header *hdr)
 					"data-ns=\"%" PRId64 "\" data-gaps=\"%" PRId64 "\"><td></td><td>", t, phase_name((enum phase_id)i),
 					phase_idle_kind_name(ic->kind), ic->ns, ic->count);
 				html_text(out, idle_cause_label(ic, label, sizeof(label)));
-				fprintf(out, "</td><td class=\"barcell\"><div class=\"bar\" style=\"width:%.2f%%;background:%s\">"
-					"</div></td><td class=\"num\">%s</td><td class=\"num\">%" PRId64 "</td></tr>\n",
-					100.0 * (double)ic->ns / (double)idle, html_idle_color(ic->kind),
-					output_duration(ic->ns, a, sizeof(a)), ic->count);
+				fprintf(
+				    out,
+				    "</td><td class=\"barcell\"><div class=\"bar\" "
+				    "style=\"width:%.2f%%;background:%s\">"
+				    "</div></td><td class=\"num\">%s</td><td class=\"num\">%" PRId64
+				    "</td></tr>\n",
+				    100.0 * (double)ic->ns / (double)idle,
+				    html_idle_color(ic->kind),
+				    units_duration(a, sizeof(a), ic->ns, UNITS_FINE), ic->count);
 			}
 			if (nrest)
-				fprintf(out, "<tr><td></td><td class=\"muted\">%" PRId64 " more cause%s</td><td></td>"
-					"<td class=\"num muted\">%s</td><td></td></tr>\n", nrest, nrest == 1 ? "" : "s",
-					output_duration(rest, a, sizeof(a)));
+				fprintf(out,
+					"<tr><td></td><td class=\"muted\">%" PRId64
+					" more cause%s</td><td></td>"
+					"<td class=\"num muted\">%s</td><td></td></tr>\n",
+					nrest, nrest == 1 ? "" : "s",
+					units_duration(a, sizeof(a), rest, UNITS_FINE));
 		}
 		fputs("</table>\n", out);
 	}
@@ -672,13 +720,17 @@ static void write_gap_histogram(FILE *out, const struct report_header *hdr)
 		double hc = plot_h * (double)g->count / (double)cmax, hn = plot_h * (double)g->ns / (double)nsmax;
 
 		if (g->hi_ns)
-			snprintf(b, sizeof(b), "%s", output_duration(g->hi_ns, a, sizeof(a)));
+			snprintf(b, sizeof(b), "%s",
+				 units_duration(a, sizeof(a), g->hi_ns, UNITS_FINE));
 		else
 			snprintf(b, sizeof(b), "longer");
-		fprintf(out, "<g class=\"gap-bin\" data-lo-ns=\"%" PRId64 "\" data-hi-ns=\"%" PRId64 "\" data-count=\"%" PRId64
-			"\" data-ns=\"%" PRId64 "\"><title>gaps from %s to %s: %" PRId64 ", %s of idle time</title>", g->lo_ns,
-			g->hi_ns, g->count, g->ns, output_duration(g->lo_ns, a, sizeof(a)), b, g->count,
-			output_duration(g->ns, a, sizeof(a)));
+		fprintf(out,
+			"<g class=\"gap-bin\" data-lo-ns=\"%" PRId64 "\" data-hi-ns=\"%" PRId64
+			"\" data-count=\"%" PRId64 "\" data-ns=\"%" PRId64
+			"\"><title>gaps from %s to %s: %" PRId64 ", %s of idle time</title>",
+			g->lo_ns, g->hi_ns, g->count, g->ns,
+			units_duration(a, sizeof(a), g->lo_ns, UNITS_FINE), b, g->count,
+			units_duration(a, sizeof(a), g->ns, UNITS_FINE));
 		fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#4D4D4D\"/>"
 			"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#B0B0B0\"/>", x + w * 0.1,
 			20 + plot_h - hc, w * 0.38, hc, x + w * 0.5, 20 + plot_h - hn, w * 0.38, hn);
@@ -691,9 +743,12 @@ static void write_gap_histogram(FILE *out, const struct report_header *hdr)
 	fputs("<div class=\"legend\">", out);
 	html_swatch(out, "#4D4D4D", "number of gaps");
 	html_swatch(out, "#B0B0B0", "idle time in them");
-	fprintf(out, "</div><figcaption class=\"small muted\">Every gap between the GPU operations of a device over the "
-		     "whole %s (tallest bars: %" PRId64 " gaps, %s).</figcaption></figure>\n", hdr->scope ? "scope" : "trace",
-		cmax, output_duration(nsmax, a, sizeof(a)));
+	fprintf(out,
+		"</div><figcaption class=\"small muted\">Every gap between the GPU operations of a "
+		"device over the "
+		"whole %s (tallest bars: %" PRId64 " gaps, %s).</figcaption></figure>\n",
+		hdr->scope ? "scope" : "trace", cmax,
+		units_duration(a, sizeof(a), nsmax, UNITS_FINE));
 }
 
 static void write_idle(FILE *out, const struct report_header *hdr)
@@ -728,9 +783,13 @@ static void write_findings_table(FILE *out, const struct report_header *hdr, con
 			hdr->steady_only ? " in the steady state" : "");
 		return;
 	}
-	fprintf(out, "<p id=\"findings-total\" data-recoverable-ns=\"%" PRId64 "\">%zu finding%s from %zu rules%s, ranked by "
-		"recoverable time: up to %s in all", total, findings->count, findings->count == 1 ? "" : "s", opt->nrules,
-		hdr->steady_only ? " on the steady state" : "", output_duration(total, a, sizeof(a)));
+	fprintf(out,
+		"<p id=\"findings-total\" data-recoverable-ns=\"%" PRId64
+		"\">%zu finding%s from %zu rules%s, ranked by "
+		"recoverable time: up to %s in all",
+		total, findings->count, findings->count == 1 ? "" : "s", opt->nrules,
+		hdr->steady_only ? " on the steady state" : "",
+		units_duration(a, sizeof(a), total, UNITS_FINE));
 	if (report_judged_span(hdr) > 0)
 		fprintf(out, " (%.1f%% of the %s)", 100.0 * (double)total / (double)report_judged_span(hdr),
 			hdr->steady_only ? "steady state" : "span");
@@ -745,9 +804,13 @@ static void write_findings_table(FILE *out, const struct report_header *hdr, con
 			html_severity_word(f->severity), f->rule_id);
 		html_text(out, f->message);
 		fprintf(out, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td></tr>\n",
-			f->recoverable_ns > 0 ? output_duration(f->recoverable_ns, a, sizeof(a)) : "unknown",
+			f->recoverable_ns > 0
+			    ? units_duration(a, sizeof(a), f->recoverable_ns, UNITS_FINE)
+			    : "unknown",
 			f->recoverable_ns > 0 && hdr->steady_iterations > 0
-				? output_duration(f->recoverable_ns / hdr->steady_iterations, b, sizeof(b)) : "");
+			    ? units_duration(b, sizeof(b),
+					     f->recoverable_ns / hdr->steady_iterations, UNITS_FINE)
+			    : "");
 	}
 	fputs("</table>\n<p class=\"small muted\">Each one's evidence and fix: <a href=\"#findings\">Findings</a>."
 	      "</p>\n</div>\n", out);

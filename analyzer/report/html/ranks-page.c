@@ -34,14 +34,15 @@ static const char more_css[] = "tr.straggler td{background:#FBE3D6}.iter-charts{
 
 static const char *dur(int64_t ns, char *buf, size_t len)
 {
-	return output_duration(ns, buf, len);
+	return units_duration(buf, len, ns, UNITS_FINE);
 }
 
 static const char *signed_dur(int64_t ns, char *buf, size_t len)
 {
 	char tmp[48];
 
-	snprintf(buf, len, "%s%s", ns < 0 ? "-" : "+", output_duration(ns < 0 ? -ns : ns, tmp, sizeof(tmp)));
+	snprintf(buf, len, "%s%s", ns < 0 ? "-" : "+",
+		 units_duration(tmp, sizeof(tmp), ns < 0 ? -ns : ns, UNITS_FINE));
 	return buf;
 }
 
@@ -56,7 +57,8 @@ static size_t steady_count(const struct job_report *job)
 
 /* ---- summary ---- */
 
-/* A lined-up job (analyzer/ranks/job.h): how its iterations were matched, where its collectives count from. */
+/* A lined-up job (analyzer/ranks/job.h): how its iterations were matched, where its collectives
+ * count from. */
 static void write_lineup(FILE *out, const struct job_report *job)
 {
 	char words[160], from[64];

@@ -1,15 +1,16 @@
 /*
  * The cross-rank page's timeline (ranks-page.c draws the rest): the ranks side by side on the job's
- * clock (each rank's times moved by analyzer/ranks/job.h's clock correction), drawn with the single-trace
- * page's rows (timeline.c). Under the axis, a row marks the iterations a straggler held up; then per
- * rank a header (tinted for the straggler), its iterations from its summary (red where it was the
- * straggler: the others waited for it), and per GPU one lane of its NCCL kernels and one of the
- * rest (compute, copies), busy time per pixel read from its trace (data.c). Two windows: the job's steady
- * state, and zoomed, the steady iteration the straggler held up most (else the slowest one).
+ * clock (each rank's times moved by analyzer/ranks/job.h's clock correction), drawn with the
+ * single-trace page's rows (timeline.c). Under the axis, a row marks the iterations a straggler
+ * held up; then per rank a header (tinted for the straggler), its iterations from its summary (red
+ * where it was the straggler: the others waited for it), and per GPU one lane of its NCCL kernels
+ * and one of the rest (compute, copies), busy time per pixel read from its trace (data.c). Two
+ * windows: the job's steady state, and zoomed, the steady iteration the straggler held up most
+ * (else the slowest one).
  *
- * Ranks are read one at a time, and at most RANK_LANES_MAX are drawn: every rank of a small job, the
- * ones that held the others up longest first in a large one. Memory grows with the ranks drawn and
- * their streams, never with their events.
+ * Ranks are read one at a time, and at most RANK_LANES_MAX are drawn: every rank of a small job,
+ * the ones that held the others up longest first in a large one. Memory grows with the ranks drawn
+ * and their streams, never with their events.
  */
 #include "analyzer/report/html/html.h"
 #include "common/util.h"
@@ -84,7 +85,8 @@ static size_t choose_ranks(const struct job_report *job, size_t *chosen)
 
 /*
  * The job's iterations on its clock: those of the reference rank (the first with as many iterations
- * as the job), as analyzer/ranks/job.c matches every rank's to them. NULL when its summary cannot be read.
+ * as the job), as analyzer/ranks/job.c matches every rank's to them. NULL when its summary cannot
+ * be read.
  */
 static struct html_step *job_steps(const struct job_report *job, const char *const *summaries)
 {
@@ -113,8 +115,8 @@ static struct html_step *job_steps(const struct job_report *job, const char *con
 	return steps;
 }
 
-/* A rank's iterations on the job's clock, numbered as the job's (as analyzer/ranks/job.c matched them), red
-   where it was the straggler. */
+/* A rank's iterations on the job's clock, numbered as the job's (as analyzer/ranks/job.c matched
+   them), red where it was the straggler. */
 static void read_steps(const struct job_report *job, struct ranks_timeline_rank *rr,
 		       const char *summary)
 {
@@ -350,12 +352,17 @@ static void write_straggler_row(struct html_timeline *t, const struct ranks_time
 			x1 = x0 + 2;
 		fprintf(t->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"#D55E00\" fill-opacity=\"0.07\"/>",
 			x0, t->y, x1 - x0, t->height - t->y);
-		fprintf(t->out, "<g class=\"tl-held\" data-iteration=\"%" PRId64 "\" data-rank=\"%" PRId64 "\" "
-			"data-delay-ns=\"%" PRId64 "\"><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"#D55E00\"%s>"
-			"<title>iteration #%" PRId64 "%s from %s: rank %" PRId64 " the straggler, the others waited %s; ", it->index,
-			it->straggler_rank, it->delay_ns, x0, t->y + 2, x1 - x0, ROW_STEPS - 4,
-			it->steady ? "" : " fill-opacity=\"0.5\"", it->index, it->steady ? "" : " (warm-up)",
-			html_time(t->origin, st->start, a, sizeof(a)), it->straggler_rank, output_duration(it->delay_ns, b, sizeof(b)));
+		fprintf(
+		    t->out,
+		    "<g class=\"tl-held\" data-iteration=\"%" PRId64 "\" data-rank=\"%" PRId64 "\" "
+		    "data-delay-ns=\"%" PRId64
+		    "\"><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"#D55E00\"%s>"
+		    "<title>iteration #%" PRId64 "%s from %s: rank %" PRId64
+		    " the straggler, the others waited %s; ",
+		    it->index, it->straggler_rank, it->delay_ns, x0, t->y + 2, x1 - x0,
+		    ROW_STEPS - 4, it->steady ? "" : " fill-opacity=\"0.5\"", it->index,
+		    it->steady ? "" : " (warm-up)", html_time(t->origin, st->start, a, sizeof(a)),
+		    it->straggler_rank, units_duration(b, sizeof(b), it->delay_ns, UNITS_FINE));
 		html_text(t->out, it->cause);
 		fputs("</title></rect>", t->out);
 		if (x1 - x0 >= 80)
@@ -383,13 +390,18 @@ static void write_rank_header(struct html_timeline *t, const struct ranks_timeli
 	fputs(" <tspan font-weight=\"400\">(", t->out);
 	html_text(t->out, *r->host ? r->host : "-");
 	fprintf(t->out, ", pid %" PRId64 ", median iteration %s)</tspan>", r->pid,
-		output_duration(r->median_iteration_ns, a, sizeof(a)));
+		units_duration(a, sizeof(a), r->median_iteration_ns, UNITS_FINE));
 	if (straggler)
-		fprintf(t->out, " &#8212; straggler: the others waited %s for it in %zu steady iteration%s",
-			output_duration(r->delay_ns, a, sizeof(a)), n, n == 1 ? "" : "s");
+		fprintf(t->out,
+			" &#8212; straggler: the others waited %s for it in %zu steady iteration%s",
+			units_duration(a, sizeof(a), r->delay_ns, UNITS_FINE), n,
+			n == 1 ? "" : "s");
 	else if (r->delay_ns > 0)
-		fprintf(t->out, "<tspan font-weight=\"400\"> &#8212; held the others up %s in %zu steady iteration%s</tspan>",
-			output_duration(r->delay_ns, a, sizeof(a)), n, n == 1 ? "" : "s");
+		fprintf(t->out,
+			"<tspan font-weight=\"400\"> &#8212; held the others up %s in %zu steady "
+			"iteration%s</tspan>",
+			units_duration(a, sizeof(a), r->delay_ns, UNITS_FINE), n,
+			n == 1 ? "" : "s");
 	fputs("</text>\n", t->out);
 	t->y += ROW_TRACE;
 }
@@ -456,13 +468,17 @@ static void write_zoom_title(FILE *out, const struct ranks_timeline *tl, const s
 	fprintf(out, ", zoomed: %s to %s</h3>\n<p class=\"small muted\">",
 		html_time(tl->origin, w->start, a, sizeof(a)), html_time(tl->origin, w->end, b, sizeof(b)));
 	if (it->straggler_rank >= 0 && it->delay_ns > 0) {
-		fprintf(out, "The steady iteration a straggler held up most: the others waited %s for rank %" PRId64 " (",
-			output_duration(it->delay_ns, c, sizeof(c)), it->straggler_rank);
+		fprintf(out,
+			"The steady iteration a straggler held up most: the others waited %s for "
+			"rank %" PRId64 " (",
+			units_duration(c, sizeof(c), it->delay_ns, UNITS_FINE), it->straggler_rank);
 		html_text(out, it->cause);
 		fputs(").</p>\n", out);
 	} else {
-		fprintf(out, "The slowest steady iteration (%s); no rank held the others up in it.</p>\n",
-			output_duration(it->time_ns, c, sizeof(c)));
+		fprintf(
+		    out,
+		    "The slowest steady iteration (%s); no rank held the others up in it.</p>\n",
+		    units_duration(c, sizeof(c), it->time_ns, UNITS_FINE));
 	}
 }
 

@@ -103,9 +103,10 @@ static void write_phases_row(struct html_timeline *tl, const struct trace_phases
 
 		if (ph->end <= ph->start || x1 <= x0)
 			continue;
-		fprintf(tl->out, "<g class=\"tl-phase\" data-phase=\"%s\"><title>%s from %s, %s: ", phase_name((enum phase_id)i),
-			phase_name((enum phase_id)i), html_time(tl->origin, ph->start, a, sizeof(a)),
-			output_duration(ph->end - ph->start, b, sizeof(b)));
+		fprintf(tl->out, "<g class=\"tl-phase\" data-phase=\"%s\"><title>%s from %s, %s: ",
+			phase_name((enum phase_id)i), phase_name((enum phase_id)i),
+			html_time(tl->origin, ph->start, a, sizeof(a)),
+			units_duration(b, sizeof(b), ph->end - ph->start, UNITS_FINE));
 		html_text(tl->out, ph->reason);
 		fprintf(tl->out, "</title><rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" fill=\"%s\"/>", x0, tl->y + 1,
 			x1 - x0 < 1 ? 1 : x1 - x0, ROW_PHASE - 2, phase_fill[i]);
@@ -125,16 +126,16 @@ static void step_title(struct html_timeline *tl, const struct html_step *steps, 
 	char a[32], b[32];
 
 	if (i == j)
-		fprintf(tl->out, "%s #%" PRId64 "%s from %s: %s", noun, steps[i].number, warm ? " (warm-up)" : "",
-			html_time(o, steps[i].start, a, sizeof(a)),
-			output_duration(steps[i].end - steps[i].start, b, sizeof(b)));
+		fprintf(tl->out, "%s #%" PRId64 "%s from %s: %s", noun, steps[i].number,
+			warm ? " (warm-up)" : "", html_time(o, steps[i].start, a, sizeof(a)),
+			units_duration(b, sizeof(b), steps[i].end - steps[i].start, UNITS_FINE));
 	else
 		fprintf(tl->out, "iterations #%" PRId64 "-#%" PRId64 "%s from %s to %s", steps[i].number, steps[j].number,
 			warm ? " (some warm-up)" : "", html_time(o, steps[i].start, a, sizeof(a)),
 			html_time(o, steps[j].end, b, sizeof(b)));
 	if (i == j && late)
 		fprintf(tl->out, "; straggler: the others waited %s for this rank",
-			output_duration(steps[i].late_ns, a, sizeof(a)));
+			units_duration(a, sizeof(a), steps[i].late_ns, UNITS_FINE));
 	else if (late)
 		fprintf(tl->out, "; this rank the straggler in %zu", late);
 }
@@ -287,11 +288,16 @@ static void write_device_row(struct html_timeline *tl, const struct report_heade
 		{
 			double h = (double)(ROW_DEVICE - 2) * level / LEVELS;
 
-			fprintf(tl->out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%" PRId64 "\" height=\"%.1f\" fill=\"%s\"><title>"
-				"%s to %s: GPU %" PRId64 " idle %s (%.0f%%); ", (double)TL_LEFT + (double)b0, tl->y + 1 + (ROW_DEVICE - 2) - h,
-				b1 - b0 + 1, h, html_idle_color(kind), html_time(tl->origin, bs, a, sizeof(a)),
-				html_time(tl->origin, w->start + (b1 + 1) * w->width, b, sizeof(b)), d->device,
-				output_duration(idle, c, sizeof(c)), 100.0 * (double)idle / (double)((b1 - b0 + 1) * w->width));
+			fprintf(tl->out,
+				"<rect x=\"%.1f\" y=\"%.1f\" width=\"%" PRId64
+				"\" height=\"%.1f\" fill=\"%s\"><title>"
+				"%s to %s: GPU %" PRId64 " idle %s (%.0f%%); ",
+				(double)TL_LEFT + (double)b0, tl->y + 1 + (ROW_DEVICE - 2) - h,
+				b1 - b0 + 1, h, html_idle_color(kind),
+				html_time(tl->origin, bs, a, sizeof(a)),
+				html_time(tl->origin, w->start + (b1 + 1) * w->width, b, sizeof(b)),
+				d->device, units_duration(c, sizeof(c), idle, UNITS_FINE),
+				100.0 * (double)idle / (double)((b1 - b0 + 1) * w->width));
 			html_text(tl->out, why);
 			fputs("</title></rect>", tl->out);
 		}
@@ -349,15 +355,22 @@ void html_timeline_lane(struct html_timeline *tl, const struct chart_lane *l, co
 		{
 			double h = (double)(ROW_LANE - 2) * level / LEVELS;
 
-			fprintf(tl->out, "<rect x=\"%d\" y=\"%.1f\" width=\"%" PRId64 "\" height=\"%.1f\" fill=\"%s\"><title>%s to %s: "
-				"%s busy %s", TL_LEFT + (int)b0, tl->y + 1 + (ROW_LANE - 2) - h, b1 - b0 + 1, h,
-				html_work_color(work), html_time(tl->origin, w->start + b0 * w->width, a, sizeof(a)),
-				html_time(tl->origin, w->start + (b1 + 1) * w->width, b, sizeof(b)), text,
-				output_duration(total, c, sizeof(c)));
+			fprintf(tl->out,
+				"<rect x=\"%d\" y=\"%.1f\" width=\"%" PRId64
+				"\" height=\"%.1f\" fill=\"%s\"><title>%s to %s: "
+				"%s busy %s",
+				TL_LEFT + (int)b0, tl->y + 1 + (ROW_LANE - 2) - h, b1 - b0 + 1, h,
+				html_work_color(work),
+				html_time(tl->origin, w->start + b0 * w->width, a, sizeof(a)),
+				html_time(tl->origin, w->start + (b1 + 1) * w->width, b, sizeof(b)),
+				text, units_duration(c, sizeof(c), total, UNITS_FINE));
 			for (int k = 0; k < CHART_WORKS; k++)
 				if (sum[k] && sum[k] != total)
-					fprintf(tl->out, ", %s %s", k == CHART_COMPUTE ? "compute" : k == CHART_COMM ? "NCCL" : "copies",
-						output_duration(sum[k], c, sizeof(c)));
+					fprintf(tl->out, ", %s %s",
+						k == CHART_COMPUTE ? "compute"
+						: k == CHART_COMM  ? "NCCL"
+								   : "copies",
+						units_duration(c, sizeof(c), sum[k], UNITS_FINE));
 			fputs("</title></rect>", tl->out);
 		}
 		b0 = b1 + 1;
@@ -403,7 +416,8 @@ static void write_findings_rows(struct html_timeline *tl, const struct findings 
 		fprintf(tl->out, "\nevidence from %s to %s", html_time(tl->origin, f->start, a, sizeof(a)),
 			html_time(tl->origin, f->end, b, sizeof(b)));
 		if (f->recoverable_ns > 0)
-			fprintf(tl->out, "; recoverable %s", output_duration(f->recoverable_ns, c, sizeof(c)));
+			fprintf(tl->out, "; recoverable %s",
+				units_duration(c, sizeof(c), f->recoverable_ns, UNITS_FINE));
 		fputs("</title></rect></g>\n", tl->out);
 		tl->y += ROW_FINDING;
 	}

@@ -3,17 +3,18 @@
  * --gpu-metrics, nsys --gpu-metrics-devices), a chart per GPU under the timeline's lanes, on the
  * same axis, and a short "what bounds the GPU" summary beside it.
  *
- * The chart draws, per pixel column (one of the window's CHART_BUCKETS buckets, as the lanes above),
- * the time-weighted mean of the PM samples over the column, in bands of 0-100% as nsys draws its
- * metric rows: SMs active, tensor pipes active, DRAM read + write (share of peak), and where the
- * samples have it PCIe (the busier direction's share of the link). Samples the
- * writer left out because the GPU was idle count 0 (docs/gpu-metrics.md: counted, not stored); before
- * the device's first stored sample and after its last the column is blank, since nothing says
- * whether the sampler ran there. A mean, not a maximum, so that the chart reads as utilization
- * and its average over a window is the trace's; in the zoomed steady state a pixel is a few samples.
+ * The chart draws, per pixel column (one of the window's CHART_BUCKETS buckets, as the lanes
+ * above), the time-weighted mean of the PM samples over the column, in bands of 0-100% as nsys
+ * draws its metric rows: SMs active, tensor pipes active, DRAM read + write (share of peak), and
+ * where the samples have it PCIe (the busier direction's share of the link). Samples the writer
+ * left out because the GPU was idle count 0 (docs/gpu-metrics.md: counted, not stored); before the
+ * device's first stored sample and after its last the column is blank, since nothing says whether
+ * the sampler ran there. A mean, not a maximum, so that the chart reads as utilization and its
+ * average over a window is the trace's; in the zoomed steady state a pixel is a few samples.
  *
- * The summary is analyzer/analysis/kernel-efficiency.h over the steady state, the numbers of `gpt-trace stats`'
- * "GPU busy time by what bounds it". Reading loads every sample of the trace, as stats does.
+ * The summary is analyzer/analysis/kernel-efficiency.h over the steady state, the numbers of
+ * `gpt-trace stats`' "GPU busy time by what bounds it". Reading loads every sample of the trace, as
+ * stats does.
  */
 #include "analyzer/report/html/html.h"
 #include "common/util.h"
@@ -402,7 +403,7 @@ static void write_class_kernel(FILE *out, const struct kernel_efficiencies *k, e
 		html_text(out, e->name);
 		fputs("\">", out);
 		html_kernel_name(out, e->name);
-		fprintf(out, "</span> %s", output_duration(e->time_ns, a, sizeof(a)));
+		fprintf(out, "</span> %s", units_duration(a, sizeof(a), e->time_ns, UNITS_FINE));
 		if (!isnan(e->sm_pct))
 			fprintf(out, ": SMs %.0f%%, tensor %.0f%%, DRAM %.0f+%.0f%%", e->sm_pct,
 				isnan(e->tensor_pct) ? 0 : e->tensor_pct, isnan(e->dram_read_pct) ? 0 : e->dram_read_pct,
@@ -427,14 +428,17 @@ static void write_bounds(FILE *out, const struct report_header *hdr, const struc
 			html_at(hdr, c->bounds_end, b, sizeof(b)));
 	else
 		fprintf(out, "Over the whole %s", hdr->scope ? "scope" : "trace (no steady state)");
-	fprintf(out, ", kernels ran %s, by what bounds each (the overlap-weighted mean of the %" PRId64 " samples its "
+	fprintf(out,
+		", kernels ran %s, by what bounds each (the overlap-weighted mean of the %" PRId64
+		" samples its "
 		"executions overlap; as <code>gpt-trace stats</code>):</p>\n<div class=\"stack\">",
-		output_duration(k->total_ns, a, sizeof(a)), k->samples);
+		units_duration(a, sizeof(a), k->total_ns, UNITS_FINE), k->samples);
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (k->bound_ns[order[i]] > 0)
 			fprintf(out, "<i style=\"width:%.3f%%;background:%s\" title=\"%s %s\"></i>",
-				100.0 * (double)k->bound_ns[order[i]] / (double)total, bound_color[order[i]],
-				kernel_bound_name(order[i]), output_duration(k->bound_ns[order[i]], a, sizeof(a)));
+				100.0 * (double)k->bound_ns[order[i]] / (double)total,
+				bound_color[order[i]], kernel_bound_name(order[i]),
+				units_duration(a, sizeof(a), k->bound_ns[order[i]], UNITS_FINE));
 	fputs("</div>\n<table class=\"bounds\"><tr><th>Class</th><th class=\"num\">Share</th><th class=\"num\">Time</th>"
 	      "<th>Largest kernel</th></tr>\n", out);
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
@@ -442,10 +446,15 @@ static void write_bounds(FILE *out, const struct report_header *hdr, const struc
 
 		if (!ns)
 			continue;
-		fprintf(out, "<tr class=\"bound\" data-class=\"%s\" data-ns=\"%" PRId64 "\"><td class=\"nowrap\"><i class=\"sw\" "
-			"style=\"background:%s\"></i> %s</td><td class=\"num\">%.1f%%</td><td class=\"num\">%s</td>"
-			"<td class=\"name\">", kernel_bound_name(order[i]), ns, bound_color[order[i]],
-			kernel_bound_name(order[i]), 100.0 * (double)ns / (double)total, output_duration(ns, a, sizeof(a)));
+		fprintf(out,
+			"<tr class=\"bound\" data-class=\"%s\" data-ns=\"%" PRId64
+			"\"><td class=\"nowrap\"><i class=\"sw\" "
+			"style=\"background:%s\"></i> %s</td><td class=\"num\">%.1f%%</td><td "
+			"class=\"num\">%s</td>"
+			"<td class=\"name\">",
+			kernel_bound_name(order[i]), ns, bound_color[order[i]],
+			kernel_bound_name(order[i]), 100.0 * (double)ns / (double)total,
+			units_duration(a, sizeof(a), ns, UNITS_FINE));
 		write_class_kernel(out, k, order[i]);
 		fputs("</td></tr>\n", out);
 	}
