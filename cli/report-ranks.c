@@ -4,8 +4,8 @@
  */
 #include "cli/report-ranks.h"
 
-#include "analyzer/export/ranks.h"
-#include "analyzer/report/ranks.h"
+#include "analyzer/export/ranks-export.h"
+#include "analyzer/report/ranks-report.h"
 #include "common/util.h"
 #include "analyzer/ranks/job.h"
 #include "analyzer/ranks/summary.h"

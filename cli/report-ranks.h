@@ -29,7 +29,7 @@ int report_ranks_wanted(char *const *paths, size_t n, int force);
 int report_ranks(char *const *paths, size_t n, const struct report_ranks_options *options);
 
 /*
- * gpt-trace export of several ranks: the job's timeline (analyzer/export/ranks.h) as Chrome JSON at
+ * gpt-trace export of several ranks: the job's timeline (analyzer/export/ranks-export.h) as Chrome JSON at
  * output (NULL: the first trace's name with .ranks.json, .gz when gzipped). Returns the exit
  * status.
  */

@@ -1,10 +1,10 @@
 /*
  * The version line (version.h). GPT_TRACE_GIT comes from gpt-trace-git.h, which cli/version.cmake
  * rewrites at build time when `git describe` changes; the schema versions are the collector's own
- * constants (schema/version.h), so the line cannot drift from what `run` writes.
+ * constants (schema/schema-version.h), so the line cannot drift from what `run` writes.
  */
 #include "cli/version.h"
-#include "schema/version.h"
+#include "schema/schema-version.h"
 
 #include "gpt-trace-git.h"
 

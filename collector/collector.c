@@ -480,7 +480,7 @@ void collector_submit_sync(struct collector *c, const struct collector_sync *syn
 	collector_push(c, item);
 }
 
-/* Capture windows: queued, so ahead of every buffer holding a later record (windows.h). */
+/* Capture windows: queued, so ahead of every buffer holding a later record (capture-windows.h). */
 static void collector_push_window(struct collector *c, enum writer_window_event event, uint64_t at,
 				  const char *why)
 {

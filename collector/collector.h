@@ -167,7 +167,7 @@ struct collector_sync {
 void collector_submit_sync(struct collector *collector, const struct collector_sync *sync);
 
 /*
- * Capture windows (collector/windows.h, GPT_CAPTURE_WINDOWS): after collector_capture_gate(), only
+ * Capture windows (collector/capture-windows.h, GPT_CAPTURE_WINDOWS): after collector_capture_gate(), only
  * rows that start inside a window are recorded. A window opens and closes at absolute ns `at` (which
  * may lie ahead: --delay, --duration) for the reason why ("delay", "cudaProfilerStop", ...);
  * collector_window_end() is the end of the trace (windows not begun by then are dropped). Queued

@@ -88,7 +88,7 @@ extern const char *const gpu_metric_row_names[GPR_NR];
  * kernel on read NaN for them, and JAX's unused GPU stored every sample. The writer does not store
  * idle samples: a process samples from its first context to its exit, start-up and idle time
  * included, and at 10 kHz each sample costs about 440 bytes of trace. No kernel runs in an idle
- * sample, so the per-kernel view loses nothing; readers see a gap (analyzer/loader/gpu-metrics.h).
+ * sample, so the per-kernel view loses nothing; readers see a gap (analyzer/loader/gpu-samples.h).
  */
 #define GPU_METRICS_IDLE_BYTES_PER_NS 1.0
 int gpu_metrics_idle(const struct gpu_metrics_sample *s);

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "schema/schema-sql.h"
-#include "schema/version.h"
+#include "schema/schema-version.h"
 #include "collector/trace-path.h"
 
 #ifndef GPT_TRACE_VERSION

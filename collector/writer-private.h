@@ -9,7 +9,7 @@
 #include "collector/writer.h"
 #include "collector/hash.h"
 #include "collector/threads.h"
-#include "collector/windows.h"
+#include "collector/capture-windows.h"
 
 #include <sqlite3.h>
 
@@ -100,7 +100,7 @@ struct writer {
 	uint64_t counts[COUNT_MAX];
 	uint64_t untimed;
 
-	/* Capture windows and --max-size (windows.h; the block "Capture windows" below). */
+	/* Capture windows and --max-size (capture-windows.h; the block "Capture windows" below). */
 	struct capture_windows windows;
 	uint64_t rows_since_size_check;
 	uint64_t page_size;

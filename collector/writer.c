@@ -26,7 +26,7 @@
 #include "collector/hash.h"
 #include "collector/names.h"
 #include "collector/threads.h"
-#include "collector/windows.h"
+#include "collector/capture-windows.h"
 
 struct writer *writer_new(const struct writer_options *options)
 {
@@ -772,7 +772,7 @@ void writer_thread_reported_name(struct writer *w, uint32_t tid, const char *nam
 }
 
 /*
- * Capture windows (windows.h) and --max-size. The size is the main file's, read from SQLite's own
+ * Capture windows (capture-windows.h) and --max-size. The size is the main file's, read from SQLite's own
  * page count (uncommitted pages included) every WRITER_SIZE_CHECK_ROWS kept rows: about 100 KB of
  * rows, the most a trace can pass its limit by, besides the tables written at the end.
  */

@@ -101,7 +101,7 @@ void writer_thread_reported_name(struct writer *writer, uint32_t tid, const char
 void writer_meta(struct writer *writer, const char *name, const char *value);
 
 /*
- * Capture windows (windows.h): GATE keeps from now on only rows that start inside a window; OPEN
+ * Capture windows (capture-windows.h): GATE keeps from now on only rows that start inside a window; OPEN
  * and CLOSE a window at `at` (absolute ns, may lie ahead) for the reason why; END the trace at
  * `at`. Written to GPT_CAPTURE_WINDOWS at each commit and at the end.
  */

@@ -2,7 +2,7 @@
  * Capture windows inside the traced process: what `gpt-trace run --delay, --duration,
  * --capture-range, --capture-range-end and --max-size` ask for (docs/run.md), turned into window
  * opens and closes queued to the collector, whose writer keeps only the rows that start inside a
- * window (collector/windows.h says why the gate is there and not on CUPTI's activity kinds).
+ * window (collector/capture-windows.h says why the gate is there and not on CUPTI's activity kinds).
  *
  * The options keep Nsight Systems' meanings, with one difference: nsys ends the program when a
  * --duration or a stop-shutdown range ends; we never end the program, its run is left as it is.

@@ -601,7 +601,7 @@ void cupti_trace_on_wanted(cupti_wanted_fn hook)
  * Capture windows (capture.c, --start-later): between windows the kinds that record events
  * (kernels, copies, sets, API calls) are off, so an armed process pays almost nothing; device,
  * context and stream records stay on (rare, and needed whenever a window opens). The writer's gate
- * still makes the edges exact (collector/windows.h).
+ * still makes the edges exact (collector/capture-windows.h).
  */
 void cupti_trace_pause(int pause)
 {

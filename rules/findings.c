@@ -108,3 +108,15 @@ void findings_release(struct findings *list)
 	free(list->items);
 	memset(list, 0, sizeof(*list));
 }
+
+enum finding_severity rule_severity(int64_t recoverable_ns, int64_t span_ns)
+{
+	if (span_ns <= 0)
+		return SEVERITY_INFO;
+	/* compared as shares of the span: recoverable * 20 overflows for saturated totals */
+	if (recoverable_ns >= span_ns / 5 + (span_ns % 5 != 0))
+		return SEVERITY_CRITICAL;
+	if (recoverable_ns >= span_ns / 20 + (span_ns % 20 != 0))
+		return SEVERITY_WARNING;
+	return SEVERITY_INFO;
+}

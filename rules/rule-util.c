@@ -34,18 +34,6 @@ int rule_report_each(const struct rule *rule, struct rule_context *ctx, void *st
 	return ret;
 }
 
-enum finding_severity rule_severity(int64_t recoverable_ns, int64_t span_ns)
-{
-	if (span_ns <= 0)
-		return SEVERITY_INFO;
-	/* compared as shares of the span: recoverable * 20 overflows for saturated totals */
-	if (recoverable_ns >= span_ns / 5 + (span_ns % 5 != 0))
-		return SEVERITY_CRITICAL;
-	if (recoverable_ns >= span_ns / 20 + (span_ns % 20 != 0))
-		return SEVERITY_WARNING;
-	return SEVERITY_INFO;
-}
-
 void owner_weights_add(struct owner_weights *w, enum kernel_owner owner, double weight)
 {
 	if ((unsigned)owner < NR_KERNEL_OWNERS) {

@@ -48,9 +48,6 @@ void *rule_device_get(struct key_index *index, int64_t trace_id, int64_t device,
 void *rule_device_find(const struct key_index *index, int64_t trace_id, int64_t device,
 		       const void *items, size_t size);
 
-/* Critical from 20% of the span, warning from 5%, info below. */
-enum finding_severity rule_severity(int64_t recoverable_ns, int64_t span_ns);
-
 /*
  * Whose kernels a finding is about, weighted by what the rule measures (time, waste): the owner
  * with the most weight picks the fix (owner_fix: the owner's lever, or own_fix for the program's

@@ -134,5 +134,8 @@ void finding_evidence(struct finding *finding, const char *fmt, ...) __attribute
 /* Sort by recoverable time, largest first (ties: severity, then rule id). */
 void findings_rank(struct findings *list);
 void findings_release(struct findings *list);
+/* A finding's severity from the time it would recover against the span: critical from 20%, warning
+ * from 5%, info below. */
+enum finding_severity rule_severity(int64_t recoverable_ns, int64_t span_ns);
 
 #endif

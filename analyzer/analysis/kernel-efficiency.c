@@ -9,7 +9,7 @@
 #include "analyzer/analysis/kernel-efficiency.h"
 
 #include "common/strtab.h"
-#include "analyzer/loader/gpu-metrics.h"
+#include "analyzer/loader/gpu-samples.h"
 
 #include <errno.h>
 #include <math.h>

@@ -26,7 +26,7 @@
 #ifndef GPT_ANALYSIS_KERNEL_EFFICIENCY_H
 #define GPT_ANALYSIS_KERNEL_EFFICIENCY_H
 
-#include "analyzer/loader/gpu-metrics.h"
+#include "analyzer/loader/gpu-samples.h"
 #include "analyzer/loader/trace.h"
 
 #include <stddef.h>

@@ -6,7 +6,6 @@
 #include "analyzer/diff/diff.h"
 #include "analyzer/loader/events.h"
 #include "analyzer/loader/trace.h"
-#include "rules/rule-util.h"
 #include "common/key-index.h"
 #include "common/progress.h"
 #include "common/strtab.h"

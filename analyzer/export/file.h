@@ -1,7 +1,7 @@
 /*
  * The exporter's output file (file.c): buffered, optionally gzipped, written under a temporary name
  * and renamed into place by export_file_commit(). It knows bytes only: the writers (perfetto.c,
- * chrome.c, ranks.c) write to it; export.c picks the writer.
+ * chrome.c, ranks-export.c) write to it; export.c picks the writer.
  */
 #ifndef GPT_EXPORT_FILE_H
 #define GPT_EXPORT_FILE_H

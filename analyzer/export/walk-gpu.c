@@ -4,7 +4,7 @@
  */
 #define _GNU_SOURCE /* qsort_r */
 #include "analyzer/export/walk.h"
-#include "analyzer/loader/gpu-metrics.h"
+#include "analyzer/loader/gpu-samples.h"
 
 #include <math.h>
 

@@ -14,7 +14,7 @@
 #include "common/progress.h"
 #include "common/util.h"
 #include "analyzer/analysis/memory-use.h"
-#include "rules/rule-util.h"
+#include "analyzer/analysis/analysis.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -231,7 +231,7 @@ struct timeline {
 	struct flow_rank *ranks;
 	size_t nranks, ranks_cap;
 	struct progress progress;	/* over every row the passes read */
-	/* sampled GPU metrics (analyzer/loader/gpu-metrics.h), loaded with the first device's
+	/* sampled GPU metrics (analyzer/loader/gpu-samples.h), loaded with the first device's
 	 * counters */
 	struct gpu_samples *samples;
 	int nsample_devices;		/* -1: not loaded yet */

@@ -1,10 +1,10 @@
 /*
- * One file of a trace (see trace-internal.h): checked before SQLite sees it (a PyTorch profiler JSON
+ * One file of a trace (see trace-private.h): checked before SQLite sees it (a PyTorch profiler JSON
  * trace is imported first, into a cache; a trace left with a hot journal is read from a recovered
  * copy), opened read-only as the first or ATTACHed to it, then introspected: which source tables and
  * columns it has, ours or an nsys export, its structure checked, its clock's origin.
  */
-#include "analyzer/loader/trace-internal.h"
+#include "analyzer/loader/trace-private.h"
 #include "common/util.h"
 #include "analyzer/import/kineto.h"
 

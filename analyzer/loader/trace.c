@@ -5,7 +5,7 @@
  * keep per trace (events.c, strings.c) and frees it when it closes.
  */
 #include "analyzer/loader/trace.h"
-#include "analyzer/loader/trace-internal.h"
+#include "analyzer/loader/trace-private.h"
 #include "common/util.h"
 
 #include <errno.h>

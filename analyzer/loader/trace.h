@@ -73,7 +73,7 @@
  *       sampled GPU metrics (`gpt-trace run --gpu-metrics`, nsys --gpu-metrics-devices): one row
  * per sample and metric, metricName as nsys names it ("SMs Active [Throughput %]"), deviceId the
  *       GPU (typeId & 0xFF). Exists only when some file has GPU_METRICS;
- * analyzer/loader/gpu-metrics.h reads it as samples with their intervals.
+ * analyzer/loader/gpu-samples.h reads it as samples with their intervals.
  */
 #ifndef GPT_LOADER_TRACE_H
 #define GPT_LOADER_TRACE_H

@@ -10,7 +10,7 @@
  * stays with SQLite's page cache however large the trace is. The event reader (events.c) reads one
  * file's table with the same column expressions (trace_event_sql).
  */
-#include "analyzer/loader/trace-internal.h"
+#include "analyzer/loader/trace-private.h"
 #include "common/util.h"
 
 #include <errno.h>

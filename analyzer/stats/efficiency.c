@@ -5,7 +5,7 @@
 #include "analyzer/stats/efficiency.h"
 
 #include "common/util.h"
-#include "analyzer/loader/gpu-metrics.h"
+#include "analyzer/loader/gpu-samples.h"
 #include "analyzer/analysis/phases.h"
 
 #include <errno.h>

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "schema/version.h"
+#include "schema/schema-version.h"
 #include "collector/writer.h"
 #include "tests/collector/check.h"
 

@@ -31,7 +31,7 @@ cross-stack) plant rules/registry.c '#include "inject/inject.h"'
 	want="'inject' is in the collector stack, 'rules' in the analyzer one" ;;
 into-analyzer) plant collector/writer.c '#include "analyzer/loader/trace.h"'
 	want="'analyzer/loader' is in the analyzer stack, 'collector' in the collector one" ;;
-bottom) plant common/util.c '#include "schema/version.h"'
+bottom) plant common/util.c '#include "schema/schema-version.h"'
 	want="'schema' is not below 'common'" ;;
 no-layer) plant rules/registry.c '#include "samples/common.h"'
 	want="from 'samples', which is no layer" ;;

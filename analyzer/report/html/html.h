@@ -6,7 +6,7 @@
  * reports; what those do not hold (per-stream busy time at pixel scale, top kernels, copies by
  * kind, idle gaps by length) is struct report_charts, read from the canonical views in a few
  * aggregating passes whose memory grows with the number of streams, kernel names and pixels, never
- * with the number of events (data.c). timeline.c draws the overview timeline, utilization.c the GPU
+ * with the number of events (data.c). overview.c draws the overview timeline, utilization.c the GPU
  * utilization chart under its lanes and what bounds the GPU (traces with GPU metrics), page.c the
  * rest of the page.
  */
@@ -156,7 +156,7 @@ int64_t html_nice_step(int64_t range, int ticks);	/* a 1-2-5 step giving about t
    steady_iterations > 0. */
 void html_write_findings(FILE *out, int64_t origin, int64_t steady_iterations, const struct findings *findings);
 
-/* ---- the timeline's rows, drawn by the single-trace page and the cross-rank one (timeline.c) ---- */
+/* ---- the timeline's rows, drawn by the single-trace page and the cross-rank one (overview.c) ---- */
 
 #define TL_W 1200
 #define TL_LEFT 190	/* lane labels */
@@ -246,7 +246,7 @@ void ranks_timeline_read(const struct job_report *job, const char *const *summar
 void ranks_timeline_write(FILE *out, const struct job_report *job, const struct ranks_timeline *tl);
 void ranks_timeline_release(struct ranks_timeline *tl);
 
-/* The cross-rank report as one self-contained page (analyzer/report/ranks.h); summaries as above.
+/* The cross-rank report as one self-contained page (analyzer/report/ranks-report.h); summaries as above.
  */
 void report_ranks_write_html(FILE *out, const struct job_report *job, const char *const *summaries);
 

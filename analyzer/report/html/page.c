@@ -5,7 +5,7 @@
  * on white, Okabe-Ito colours (readable with colour-blindness), laid out to print.
  *
  * Every number shown also sits in a data-* attribute in ns, so a test can hold the page to the JSON
- * report; the overview timeline is timeline.c, the charts' data data.c.
+ * report; the overview timeline is overview.c, the charts' data data.c.
  */
 #include "analyzer/report/html/html.h"
 #include "analyzer/report/memory.h"

@@ -1,7 +1,7 @@
 /*
  * The cross-rank page's timeline (ranks-page.c draws the rest): the ranks side by side on the job's
  * clock (each rank's times moved by analyzer/ranks/job.h's clock correction), drawn with the
- * single-trace page's rows (timeline.c). Under the axis, a row marks the iterations a straggler
+ * single-trace page's rows (overview.c). Under the axis, a row marks the iterations a straggler
  * held up; then per rank a header (tinted for the straggler), its iterations from its summary (red
  * where it was the straggler: the others waited for it), and per GPU one lane of its NCCL kernels
  * and one of the rest (compute, copies), busy time per pixel read from its trace (data.c). Two
@@ -16,7 +16,7 @@
 #include "common/util.h"
 #include "analyzer/ranks/job.h"
 #include "analyzer/ranks/summary.h"
-#include "rules/rule-util.h"
+#include "rules/rule.h"
 
 #include <ctype.h>
 #include <inttypes.h>

@@ -18,7 +18,7 @@
  */
 #include "analyzer/report/html/html.h"
 #include "common/util.h"
-#include "analyzer/loader/gpu-metrics.h"
+#include "analyzer/loader/gpu-samples.h"
 #include "analyzer/analysis/kernel-efficiency.h"
 
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /*
  * The words, numbers and colours every part of the HTML page uses (html.h's shared renderers):
  * escaped text, short durations, times from the trace's origin, the palette of work and idle causes,
- * and copies in words. Below page.c and timeline.c, which both draw with them.
+ * and copies in words. Below page.c and overview.c, which both draw with them.
  */
 #include "analyzer/report/html/html.h"
 #include "common/util.h"

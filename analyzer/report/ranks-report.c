@@ -1,11 +1,12 @@
 /*
- * The cross-rank report (see ranks.h). Text and Markdown show every rank up to RANKS_SHOWN and then
+ * The cross-rank report (see ranks-report.h). Text and Markdown show every rank up to RANKS_SHOWN and then
  * the ones that held the job up; JSON lists every rank and iteration. The HTML page is
  * analyzer/report/html/ranks-page.c's.
  */
-#include "analyzer/report/ranks.h"
+#include "analyzer/report/ranks-report.h"
 #include "analyzer/report/html/html.h"
-#include "rules/rule-util.h"
+#include "analyzer/analysis/owner.h"
+#include "rules/rule.h"
 
 #include <inttypes.h>
 #include <string.h>

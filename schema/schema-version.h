@@ -4,8 +4,8 @@
  * Nsight Systems export schema whose DDL schema.sql copies, stored in META_DATA_EXPORT. A header of
  * its own so that `gpt-trace --version`, built without the collector, says the same numbers.
  */
-#ifndef GPT_COLLECTOR_SCHEMA_VERSION_H
-#define GPT_COLLECTOR_SCHEMA_VERSION_H
+#ifndef GPT_SCHEMA_SCHEMA_VERSION_H
+#define GPT_SCHEMA_SCHEMA_VERSION_H
 
 #define GPT_SCHEMA_VERSION "4"
 

@@ -1,8 +1,8 @@
 /*
- * The gpu_metrics view read as intervals (see gpu-metrics.h): one ordered pass, rows of one
+ * The gpu_metrics view read as intervals (see gpu-samples.h): one ordered pass, rows of one
  * timestamp folded into one sample, then each device's ends set from the next start.
  */
-#include "analyzer/loader/gpu-metrics.h"
+#include "analyzer/loader/gpu-samples.h"
 
 #include <errno.h>
 #include <math.h>
@@ -73,7 +73,7 @@ static int cmp_i64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The median gap between starts, and each sample's end from it (see gpu-metrics.h). */
+/* The median gap between starts, and each sample's end from it (see gpu-samples.h). */
 static int set_ends(struct gpu_samples *d)
 {
 	int64_t *gaps;

@@ -5,8 +5,8 @@
  * collective type (overlapped or exposed), the clock corrections, and the cross-rank rules'
  * findings; the page adds the ranks side by side on the job's clock (docs/html-report.md).
  */
-#ifndef GPT_REPORT_RANKS_H
-#define GPT_REPORT_RANKS_H
+#ifndef GPT_REPORT_RANKS_REPORT_H
+#define GPT_REPORT_RANKS_REPORT_H
 
 #include "analyzer/report/report.h"
 #include "analyzer/ranks/job.h"

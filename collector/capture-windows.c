@@ -1,8 +1,8 @@
 /*
- * Capture windows (see windows.h): a short list of [start, end) spans, consulted once per row.
+ * Capture windows (see capture-windows.h): a short list of [start, end) spans, consulted once per row.
  * Rows come nearly in time order, so the last window is tried first.
  */
-#include "collector/windows.h"
+#include "collector/capture-windows.h"
 
 #include <stdio.h>
 #include <stdlib.h>

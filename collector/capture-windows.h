@@ -16,8 +16,8 @@
  *
  * Times are absolute ns on the records' clock. All functions run on the writer thread.
  */
-#ifndef GPT_COLLECTOR_WINDOWS_H
-#define GPT_COLLECTOR_WINDOWS_H
+#ifndef GPT_COLLECTOR_CAPTURE_WINDOWS_H
+#define GPT_COLLECTOR_CAPTURE_WINDOWS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -7,8 +7,8 @@
  * measured on the H100), or, after a gap longer than GPU_SAMPLES_MAX_GAP sampling periods (the
  * sampler stopped, a sample was dropped), one median period after its start.
  */
-#ifndef GPT_LOADER_GPU_METRICS_H
-#define GPT_LOADER_GPU_METRICS_H
+#ifndef GPT_LOADER_GPU_SAMPLES_H
+#define GPT_LOADER_GPU_SAMPLES_H
 
 #include "analyzer/loader/trace.h"
 

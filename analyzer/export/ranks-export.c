@@ -1,5 +1,5 @@
 /*
- * The multi-rank timeline (see ranks.h). Chrome JSON rather than Perfetto protobuf: flows
+ * The multi-rank timeline (see ranks-export.h). Chrome JSON rather than Perfetto protobuf: flows
  * between ranks are plain "s"/"f" events bound to the enclosing kernel slice, and the file is
  * written rank after rank without interning state shared between them.
  *
@@ -8,7 +8,7 @@
  * table. Only collectives that every rank has get arrows: a truncated rank would leave an arrow
  * without its end.
  */
-#include "analyzer/export/ranks.h"
+#include "analyzer/export/ranks-export.h"
 #include "analyzer/export/timeline.h"
 
 #include "common/util.h"

@@ -7,8 +7,8 @@
  * late rank's short kernel and the others' long ones line up. The ranks' traces are read one at a
  * time.
  */
-#ifndef GPT_EXPORT_RANKS_H
-#define GPT_EXPORT_RANKS_H
+#ifndef GPT_EXPORT_RANKS_EXPORT_H
+#define GPT_EXPORT_RANKS_EXPORT_H
 
 #include "analyzer/ranks/job.h"
 
