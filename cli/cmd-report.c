@@ -4,6 +4,7 @@
  * the header and the ranked findings as text (colour on a terminal), Markdown, JSON or an HTML page.
  */
 #include "analyzer/report/report.h"
+#include "analyzer/report/fix-order.h"
 #include "cli/commands.h"
 #include "cli/report-ranks.h"
 #include "cli/trace-args.h"
@@ -284,6 +285,10 @@ static int report_compute(struct report_command *cmd, struct trace *trace, struc
 		return -1;
 	}
 	cmd->opt.nrules = (size_t)n;
+	if (hdr->steady_only && report_fix_order_compute(trace, hdr, findings, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		return -1;
+	}
 	return 0;
 }
 

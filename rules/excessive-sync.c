@@ -13,6 +13,7 @@
  * the CUPTI synchronization records, as information, with nothing recoverable claimed.
  */
 #include "analyzer/analysis/gaps.h"
+#include "analyzer/analysis/what-if.h"
 #include "rules/rule-util.h"
 
 #include "common/util.h"
@@ -148,6 +149,21 @@ static int64_t add_records(const struct sync_state *s, struct finding *f, int64_
 	return total;
 }
 
+/* The replay's fix: the trace's synchronize calls no longer wait. */
+static struct what_if_fix *no_wait_fix(const struct sync_state *s, int64_t trace_id)
+{
+	int64_t *ids = xcalloc(s->ncalls ? s->ncalls : 1, sizeof(*ids));
+	size_t n = 0;
+	struct what_if_fix *fix;
+
+	for (size_t c = 0; c < s->ncalls; c++)
+		if (s->calls[c].trace_id == trace_id)
+			ids[n++] = s->calls[c].name_id;
+	fix = n ? what_if_fix_new(WHAT_IF_NO_WAIT, trace_id, -1, ids, n, 0) : NULL;
+	free(ids);
+	return fix;
+}
+
 static void report_drains(const struct rule *rule, struct rule_context *ctx, struct sync_state *s,
 			  const struct gap_device *dev, const struct span_clock *clock,
 			  double min_syncs)
@@ -189,6 +205,7 @@ static void report_drains(const struct rule *rule, struct rule_context *ctx, str
 	    fmt_device(&t1, ctx->an.trace, dev->trace_id, dev->device), count,
 	    fmt_duration(&t2, idle));
 	f->device = (int32_t)dev->device;
+	finding_what_if(f, no_wait_fix(s, dev->trace_id));
 	/* Per call name: how often the process called it, how long it blocked, how often it drained. */
 	for (size_t c = 0; c < s->ncalls; c++) {
 		const struct sync_calls *calls = &s->calls[c];

@@ -4,6 +4,7 @@
  * copies), except rule_id, which points at the rule descriptor's static id.
  */
 #include "rules/rule.h"
+#include "analyzer/analysis/what-if.h"
 
 #include "common/util.h"
 
@@ -104,6 +105,7 @@ void findings_release(struct findings *list)
 		for (size_t j = 0; j < f->nevidence; j++)
 			free(f->evidence[j]);
 		free(f->evidence);
+		what_if_fix_free(f->what_if);
 	}
 	free(list->items);
 	memset(list, 0, sizeof(*list));
@@ -119,4 +121,10 @@ enum finding_severity rule_severity(int64_t recoverable_ns, int64_t span_ns)
 	if (recoverable_ns >= span_ns / 20 + (span_ns % 20 != 0))
 		return SEVERITY_WARNING;
 	return SEVERITY_INFO;
+}
+
+void finding_what_if(struct finding *finding, struct what_if_fix *fix)
+{
+	what_if_fix_free(finding->what_if);
+	finding->what_if = fix;
 }

@@ -2,6 +2,7 @@
  * A rule's kernels grouped by name (see kernel-groups.h).
  */
 #include "rules/kernel-groups.h"
+#include "analyzer/analysis/what-if.h"
 
 #include "common/util.h"
 
@@ -109,4 +110,23 @@ void kernel_groups_evidence(const struct kernel_groups *groups, struct finding *
 	if (names > KERNEL_GROUPS_SHOWN)
 		finding_evidence(f, "... and %zu more %s%s", names - KERNEL_GROUPS_SHOWN, what,
 				 plural((int64_t)(names - KERNEL_GROUPS_SHOWN)));
+}
+
+struct what_if_fix *kernel_groups_fix(const struct kernel_groups *groups, int64_t trace_id, int64_t device,
+				      double factor)
+{
+	int64_t *ids = xcalloc(groups->count ? groups->count : 1, sizeof(*ids));
+	size_t n = 0;
+	struct what_if_fix *fix = NULL;
+
+	for (size_t i = 0; i < groups->count; i++) {
+		const struct kernel_group *k = kernel_groups_at(groups, i);
+
+		if (k->trace_id == trace_id && k->device == device)
+			ids[n++] = k->name_id;
+	}
+	if (n)
+		fix = what_if_fix_new(WHAT_IF_KERNELS, trace_id, device, ids, n, factor);
+	free(ids);
+	return fix;
 }

@@ -44,6 +44,11 @@ void kernel_groups_release(struct kernel_groups *groups);
 size_t kernel_groups_owners(const struct kernel_groups *groups, struct rule_context *ctx,
 			    int64_t trace_id, int64_t device, struct owner_weights *owners);
 
+/* The what-if replay's fix for one device's kernels: each runs factor times as long. NULL when the
+ * device has none. */
+struct what_if_fix *kernel_groups_fix(const struct kernel_groups *groups, int64_t trace_id, int64_t device,
+				      double factor);
+
 /* One evidence line for a kernel's record. */
 typedef void kernel_line_fn(struct finding *f, struct rule_context *ctx, const void *record);
 /*

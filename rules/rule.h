@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct what_if_fix;
+
 enum finding_severity {
 	SEVERITY_INFO = 0,	/* worth knowing, little time at stake */
 	SEVERITY_WARNING = 1,
@@ -37,6 +39,9 @@ struct finding {
 	int64_t stream;			/* stream id, -1 for none */
 	int owner; /* enum kernel_owner (analyzer/analysis/owner.h) of the kernels it is about, the
 		      dominant one by time; -1 when it is about no kernel */
+	/* The fix as the what-if replay applies it (analyzer/analysis/what-if.h); NULL when the
+	 * replay does not model this rule's fix. Owned. */
+	struct what_if_fix *what_if;
 };
 
 /* A growable list of findings. Zero-initialise; release with findings_release(). */
@@ -131,6 +136,8 @@ struct finding *findings_add(struct findings *list, const struct rule *rule, enu
 			     int64_t recoverable_ns, const char *fix, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 void finding_evidence(struct finding *finding, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The finding's fix for the what-if replay (taken over; replaces one set before). */
+void finding_what_if(struct finding *finding, struct what_if_fix *fix);
 /* Sort by recoverable time, largest first (ties: severity, then rule id). */
 void findings_rank(struct findings *list);
 void findings_release(struct findings *list);

@@ -5,6 +5,7 @@
  * them bumps REPORT_JSON_SCHEMA.
  */
 #include "analyzer/report/report.h"
+#include "analyzer/report/fix-order.h"
 #include "analyzer/loader/events.h"
 #include "analyzer/report/html/html.h"
 #include "analyzer/report/memory.h"
@@ -330,6 +331,7 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 	fprintf(out, "\n");
 	write_phases_text(out, hdr, bold, reset);
 	report_memory_text(out, hdr);
+	report_fix_order_text(out, hdr, findings, bold, reset);
 
 	if (!findings->count) {
 		fprintf(out, "No findings from %zu rules%s.\n", opt->nrules, hdr->steady_only ? " in the steady state" : "");
@@ -459,6 +461,7 @@ static void write_markdown(FILE *out, const struct report_header *hdr, const str
 	}
 	write_phases_markdown(out, hdr);
 	report_memory_markdown(out, hdr);
+	report_fix_order_markdown(out, hdr, findings);
 	if (!findings->count) {
 		fprintf(out, "No findings from %zu rules.\n", opt->nrules);
 		return;
@@ -656,6 +659,7 @@ static void write_json(FILE *out, const struct report_header *hdr, const struct 
 		hdr->kernels, hdr->copies, hdr->api_calls);
 	write_phases_json(out, hdr);
 	report_memory_json(out, hdr);
+	report_fix_order_json(out, hdr, findings);
 	fprintf(out, "  \"rules_run\": %zu,\n  \"recoverable_ns\": %" PRId64 ",\n  \"recoverable_meaning\": ", opt->nrules,
 		recoverable_total(findings));
 	output_json_string(out, "the sum of the findings' recoverable times, in device time: no idle ns is claimed by "

@@ -28,6 +28,7 @@ struct report_device {
 
 struct report_charts;
 struct memory_summary;
+struct report_fix_order;
 
 /* What ran, where, how long, how busy: read from the canonical views. */
 struct report_header {
@@ -50,6 +51,8 @@ struct report_header {
 	struct report_charts *charts;		/* HTML only: report_charts_read(); NULL otherwise */
 	struct memory_summary
 	    *memory; /* GPU memory (analyzer/analysis/memory-use.h); NULL when not computed */
+	struct report_fix_order *fix_order;	/* the steady states replayed (fix-order.h), per trace */
+	size_t nfix_order;
 };
 
 /* The devices' busy time added up (saturating at INT64_MAX). */

@@ -1,0 +1,874 @@
+/*
+ * The what-if replay (what-if.h): the steady state's calls and operations read once, their
+ * constraints recorded, and the graph replayed in the order it ran, each node after the ones it
+ * depends on (every constraint points back in time: to a thread's previous call, an operation's
+ * launch, its stream's previous operation, a dependency launched before it).
+ */
+#include "analyzer/analysis/what-if.h"
+#include "analyzer/analysis/gaps.h"
+#include "common/util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum op_kind { OP_KERNEL, OP_COPY, OP_SET };
+
+/* What bound an operation's start, or a call's end. */
+enum bound_by {
+	BY_NONE,	/* recorded times kept: outside the replayed window */
+	BY_THREAD,	/* a call: its thread's previous call (the host's own time between them) */
+	BY_AWAITED,	/* a call: the operation it waited for */
+	BY_LAUNCH,	/* an operation: its launch call */
+	BY_STREAM,	/* an operation: its stream's previous operation */
+	BY_DEP,		/* an operation: an operation on another stream */
+	BY_WAKE,	/* a call: a call of another thread, whose end woke this one */
+};
+
+/* A top-level call: one that no other call of its thread encloses (a driver call inside a runtime
+ * one is not a node: its operations are its parent's, launched that much after the parent began). */
+struct call {
+	int64_t start, end, name_id, tid;
+	unsigned cls;
+	int64_t prev;		/* the thread's previous call, -1 */
+	int64_t awaited;	/* blocking: the operation it waited for, -1 */
+	int64_t woken_by;	/* the call of another thread it waited for, -1 */
+	size_t first_op, nops;	/* its operations in struct what_if's launch order */
+	/* replayed */
+	int64_t rstart, rend;
+	enum bound_by by;
+};
+
+struct op {
+	int64_t start, end, device, stream, corr, name_id, bytes;
+	enum op_kind kind;
+	int pageable, nccl;
+	int64_t call;		/* its launch call in the window, -1: recorded times kept */
+	int64_t launch_off;	/* when it was launched, after its call's start (a nested call's) */
+	int64_t prev;		/* its stream's previous operation, -1 */
+	int64_t dep;		/* the operation on another stream it waited for, -1 */
+	enum bound_by by;	/* the constraint its start came least after */
+	int64_t slack;		/* by how much */
+	int64_t launch_min;	/* the device's shortest launch-to-start time */
+	int use_prev;		/* the stream's previous operation ended before it started */
+	/* replayed */
+	int64_t rstart, rend;
+	enum bound_by rby;	/* the constraint its start came after in the replay */
+	int done;
+};
+
+struct what_if {
+	int64_t trace_id;
+	size_t iterations;
+	int64_t h0;			/* the window's first call */
+	int64_t measured;
+	struct call *calls;		/* by start (a nested call after its parent) */
+	size_t ncalls;
+	struct op *ops;			/* by start */
+	size_t nops;
+	size_t *launched;		/* op indices by launch call, then start */
+};
+
+/* ---- fixes ---- */
+
+static int compare_i64(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return (a > b) - (a < b);
+}
+
+struct what_if_fix *what_if_fix_new(enum what_if_kind kind, int64_t trace_id, int64_t device,
+				    const int64_t *name_ids, size_t nnames, double factor)
+{
+	struct what_if_fix *f = xcalloc(1, sizeof(*f));
+
+	*f = (struct what_if_fix){ .kind = kind, .trace_id = trace_id, .device = device,
+				   .factor = factor };
+	if (nnames) {
+		f->name_ids = xcalloc(nnames, sizeof(*f->name_ids));
+		memcpy(f->name_ids, name_ids, nnames * sizeof(*f->name_ids));
+		qsort(f->name_ids, nnames, sizeof(*f->name_ids), compare_i64);
+		f->nnames = nnames;
+	}
+	return f;
+}
+
+void what_if_fix_free(struct what_if_fix *fix)
+{
+	if (!fix)
+		return;
+	free(fix->name_ids);
+	free(fix);
+}
+
+static int names_match(const struct what_if_fix *f, int64_t name_id)
+{
+	return !f->nnames || bsearch(&name_id, f->name_ids, f->nnames, sizeof(int64_t), compare_i64);
+}
+
+static int applies(const struct what_if_fix *f, const struct what_if *w, enum what_if_kind kind,
+		   int64_t device)
+{
+	return f->kind == kind && f->trace_id == w->trace_id && (f->device < 0 || f->device == device);
+}
+
+/* An operation's duration with the fixes applied. */
+static int64_t op_duration(const struct what_if *w, const struct op *o,
+			   const struct what_if_fix *const *fixes, size_t n)
+{
+	double dur = (double)(o->end - o->start);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct what_if_fix *f = fixes[i];
+
+		if (o->kind == OP_KERNEL && applies(f, w, WHAT_IF_KERNELS, o->device) &&
+		    names_match(f, o->name_id))
+			dur *= f->factor;
+		else if (o->kind == OP_COPY && o->pageable && applies(f, w, WHAT_IF_PINNED, o->device) &&
+			 f->factor > 0 && (double)o->bytes / f->factor < dur)
+			dur = (double)o->bytes / f->factor;
+	}
+	return dur < 0 ? 0 : (int64_t)(dur + 0.5);
+}
+
+static int call_fixed(const struct what_if *w, const struct call *c, enum what_if_kind kind,
+		      const struct what_if_fix *const *fixes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (applies(fixes[i], w, kind, -1) && names_match(fixes[i], c->name_id))
+			return 1;
+	return 0;
+}
+
+/* ---- the replay ---- */
+
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+static void call_start(struct what_if *w, struct call *c)
+{
+	c->by = BY_THREAD;
+	if (c->woken_by >= 0) {
+		/* its gap was the wait: what it did after the wake, and no earlier than its previous call */
+		const struct call *b = &w->calls[c->woken_by];
+
+		c->rstart = b->rend + (c->start - b->end);
+		c->by = BY_WAKE;
+		if (c->prev >= 0 && w->calls[c->prev].rend > c->rstart) {
+			c->rstart = w->calls[c->prev].rend;
+			c->by = BY_THREAD;
+		}
+	} else if (c->prev >= 0) {
+		const struct call *p = &w->calls[c->prev];
+
+		c->rstart = p->rend + (c->start - p->end);
+	} else {
+		c->rstart = c->start;	/* the thread's first call in the window keeps its time */
+	}
+}
+
+static void call_end(struct what_if *w, struct call *c, const struct what_if_fix *const *fixes, size_t n)
+{
+	int64_t dur = c->end - c->start;
+
+	if (call_fixed(w, c, WHAT_IF_NO_CALL, fixes, n)) {
+		c->rend = c->rstart;
+		return;
+	}
+	if (c->awaited >= 0) {
+		const struct op *o = &w->ops[c->awaited];
+		int64_t tail = c->end - o->end;	/* what the call took after the operation ended */
+
+		c->rend = c->rstart + tail;
+		if (!call_fixed(w, c, WHAT_IF_NO_WAIT, fixes, n) && o->rend + tail > c->rend) {
+			c->rend = o->rend + tail;
+			c->by = BY_AWAITED;
+		}
+		return;
+	}
+	c->rend = c->rstart + dur;
+}
+
+static void replay_op(struct what_if *w, struct op *o, const struct what_if_fix *const *fixes, size_t n)
+{
+	int64_t at;
+
+	o->done = 1;
+	if (o->call < 0) {
+		o->rstart = o->start;
+		o->rend = o->end;
+		return;
+	}
+	at = w->calls[o->call].rstart + o->launch_off + o->launch_min;
+	o->rby = BY_LAUNCH;
+	if (o->use_prev) {
+		const struct op *p = &w->ops[o->prev];
+		int64_t end = p->done ? p->rend : p->end;
+
+		if (end > at) {
+			at = end;
+			o->rby = BY_STREAM;
+		}
+	}
+	if (o->dep >= 0) {
+		const struct op *d = &w->ops[o->dep];
+		int64_t end = d->done ? d->rend : d->end;
+
+		if (end > at) {
+			at = end;
+			o->rby = BY_DEP;
+		}
+	}
+	o->rstart = at + o->slack;
+	o->rend = o->rstart + op_duration(w, o, fixes, n);
+}
+
+struct path {
+	const struct what_if *w;
+	struct what_if_result *out;
+	int64_t end;		/* how far back the path has come */
+	int64_t *streams, *stream_ns;
+	size_t nstreams;
+};
+
+static void path_add(struct path *p, enum what_if_part part, int64_t to)
+{
+	if (p->end > to)
+		p->out->part_ns[part] += p->end - to;
+	p->end = to;
+}
+
+static void path_stream(struct path *p, int64_t stream, int64_t ns)
+{
+	size_t s;
+
+	for (s = 0; s < p->nstreams && p->streams[s] != stream; s++)
+		;
+	if (s == p->nstreams) {
+		p->streams = xrealloc(p->streams, (s + 1) * sizeof(*p->streams));
+		p->stream_ns = xrealloc(p->stream_ns, (s + 1) * sizeof(*p->stream_ns));
+		p->streams[s] = stream;
+		p->stream_ns[s] = 0;
+		p->nstreams++;
+	}
+	p->stream_ns[s] += ns;
+}
+
+/* From call c's start to what it started after: its thread's previous call, or the call of
+ * another thread that woke it. */
+static int64_t path_call_start(struct path *p, const struct call *c)
+{
+	path_add(p, WHAT_IF_HOST, c->rstart);
+	if (c->by == BY_WAKE) {
+		path_add(p, WHAT_IF_HOST, p->w->calls[c->woken_by].rend);
+		return c->woken_by;
+	}
+	if (c->prev >= 0)
+		path_add(p, WHAT_IF_HOST, p->w->calls[c->prev].rend);
+	return c->prev;
+}
+
+/* From inside call c back to its start, then to its thread's previous call: the next node. */
+static int64_t path_call(struct path *p, const struct call *c, int *is_op)
+{
+	if (c->by == BY_AWAITED) {
+		path_add(p, WHAT_IF_HOST, p->w->ops[c->awaited].rend);
+		*is_op = 1;
+		return c->awaited;
+	}
+	*is_op = 0;
+	return path_call_start(p, c);
+}
+
+/* From an operation's end back to what it started after: the next node. */
+static int64_t path_op(struct path *p, const struct op *o, int *is_op)
+{
+	enum what_if_part part = o->kind != OP_KERNEL ? WHAT_IF_COPY : o->nccl ? WHAT_IF_COMM : WHAT_IF_COMPUTE;
+	int64_t before = p->end;
+
+	path_add(p, part, o->rstart);
+	path_stream(p, o->stream, before - p->end);
+	if (o->call < 0)
+		return -1;
+	path_add(p, WHAT_IF_LAUNCH, o->rstart - o->slack);
+	if (o->rby == BY_STREAM || o->rby == BY_DEP) {
+		int64_t next = o->rby == BY_STREAM ? o->prev : o->dep;
+
+		*is_op = 1;
+		return next;
+	}
+	{
+		const struct call *c = &p->w->calls[o->call];
+
+		path_add(p, WHAT_IF_LAUNCH, c->rstart + o->launch_off);
+		*is_op = 0;
+		return path_call_start(p, c);
+	}
+}
+
+/* Walk the critical path back from the node that ends last, adding each stretch to its part. */
+static void critical_path(const struct what_if *w, struct what_if_result *out)
+{
+	struct path p = { .w = w, .out = out, .end = w->h0 };
+	int64_t node = -1, best = 0;
+	int is_op = 0;
+	size_t guard = w->ncalls + w->nops + 1;
+
+	for (size_t i = 0; i < w->ncalls; i++)
+		if (w->calls[i].rend > p.end) {
+			p.end = w->calls[i].rend;
+			node = (int64_t)i;
+		}
+	for (size_t i = 0; i < w->nops; i++)
+		if (w->ops[i].call >= 0 && w->ops[i].rend > p.end) {
+			p.end = w->ops[i].rend;
+			node = (int64_t)i;
+			is_op = 1;
+		}
+	out->window_ns = p.end - w->h0;
+	out->top_stream = -1;
+	while (node >= 0 && guard--)
+		node = is_op ? path_op(&p, &w->ops[node], &is_op) : path_call(&p, &w->calls[node], &is_op);
+	path_add(&p, WHAT_IF_HOST, w->h0);	/* before the path's first node */
+	for (size_t s = 0; s < p.nstreams; s++)
+		if (p.stream_ns[s] > best) {
+			best = p.stream_ns[s];
+			out->top_stream = p.streams[s];
+		}
+	free(p.streams);
+	free(p.stream_ns);
+}
+
+void what_if_replay(struct what_if *w, const struct what_if_fix *const *fixes, size_t n,
+		    struct what_if_result *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < w->nops; i++)
+		w->ops[i].done = 0;
+	for (size_t i = 0; i < w->nops; i++)
+		if (w->ops[i].call < 0)
+			replay_op(w, &w->ops[i], fixes, n);
+	/* In the order the calls ran, each call's operations between its start and its end (a
+	 * blocking copy waits for the copy it launched itself). */
+	for (size_t i = 0; i < w->ncalls; i++) {
+		struct call *c = &w->calls[i];
+
+		call_start(w, c);
+		for (size_t k = 0; k < c->nops; k++)
+			replay_op(w, &w->ops[w->launched[c->first_op + k]], fixes, n);
+		call_end(w, c, fixes, n);
+	}
+	critical_path(w, out);
+}
+
+int64_t what_if_measured(const struct what_if *w)
+{
+	return w->measured;
+}
+
+size_t what_if_iterations(const struct what_if *w)
+{
+	return w->iterations;
+}
+
+int64_t what_if_trace(const struct what_if *w)
+{
+	return w->trace_id;
+}
+
+const char *what_if_part_name(enum what_if_part part)
+{
+	static const char *const names[WHAT_IF_PARTS] = {
+		[WHAT_IF_HOST] = "host", [WHAT_IF_COMPUTE] = "compute", [WHAT_IF_COMM] = "communication",
+		[WHAT_IF_COPY] = "copies", [WHAT_IF_LAUNCH] = "launch and queue",
+	};
+
+	return (unsigned)part < WHAT_IF_PARTS ? names[part] : "?";
+}
+
+const char *what_if_part_id(enum what_if_part part)
+{
+	static const char *const ids[WHAT_IF_PARTS] = {
+		[WHAT_IF_HOST] = "host", [WHAT_IF_COMPUTE] = "compute", [WHAT_IF_COMM] = "comm",
+		[WHAT_IF_COPY] = "copy", [WHAT_IF_LAUNCH] = "launch",
+	};
+
+	return (unsigned)part < WHAT_IF_PARTS ? ids[part] : "?";
+}
+
+void what_if_free(struct what_if *w)
+{
+	if (!w)
+		return;
+	free(w->calls);
+	free(w->ops);
+	free(w->launched);
+	free(w);
+}
+
+/* ---- reading the steady state ---- */
+
+static const char calls_sql[] =
+	"SELECT start, end, globalTid, correlationId, nameId FROM api_calls "
+	"WHERE traceId = ?1 AND start >= ?2 AND start < ?3 ORDER BY globalTid, start, end DESC";
+
+static const char ops_sql[] =
+	"SELECT 0, start, end, deviceId, streamId, correlationId, nameId, 0, 0 FROM kernels "
+	"WHERE traceId = ?1 AND end >= ?2 AND start <= ?3 "
+	"UNION ALL SELECT 1, start, end, deviceId, streamId, correlationId, -1, bytes, "
+	"srcKind = 0 OR dstKind = 0 FROM copies WHERE traceId = ?1 AND end >= ?2 AND start <= ?3 "
+	"UNION ALL SELECT 2, start, end, deviceId, streamId, correlationId, -1, bytes, 0 FROM sets "
+	"WHERE traceId = ?1 AND end >= ?2 AND start <= ?3 ORDER BY 2, 3";
+
+/* A nested call's correlation id, the top-level call it is in, and how long after its start. */
+struct corr_entry {
+	int64_t corr, call, offset;
+};
+
+static int compare_corr(const void *pa, const void *pb)
+{
+	const struct corr_entry *a = pa, *b = pb;
+
+	return (a->corr > b->corr) - (a->corr < b->corr);
+}
+
+static int compare_call_start(const void *pa, const void *pb)
+{
+	const struct call *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return (a->start > b->start) - (a->start < b->start);
+	return (a->tid > b->tid) - (a->tid < b->tid);
+}
+
+struct loading {
+	struct what_if *w;
+	struct corr_entry *corr;
+	size_t ncorr, cap;
+	const struct api_names *names;
+};
+
+/* Calls by thread and start: the top-level ones become nodes, every call's correlation id maps to
+ * its top-level call. Calls are then put in start order (the nodes' indices change: the map is
+ * rewritten through the old index). */
+static int read_calls(const struct analysis_context *a, struct loading *l, int64_t h0, int64_t h1, char *err,
+		      size_t errlen)
+{
+	struct what_if *w = l->w;
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int64_t top = -1, last_tid = INT64_MIN;
+	int64_t *index;
+	int ret = analysis_prepare(a, calls_sql, &st, err, errlen), rc;
+
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, w->trace_id);
+	sqlite3_bind_int64(st, 2, h0);
+	sqlite3_bind_int64(st, 3, h1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
+		int64_t tid = sqlite3_column_int64(st, 2), name_id = sqlite3_column_int64(st, 4);
+		unsigned cls = api_names_class(l->names, w->trace_id, name_id);
+
+		if (cls & API_REPLAYED)
+			continue;
+		if (end < start)
+			end = start;
+		if (tid != last_tid || top < 0 || start >= w->calls[top].end) {
+			if (w->ncalls == cap) {
+				cap = cap ? 2 * cap : 1024;
+				w->calls = xrealloc(w->calls, cap * sizeof(*w->calls));
+			}
+			w->calls[w->ncalls] = (struct call){ .start = start, .end = end, .name_id = name_id,
+							     .tid = tid, .cls = cls, .prev = -1, .awaited = -1,
+							     .woken_by = -1 };
+			top = (int64_t)w->ncalls++;
+			last_tid = tid;
+		} else {
+			w->calls[top].cls |= cls;	/* cudaMemcpy's cuMemcpy: the parent blocks too */
+		}
+		if (l->ncorr == l->cap) {
+			l->cap = l->cap ? 2 * l->cap : 1024;
+			l->corr = xrealloc(l->corr, l->cap * sizeof(*l->corr));
+		}
+		l->corr[l->ncorr++] = (struct corr_entry){ sqlite3_column_int64(st, 3), top,
+							   start - w->calls[top].start };
+	}
+	if (rc != SQLITE_DONE)
+		ret = analysis_step_error(a, err, errlen);
+	sqlite3_finalize(st);
+	if (ret < 0)
+		return ret;
+	/* start order, the thread's previous call linked */
+	for (size_t i = 0; i < w->ncalls; i++)
+		w->calls[i].first_op = i;	/* the old index, for a moment */
+	qsort(w->calls, w->ncalls, sizeof(*w->calls), compare_call_start);
+	index = xcalloc(w->ncalls ? w->ncalls : 1, sizeof(*index));
+	for (size_t i = 0; i < w->ncalls; i++)
+		index[w->calls[i].first_op] = (int64_t)i;
+	for (size_t i = 0; i < l->ncorr; i++)
+		l->corr[i].call = index[l->corr[i].call];
+	free(index);
+	{
+		int64_t (*last)[2] = NULL;	/* per thread: tid, its latest call */
+		size_t nthreads = 0, t;
+
+		for (size_t i = 0; i < w->ncalls; i++) {
+			w->calls[i].first_op = 0;
+			for (t = 0; t < nthreads && last[t][0] != w->calls[i].tid; t++)
+				;
+			if (t == nthreads) {
+				last = xrealloc(last, (nthreads + 1) * sizeof(*last));
+				last[nthreads][0] = w->calls[i].tid;
+				last[nthreads++][1] = -1;
+			}
+			w->calls[i].prev = last[t][1];
+			last[t][1] = (int64_t)i;
+		}
+		free(last);
+	}
+	qsort(l->corr, l->ncorr, sizeof(*l->corr), compare_corr);
+	return 0;
+}
+
+static int read_ops(const struct analysis_context *a, struct loading *l, int64_t h0, int64_t g1, char *err,
+		    size_t errlen)
+{
+	struct what_if *w = l->w;
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int ret = analysis_prepare(a, ops_sql, &st, err, errlen), rc;
+
+	if (ret < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, w->trace_id);
+	sqlite3_bind_int64(st, 2, h0);
+	sqlite3_bind_int64(st, 3, g1);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct corr_entry key = { .corr = sqlite3_column_int64(st, 5) }, *c;
+		struct op *o;
+
+		if (w->nops == cap) {
+			cap = cap ? 2 * cap : 4096;
+			w->ops = xrealloc(w->ops, cap * sizeof(*w->ops));
+		}
+		o = &w->ops[w->nops++];
+		*o = (struct op){ .kind = (enum op_kind)sqlite3_column_int(st, 0),
+				  .start = sqlite3_column_int64(st, 1), .end = sqlite3_column_int64(st, 2),
+				  .device = sqlite3_column_int64(st, 3), .stream = sqlite3_column_int64(st, 4),
+				  .corr = key.corr, .name_id = sqlite3_column_int64(st, 6),
+				  .bytes = sqlite3_column_int64(st, 7), .pageable = sqlite3_column_int(st, 8),
+				  .call = -1, .prev = -1, .dep = -1 };
+		if (o->end < o->start)
+			o->end = o->start;
+		c = l->ncorr ? bsearch(&key, l->corr, l->ncorr, sizeof(*l->corr), compare_corr) : NULL;
+		if (c) {
+			o->call = c->call;
+			o->launch_off = c->offset;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		ret = analysis_step_error(a, err, errlen);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* NCCL's kernels by name: their time is communication. */
+static void mark_nccl(const struct analysis_context *a, struct what_if *w)
+{
+	int64_t last = INT64_MIN;
+	int nccl = 0;
+
+	for (size_t i = 0; i < w->nops; i++) {
+		const struct op *o = &w->ops[i];
+		const char *name = NULL;
+		char why[256];
+
+		if (o->kind != OP_KERNEL)
+			continue;
+		if (o->name_id != last) {
+			last = o->name_id;
+			nccl = trace_string(a->trace, w->trace_id, o->name_id, &name, why, sizeof(why)) == 0 &&
+			       name && !strncmp(name, "nccl", 4);
+		}
+		w->ops[i].nccl = nccl;
+	}
+}
+
+static const struct what_if *sort_w;	/* qsort's context: single-threaded loading */
+
+static int compare_launched(const void *pa, const void *pb)
+{
+	const struct op *a = &sort_w->ops[*(const size_t *)pa], *b = &sort_w->ops[*(const size_t *)pb];
+
+	if (a->call != b->call)
+		return (a->call > b->call) - (a->call < b->call);
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+static int compare_end(const void *pa, const void *pb)
+{
+	const struct op *a = &sort_w->ops[*(const size_t *)pa], *b = &sort_w->ops[*(const size_t *)pb];
+
+	return (a->end > b->end) - (a->end < b->end);
+}
+
+static int64_t launched_at(const struct what_if *w, const struct op *o)
+{
+	return o->call < 0 ? INT64_MIN : w->calls[o->call].start + o->launch_off;
+}
+
+/* The latest-ending operation, of by_end[0, n), that ends in [lo, hi] and passes ok(); -1 when none.
+ * Looks back at most 64 operations. */
+static int64_t latest_end(const struct what_if *w, const size_t *by_end, size_t n, int64_t lo, int64_t hi,
+			  int (*ok)(const struct what_if *, const struct op *, const void *), const void *arg)
+{
+	size_t a = 0, b = n;
+
+	while (a < b) {	/* the first ending after hi */
+		size_t m = a + (b - a) / 2;
+
+		if (w->ops[by_end[m]].end <= hi)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (size_t k = a, steps = 0; k-- > 0 && steps < 64; steps++) {
+		const struct op *o = &w->ops[by_end[k]];
+
+		if (o->end < lo)
+			break;
+		if (ok(w, o, arg))
+			return (int64_t)by_end[k];
+	}
+	return -1;
+}
+
+/* A blocking call waits for an operation launched before it (by any thread) or by itself. */
+static int awaitable(const struct what_if *w, const struct op *o, const void *arg)
+{
+	const struct call *c = arg;
+
+	return launched_at(w, o) <= c->end && (o->call < 0 || w->calls[o->call].start <= c->start);
+}
+
+/* A dependency: on another stream of the device, launched before the operation. */
+static int dependency(const struct what_if *w, const struct op *o, const void *arg)
+{
+	const struct op *of = arg;
+
+	return o->device == of->device && o->stream != of->stream && launched_at(w, o) <= launched_at(w, of);
+}
+
+static int compare_call_end(const void *pa, const void *pb)
+{
+	const struct call *a = &sort_w->calls[*(const size_t *)pa], *b = &sort_w->calls[*(const size_t *)pb];
+
+	return (a->end > b->end) - (a->end < b->end);
+}
+
+/*
+ * Threads that wait for each other without a CUDA call (PyTorch's autograd thread for the main
+ * one's backward(), the main one for the backward pass's end): a call after a gap of at least
+ * WHAT_IF_GAP_NS on its thread that starts at most WHAT_IF_WAKE_NS, and half the gap, after a call
+ * of another thread ended inside that gap was woken by it.
+ */
+static void woken(struct what_if *w)
+{
+	size_t *by_end = xcalloc(w->ncalls ? w->ncalls : 1, sizeof(*by_end));
+
+	sort_w = w;
+	for (size_t i = 0; i < w->ncalls; i++)
+		by_end[i] = i;
+	qsort(by_end, w->ncalls, sizeof(*by_end), compare_call_end);
+	for (size_t i = 0; i < w->ncalls; i++) {
+		struct call *c = &w->calls[i];
+		int64_t prev_end;
+		size_t a = 0, b = w->ncalls;
+
+		if (c->prev < 0 || c->start - w->calls[c->prev].end < WHAT_IF_GAP_NS)
+			continue;
+		prev_end = w->calls[c->prev].end;
+		while (a < b) {	/* the first call ending after c's start */
+			size_t m = a + (b - a) / 2;
+
+			if (w->calls[by_end[m]].end <= c->start)
+				a = m + 1;
+			else
+				b = m;
+		}
+		for (size_t k = a, steps = 0; k-- > 0 && steps < 64; steps++) {
+			const struct call *o = &w->calls[by_end[k]];
+
+			if (o->end < c->start - WHAT_IF_WAKE_NS || o->end <= prev_end ||
+			    c->start - o->end > (c->start - prev_end) / 2)
+				break;
+			if (o->tid != c->tid && o->start < c->start) {
+				c->woken_by = (int64_t)by_end[k];
+				break;
+			}
+		}
+	}
+	free(by_end);
+}
+
+/* Each operation's constraints and which bound it; each blocking call's awaited operation. */
+static void link(struct what_if *w)
+{
+	size_t *by_end = xcalloc(w->nops ? w->nops : 1, sizeof(*by_end));
+	int64_t (*last)[3] = NULL;	/* device, stream, its latest operation */
+	size_t nstreams = 0;
+	int64_t (*minimum)[2] = NULL;	/* device, shortest launch-to-start */
+	size_t ndevices = 0, d;
+
+	sort_w = w;
+	for (size_t i = 0; i < w->nops; i++)
+		by_end[i] = i;
+	qsort(by_end, w->nops, sizeof(*by_end), compare_end);
+	for (size_t i = 0; i < w->nops; i++) {	/* ops are in start order: the stream's previous */
+		struct op *o = &w->ops[i];
+		size_t s;
+
+		for (s = 0; s < nstreams && (last[s][0] != o->device || last[s][1] != o->stream); s++)
+			;
+		if (s == nstreams) {
+			last = xrealloc(last, (nstreams + 1) * sizeof(*last));
+			last[nstreams][0] = o->device;
+			last[nstreams][1] = o->stream;
+			last[nstreams++][2] = -1;
+		}
+		o->prev = last[s][2];
+		last[s][2] = (int64_t)i;
+		if (o->call < 0)
+			continue;
+		for (d = 0; d < ndevices && minimum[d][0] != o->device; d++)
+			;
+		if (d == ndevices) {
+			minimum = xrealloc(minimum, (ndevices + 1) * sizeof(*minimum));
+			minimum[ndevices][0] = o->device;
+			minimum[ndevices++][1] = INT64_MAX;
+		}
+		if (o->start - launched_at(w, o) >= 0 && o->start - launched_at(w, o) < minimum[d][1])
+			minimum[d][1] = o->start - launched_at(w, o);
+	}
+	for (size_t i = 0; i < w->nops; i++) {
+		struct op *o = &w->ops[i];
+		int64_t launch, stream = INT64_MAX, dep = INT64_MAX;
+
+		if (o->call < 0)
+			continue;
+		for (d = 0; minimum[d][0] != o->device; d++)
+			;
+		o->launch_min = minimum[d][1] == INT64_MAX ? 0 : minimum[d][1];
+		launch = o->start - launched_at(w, o) - o->launch_min;
+		if (launch < 0) {	/* recorded before its launch (clock skew): starts at it */
+			o->launch_min += launch;
+			launch = 0;
+		}
+		if (o->prev >= 0 && w->ops[o->prev].end <= o->start) {
+			o->use_prev = 1;
+			stream = o->start - w->ops[o->prev].end;
+		}
+		o->dep = latest_end(w, by_end, w->nops, o->start - WHAT_IF_DEP_NS, o->start, dependency, o);
+		if (o->dep >= 0)
+			dep = o->start - w->ops[o->dep].end;
+		if (dep >= launch || dep >= stream)
+			o->dep = -1, dep = INT64_MAX;
+		o->by = BY_LAUNCH;
+		o->slack = launch;
+		if (stream < o->slack) {
+			o->by = BY_STREAM;
+			o->slack = stream;
+		}
+		if (dep < o->slack) {
+			o->by = BY_DEP;
+			o->slack = dep;
+		}
+	}
+	for (size_t i = 0; i < w->ncalls; i++) {
+		struct call *c = &w->calls[i];
+
+		if (c->cls & API_BLOCKS) {
+			c->awaited = latest_end(w, by_end, w->nops, c->start, c->end, awaitable, c);
+		} else if (c->end - c->start >= WHAT_IF_WAIT_NS) {
+			/* A call that blocks without saying so: a copy from pageable memory, a launch into
+			 * a full queue. It waited when it returned promptly after an operation ended. */
+			int64_t o = latest_end(w, by_end, w->nops, c->start, c->end, awaitable, c);
+
+			if (o >= 0 && c->end - w->ops[o].end <= WHAT_IF_WAIT_NS)
+				c->awaited = o;
+		}
+	}
+	woken(w);
+	/* each call's operations, in launch order */
+	w->launched = xcalloc(w->nops ? w->nops : 1, sizeof(*w->launched));
+	for (size_t i = 0; i < w->nops; i++)
+		w->launched[i] = i;
+	qsort(w->launched, w->nops, sizeof(*w->launched), compare_launched);
+	for (size_t i = w->nops; i-- > 0;) {
+		const struct op *o = &w->ops[w->launched[i]];
+
+		if (o->call >= 0) {
+			w->calls[o->call].first_op = i;
+			w->calls[o->call].nops++;
+		}
+	}
+	free(by_end);
+	free(last);
+	free(minimum);
+}
+
+int what_if_load(const struct analysis_context *a, const struct trace_phases *tp, struct what_if **out,
+		 char *err, size_t errlen)
+{
+	struct api_names names = { 0 };
+	struct loading l = { 0 };
+	struct what_if *w;
+	int64_t h0, h1, g1;
+	int ret;
+
+	*out = NULL;
+	if (!tp->niterations || tp->first_steady >= tp->niterations)
+		return 1;
+	h0 = tp->iterations[tp->first_steady].host_start;
+	h1 = tp->iterations[tp->niterations - 1].host_end;
+	g1 = max64(h1, tp->iterations[tp->niterations - 1].end);
+	if (h1 <= h0)
+		return 1;
+	ret = api_names_load(a, &names, err, errlen);
+	if (ret < 0)
+		return ret;
+	w = xcalloc(1, sizeof(*w));
+	w->trace_id = tp->trace_id;
+	w->iterations = tp->niterations - tp->first_steady;
+	l.w = w;
+	l.names = &names;
+	ret = read_calls(a, &l, h0, h1, err, errlen);
+	if (!ret)
+		ret = read_ops(a, &l, h0, g1, err, errlen);
+	free(l.corr);
+	api_names_release(&names);
+	if (ret < 0 || !w->ncalls) {
+		what_if_free(w);
+		return ret < 0 ? ret : 1;
+	}
+	mark_nccl(a, w);
+	link(w);
+	w->h0 = w->calls[0].start;
+	{
+		int64_t end = w->h0;
+
+		for (size_t i = 0; i < w->ncalls; i++)
+			end = max64(end, w->calls[i].end);
+		for (size_t i = 0; i < w->nops; i++)
+			if (w->ops[i].call >= 0)
+				end = max64(end, w->ops[i].end);
+		w->measured = end - w->h0;
+	}
+	*out = w;
+	return 0;
+}

@@ -1,0 +1,106 @@
+/*
+ * What-if replay of a trace's steady state: the steady iterations' host calls and GPU operations as
+ * a graph of the constraints that timed them, replayed with fixes applied, so that savings compose.
+ *
+ * The graph, read once per trace (what_if_load):
+ *   - each host thread's calls in order, with the host time between them (the program's own work);
+ *   - each GPU operation's launch by its call (correlation id), its stream's previous operation, and
+ *     a dependency on another stream of the device when an operation started within WHAT_IF_DEP_NS
+ *     of one there ending, launched before it (an event the stream waited on);
+ *   - each blocking call (a synchronize, a copy without "Async") and the operation it waited for:
+ *     the one launched before the call whose end is the latest inside the call; any other call
+ *     that returned within WHAT_IF_WAIT_NS of such an end after taking at least that long waited
+ *     too (a copy from pageable memory, a launch into a full queue);
+ *   - a thread that waited for another without a CUDA call: its call after a long gap that starts
+ *     soon after a call of the other thread ended (WHAT_IF_GAP_NS, WHAT_IF_WAKE_NS).
+ * Every operation records which of its constraints bound its start (the one it started least after)
+ * and by how much; every blocking call how long it took after the operation it waited for. Replayed
+ * as recorded, the graph gives back the measured times exactly; a fix changes durations (kernels
+ * shortened, copies at the pinned bandwidth) or removes constraints (a call that no longer waits, a
+ * call that is no longer made), and the replay moves everything after it as the constraints say.
+ *
+ * What it does not model: host threads waiting for each other in other ways than that one (a
+ * thread's own time stays what it was), a launch queue that fills up only after a fix (a launch that did not
+ * wait keeps its time), and other ranks (a collective's kernel keeps its duration, waiting
+ * included).
+ */
+#ifndef GPT_ANALYSIS_WHAT_IF_H
+#define GPT_ANALYSIS_WHAT_IF_H
+
+#include "analyzer/analysis/analysis.h"
+#include "analyzer/analysis/phases.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* An operation starting this soon after one on another stream ended may have waited for it. */
+#define WHAT_IF_DEP_NS 5000
+/* A call of at least this long that returned at most this long after an operation ended waited for
+ * it, whatever its name (a copy from pageable memory, a launch into a full queue). */
+#define WHAT_IF_WAIT_NS 20000
+/* A call after a gap of at least WHAT_IF_GAP_NS on its thread, starting at most WHAT_IF_WAKE_NS (and
+ * half the gap) after a call of another thread ended in that gap, waited for that thread: PyTorch's
+ * autograd thread starts the backward pass about 350 us after the main thread's last forward call,
+ * the main thread goes on about 250 us after the backward pass's last (measured on an H100). */
+#define WHAT_IF_GAP_NS 100000
+#define WHAT_IF_WAKE_NS 1000000
+
+enum what_if_kind {
+	WHAT_IF_KERNELS,	/* the named kernels of one device run factor times as long */
+	WHAT_IF_NO_WAIT,	/* the named blocking calls return without waiting for the GPU */
+	WHAT_IF_PINNED,		/* copies from or to pageable memory of one device run at factor bytes/ns */
+	WHAT_IF_NO_CALL,	/* the named calls are not made (allocations moved out of the loop) */
+};
+
+/* A fix as the replay applies it; a finding carries at most one (rules/rule.h). */
+struct what_if_fix {
+	enum what_if_kind kind;
+	int64_t trace_id;
+	int64_t device;			/* -1: every device (calls are not a device's) */
+	int64_t *name_ids;		/* kernels' or calls' nameIds, sorted; none: every blocking call
+					   (WHAT_IF_NO_WAIT) or copy (WHAT_IF_PINNED) */
+	size_t nnames;
+	double factor;
+};
+
+/* A fix with names (copied and sorted); free with what_if_fix_free(). */
+struct what_if_fix *what_if_fix_new(enum what_if_kind kind, int64_t trace_id, int64_t device,
+				    const int64_t *name_ids, size_t nnames, double factor);
+void what_if_fix_free(struct what_if_fix *fix);
+
+/* What the replayed steady state's critical path went through, in ns of the replayed window. */
+enum what_if_part {
+	WHAT_IF_HOST,		/* the host: its own code between calls, and the calls */
+	WHAT_IF_COMPUTE,	/* kernels other than NCCL's */
+	WHAT_IF_COMM,		/* NCCL kernels */
+	WHAT_IF_COPY,		/* copies and memsets */
+	WHAT_IF_LAUNCH,		/* an operation waiting for its launch, or its stream's previous one */
+	WHAT_IF_PARTS
+};
+const char *what_if_part_name(enum what_if_part part);	/* "host", "launch and queue", ... */
+const char *what_if_part_id(enum what_if_part part);	/* "host", "launch", ...: JSON keys */
+
+struct what_if_result {
+	int64_t window_ns;		/* the replayed steady state, first call to last end */
+	int64_t part_ns[WHAT_IF_PARTS];	/* its critical path, by part */
+	int64_t top_stream;		/* the stream the path spent most GPU time on; -1: none */
+};
+
+struct what_if;
+
+/*
+ * Read trace tp->trace_id's steady iterations (tp's first steady one to its last). Returns 0 with
+ * *out set, 1 with *out NULL when the trace has no steady iterations or no calls in them, or a
+ * negative error with one line in err.
+ */
+int what_if_load(const struct analysis_context *a, const struct trace_phases *tp, struct what_if **out,
+		 char *err, size_t errlen);
+/* The replay with fixes applied (those of other traces are ignored); n 0: the graph as recorded. */
+void what_if_replay(struct what_if *w, const struct what_if_fix *const *fixes, size_t n,
+		    struct what_if_result *out);
+int64_t what_if_measured(const struct what_if *w);	/* the measured window */
+size_t what_if_iterations(const struct what_if *w);	/* steady iterations in it */
+int64_t what_if_trace(const struct what_if *w);
+void what_if_free(struct what_if *w);
+
+#endif

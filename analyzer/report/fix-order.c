@@ -1,0 +1,268 @@
+/*
+ * What to shorten first (fix-order.h): per trace, the steady window replayed as recorded, with each
+ * modelled finding's fix alone, then greedily: at each turn the fix that leaves the shortest window
+ * with those chosen before it.
+ */
+#include "analyzer/report/fix-order.h"
+#include "analyzer/report/report.h"
+#include "analyzer/output/format.h"
+#include "common/units.h"
+#include "common/util.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The fixes chosen so far and the candidate, as the replay takes them. */
+static int64_t replay_with(struct what_if *w, const struct findings *findings, const struct report_fix *order,
+			   size_t n, size_t candidate, struct what_if_result *res)
+{
+	const struct what_if_fix **fixes = xcalloc(n + 1, sizeof(*fixes));
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		fixes[k++] = findings->items[order[i].finding].what_if;
+	if (candidate != SIZE_MAX)
+		fixes[k++] = findings->items[candidate].what_if;
+	what_if_replay(w, fixes, k, res);
+	free(fixes);
+	return res->window_ns;
+}
+
+static void order_fixes(struct what_if *w, const struct findings *findings, struct report_fix_order *o)
+{
+	size_t n = 0;
+	char *used;
+	struct what_if_result res;
+
+	for (size_t i = 0; i < findings->count; i++) {
+		const struct what_if_fix *f = findings->items[i].what_if;
+
+		n += f && f->trace_id == o->trace_id;
+	}
+	o->fixes = xcalloc(n ? n : 1, sizeof(*o->fixes));
+	used = xcalloc(findings->count ? findings->count : 1, 1);
+	while (o->nfixes < n) {
+		size_t best = SIZE_MAX;
+		int64_t best_ns = INT64_MAX;
+
+		for (size_t i = 0; i < findings->count; i++) {
+			const struct what_if_fix *f = findings->items[i].what_if;
+			int64_t ns;
+
+			if (!f || f->trace_id != o->trace_id || used[i])
+				continue;
+			ns = replay_with(w, findings, o->fixes, o->nfixes, i, &res);
+			if (ns < best_ns) {	/* ties: the finding ranked first */
+				best_ns = ns;
+				best = i;
+			}
+		}
+		used[best] = 1;
+		o->fixes[o->nfixes].finding = best;
+		o->fixes[o->nfixes].after_ns = best_ns;
+		o->fixes[o->nfixes].alone_ns = replay_with(w, findings, NULL, 0, best, &res);
+		o->nfixes++;
+	}
+	free(used);
+	replay_with(w, findings, o->fixes, o->nfixes, SIZE_MAX, &o->all);
+}
+
+int report_fix_order_compute(struct trace *trace, struct report_header *hdr, const struct findings *findings,
+			     char *err, size_t errlen)
+{
+	struct analysis_context a = { .trace = trace, .who = "what-if replay" };
+
+	if (!hdr->phases)
+		return 0;
+	for (size_t t = 0; t < hdr->phases->ntraces; t++) {
+		const struct trace_phases *tp = &hdr->phases->traces[t];
+		struct report_fix_order *o;
+		struct what_if *w;
+		int ret = what_if_load(&a, tp, &w, err, errlen);
+
+		if (ret < 0)
+			return ret;
+		if (ret > 0)
+			continue;
+		hdr->fix_order = xrealloc(hdr->fix_order, (hdr->nfix_order + 1) * sizeof(*hdr->fix_order));
+		o = &hdr->fix_order[hdr->nfix_order++];
+		memset(o, 0, sizeof(*o));
+		o->trace_id = tp->trace_id;
+		o->iterations = what_if_iterations(w);
+		o->measured_ns = what_if_measured(w);
+		what_if_replay(w, NULL, 0, &o->recorded);
+		order_fixes(w, findings, o);
+		what_if_free(w);
+	}
+	return 0;
+}
+
+void report_fix_order_release(struct report_header *hdr)
+{
+	for (size_t i = 0; i < hdr->nfix_order; i++)
+		free(hdr->fix_order[i].fixes);
+	free(hdr->fix_order);
+	hdr->fix_order = NULL;
+	hdr->nfix_order = 0;
+}
+
+/* ---- writers ---- */
+
+static int64_t per(int64_t ns, size_t iterations)
+{
+	return iterations ? ns / (int64_t)iterations : ns;
+}
+
+/* "host 51%, compute 47%, launch and queue 2%": the critical path's parts, largest first. */
+static void bound_words(FILE *out, const struct what_if_result *r)
+{
+	int done[WHAT_IF_PARTS] = { 0 };
+	int first = 1;
+
+	for (int k = 0; k < WHAT_IF_PARTS; k++) {
+		int best = -1;
+
+		for (int p = 0; p < WHAT_IF_PARTS; p++)
+			if (!done[p] && r->part_ns[p] > 0 && (best < 0 || r->part_ns[p] > r->part_ns[best]))
+				best = p;
+		if (best < 0 || r->window_ns <= 0)
+			break;
+		done[best] = 1;
+		if (100.0 * (double)r->part_ns[best] / (double)r->window_ns < 0.5)
+			break;
+		fprintf(out, "%s%s %.0f%%", first ? "" : ", ", what_if_part_name((enum what_if_part)best),
+			100.0 * (double)r->part_ns[best] / (double)r->window_ns);
+		if ((best == WHAT_IF_COMPUTE || best == WHAT_IF_COMM) && r->top_stream >= 0 && first)
+			fprintf(out, " (most on stream %" PRId64 ")", r->top_stream);
+		first = 0;
+	}
+}
+
+static size_t unmodelled(const struct findings *findings)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < findings->count; i++)
+		n += !findings->items[i].what_if && findings->items[i].recoverable_ns > 0;
+	return n;
+}
+
+void report_fix_order_text(FILE *out, const struct report_header *hdr, const struct findings *findings,
+			   const char *bold, const char *reset)
+{
+	char a[32], b[32], c[32];
+
+	for (size_t t = 0; t < hdr->nfix_order; t++) {
+		const struct report_fix_order *o = &hdr->fix_order[t];
+		size_t it = o->iterations;
+
+		fprintf(out, "%sWhat to shorten first%s", bold, reset);
+		if (hdr->nfix_order > 1)
+			fprintf(out, " (trace %" PRId64 ")", o->trace_id);
+		fprintf(out, ": the steady state replayed, %zu iteration%s of %s (replayed: %s)\n", it,
+			it == 1 ? "" : "s", units_duration(a, sizeof(a), per(o->measured_ns, it), UNITS_FINE),
+			units_duration(b, sizeof(b), per(o->recorded.window_ns, it), UNITS_FINE));
+		fprintf(out, "  bounded by ");
+		bound_words(out, &o->recorded);
+		fprintf(out, "\n");
+		for (size_t i = 0; i < o->nfixes; i++) {
+			const struct report_fix *x = &o->fixes[i];
+
+			fprintf(out, "  %zu. %-20s %s alone; %s after it%s\n", i + 1,
+				findings->items[x->finding].rule_id,
+				units_duration(a, sizeof(a), per(x->alone_ns, it), UNITS_FINE),
+				units_duration(b, sizeof(b), per(x->after_ns, it), UNITS_FINE),
+				i ? " and the ones above" : "");
+		}
+		if (o->nfixes) {
+			int64_t saved = o->recorded.window_ns - o->all.window_ns;
+
+			fprintf(out, "  all %zu fix%s: %s per iteration, %s less (%.1f%%); then bounded by ", o->nfixes,
+				o->nfixes == 1 ? "" : "es", units_duration(a, sizeof(a), per(o->all.window_ns, it), UNITS_FINE),
+				units_duration(c, sizeof(c), per(saved, it), UNITS_FINE),
+				o->recorded.window_ns > 0 ? 100.0 * (double)saved / (double)o->recorded.window_ns : 0.0);
+			bound_words(out, &o->all);
+			fprintf(out, "\n");
+		} else {
+			fprintf(out, "  no finding's fix is one the replay models\n");
+		}
+	}
+	if (hdr->nfix_order && unmodelled(findings))
+		fprintf(out, "  not replayed: %zu finding%s whose fix the replay does not model (their own estimates "
+			"below)\n", unmodelled(findings), unmodelled(findings) == 1 ? "" : "s");
+	if (hdr->nfix_order)
+		fprintf(out, "\n");
+}
+
+void report_fix_order_markdown(FILE *out, const struct report_header *hdr, const struct findings *findings)
+{
+	char a[32], b[32];
+
+	for (size_t t = 0; t < hdr->nfix_order; t++) {
+		const struct report_fix_order *o = &hdr->fix_order[t];
+		size_t it = o->iterations;
+
+		fprintf(out, "## What to shorten first");
+		if (hdr->nfix_order > 1)
+			fprintf(out, " (trace %" PRId64 ")", o->trace_id);
+		fprintf(out, "\n\nThe steady state replayed: %zu iteration%s of %s (replayed: %s), bounded by ", it,
+			it == 1 ? "" : "s", units_duration(a, sizeof(a), per(o->measured_ns, it), UNITS_FINE),
+			units_duration(b, sizeof(b), per(o->recorded.window_ns, it), UNITS_FINE));
+		bound_words(out, &o->recorded);
+		fprintf(out, ".\n\n");
+		if (!o->nfixes) {
+			fprintf(out, "No finding's fix is one the replay models.\n\n");
+			continue;
+		}
+		fprintf(out, "| # | fix of | iteration with it alone | with it and the ones above |\n|---|---|---|---|\n");
+		for (size_t i = 0; i < o->nfixes; i++) {
+			const struct report_fix *x = &o->fixes[i];
+
+			fprintf(out, "| %zu | ", i + 1);
+			output_md_cell(out, findings->items[x->finding].rule_id);
+			fprintf(out, " | %s | %s |\n", units_duration(a, sizeof(a), per(x->alone_ns, it), UNITS_FINE),
+				units_duration(b, sizeof(b), per(x->after_ns, it), UNITS_FINE));
+		}
+		fprintf(out, "\n");
+	}
+}
+
+static void json_parts(FILE *out, const struct what_if_result *r)
+{
+	fprintf(out, "{\"window_ns\": %" PRId64 ", \"critical_path_ns\": {", r->window_ns);
+	for (int p = 0; p < WHAT_IF_PARTS; p++) {
+		fprintf(out, "%s", p ? ", " : "");
+		output_json_string(out, what_if_part_id((enum what_if_part)p));
+		fprintf(out, ": %" PRId64, r->part_ns[p]);
+	}
+	fprintf(out, "}, \"top_stream\": ");
+	if (r->top_stream >= 0)
+		fprintf(out, "%" PRId64 "}", r->top_stream);
+	else
+		fprintf(out, "null}");
+}
+
+void report_fix_order_json(FILE *out, const struct report_header *hdr, const struct findings *findings)
+{
+	fprintf(out, "  \"what_if\": [");
+	for (size_t t = 0; t < hdr->nfix_order; t++) {
+		const struct report_fix_order *o = &hdr->fix_order[t];
+
+		fprintf(out, "%s\n    {\"trace\": %" PRId64 ", \"iterations\": %zu, \"measured_ns\": %" PRId64
+			",\n     \"recorded\": ", t ? "," : "", o->trace_id, o->iterations, o->measured_ns);
+		json_parts(out, &o->recorded);
+		fprintf(out, ",\n     \"all\": ");
+		json_parts(out, &o->all);
+		fprintf(out, ",\n     \"fixes\": [");
+		for (size_t i = 0; i < o->nfixes; i++) {
+			const struct report_fix *x = &o->fixes[i];
+
+			fprintf(out, "%s{\"finding\": %zu, \"rule\": ", i ? ", " : "", x->finding + 1);
+			output_json_string(out, findings->items[x->finding].rule_id);
+			fprintf(out, ", \"alone_ns\": %" PRId64 ", \"after_ns\": %" PRId64 "}", x->alone_ns, x->after_ns);
+		}
+		fprintf(out, "]}");
+	}
+	fprintf(out, "%s],\n", hdr->nfix_order ? "\n  " : "");
+}

@@ -1,0 +1,50 @@
+/*
+ * The report's "what to shorten first" section: each trace's steady state replayed by the what-if
+ * replay (analyzer/analysis/what-if.h), as recorded (its critical path: what bounds the step), with
+ * each finding's fix alone, and with the fixes applied one after another in the order that shortens
+ * the step most at each turn; the last is every fix together, so savings never count one nanosecond
+ * twice. One writer per format; text and Markdown print nothing without a steady state, JSON
+ * "what_if": [].
+ */
+#ifndef GPT_REPORT_FIX_ORDER_H
+#define GPT_REPORT_FIX_ORDER_H
+
+#include "analyzer/analysis/what-if.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct report_header;
+struct findings;
+struct trace;
+
+/* One fix in the order: the steady window replayed with it alone, and with it and those before. */
+struct report_fix {
+	size_t finding;		/* index in the report's findings */
+	int64_t alone_ns, after_ns;
+};
+
+/* One trace's replayed steady state. */
+struct report_fix_order {
+	int64_t trace_id;
+	size_t iterations;
+	int64_t measured_ns;		/* the steady window as recorded */
+	struct what_if_result recorded;	/* replayed as recorded, with its critical path */
+	struct what_if_result all;	/* with every fix */
+	struct report_fix *fixes;	/* in the order that shortens it most */
+	size_t nfixes;
+};
+
+/* Replay every trace's steady state with the findings' fixes: hdr->fix_order (none without steady
+ * iterations). Call with the scope on the steady state. 0, or a negative error with one line in err. */
+int report_fix_order_compute(struct trace *trace, struct report_header *hdr, const struct findings *findings,
+			     char *err, size_t errlen);
+void report_fix_order_release(struct report_header *hdr);
+
+void report_fix_order_text(FILE *out, const struct report_header *hdr, const struct findings *findings,
+			   const char *bold, const char *reset);
+void report_fix_order_markdown(FILE *out, const struct report_header *hdr, const struct findings *findings);
+void report_fix_order_json(FILE *out, const struct report_header *hdr, const struct findings *findings);
+
+#endif
