@@ -6,6 +6,7 @@
  * rules' begin and finish, and the evidence they both list per call name, are here too.
  */
 #include "rules/alloc-tally.h"
+#include "analyzer/analysis/what-if.h"
 
 #include "common/util.h"
 
@@ -89,6 +90,16 @@ void alloc_tally_call(const struct gap_call *call, void *arg)
 	if (pins != t->pinning)
 		return;
 	n = name_get(t, call->trace_id, name);
+	{
+		size_t k;
+
+		for (k = 0; k < n->nname_ids && n->name_ids[k] != call->name_id; k++)
+			;
+		if (k == n->nname_ids) {
+			n->name_ids = xrealloc(n->name_ids, (k + 1) * sizeof(*n->name_ids));
+			n->name_ids[n->nname_ids++] = call->name_id;
+		}
+	}
 	n->calls++;
 	if (call->has_end && call->end > call->start)
 		n->call_ns += call->end - call->start;
@@ -210,8 +221,10 @@ int64_t alloc_tally_device_claim(const struct alloc_tally *tally, int64_t trace_
 
 void alloc_tally_release(struct alloc_tally *tally)
 {
-	for (size_t i = 0; i < tally->nnames; i++)
+	for (size_t i = 0; i < tally->nnames; i++) {
 		free(tally->names[i].name);
+		free(tally->names[i].name_ids);
+	}
 	free(tally->names);
 	free(tally->traces);
 	key_index_release(&tally->device_index);
@@ -278,4 +291,25 @@ void alloc_tally_evidence(struct finding *f, const struct alloc_tally *t, int64_
 		if (!f->end || n->last > f->end)
 			f->end = n->last;
 	}
+}
+
+struct what_if_fix *alloc_tally_fix(const struct alloc_tally *tally, int64_t trace_id)
+{
+	int64_t *ids = NULL;
+	size_t n = 0;
+	struct what_if_fix *fix = NULL;
+
+	for (size_t i = 0; i < tally->nnames; i++) {
+		const struct alloc_name *name = &tally->names[i];
+
+		if (name->trace_id != trace_id)
+			continue;
+		ids = xrealloc(ids, (n + name->nname_ids) * sizeof(*ids));
+		memcpy(ids + n, name->name_ids, name->nname_ids * sizeof(*ids));
+		n += name->nname_ids;
+	}
+	if (n)
+		fix = what_if_fix_new(WHAT_IF_NO_CALL, trace_id, -1, ids, n, 0);
+	free(ids);
+	return fix;
 }

@@ -29,6 +29,8 @@ struct alloc_name {
 	int64_t calls, call_ns;		/* calls in the scope and the time inside them */
 	int64_t idle_ns;		/* GPU idle time while the issuing thread was inside them */
 	int64_t first, last;		/* first call's start, last call's end */
+	int64_t *name_ids;		/* the nameIds it was called by (runtime and driver twins) */
+	size_t nname_ids;
 };
 
 /* A call whose time is not yet matched with idle time. */
@@ -78,6 +80,9 @@ int alloc_tally_gap(const struct gap *gap, void *tally);
 void alloc_tally_call(const struct gap_call *call, void *tally);
 
 void alloc_tally_release(struct alloc_tally *tally);
+
+/* The what-if replay's fix for one trace: the tally's calls are not made (NULL: none). */
+struct what_if_fix *alloc_tally_fix(const struct alloc_tally *tally, int64_t trace_id);
 
 /*
  * What allocation-churn and host-pinning-in-loop share around their findings. alloc_tally_new() is a

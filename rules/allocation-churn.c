@@ -149,6 +149,7 @@ static int report_trace(const struct rule *rule, struct rule_context *ctx,
 	    "waiting for the host",
 	    calls, ctx->steady ? "steady state" : "scope", per, names, fmt_duration(&t1, call_ns),
 	    fmt_duration(&t2, tr->host_idle));
+	finding_what_if(f, alloc_tally_fix(t, trace_id));
 	alloc_tally_evidence(f, t, trace_id, iterations);
 	finding_evidence(f, "saving: the host-wait idle time that followed the calls, at most their time (%s of %s "
 			 "in the calls): the host gets that time back, and cudaFree's device synchronization no longer "

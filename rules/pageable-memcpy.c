@@ -14,6 +14,7 @@
  * far faster, so set pinned_gbps there.
  */
 #include "analyzer/analysis/gaps.h"
+#include "analyzer/analysis/what-if.h"
 #include "rules/rule-util.h"
 
 #include "common/key-index.h"
@@ -94,6 +95,18 @@ static double link_gbps(int major)
 	return 12;
 }
 
+/* The replay's fix: the device's pageable copies from pinned memory, at the slower direction's
+ * reference bandwidth (one figure per fix). */
+static struct what_if_fix *pinned_fix(const struct device_copies *d)
+{
+	double bw = 0;
+
+	for (int i = 0; i < NDIRS; i++)
+		if (d->dir[i].count && d->dir[i].pinned_bw > 0 && (bw == 0 || d->dir[i].pinned_bw < bw))
+			bw = d->dir[i].pinned_bw;
+	return bw > 0 ? what_if_fix_new(WHAT_IF_PINNED, d->key.trace_id, d->key.device, NULL, 0, bw) : NULL;
+}
+
 static void report_device(const struct rule *rule, struct rule_context *ctx,
 			  const struct device_copies *d, const struct span_clock *clock,
 			  double pinned_gbps)
@@ -117,6 +130,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 	    fmt_device(&t1, ctx->an.trace, d->key.trace_id, d->key.device), count,
 	    count == 1 ? "y" : "ies", fmt_bytes(&t2, bytes), count == 1 ? "s" : "");
 	f->device = (int32_t)d->key.device;
+	finding_what_if(f, pinned_fix(d));
 	for (int i = 0; i < NDIRS; i++) {
 		const struct direction *dir = &d->dir[i];
 

@@ -14,6 +14,7 @@
  * cudaMemcpyAsync the copy itself could also overlap kernels, which is not counted.
  */
 #include "analyzer/analysis/gaps.h"
+#include "analyzer/analysis/what-if.h"
 #include "rules/rule-util.h"
 
 #include "common/key-index.h"
@@ -144,6 +145,15 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 	f->device = (int32_t)device;
 	f->start = first;
 	f->end = last;
+	{
+		/* the replay's fix: the copy calls return without waiting for their copies */
+		int64_t *ids = xcalloc(n ? n : 1, sizeof(*ids));
+
+		for (size_t i = 0; i < n; i++)
+			ids[i] = groups[i].name_id;
+		finding_what_if(f, n ? what_if_fix_new(WHAT_IF_NO_WAIT, trace_id, -1, ids, n, 0) : NULL);
+		free(ids);
+	}
 	for (size_t i = 0; i < n; i++)
 		finding_evidence(f, "%s %s: %" PRId64 " call%s, %s, host blocked %s, GPU copy time %s",
 				 fmt_name(&t1, groups[i].name), copy_kind_name(groups[i].kind), groups[i].count,

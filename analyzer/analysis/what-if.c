@@ -132,6 +132,16 @@ static int64_t op_duration(const struct what_if *w, const struct op *o,
 	return dur < 0 ? 0 : (int64_t)(dur + 0.5);
 }
 
+/* A pageable copy that a fix makes pinned: it starts without the staging copy before its DMA
+ * (whatever its start was bound by: the staging is what it started after). */
+static int pinned(const struct what_if *w, const struct op *o, const struct what_if_fix *const *fixes, size_t n)
+{
+	for (size_t i = 0; o->kind == OP_COPY && o->pageable && i < n; i++)
+		if (applies(fixes[i], w, WHAT_IF_PINNED, o->device))
+			return 1;
+	return 0;
+}
+
 static int call_fixed(const struct what_if *w, const struct call *c, enum what_if_kind kind,
 		      const struct what_if_fix *const *fixes, size_t n)
 {
@@ -182,8 +192,11 @@ static void call_end(struct what_if *w, struct call *c, const struct what_if_fix
 		const struct op *o = &w->ops[c->awaited];
 		int64_t tail = c->end - o->end;	/* what the call took after the operation ended */
 
-		c->rend = c->rstart + tail;
-		if (!call_fixed(w, c, WHAT_IF_NO_WAIT, fixes, n) && o->rend + tail > c->rend) {
+		/* a copy made pinned is made asynchronous too (the rule's fix): its call does not wait */
+		int own_pinned = o->call >= 0 && &w->calls[o->call] == c && pinned(w, o, fixes, n);
+
+		c->rend = c->rstart + (tail > 0 ? tail : 0);
+		if (!call_fixed(w, c, WHAT_IF_NO_WAIT, fixes, n) && !own_pinned && o->rend + tail > c->rend) {
 			c->rend = o->rend + tail;
 			c->by = BY_AWAITED;
 		}
@@ -222,7 +235,7 @@ static void replay_op(struct what_if *w, struct op *o, const struct what_if_fix 
 			o->rby = BY_DEP;
 		}
 	}
-	o->rstart = at + o->slack;
+	o->rstart = at + (pinned(w, o, fixes, n) ? 0 : o->slack);
 	o->rend = o->rstart + op_duration(w, o, fixes, n);
 }
 
@@ -815,6 +828,20 @@ static void link(struct what_if *w)
 		if (o->call >= 0) {
 			w->calls[o->call].first_op = i;
 			w->calls[o->call].nops++;
+		}
+	}
+	/* A copy from or to pageable memory holds its call until the last chunk is handed to the DMA,
+	 * a few us before the copy ends: the call waits for its own copy. */
+	for (size_t i = 0; i < w->ncalls; i++) {
+		struct call *c = &w->calls[i];
+
+		for (size_t k = 0; k < c->nops; k++) {
+			size_t j = w->launched[c->first_op + k];
+			const struct op *o = &w->ops[j];
+
+			if (o->kind == OP_COPY && o->pageable && c->end > o->start &&
+			    (c->awaited < 0 || w->ops[c->awaited].end < o->end))
+				c->awaited = (int64_t)j;
 		}
 	}
 	free(by_end);

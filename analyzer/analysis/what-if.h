@@ -48,7 +48,8 @@
 enum what_if_kind {
 	WHAT_IF_KERNELS,	/* the named kernels of one device run factor times as long */
 	WHAT_IF_NO_WAIT,	/* the named blocking calls return without waiting for the GPU */
-	WHAT_IF_PINNED,		/* copies from or to pageable memory of one device run at factor bytes/ns */
+	WHAT_IF_PINNED,		/* copies from or to pageable memory of one device run at factor bytes/ns,
+				   without their staging, and their calls no longer wait for them */
 	WHAT_IF_NO_CALL,	/* the named calls are not made (allocations moved out of the loop) */
 };
 
