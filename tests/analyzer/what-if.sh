@@ -9,6 +9,9 @@
 # 2. Replayed as recorded, every fixture's steady state takes exactly its measured time, and the
 #    fixes' order never lengthens it (each "after" no longer than the one before, the last the
 #    replay of all of them).
+# 3. The sample pairs (tests/fixtures/gpu/pairs, untraced means in pairs.tsv) and issue 38's
+#    busy-time pairs (tests/fixtures/gpu/advice, untraced medians in runs.tsv): the bad variant's
+#    fix, replayed alone, saves within 2x of what the fixed variant measured.
 . "$SRC/tests/analyzer/lib.sh"
 fail() { echo "FAIL: $*"; exit 1; }
 command -v xz >/dev/null || { echo "skipped: xz is needed"; exit 77; }
@@ -55,4 +58,44 @@ PY
 	n=$((n + 1))
 done
 [ "$n" -ge 20 ] || fail "only $n fixtures reported"
+P=$SRC/tests/fixtures/gpu/pairs
+A=$SRC/tests/fixtures/gpu/advice
+for t in "$A"/advice-rmsnorm-eager "$A"/advice-lngelu-eager "$A"/advice-scores-eager; do
+	xz -dc "$t.sqlite.xz" > "$TMP/$(basename "$t").sqlite"
+done
+python3 - "$P" "$A" "$TMP" "$GPT" <<'PY' || fail "pairs: replayed savings against the measured ones"
+import json, subprocess, sys
+pairs_dir, advice_dir, tmp, gpt = sys.argv[1:5]
+step = {}
+for line in open(pairs_dir + "/pairs.tsv").read().splitlines()[1:]:
+    name, variant, untraced = line.split("\t")[:3]
+    kv = dict(w.split("=", 1) for w in untraced.split() if "=" in w)
+    step[(name, variant)] = float(kv["mean_step_us"]) * 1e3	# means: a fixed host runs ahead
+for line in open(advice_dir + "/runs.tsv"):
+    prog, variant, how, text = line.rstrip("\n").split("\t")
+    kv = dict(w.split("=", 1) for w in text.split() if "=" in w)
+    if how == "untraced":
+        step.setdefault((prog, variant), float(kv["median_step_us"]) * 1e3)
+cases = [  # trace, rule, bad, fixed
+    (pairs_dir + "/steady_malloc-bad.sqlite", "allocation-churn", ("steady_malloc", "bad"), ("steady_malloc", "fixed")),
+    (pairs_dir + "/empty_cache-bad.sqlite", "allocation-churn", ("empty_cache", "bad"), ("empty_cache", "fixed")),
+    (pairs_dir + "/item_sync-bad.sqlite", "excessive-sync", ("item_sync", "bad"), ("item_sync", "fixed")),
+    (pairs_dir + "/precision-bad.sqlite", "precision", ("precision", "bad"), ("precision", "fixed")),
+    (pairs_dir + "/dataloader_pinned-bad.sqlite", "pageable-memcpy", ("dataloader_pinned", "bad"), ("dataloader_pinned", "fixed")),
+    (pairs_dir + "/steady_sync-bad.sqlite", "sync-memcpy", ("steady_sync", "bad"), ("steady_sync", "fixed")),
+    (pairs_dir + "/fusion-bad.sqlite", "fusion", ("fusion", "bad"), ("fusion", "fixed")),
+    (tmp + "/advice-rmsnorm-eager.sqlite", "fusion", ("rmsnorm", "eager"), ("rmsnorm", "compiled")),
+    (tmp + "/advice-lngelu-eager.sqlite", "fusion", ("lngelu", "eager"), ("lngelu", "compiled")),
+    (tmp + "/advice-scores-eager.sqlite", "fusion", ("scores", "eager"), ("scores", "compiled")),
+]
+for trace, rule, bad, fixed in cases:
+    out = subprocess.run([gpt, "report", "-f", "json", trace], capture_output=True, text=True, check=True).stdout
+    w = json.loads(out)["what_if"][0]
+    it = w["iterations"]
+    alone = [f["alone_ns"] for f in w["fixes"] if f["rule"] == rule]
+    assert alone, (trace, rule, [f["rule"] for f in w["fixes"]])
+    saving, real = (w["recorded"]["window_ns"] - alone[0]) / it, step[bad] - step[fixed]
+    print("%-22s %-17s replay saves %8.0f us, measured %8.0f us" % (bad[0], rule, saving / 1e3, real / 1e3))
+    assert 0.5 <= saving / real <= 2.0, (trace, rule, saving, real)
+PY
 echo "ok: two_fixes within 2x; $n fixtures replayed as recorded to the nanosecond"
