@@ -6,6 +6,7 @@
  */
 #include "analyzer/analysis/what-if.h"
 #include "analyzer/analysis/gaps.h"
+#include "analyzer/loader/events.h"
 #include "common/util.h"
 
 #include <errno.h>
@@ -247,11 +248,13 @@ struct path {
 	size_t nstreams;
 };
 
+/* The path moves back to `to` (never forward: a stretch is counted once), the time to part. */
 static void path_add(struct path *p, enum what_if_part part, int64_t to)
 {
-	if (p->end > to)
+	if (p->end > to) {
 		p->out->part_ns[part] += p->end - to;
-	p->end = to;
+		p->end = to;
+	}
 }
 
 static void path_stream(struct path *p, int64_t stream, int64_t ns)
@@ -424,17 +427,14 @@ void what_if_free(struct what_if *w)
 
 /* ---- reading the steady state ---- */
 
-static const char calls_sql[] =
-	"SELECT start, end, globalTid, correlationId, nameId FROM api_calls "
-	"WHERE traceId = ?1 AND start >= ?2 AND start < ?3 ORDER BY globalTid, start, end DESC";
-
-static const char ops_sql[] =
-	"SELECT 0, start, end, deviceId, streamId, correlationId, nameId, 0, 0 FROM kernels "
-	"WHERE traceId = ?1 AND end >= ?2 AND start <= ?3 "
-	"UNION ALL SELECT 1, start, end, deviceId, streamId, correlationId, -1, bytes, "
-	"srcKind = 0 OR dstKind = 0 FROM copies WHERE traceId = ?1 AND end >= ?2 AND start <= ?3 "
-	"UNION ALL SELECT 2, start, end, deviceId, streamId, correlationId, -1, bytes, 0 FROM sets "
-	"WHERE traceId = ?1 AND end >= ?2 AND start <= ?3 ORDER BY 2, 3";
+/* The walk's columns (gaps.c), so that the report's kept copies of the tables serve these streams. */
+static const char *const kernel_cols[] = { "end", "deviceId", "streamId", "graphNodeId", "correlationId",
+					   "pid", "nameId", "gridX", "gridY", "gridZ" };
+static const char *const copy_cols[] = { "end", "deviceId", "streamId", "graphNodeId", "correlationId",
+					 "pid", "bytes", "copyKind", "srcKind", "dstKind" };
+static const char *const set_cols[] = { "end", "deviceId", "streamId", "graphNodeId", "correlationId",
+					"pid", "bytes", "memKind" };
+static const char *const call_cols[] = { "end", "globalTid", "pid", "correlationId", "nameId" };
 
 /* A nested call's correlation id, the top-level call it is in, and how long after its start. */
 struct corr_entry {
@@ -448,145 +448,174 @@ static int compare_corr(const void *pa, const void *pb)
 	return (a->corr > b->corr) - (a->corr < b->corr);
 }
 
-static int compare_call_start(const void *pa, const void *pb)
-{
-	const struct call *a = pa, *b = pb;
-
-	if (a->start != b->start)
-		return (a->start > b->start) - (a->start < b->start);
-	return (a->tid > b->tid) - (a->tid < b->tid);
-}
-
 struct loading {
 	struct what_if *w;
 	struct corr_entry *corr;
 	size_t ncorr, cap;
 	const struct api_names *names;
+	int64_t (*top)[2];		/* per thread: tid, its current top-level call */
+	size_t nthreads;
 };
 
-/* Calls by thread and start: the top-level ones become nodes, every call's correlation id maps to
- * its top-level call. Calls are then put in start order (the nodes' indices change: the map is
- * rewritten through the old index). */
+/* The thread's current top-level call (-1: none yet), and its slot. */
+static int64_t *thread_top(struct loading *l, int64_t tid)
+{
+	size_t t;
+
+	for (t = 0; t < l->nthreads && l->top[t][0] != tid; t++)
+		;
+	if (t == l->nthreads) {
+		l->top = xrealloc(l->top, (t + 1) * sizeof(*l->top));
+		l->top[t][0] = tid;
+		l->top[t][1] = -1;
+		l->nthreads++;
+	}
+	return &l->top[t][1];
+}
+
+/* One call: a new top-level call of its thread, or one nested in the current one (or the same
+ * span twice: a runtime call and its driver twin starting together). */
+static void add_call(struct loading *l, const struct event_row *r)
+{
+	struct what_if *w = l->w;
+	int64_t start = r->start, end = event_int(r, 0, r->start), tid = event_int(r, 1, 0);
+	int64_t name_id = event_int(r, 4, -1);
+	unsigned cls = api_names_class(l->names, w->trace_id, name_id);
+	int64_t *top = thread_top(l, tid);
+
+	if (cls & API_REPLAYED)
+		return;
+	if (end < start)
+		end = start;
+	if (*top >= 0 && start < w->calls[*top].end) {
+		w->calls[*top].cls |= cls;	/* cudaMemcpy's cuMemcpy: the parent blocks too */
+	} else if (*top >= 0 && start == w->calls[*top].start) {
+		w->calls[*top].cls |= cls;	/* the longer of two starting together */
+		w->calls[*top].end = end;
+	} else {
+		if ((w->ncalls & (w->ncalls - 1)) == 0)	/* grown at each power of two */
+			w->calls = xrealloc(w->calls, (w->ncalls ? 2 * w->ncalls : 1) * sizeof(*w->calls));
+		w->calls[w->ncalls] = (struct call){ .start = start, .end = end, .name_id = name_id, .tid = tid,
+						     .cls = cls, .prev = *top, .awaited = -1, .woken_by = -1 };
+		*top = (int64_t)w->ncalls++;
+	}
+	if (l->ncorr == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 1024;
+		l->corr = xrealloc(l->corr, l->cap * sizeof(*l->corr));
+	}
+	l->corr[l->ncorr++] = (struct corr_entry){ event_int(r, 3, -1), *top, start - w->calls[*top].start };
+}
+
+/* The trace's calls that start in [h0, h1], in start order, as top-level calls. */
 static int read_calls(const struct analysis_context *a, struct loading *l, int64_t h0, int64_t h1, char *err,
 		      size_t errlen)
 {
-	struct what_if *w = l->w;
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int64_t top = -1, last_tid = INT64_MIN;
-	int64_t *index;
-	int ret = analysis_prepare(a, calls_sql, &st, err, errlen), rc;
+	struct event_stream *st;
+	const struct event_row *r;
+	int ret = event_stream_open(a->trace, "api_calls", call_cols, sizeof(call_cols) / sizeof(call_cols[0]), 0,
+				    -1, &st, err, errlen);
 
 	if (ret < 0)
 		return ret;
-	sqlite3_bind_int64(st, 1, w->trace_id);
-	sqlite3_bind_int64(st, 2, h0);
-	sqlite3_bind_int64(st, 3, h1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t start = sqlite3_column_int64(st, 0), end = sqlite3_column_int64(st, 1);
-		int64_t tid = sqlite3_column_int64(st, 2), name_id = sqlite3_column_int64(st, 4);
-		unsigned cls = api_names_class(l->names, w->trace_id, name_id);
-
-		if (cls & API_REPLAYED)
+	while ((ret = event_stream_next(st, &r, err, errlen)) > 0) {
+		if (r->trace_id != l->w->trace_id || r->start < h0 || (r->null & EVENT_START_NULL))
 			continue;
-		if (end < start)
-			end = start;
-		if (tid != last_tid || top < 0 || start >= w->calls[top].end) {
-			if (w->ncalls == cap) {
-				cap = cap ? 2 * cap : 1024;
-				w->calls = xrealloc(w->calls, cap * sizeof(*w->calls));
-			}
-			w->calls[w->ncalls] = (struct call){ .start = start, .end = end, .name_id = name_id,
-							     .tid = tid, .cls = cls, .prev = -1, .awaited = -1,
-							     .woken_by = -1 };
-			top = (int64_t)w->ncalls++;
-			last_tid = tid;
-		} else {
-			w->calls[top].cls |= cls;	/* cudaMemcpy's cuMemcpy: the parent blocks too */
-		}
-		if (l->ncorr == l->cap) {
-			l->cap = l->cap ? 2 * l->cap : 1024;
-			l->corr = xrealloc(l->corr, l->cap * sizeof(*l->corr));
-		}
-		l->corr[l->ncorr++] = (struct corr_entry){ sqlite3_column_int64(st, 3), top,
-							   start - w->calls[top].start };
+		if (r->start >= h1)
+			break;
+		add_call(l, r);
 	}
-	if (rc != SQLITE_DONE)
-		ret = analysis_step_error(a, err, errlen);
-	sqlite3_finalize(st);
+	event_stream_close(st);
 	if (ret < 0)
 		return ret;
-	/* start order, the thread's previous call linked */
-	for (size_t i = 0; i < w->ncalls; i++)
-		w->calls[i].first_op = i;	/* the old index, for a moment */
-	qsort(w->calls, w->ncalls, sizeof(*w->calls), compare_call_start);
-	index = xcalloc(w->ncalls ? w->ncalls : 1, sizeof(*index));
-	for (size_t i = 0; i < w->ncalls; i++)
-		index[w->calls[i].first_op] = (int64_t)i;
-	for (size_t i = 0; i < l->ncorr; i++)
-		l->corr[i].call = index[l->corr[i].call];
-	free(index);
-	{
-		int64_t (*last)[2] = NULL;	/* per thread: tid, its latest call */
-		size_t nthreads = 0, t;
-
-		for (size_t i = 0; i < w->ncalls; i++) {
-			w->calls[i].first_op = 0;
-			for (t = 0; t < nthreads && last[t][0] != w->calls[i].tid; t++)
-				;
-			if (t == nthreads) {
-				last = xrealloc(last, (nthreads + 1) * sizeof(*last));
-				last[nthreads][0] = w->calls[i].tid;
-				last[nthreads++][1] = -1;
-			}
-			w->calls[i].prev = last[t][1];
-			last[t][1] = (int64_t)i;
-		}
-		free(last);
-	}
 	qsort(l->corr, l->ncorr, sizeof(*l->corr), compare_corr);
 	return 0;
 }
 
+/* One stream of operations (kernels, copies or sets) with its next row in the window. */
+struct op_input {
+	struct event_stream *s;
+	const struct event_row *row;
+	enum op_kind kind;
+};
+
+static int op_next(struct op_input *in, int64_t trace_id, int64_t h0, int64_t g1, char *err, size_t errlen)
+{
+	int ret;
+
+	while ((ret = event_stream_next(in->s, &in->row, err, errlen)) > 0) {
+		const struct event_row *r = in->row;
+
+		if (r->trace_id != trace_id || event_int(r, 0, r->start) < h0)
+			continue;
+		if (r->start > g1)
+			break;
+		return 1;
+	}
+	in->row = NULL;
+	return ret < 0 ? ret : 0;
+}
+
+static void add_op(struct loading *l, const struct op_input *in)
+{
+	struct what_if *w = l->w;
+	const struct event_row *r = in->row;
+	struct corr_entry key = { .corr = event_int(r, 4, -1) }, *c;
+	struct op *o;
+
+	if ((w->nops & (w->nops - 1)) == 0)
+		w->ops = xrealloc(w->ops, (w->nops ? 2 * w->nops : 1) * sizeof(*w->ops));
+	o = &w->ops[w->nops++];
+	*o = (struct op){ .kind = in->kind, .start = r->start, .end = event_int(r, 0, r->start),
+			  .device = event_int(r, 1, 0), .stream = event_int(r, 2, 0), .corr = key.corr,
+			  .name_id = in->kind == OP_KERNEL ? event_int(r, 6, -1) : -1,
+			  .bytes = in->kind == OP_KERNEL ? 0 : event_int(r, 6, 0),
+			  .pageable = in->kind == OP_COPY && (event_int(r, 8, -1) == 0 || event_int(r, 9, -1) == 0),
+			  .call = -1, .prev = -1, .dep = -1 };
+	if (o->end < o->start)
+		o->end = o->start;
+	c = l->ncorr ? bsearch(&key, l->corr, l->ncorr, sizeof(*l->corr), compare_corr) : NULL;
+	if (c) {
+		o->call = c->call;
+		o->launch_off = c->offset;
+	}
+}
+
+/* The operations that end at or after h0 and start by g1, merged from the three views by start. */
 static int read_ops(const struct analysis_context *a, struct loading *l, int64_t h0, int64_t g1, char *err,
 		    size_t errlen)
 {
-	struct what_if *w = l->w;
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int ret = analysis_prepare(a, ops_sql, &st, err, errlen), rc;
+	struct op_input in[3] = {
+		{ .kind = OP_KERNEL }, { .kind = OP_COPY }, { .kind = OP_SET },
+	};
+	static const char *const views[3] = { "kernels", "copies", "sets" };
+	const char *const *cols[3] = { kernel_cols, copy_cols, set_cols };
+	const size_t ncols[3] = { sizeof(kernel_cols) / sizeof(kernel_cols[0]), sizeof(copy_cols) / sizeof(copy_cols[0]),
+				  sizeof(set_cols) / sizeof(set_cols[0]) };
+	int ret = 0;
 
-	if (ret < 0)
-		return ret;
-	sqlite3_bind_int64(st, 1, w->trace_id);
-	sqlite3_bind_int64(st, 2, h0);
-	sqlite3_bind_int64(st, 3, g1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct corr_entry key = { .corr = sqlite3_column_int64(st, 5) }, *c;
-		struct op *o;
-
-		if (w->nops == cap) {
-			cap = cap ? 2 * cap : 4096;
-			w->ops = xrealloc(w->ops, cap * sizeof(*w->ops));
-		}
-		o = &w->ops[w->nops++];
-		*o = (struct op){ .kind = (enum op_kind)sqlite3_column_int(st, 0),
-				  .start = sqlite3_column_int64(st, 1), .end = sqlite3_column_int64(st, 2),
-				  .device = sqlite3_column_int64(st, 3), .stream = sqlite3_column_int64(st, 4),
-				  .corr = key.corr, .name_id = sqlite3_column_int64(st, 6),
-				  .bytes = sqlite3_column_int64(st, 7), .pageable = sqlite3_column_int(st, 8),
-				  .call = -1, .prev = -1, .dep = -1 };
-		if (o->end < o->start)
-			o->end = o->start;
-		c = l->ncorr ? bsearch(&key, l->corr, l->ncorr, sizeof(*l->corr), compare_corr) : NULL;
-		if (c) {
-			o->call = c->call;
-			o->launch_off = c->offset;
-		}
+	for (int k = 0; k < 3 && !ret; k++) {
+		ret = event_stream_open(a->trace, views[k], cols[k], ncols[k], 3, -1, &in[k].s, err, errlen);
+		if (!ret)
+			ret = op_next(&in[k], l->w->trace_id, h0, g1, err, errlen);
+		ret = ret < 0 ? ret : 0;
 	}
-	if (rc != SQLITE_DONE)
-		ret = analysis_step_error(a, err, errlen);
-	sqlite3_finalize(st);
+	while (!ret) {
+		int best = -1;
+
+		for (int k = 0; k < 3; k++)
+			if (in[k].row && (best < 0 || in[k].row->start < in[best].row->start ||
+					  (in[k].row->start == in[best].row->start &&
+					   event_int(in[k].row, 0, 0) < event_int(in[best].row, 0, 0))))
+				best = k;
+		if (best < 0)
+			break;
+		add_op(l, &in[best]);
+		ret = op_next(&in[best], l->w->trace_id, h0, g1, err, errlen);
+		ret = ret < 0 ? ret : 0;
+	}
+	for (int k = 0; k < 3; k++)
+		if (in[k].s)
+			event_stream_close(in[k].s);
 	return ret;
 }
 
@@ -878,6 +907,7 @@ int what_if_load(const struct analysis_context *a, const struct trace_phases *tp
 	if (!ret)
 		ret = read_ops(a, &l, h0, g1, err, errlen);
 	free(l.corr);
+	free(l.top);
 	api_names_release(&names);
 	if (ret < 0 || !w->ncalls) {
 		what_if_free(w);
