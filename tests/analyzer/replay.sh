@@ -3,8 +3,8 @@
 # Each table the walks read is read from SQLite once: the scan that finds its storage order keeps
 # the view's rows in a temporary copy, and both walks read the copy (event_streams_keep in
 # analyzer/loader/events.h, gap_walk_keep in analyzer/analysis/gaps.h). Checked here:
-#   - one statement reads the kernels' rows per report (three without the copy: the scan, then
-#     each walk);
+#   - one statement reads the kernels' rows per report (four without the copy: the scan, then
+#     each walk and the what-if replay's read of the steady state);
 #   - where the copy cannot be written (a file size limit, as on a full disk), the report reads the
 #     trace instead and says exactly the same, on real traces from the GPU, an nsys export and a
 #     synthetic trace with NVTX steps and syncs (text and JSON), and over a --window;
@@ -32,7 +32,7 @@ limited() {
 }
 
 expect "synthetic: the kernels are read once" "1" "$(kernel_reads "$TMP/synthetic.sqlite")"
-expect "synthetic, no room for the copy: the kernels are read three times" "3" \
+expect "synthetic, no room for the copy: the kernels are read four times" "4" \
 	"$(limited bash -c "$(declare -f kernel_reads); GPT='$GPT' kernel_reads '$TMP/synthetic.sqlite'")"
 for t in $traces; do
 	name=$(basename "$t")
