@@ -40,13 +40,42 @@ static const char usage_text[] =
 	"ranks (default output: the first trace's name with .ranks.json; docs/multi-rank.md).\n"
 	"  -q, --quiet          no progress line (shown on a terminal when the work takes over 2 s)\n";
 
+/* Every trace's steady-state critical path (the what-if replay), appended to *path: 0, or -1 with err. */
+static int collect_path(struct trace *trace, const struct phases *phases, struct what_if_segment **path,
+			size_t *npath, char *err, size_t errlen)
+{
+	struct analysis_context a = { .trace = trace, .who = "what-if replay" };
+
+	for (size_t t = 0; t < phases->ntraces; t++) {
+		struct what_if_segment *segs = NULL;
+		struct what_if *w;
+		size_t n = 0;
+		int ret = what_if_load(&a, &phases->traces[t], &w, err, errlen);
+
+		if (ret < 0)
+			return -1;
+		if (ret > 0)
+			continue;
+		what_if_critical_path(w, &segs, &n);
+		what_if_free(w);
+		*path = xrealloc(*path, (*npath + n + 1) * sizeof(**path));
+		if (n)
+			memcpy(*path + *npath, segs, n * sizeof(*segs));
+		*npath += n;
+		free(segs);
+	}
+	return 0;
+}
+
 /*
  * The report's findings: every rule with its defaults, on the steady state as `gpt-trace report`
- * judges it (start-up and warm-up are the phases' business), sharing one walk; the scope goes back
- * to the whole trace for the timeline. A rule that fails leaves the timeline without findings, and
- * says so. Returns -1 only when the scope cannot be restored.
+ * judges it (start-up and warm-up are the phases' business), sharing one walk, and the steady
+ * state's critical path; the scope goes back to the whole trace for the timeline. A rule that fails
+ * leaves the timeline without findings (and the path), and says so. Returns -1 only when the scope
+ * cannot be restored.
  */
-static int collect_findings(struct trace *trace, struct findings *out)
+static int collect_findings(struct trace *trace, struct findings *out, struct what_if_segment **path,
+			    size_t *npath)
 {
 	struct rule_config *config = rule_config_new();
 	struct report_header hdr = { 0 };
@@ -59,10 +88,14 @@ static int collect_findings(struct trace *trace, struct findings *out)
 	    phases_compute(trace, NULL, &hdr.phases, err, sizeof(err)) < 0 ||
 	    report_header_read(trace, NULL, &hdr, err, sizeof(err)) < 0 ||
 	    report_scope_steady(trace, hdr.phases, &hdr.steady_start, &hdr.steady_end, err, sizeof(err)) < 0 ||
-	    report_run_rules(trace, config, NULL, 0, origin, hdr.phases, out, NULL, err, sizeof(err)) < 0) {
+	    report_run_rules(trace, config, NULL, 0, origin, hdr.phases, out, NULL, err, sizeof(err)) < 0 ||
+	    collect_path(trace, hdr.phases, path, npath, err, sizeof(err)) < 0) {
 		pr_warn("the rules failed, the timeline has no findings: %s", err[0] ? err : "no reason given");
 		findings_release(out);
 		memset(out, 0, sizeof(*out));
+		free(*path);
+		*path = NULL;
+		*npath = 0;
 	}
 	if (trace_set_scope(trace, &whole, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
@@ -157,6 +190,8 @@ static int check_output(char **paths, int npaths, const char *output)
 static int export_timeline(struct export_command *cmd, char **paths, int npaths, const char *output)
 {
 	struct findings findings = { 0 };
+	struct what_if_segment *path = NULL;
+	size_t npath = 0;
 	struct trace *trace = NULL;
 	char err[1024];
 	struct stat st;
@@ -169,9 +204,11 @@ static int export_timeline(struct export_command *cmd, char **paths, int npaths,
 	export_keep(trace);
 	if (!cmd->no_findings) {
 		phases_keep_walk(trace);	/* into the export's copies: each table still read once */
-		if (collect_findings(trace, &findings) < 0)
+		if (collect_findings(trace, &findings, &path, &npath) < 0)
 			goto out;
 		cmd->opts.findings = &findings;
+		cmd->opts.path = path;
+		cmd->opts.npath = npath;
 	}
 	if (export_write(trace, &cmd->opts, output, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
@@ -184,6 +221,9 @@ static int export_timeline(struct export_command *cmd, char **paths, int npaths,
 	ret = 0;
 out:
 	cmd->opts.findings = NULL;
+	cmd->opts.path = NULL;
+	cmd->opts.npath = 0;
+	free(path);
 	findings_release(&findings);
 	trace_close(trace);
 	return ret;

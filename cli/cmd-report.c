@@ -285,7 +285,8 @@ static int report_compute(struct report_command *cmd, struct trace *trace, struc
 		return -1;
 	}
 	cmd->opt.nrules = (size_t)n;
-	if (hdr->steady_only && report_fix_order_compute(trace, hdr, findings, err, sizeof(err)) < 0) {
+	if (hdr->steady_only && report_fix_order_compute(trace, hdr, findings, cmd->opt.format == OUTPUT_FORMAT_HTML, err,
+							      sizeof(err)) < 0) {
 		pr_err("%s", err);
 		return -1;
 	}

@@ -302,7 +302,7 @@ struct what_if_fix *alloc_tally_fix(const struct alloc_tally *tally, int64_t tra
 	for (size_t i = 0; i < tally->nnames; i++) {
 		const struct alloc_name *name = &tally->names[i];
 
-		if (name->trace_id != trace_id)
+		if (name->trace_id != trace_id || !name->nname_ids)
 			continue;
 		ids = xrealloc(ids, (n + name->nname_ids) * sizeof(*ids));
 		memcpy(ids + n, name->name_ids, name->nname_ids * sizeof(*ids));

@@ -246,15 +246,32 @@ struct path {
 	int64_t end;		/* how far back the path has come */
 	int64_t *streams, *stream_ns;
 	size_t nstreams;
+	int64_t stream;		/* the operation's stream while its own time is added, else -1 */
+	struct what_if_segment *segs;	/* when collected: backward in time */
+	size_t nsegs, cap;
+	int collect;
 };
 
 /* The path moves back to `to` (never forward: a stretch is counted once), the time to part. */
 static void path_add(struct path *p, enum what_if_part part, int64_t to)
 {
-	if (p->end > to) {
-		p->out->part_ns[part] += p->end - to;
-		p->end = to;
+	if (p->end <= to)
+		return;
+	p->out->part_ns[part] += p->end - to;
+	if (p->collect) {
+		struct what_if_segment *last = p->nsegs ? &p->segs[p->nsegs - 1] : NULL;
+
+		if (last && last->start == p->end && last->part == part && last->stream == p->stream) {
+			last->start = to;
+		} else {
+			if (p->nsegs == p->cap) {
+				p->cap = p->cap ? 2 * p->cap : 256;
+				p->segs = xrealloc(p->segs, p->cap * sizeof(*p->segs));
+			}
+			p->segs[p->nsegs++] = (struct what_if_segment){ to, p->end, part, p->stream };
+		}
 	}
+	p->end = to;
 }
 
 static void path_stream(struct path *p, int64_t stream, int64_t ns)
@@ -305,7 +322,9 @@ static int64_t path_op(struct path *p, const struct op *o, int *is_op)
 	enum what_if_part part = o->kind != OP_KERNEL ? WHAT_IF_COPY : o->nccl ? WHAT_IF_COMM : WHAT_IF_COMPUTE;
 	int64_t before = p->end;
 
+	p->stream = o->stream;
 	path_add(p, part, o->rstart);
+	p->stream = -1;
 	path_stream(p, o->stream, before - p->end);
 	if (o->call < 0)
 		return -1;
@@ -325,10 +344,12 @@ static int64_t path_op(struct path *p, const struct op *o, int *is_op)
 	}
 }
 
-/* Walk the critical path back from the node that ends last, adding each stretch to its part. */
-static void critical_path(const struct what_if *w, struct what_if_result *out)
+/* Walk the critical path back from the node that ends last, adding each stretch to its part (and,
+ * with segs, collecting the stretches: *segs, *nsegs, in time order). */
+static void critical_path(const struct what_if *w, struct what_if_result *out, struct what_if_segment **segs,
+			  size_t *nsegs)
 {
-	struct path p = { .w = w, .out = out, .end = w->h0 };
+	struct path p = { .w = w, .out = out, .end = w->h0, .stream = -1, .collect = segs != NULL };
 	int64_t node = -1, best = 0;
 	int is_op = 0;
 	size_t guard = w->ncalls + w->nops + 1;
@@ -356,6 +377,16 @@ static void critical_path(const struct what_if *w, struct what_if_result *out)
 		}
 	free(p.streams);
 	free(p.stream_ns);
+	if (segs) {
+		for (size_t i = 0; i < p.nsegs / 2; i++) {
+			struct what_if_segment t = p.segs[i];
+
+			p.segs[i] = p.segs[p.nsegs - 1 - i];
+			p.segs[p.nsegs - 1 - i] = t;
+		}
+		*segs = p.segs;
+		*nsegs = p.nsegs;
+	}
 }
 
 void what_if_replay(struct what_if *w, const struct what_if_fix *const *fixes, size_t n,
@@ -377,7 +408,16 @@ void what_if_replay(struct what_if *w, const struct what_if_fix *const *fixes, s
 			replay_op(w, &w->ops[w->launched[c->first_op + k]], fixes, n);
 		call_end(w, c, fixes, n);
 	}
-	critical_path(w, out);
+	critical_path(w, out, NULL, NULL);
+}
+
+void what_if_critical_path(struct what_if *w, struct what_if_segment **out, size_t *n)
+{
+	struct what_if_result res;
+
+	what_if_replay(w, NULL, 0, &res);
+	memset(&res, 0, sizeof(res));
+	critical_path(w, &res, out, n);
 }
 
 int64_t what_if_measured(const struct what_if *w)
@@ -527,7 +567,8 @@ static int read_calls(const struct analysis_context *a, struct loading *l, int64
 	event_stream_close(st);
 	if (ret < 0)
 		return ret;
-	qsort(l->corr, l->ncorr, sizeof(*l->corr), compare_corr);
+	if (l->ncorr)
+		qsort(l->corr, l->ncorr, sizeof(*l->corr), compare_corr);
 	return 0;
 }
 

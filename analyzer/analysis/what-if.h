@@ -87,6 +87,13 @@ struct what_if_result {
 	int64_t top_stream;		/* the stream the path spent most GPU time on; -1: none */
 };
 
+/* A stretch of the critical path: [start, end) spent in part, on stream (kernels and copies; -1 else). */
+struct what_if_segment {
+	int64_t start, end;
+	enum what_if_part part;
+	int64_t stream;
+};
+
 struct what_if;
 
 /*
@@ -99,6 +106,9 @@ int what_if_load(const struct analysis_context *a, const struct trace_phases *tp
 /* The replay with fixes applied (those of other traces are ignored); n 0: the graph as recorded. */
 void what_if_replay(struct what_if *w, const struct what_if_fix *const *fixes, size_t n,
 		    struct what_if_result *out);
+/* The critical path of the graph as recorded, in time order, adjacent stretches of one part and stream
+ * merged: *out (free() it) and *n. */
+void what_if_critical_path(struct what_if *w, struct what_if_segment **out, size_t *n);
 int64_t what_if_measured(const struct what_if *w);	/* the measured window */
 size_t what_if_iterations(const struct what_if *w);	/* steady iterations in it */
 int64_t what_if_trace(const struct what_if *w);

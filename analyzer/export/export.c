@@ -45,7 +45,7 @@ int export_write(struct trace *trace, const struct export_options *opts, const c
 		ret = -ENOMEM;
 		goto out_abort;
 	}
-	ret = timeline_walk(trace, opts->findings, sink, err, errlen);
+	ret = timeline_walk(trace, opts->findings, opts->path, opts->npath, sink, err, errlen);
 	sink->ops->free(sink);
 	if (ret < 0)
 		goto out_abort;

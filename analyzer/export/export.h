@@ -14,7 +14,9 @@
  *   - one pseudo-process per GPU ("GPU 0: NVIDIA H200", in device order), with a track per stream
  *     (in stream id order) holding kernels, copies and sets, and counters: the share of time the
  *     GPU ran anything (busy, %) and copy bandwidth per direction (GB/s), in fixed time buckets;
- *   - a "gpt-trace findings" pseudo-process whose instant events are the rules' findings.
+ *   - a "gpt-trace findings" pseudo-process whose instant events are the rules' findings;
+ *   - a "gpt-trace critical path" pseudo-process: the steady state's critical path as the what-if
+ *     replay finds it, one slice per stretch (host, compute, communication, copies, launch and queue).
  *
  * Flows (arrows) go from each launch, copy or set API call to every piece of GPU work with its
  * correlation id. Kernel slices are named by their demangled name when it is at most
@@ -27,6 +29,7 @@
 #define GPT_EXPORT_EXPORT_H
 
 #include "analyzer/loader/trace.h"
+#include "analyzer/analysis/what-if.h"
 #include "rules/rule.h"
 
 #include <stddef.h>
@@ -42,6 +45,9 @@ struct export_options {
 	enum export_format format;
 	int gzip;				/* compress the output with zlib's gzip format */
 	const struct findings *findings;	/* shown on the findings track; NULL or empty: none */
+	/* The steady state's critical path (analyzer/analysis/what-if.h), its own track; none: n 0. */
+	const struct what_if_segment *path;
+	size_t npath;
 };
 
 /*

@@ -179,8 +179,47 @@ static int export_rows(struct timeline *tl, int64_t *rows)
 	return 0;
 }
 
-int timeline_walk(struct trace *trace, const struct findings *findings, struct timeline_sink *sink,
-		  char *err, size_t errlen)
+/* The critical path's stretches as slices of one track, each named by its part. */
+static int walk_critical_path(struct timeline *tl, const struct what_if_segment *path, size_t n)
+{
+	const struct timeline_sink_ops *ops = tl->sink->ops;
+	struct timeline_track process = {
+		.uuid = tl->next_uuid++, .kind = TIMELINE_PROCESS, .pid = PSEUDO_PID_CRITICAL,
+		.sort_index = SORT_CRITICAL, .name = "gpt-trace critical path",
+	};
+	struct timeline_track thread = {
+		.uuid = tl->next_uuid++, .parent_uuid = process.uuid, .kind = TIMELINE_THREAD,
+		.pid = PSEUDO_PID_CRITICAL, .tid = tl->next_tid++, .name = "steady state, what bounds it",
+	};
+	int ret;
+
+	if (!n)
+		return 0;
+	ret = ops->track(tl->sink, &process);
+	if (!ret)
+		ret = ops->track(tl->sink, &thread);
+	for (size_t i = 0; !ret && i < n; i++) {
+		const struct what_if_segment *g = &path[i];
+		struct timeline_arg args[2];
+		struct timeline_event ev = { .track = &thread, .category = "gpt-trace.critical-path", .args = args,
+					     .start = g->start, .end = g->end, .name = what_if_part_name(g->part) };
+		size_t nargs = 0;
+
+		if (g->end <= g->start)
+			continue;
+		walk_arg_string(args, &nargs, "part", what_if_part_id(g->part));
+		if (g->stream >= 0)
+			walk_arg_int(args, &nargs, "stream", g->stream);
+		ev.nargs = nargs;
+		ret = ops->slice_begin(tl->sink, &ev);
+		if (!ret)
+			ret = ops->slice_end(tl->sink, &thread, g->end);
+	}
+	return ret;
+}
+
+int timeline_walk(struct trace *trace, const struct findings *findings, const struct what_if_segment *path,
+		  size_t npath, struct timeline_sink *sink, char *err, size_t errlen)
 {
 	struct timeline tl = {
 		.trace = trace, .db = trace_db(trace), .sink = sink, .err = err, .errlen = errlen,
@@ -202,7 +241,7 @@ int timeline_walk(struct trace *trace, const struct findings *findings, struct t
 	/* Tracks in the order a reader shows them by default: host processes, GPUs, findings. */
 	if ((ret = sink->ops->begin(sink, tl.origin)) < 0 || (ret = declare_host_tracks(&tl)) < 0 ||
 	    (ret = walk_host(&tl)) < 0 || (ret = declare_gpu_tracks(&tl)) < 0 || (ret = walk_gpu(&tl)) < 0 ||
-	    (ret = walk_findings(&tl, findings)) < 0)
+	    (ret = walk_findings(&tl, findings)) < 0 || (ret = walk_critical_path(&tl, path, npath)) < 0)
 		goto out;
 	ret = sink->ops->finish(sink);
 out:

@@ -15,6 +15,7 @@
 #include "common/corr-map.h"
 #include "analyzer/export/file.h"
 #include "analyzer/loader/trace.h"
+#include "analyzer/analysis/what-if.h"
 #include "rules/rule.h"
 
 #include <stddef.h>
@@ -101,10 +102,10 @@ struct timeline_sink *chrome_sink_new(struct export_file *file);
 
 /*
  * Walk the trace's canonical views and feed every track and event to sink, then the findings
- * (may be NULL). Returns 0, or a negative error with one line in err. Errors from the sink (a
+ * (may be NULL) and the critical path (npath stretches, in time order). Returns 0, or a negative error with one line in err. Errors from the sink (a
  * failed write) are returned as they are, with err left empty, so the caller can name the file.
  */
-int timeline_walk(struct trace *trace, const struct findings *findings, struct timeline_sink *sink,
-		  char *err, size_t errlen);
+int timeline_walk(struct trace *trace, const struct findings *findings, const struct what_if_segment *path,
+		  size_t npath, struct timeline_sink *sink, char *err, size_t errlen);
 
 #endif

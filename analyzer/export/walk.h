@@ -31,6 +31,7 @@
 #define PSEUDO_TID_BASE 0x7d000000		/* lanes, streams and the findings thread */
 #define PSEUDO_PID_GPU 0x7e000000		/* + device id */
 #define PSEUDO_PID_FINDINGS 0x7f000000
+#define PSEUDO_PID_CRITICAL 0x7f000001	/* the what-if replay's critical path */
 
 /* Sort indices inside a process; lanes of a thread or stream follow it. */
 #define SORT_THREAD_STEP 100
@@ -40,6 +41,7 @@
 /* Sort indices of processes: host processes count from 0. */
 #define SORT_GPUS 1000000
 #define SORT_FINDINGS 2000000
+#define SORT_CRITICAL 2000001
 
 #define COUNTER_BUCKETS 1000
 #define SYNC_INVALID 4294967295LL	/* CUPTI_SYNCHRONIZATION_INVALID_VALUE: no stream / no event */

@@ -5,11 +5,13 @@
  */
 #include "analyzer/report/fix-order.h"
 #include "analyzer/report/report.h"
+#include "analyzer/report/html/html.h"
 #include "analyzer/output/format.h"
 #include "common/units.h"
 #include "common/util.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,7 +71,7 @@ static void order_fixes(struct what_if *w, const struct findings *findings, stru
 }
 
 int report_fix_order_compute(struct trace *trace, struct report_header *hdr, const struct findings *findings,
-			     char *err, size_t errlen)
+			     int with_path, char *err, size_t errlen)
 {
 	struct analysis_context a = { .trace = trace, .who = "what-if replay" };
 
@@ -92,6 +94,8 @@ int report_fix_order_compute(struct trace *trace, struct report_header *hdr, con
 		o->iterations = what_if_iterations(w);
 		o->measured_ns = what_if_measured(w);
 		what_if_replay(w, NULL, 0, &o->recorded);
+		if (with_path)
+			what_if_critical_path(w, &o->path, &o->npath);
 		order_fixes(w, findings, o);
 		what_if_free(w);
 	}
@@ -100,8 +104,10 @@ int report_fix_order_compute(struct trace *trace, struct report_header *hdr, con
 
 void report_fix_order_release(struct report_header *hdr)
 {
-	for (size_t i = 0; i < hdr->nfix_order; i++)
+	for (size_t i = 0; i < hdr->nfix_order; i++) {
 		free(hdr->fix_order[i].fixes);
+		free(hdr->fix_order[i].path);
+	}
 	free(hdr->fix_order);
 	hdr->fix_order = NULL;
 	hdr->nfix_order = 0;
@@ -265,4 +271,62 @@ void report_fix_order_json(FILE *out, const struct report_header *hdr, const str
 		fprintf(out, "]}");
 	}
 	fprintf(out, "%s],\n", hdr->nfix_order ? "\n  " : "");
+}
+
+/* bound_words() into a string, for the page */
+static void bound_html(FILE *out, const struct what_if_result *r)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&text, &len);
+
+	if (!mem)
+		return;
+	bound_words(mem, r);
+	fclose(mem);
+	html_text(out, text);
+	free(text);
+}
+
+void report_fix_order_html(FILE *out, const struct report_header *hdr, const struct findings *findings)
+{
+	char a[32], b[32];
+
+	if (!hdr->nfix_order)
+		return;
+	fputs("<section id=\"what-if\">\n<h2>What to shorten first</h2>\n", out);
+	for (size_t t = 0; t < hdr->nfix_order; t++) {
+		const struct report_fix_order *o = &hdr->fix_order[t];
+		size_t it = o->iterations;
+
+		fputs("<p>", out);
+		if (hdr->nfix_order > 1)
+			fprintf(out, "trace %" PRId64 ": ", o->trace_id);
+		fprintf(out, "%zu steady iteration%s of %s, replayed: %s, bounded by ", it, it == 1 ? "" : "s",
+			units_duration(a, sizeof(a), per(o->measured_ns, it), UNITS_FINE),
+			units_duration(b, sizeof(b), per(o->recorded.window_ns, it), UNITS_FINE));
+		bound_html(out, &o->recorded);
+		fputs(".</p>\n", out);
+		if (!o->nfixes) {
+			fputs("<p>No finding's fix is one the replay models.</p>\n", out);
+			continue;
+		}
+		fputs("<table>\n<tr><th>#</th><th>fix of</th><th>iteration with it alone</th>"
+		      "<th>with it and the ones above</th></tr>\n", out);
+		for (size_t i = 0; i < o->nfixes; i++) {
+			const struct report_fix *x = &o->fixes[i];
+
+			fprintf(out, "<tr><td>%zu</td><td>", i + 1);
+			html_text(out, findings->items[x->finding].rule_id);
+			fprintf(out, "</td><td>%s</td><td>%s</td></tr>\n",
+				units_duration(a, sizeof(a), per(x->alone_ns, it), UNITS_FINE),
+				units_duration(b, sizeof(b), per(x->after_ns, it), UNITS_FINE));
+		}
+		fputs("</table>\n<p>All the fixes together: ", out);
+		fprintf(out, "%s per iteration, then bounded by ",
+			units_duration(a, sizeof(a), per(o->all.window_ns, it), UNITS_FINE));
+		bound_html(out, &o->all);
+		fputs(" (docs/what-if.md).</p>\n", out);
+	}
+	fputs("</section>\n", out);
 }

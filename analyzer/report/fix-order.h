@@ -34,17 +34,22 @@ struct report_fix_order {
 	struct what_if_result all;	/* with every fix */
 	struct report_fix *fixes;	/* in the order that shortens it most */
 	size_t nfixes;
+	struct what_if_segment *path;	/* the recorded critical path, for the page's timeline (with_path) */
+	size_t npath;
 };
 
 /* Replay every trace's steady state with the findings' fixes: hdr->fix_order (none without steady
- * iterations). Call with the scope on the steady state. 0, or a negative error with one line in err. */
+ * iterations), with the critical path's stretches when with_path. Call with the scope on the steady
+ * state. 0, or a negative error with one line in err. */
 int report_fix_order_compute(struct trace *trace, struct report_header *hdr, const struct findings *findings,
-			     char *err, size_t errlen);
+			     int with_path, char *err, size_t errlen);
 void report_fix_order_release(struct report_header *hdr);
 
 void report_fix_order_text(FILE *out, const struct report_header *hdr, const struct findings *findings,
 			   const char *bold, const char *reset);
 void report_fix_order_markdown(FILE *out, const struct report_header *hdr, const struct findings *findings);
 void report_fix_order_json(FILE *out, const struct report_header *hdr, const struct findings *findings);
+/* A section of the HTML page: the same as the text, a table per trace. */
+void report_fix_order_html(FILE *out, const struct report_header *hdr, const struct findings *findings);
 
 #endif

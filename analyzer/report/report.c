@@ -348,6 +348,8 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 		    ? 100.0 * (double)recoverable_total(findings) / (double)report_judged_span(hdr)
 		    : 0.0,
 		hdr->steady_only ? "steady state" : "span");
+	if (hdr->nfix_order)
+		fprintf(out, "(the estimates overlap: what the fixes save together is the replay's, above)\n");
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
 

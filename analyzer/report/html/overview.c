@@ -10,6 +10,7 @@
  * idle cause of the iteration (or, outside iterations, the phase) the pixel lies in.
  */
 #include "analyzer/report/html/html.h"
+#include "analyzer/report/fix-order.h"
 #include "common/util.h"
 
 #include <inttypes.h>
@@ -423,6 +424,60 @@ static void write_findings_rows(struct html_timeline *tl, const struct findings 
 	}
 }
 
+/* The trace's steady-state critical path (fix-order.h), NULL when it has none. */
+static const struct report_fix_order *critical_of(const struct report_header *hdr, int64_t trace_id)
+{
+	for (size_t i = 0; i < hdr->nfix_order; i++)
+		if (hdr->fix_order[i].trace_id == trace_id && hdr->fix_order[i].npath)
+			return &hdr->fix_order[i];
+	return NULL;
+}
+
+/* A row with the critical path: per pixel column the part it spent most of that column in. */
+static void write_critical_row(struct html_timeline *tl, const struct report_fix_order *o)
+{
+	static const char *const fill[WHAT_IF_PARTS] = {
+		[WHAT_IF_HOST] = "#1A1A1A", [WHAT_IF_COMPUTE] = "#0072B2", [WHAT_IF_COMM] = "#CC79A7",
+		[WHAT_IF_COPY] = "#009E73", [WHAT_IF_LAUNCH] = "#AAAAAA",
+	};
+	double (*col)[WHAT_IF_PARTS] = xcalloc(CHART_BUCKETS, sizeof(*col));
+	int64_t width = tl->w->width > 0 ? tl->w->width : 1;
+	int run = -1;
+	size_t run_start = 0;
+
+	for (size_t i = 0; i < o->npath; i++) {
+		const struct what_if_segment *g = &o->path[i];
+		int64_t a = g->start - tl->w->start, b = g->end - tl->w->start;
+
+		if (b <= 0 || a >= width * CHART_BUCKETS)
+			continue;
+		for (int64_t k = a > 0 ? a / width : 0; k < CHART_BUCKETS && k * width < b; k++) {
+			int64_t lo = k * width > a ? k * width : a, hi = (k + 1) * width < b ? (k + 1) * width : b;
+
+			col[k][g->part] += (double)(hi - lo);
+		}
+	}
+	html_timeline_label(tl, ROW_LANE, "critical path", NULL);
+	for (size_t k = 0; k <= CHART_BUCKETS; k++) {
+		int top = -1;
+
+		for (int p = 0; k < CHART_BUCKETS && p < WHAT_IF_PARTS; p++)
+			if (col[k][p] > 0 && (top < 0 || col[k][p] > col[k][top]))
+				top = p;
+		if (top == run && k < CHART_BUCKETS)
+			continue;
+		if (run >= 0)
+			fprintf(tl->out, "<rect x=\"%.2f\" y=\"%d\" width=\"%zu\" height=\"%d\" fill=\"%s\">"
+				"<title>critical path: %s</title></rect>", TL_LEFT + (double)run_start, tl->y + 3,
+				k - run_start, ROW_LANE - 6, fill[run], what_if_part_name((enum what_if_part)run));
+		run = top;
+		run_start = k;
+	}
+	fputs("\n", tl->out);
+	tl->y += ROW_LANE;
+	free(col);
+}
+
 /* The trace (rank) whose steady iterations are slowest, when several are given: the straggler. */
 static ssize_t straggler(const struct report_header *hdr, int64_t *excess_pct)
 {
@@ -453,7 +508,8 @@ static int rows_height(const struct report_header *hdr, const struct findings *f
 
 	for (size_t t = 0; hdr->phases && t < hdr->phases->ntraces; t++)
 		h += (hdr->phases->ntraces > 1 || hdr->ntraces > 1 ? ROW_TRACE : 0) + ROW_PHASE +
-		     (hdr->phases->traces[t].niterations ? ROW_STEPS : 0);
+		     (hdr->phases->traces[t].niterations ? ROW_STEPS : 0) +
+		     (critical_of(hdr, hdr->phases->traces[t].trace_id) ? ROW_LANE : 0);
 	if (!hdr->phases)
 		for (size_t t = 0; t < hdr->ntraces; t++)
 			h += hdr->ntraces > 1 ? ROW_TRACE : 0;
@@ -503,6 +559,8 @@ static void write_window(FILE *out, const struct report_header *hdr, const struc
 		if (tp) {
 			write_phases_row(&tl, tp);
 			write_steps_row(&tl, tp);
+			if (critical_of(hdr, tp->trace_id))
+				write_critical_row(&tl, critical_of(hdr, tp->trace_id));
 		}
 		for (size_t d = 0; d < c->ndevices; d++) {
 			if (c->devices[d].trace_id != (int64_t)t)
@@ -533,7 +591,9 @@ void html_write_timeline(FILE *out, const struct report_header *hdr, const struc
 	fprintf(out, "<p class=\"small muted\">Each pixel column is %s. Stream lanes: the share of the column the stream was "
 		     "busy, coloured by the kind of work that dominates it. GPU rows: the share it was idle, coloured by the "
 		     "kind of idle time largest in the iteration there (outside iterations: the phase's largest cause). "
-		     "Hover for details.</p>\n",
+		     "Critical path (the steady state's, as the what-if replay finds it): what the column's stretch of it "
+		     "went through most, black the host, coloured as the lanes for kernels and copies, grey an operation "
+		     "waiting for its launch or stream. Hover for details.</p>\n",
 		"one thousandth of the window");
 	for (size_t w = 0; w < c->nwindows; w++)
 		write_window(out, hdr, findings, w);

@@ -8,6 +8,7 @@
  * report; the overview timeline is overview.c, the charts' data data.c.
  */
 #include "analyzer/report/html/html.h"
+#include "analyzer/report/fix-order.h"
 #include "analyzer/report/memory.h"
 #include "common/util.h"
 
@@ -78,9 +79,10 @@ static void write_summary(FILE *out, const struct report_header *hdr, const stru
 	char a[32], b[32];
 
 	fprintf(out, "<header>\n<h1>gpt-trace report</h1>\n");
-	fprintf(out, "<nav class=\"small\"><a href=\"#phases\">Phases</a><a href=\"#timeline\">Timeline</a>"
+	fprintf(out, "<nav class=\"small\">%s<a href=\"#phases\">Phases</a><a href=\"#timeline\">Timeline</a>"
 		     "<a href=\"#iterations\">Iterations</a><a href=\"#kernels\">Kernels</a><a href=\"#copies\">Copies</a>"
-		     "<a href=\"#idle\">Idle time</a><a href=\"#findings\">Findings (%zu)</a></nav>\n", findings->count);
+		     "<a href=\"#idle\">Idle time</a><a href=\"#findings\">Findings (%zu)</a></nav>\n",
+		hdr->nfix_order ? "<a href=\"#what-if\">What to shorten first</a>" : "", findings->count);
 	fprintf(out, "<dl class=\"summary\" id=\"summary\" data-start-ns=\"%" PRId64 "\" data-end-ns=\"%" PRId64
 		"\" data-span-ns=\"%" PRId64 "\" data-origin-ns=\"%" PRId64 "\" data-kernels=\"%" PRId64
 		"\" data-copies=\"%" PRId64 "\" data-api-calls=\"%" PRId64 "\">\n", hdr->start, hdr->end, span,
@@ -823,6 +825,7 @@ void report_write_html(FILE *out, const struct report_header *hdr, const struct 
 	fputs("<body>\n", out);
 	write_summary(out, hdr, findings);
 	write_findings_table(out, hdr, findings, opt);
+	report_fix_order_html(out, hdr, findings);
 	write_phases(out, hdr);
 	fputs("<section id=\"timeline\">\n<h2>Timeline</h2>\n", out);
 	html_write_timeline(out, hdr, findings);
