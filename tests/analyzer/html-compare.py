@@ -34,8 +34,9 @@ assert page["scripts"] == 0 and page["external"] == [], (page["scripts"], page["
 assert not re.search(r"https?://|<link|@import|url\(", html, re.I), "the page names an external resource"
 assert "Content-Security-Policy" in html
 assert page["scrollWidth"] <= page["innerWidth"], ("wider than the window", page["scrollWidth"])
-# the memory section where the trace recorded memory events (the collector's since 2026-11-25)
-sections = ["phases", "timeline"] + (["memory"] if rep.get("memory") else []) + ["iterations", "kernels", "copies",
+# "what to shorten first" where the report replayed a steady state; the memory section where the
+# trace recorded memory events (the collector's since 2026-11-25)
+sections = (["what-if"] if rep.get("what_if") else []) + ["phases", "timeline"] + (["memory"] if rep.get("memory") else []) + ["iterations", "kernels", "copies",
                                                                                  "idle", "findings"]
 assert page["sections"] == sections, page["sections"]
 for s in page["svgs"]:
