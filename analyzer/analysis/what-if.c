@@ -51,7 +51,8 @@ struct op {
 	enum bound_by by;	/* the constraint its start came least after */
 	int64_t slack;		/* by how much */
 	int64_t launch_min;	/* the device's shortest launch-to-start time */
-	int use_prev;		/* the stream's previous operation ended before it started */
+	int use_prev;		/* 1: after the stream's previous operation ended; 2: after it started (it
+				   overlapped it: programmatic dependent launch); 0: neither */
 	/* replayed */
 	int64_t rstart, rend;
 	enum bound_by rby;	/* the constraint its start came after in the replay */
@@ -220,7 +221,7 @@ static void replay_op(struct what_if *w, struct op *o, const struct what_if_fix 
 	o->rby = BY_LAUNCH;
 	if (o->use_prev) {
 		const struct op *p = &w->ops[o->prev];
-		int64_t end = p->done ? p->rend : p->end;
+		int64_t end = o->use_prev == 2 ? (p->done ? p->rstart : p->start) : p->done ? p->rend : p->end;
 
 		if (end > at) {
 			at = end;
@@ -328,6 +329,17 @@ static int64_t path_op(struct path *p, const struct op *o, int *is_op)
 	path_stream(p, o->stream, before - p->end);
 	if (o->call < 0)
 		return -1;
+	if (o->rby == BY_STREAM && o->use_prev == 2) {
+		/* it began while the previous one ran: that time is the previous one's */
+		const struct op *q = &p->w->ops[o->prev];
+
+		p->stream = q->stream;
+		path_add(p, q->kind != OP_KERNEL ? WHAT_IF_COPY : q->nccl ? WHAT_IF_COMM : WHAT_IF_COMPUTE,
+			 o->rstart - o->slack);
+		p->stream = -1;
+		*is_op = 1;
+		return o->prev;
+	}
 	path_add(p, WHAT_IF_LAUNCH, o->rstart - o->slack);
 	if (o->rby == BY_STREAM || o->rby == BY_DEP) {
 		int64_t next = o->rby == BY_STREAM ? o->prev : o->dep;
@@ -855,6 +867,9 @@ static void link(struct what_if *w)
 		if (o->prev >= 0 && w->ops[o->prev].end <= o->start) {
 			o->use_prev = 1;
 			stream = o->start - w->ops[o->prev].end;
+		} else if (o->prev >= 0 && w->ops[o->prev].start <= o->start) {
+			o->use_prev = 2;	/* it began before the previous one ended */
+			stream = o->start - w->ops[o->prev].start;
 		}
 		o->dep = latest_end(w, by_end, w->nops, o->start - WHAT_IF_DEP_NS, o->start, dependency, o);
 		if (o->dep >= 0)
