@@ -7,6 +7,7 @@
  */
 #include "analyzer/export/export.h"
 #include "analyzer/report/report.h"
+#include "analyzer/report/fix-order.h"
 #include "analyzer/loader/trace.h"
 #include "cli/commands.h"
 #include "cli/report-ranks.h"
@@ -40,31 +41,17 @@ static const char usage_text[] =
 	"ranks (default output: the first trace's name with .ranks.json; docs/multi-rank.md).\n"
 	"  -q, --quiet          no progress line (shown on a terminal when the work takes over 2 s)\n";
 
-/* Every trace's steady-state critical path (the what-if replay), appended to *path: 0, or -1 with err. */
-static int collect_path(struct trace *trace, const struct phases *phases, struct what_if_segment **path,
-			size_t *npath, char *err, size_t errlen)
+/* Every trace's steady-state critical path from the replay (hdr's fix order), taken into *path. */
+static void take_path(struct report_header *hdr, struct what_if_segment **path, size_t *npath)
 {
-	struct analysis_context a = { .trace = trace, .who = "what-if replay" };
+	for (size_t t = 0; t < hdr->nfix_order; t++) {
+		struct report_fix_order *o = &hdr->fix_order[t];
 
-	for (size_t t = 0; t < phases->ntraces; t++) {
-		struct what_if_segment *segs = NULL;
-		struct what_if *w;
-		size_t n = 0;
-		int ret = what_if_load(&a, &phases->traces[t], &w, err, errlen);
-
-		if (ret < 0)
-			return -1;
-		if (ret > 0)
-			continue;
-		what_if_critical_path(w, &segs, &n);
-		what_if_free(w);
-		*path = xrealloc(*path, (*npath + n + 1) * sizeof(**path));
-		if (n)
-			memcpy(*path + *npath, segs, n * sizeof(*segs));
-		*npath += n;
-		free(segs);
+		*path = xrealloc(*path, (*npath + o->npath + 1) * sizeof(**path));
+		if (o->npath)
+			memcpy(*path + *npath, o->path, o->npath * sizeof(*o->path));
+		*npath += o->npath;
 	}
-	return 0;
 }
 
 /*
@@ -89,18 +76,21 @@ static int collect_findings(struct trace *trace, struct findings *out, struct wh
 	    report_header_read(trace, NULL, &hdr, err, sizeof(err)) < 0 ||
 	    report_scope_steady(trace, hdr.phases, &hdr.steady_start, &hdr.steady_end, err, sizeof(err)) < 0 ||
 	    report_run_rules(trace, config, NULL, 0, origin, hdr.phases, out, NULL, err, sizeof(err)) < 0 ||
-	    collect_path(trace, hdr.phases, path, npath, err, sizeof(err)) < 0) {
+	    report_fix_order_compute(trace, &hdr, out, 1, err, sizeof(err)) < 0) {
 		pr_warn("the rules failed, the timeline has no findings: %s", err[0] ? err : "no reason given");
 		findings_release(out);
 		memset(out, 0, sizeof(*out));
-		free(*path);
-		*path = NULL;
-		*npath = 0;
+		report_fix_order_release(&hdr);
 	}
+	hdr.steady_only = 1;	/* as the report judges them */
+	/* the findings' recoverable time as the report gives it: replayed where the replay models the fix */
+	report_fix_order_apply(&hdr, out);
+	take_path(&hdr, path, npath);
 	if (trace_set_scope(trace, &whole, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		ret = -1;
 	}
+	report_fix_order_release(&hdr);
 	report_header_release(&hdr);
 	rule_config_free(config);
 	return ret;

@@ -290,6 +290,7 @@ static int report_compute(struct report_command *cmd, struct trace *trace, struc
 		pr_err("%s", err);
 		return -1;
 	}
+	report_fix_order_apply(hdr, findings);
 	return 0;
 }
 
@@ -354,6 +355,7 @@ int cmd_report(int argc, char **argv)
 	}
 out:
 	findings_release(&findings);
+	report_fix_order_release(&hdr);
 	report_header_release(&hdr);
 	rule_config_free(cmd.config);
 	trace_close(trace);

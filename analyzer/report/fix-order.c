@@ -15,6 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int64_t per(int64_t ns, size_t iterations)
+{
+	return iterations ? ns / (int64_t)iterations : ns;
+}
+
 /* The fixes chosen so far and the candidate, as the replay takes them. */
 static int64_t replay_with(struct what_if *w, const struct findings *findings, const struct report_fix *order,
 			   size_t n, size_t candidate, struct what_if_result *res)
@@ -102,6 +107,72 @@ int report_fix_order_compute(struct trace *trace, struct report_header *hdr, con
 	return 0;
 }
 
+void report_fix_order_apply(struct report_header *hdr, struct findings *findings)
+{
+	const char **keys;
+	size_t n = 0;
+	char a[32], b[32], c[32], d[32];
+
+	for (size_t t = 0; t < hdr->nfix_order; t++)
+		n += hdr->fix_order[t].nfixes;
+	if (!n)
+		return;
+	keys = xcalloc(n, sizeof(*keys));
+	n = 0;
+	for (size_t t = 0; t < hdr->nfix_order; t++) {
+		const struct report_fix_order *o = &hdr->fix_order[t];
+		size_t it = o->iterations;
+
+		for (size_t i = 0; i < o->nfixes; i++) {
+			struct finding *f = &findings->items[o->fixes[i].finding];
+			int64_t saved = o->recorded.window_ns - o->fixes[i].alone_ns;
+
+			if (saved < 0)
+				saved = 0;
+			finding_evidence(f, "replayed (docs/what-if.md): with this fix alone the steady iteration takes %s "
+					 "instead of %s; %s after the fixes before it in the order (the rule's own "
+					 "estimate was %s in all)",
+					 units_duration(a, sizeof(a), per(o->fixes[i].alone_ns, it), UNITS_FINE),
+					 units_duration(b, sizeof(b), per(o->recorded.window_ns, it), UNITS_FINE),
+					 units_duration(d, sizeof(d), per(o->fixes[i].after_ns, it), UNITS_FINE),
+					 units_duration(c, sizeof(c), f->recoverable_ns, UNITS_FINE));
+			f->recoverable_ns = saved;
+			f->severity = rule_severity(saved, report_judged_span(hdr));
+			keys[n++] = f->message;	/* a finding's own allocation: it finds it after the sort */
+		}
+	}
+	findings_rank(findings);
+	n = 0;
+	for (size_t t = 0; t < hdr->nfix_order; t++) {
+		struct report_fix_order *o = &hdr->fix_order[t];
+
+		for (size_t i = 0; i < o->nfixes; i++, n++)
+			for (size_t k = 0; k < findings->count; k++)
+				if (findings->items[k].message == keys[n])
+					o->fixes[i].finding = k;
+	}
+	free(keys);
+}
+
+int64_t report_recoverable_total(const struct report_header *hdr, const struct findings *findings)
+{
+	int64_t total = 0;
+
+	for (size_t i = 0; i < findings->count; i++) {
+		const struct what_if_fix *f = findings->items[i].what_if;
+		int replayed = 0;
+
+		for (size_t t = 0; f && t < hdr->nfix_order; t++)
+			replayed |= hdr->fix_order[t].trace_id == f->trace_id && hdr->fix_order[t].nfixes;
+		if (!replayed)
+			total += findings->items[i].recoverable_ns;
+	}
+	for (size_t t = 0; t < hdr->nfix_order; t++)
+		if (hdr->fix_order[t].nfixes && hdr->fix_order[t].recorded.window_ns > hdr->fix_order[t].all.window_ns)
+			total += hdr->fix_order[t].recorded.window_ns - hdr->fix_order[t].all.window_ns;
+	return total;
+}
+
 void report_fix_order_release(struct report_header *hdr)
 {
 	for (size_t i = 0; i < hdr->nfix_order; i++) {
@@ -115,10 +186,6 @@ void report_fix_order_release(struct report_header *hdr)
 
 /* ---- writers ---- */
 
-static int64_t per(int64_t ns, size_t iterations)
-{
-	return iterations ? ns / (int64_t)iterations : ns;
-}
 
 /* "host 51%, compute 47%, launch and queue 2%": the critical path's parts, largest first. */
 static void bound_words(FILE *out, const struct what_if_result *r)

@@ -43,6 +43,13 @@ struct report_fix_order {
  * state. 0, or a negative error with one line in err. */
 int report_fix_order_compute(struct trace *trace, struct report_header *hdr, const struct findings *findings,
 			     int with_path, char *err, size_t errlen);
+/* Each replayed finding's recoverable time becomes its fix's replayed saving alone (the rule's
+ * estimate kept as an evidence line), its severity judged from that, and the findings are ranked
+ * again (the fixes' indices follow). */
+void report_fix_order_apply(struct report_header *hdr, struct findings *findings);
+/* What the findings recover together: the replay of all the modelled fixes of each trace (savings
+ * that overlap count once), plus the other findings' own estimates. */
+int64_t report_recoverable_total(const struct report_header *hdr, const struct findings *findings);
 void report_fix_order_release(struct report_header *hdr);
 
 void report_fix_order_text(FILE *out, const struct report_header *hdr, const struct findings *findings,

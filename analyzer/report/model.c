@@ -4,7 +4,6 @@
  * ranked, the steady-state scope, and the sums every rendering shares. Knows no output format.
  */
 #include "analyzer/report/report.h"
-#include "analyzer/report/fix-order.h"
 #include "analyzer/loader/events.h"
 #include "analyzer/report/html/html.h"
 #include "analyzer/analysis/memory-use.h"
@@ -246,7 +245,6 @@ void report_header_release(struct report_header *hdr)
 	free(hdr->scope);
 	phases_free(hdr->phases);
 	memory_summary_free(hdr->memory);
-	report_fix_order_release(hdr);
 	memset(hdr, 0, sizeof(*hdr));
 }
 

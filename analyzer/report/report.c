@@ -71,15 +71,6 @@ static double busy_share(const struct report_header *hdr)
 	return (double)report_busy_total(hdr) / ((double)span * (double)hdr->ndevices);
 }
 
-static int64_t recoverable_total(const struct findings *findings)
-{
-	int64_t total = 0;
-
-	for (size_t i = 0; i < findings->count; i++)
-		total += findings->items[i].recoverable_ns;
-	return total;
-}
-
 /* ---- phases and iterations ---- */
 
 static int64_t split_sum(const struct time_split *s)
@@ -343,13 +334,13 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 		"%s)\n",
 		bold, findings->count, findings->count == 1 ? "" : "s", reset, opt->nrules,
 		hdr->steady_only ? " on the steady state" : "",
-		units_duration(a, sizeof(a), recoverable_total(findings), UNITS_FINE),
+		units_duration(a, sizeof(a), report_recoverable_total(hdr, findings), UNITS_FINE),
 		report_judged_span(hdr) > 0
-		    ? 100.0 * (double)recoverable_total(findings) / (double)report_judged_span(hdr)
+		    ? 100.0 * (double)report_recoverable_total(hdr, findings) / (double)report_judged_span(hdr)
 		    : 0.0,
 		hdr->steady_only ? "steady state" : "span");
 	if (hdr->nfix_order)
-		fprintf(out, "(the estimates overlap: what the fixes save together is the replay's, above)\n");
+		fprintf(out, "(in all: the replayed fixes together, as above, and the other findings' estimates)\n");
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
 
@@ -366,6 +357,8 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 		else if (f->recoverable_ns > 0)
 			fprintf(out, "    recoverable: %s\n",
 				units_duration(a, sizeof(a), f->recoverable_ns, UNITS_FINE));
+		else if (f->what_if && hdr->nfix_order)
+			fprintf(out, "    recoverable: nothing more once the fixes before it are made (replayed)\n");
 		else
 			fprintf(out, "    recoverable: unknown\n");
 		if (f->start || f->end)
@@ -472,7 +465,7 @@ static void write_markdown(FILE *out, const struct report_header *hdr, const str
 		"### Findings\n\n%zu finding%s from %zu rules, ranked by recoverable time (up to "
 		"%s in all).\n\n",
 		findings->count, findings->count == 1 ? "" : "s", opt->nrules,
-		units_duration(a, sizeof(a), recoverable_total(findings), UNITS_FINE));
+		units_duration(a, sizeof(a), report_recoverable_total(hdr, findings), UNITS_FINE));
 	fprintf(out, "| # | Severity | Rule | Finding | Recoverable |\n| ---: | --- | --- | --- | ---: |\n");
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
@@ -663,8 +656,11 @@ static void write_json(FILE *out, const struct report_header *hdr, const struct 
 	report_memory_json(out, hdr);
 	report_fix_order_json(out, hdr, findings);
 	fprintf(out, "  \"rules_run\": %zu,\n  \"recoverable_ns\": %" PRId64 ",\n  \"recoverable_meaning\": ", opt->nrules,
-		recoverable_total(findings));
-	output_json_string(out, "the sum of the findings' recoverable times, in device time: no idle ns is claimed by "
+		report_recoverable_total(hdr, findings));
+	output_json_string(out, "what the findings recover together: the what-if replay of all the fixes it models "
+				"(what_if: each trace's all against recorded), plus the other findings' own estimates; "
+				"a replayed finding's recoverable_ns is its fix's replayed saving alone, the others' their "
+				"rule's estimate, in device time: no idle ns is claimed by "
 				"two findings (drains belong to excessive-sync and sync-memcpy, other host-wait gaps to "
 				"idle-gaps, short gaps before small kernels to small-kernels), and busy-time savings "
 				"(pageable-memcpy, small-grid, uncoalesced-access) are GPU time of the operations named; "

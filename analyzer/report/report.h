@@ -51,7 +51,8 @@ struct report_header {
 	struct report_charts *charts;		/* HTML only: report_charts_read(); NULL otherwise */
 	struct memory_summary
 	    *memory; /* GPU memory (analyzer/analysis/memory-use.h); NULL when not computed */
-	struct report_fix_order *fix_order;	/* the steady states replayed (fix-order.h), per trace */
+	struct report_fix_order *fix_order;	/* the steady states replayed (fix-order.h), per trace;
+						   freed by report_fix_order_release(), not here */
 	size_t nfix_order;
 };
 

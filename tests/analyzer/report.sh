@@ -44,7 +44,10 @@ for i, f in enumerate(d["findings"]):
     assert f["owner"] is None or f["owner"] in owners, f["owner"]
     assert prev is None or prev >= f["recoverable_ns"], "not ranked by recoverable time"
     prev = f["recoverable_ns"]
-assert d["recoverable_ns"] == sum(f["recoverable_ns"] for f in d["findings"])
+# the total: the replay of all the modelled fixes of each trace, plus the other findings' estimates
+replayed = {d["findings"][x["finding"] - 1]["rank"] for w in d["what_if"] for x in w["fixes"]}
+assert d["recoverable_ns"] == sum(f["recoverable_ns"] for f in d["findings"] if f["rank"] not in replayed) + \
+    sum(w["recorded"]["window_ns"] - w["all"]["window_ns"] for w in d["what_if"] if w["fixes"]), d["recoverable_ns"]
 exec(sys.argv[2] if len(sys.argv) > 2 else "")
 print("ok")
 PY

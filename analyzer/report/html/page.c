@@ -763,20 +763,11 @@ static void write_idle(FILE *out, const struct report_header *hdr)
 
 /* ---- 5. findings ---- */
 
-static int64_t recoverable_total(const struct findings *findings)
-{
-	int64_t total = 0;
-
-	for (size_t i = 0; i < findings->count; i++)
-		total += findings->items[i].recoverable_ns;
-	return total;
-}
-
 /* The ranked findings as a table, at the top of the page; the cards below hold their evidence. */
 static void write_findings_table(FILE *out, const struct report_header *hdr, const struct findings *findings,
 				 const struct report_options *opt)
 {
-	int64_t total = recoverable_total(findings);
+	int64_t total = report_recoverable_total(hdr, findings);
 	char a[32], b[32];
 
 	fputs("<div id=\"ranked\">\n<h2>Findings, ranked</h2>\n", out);
