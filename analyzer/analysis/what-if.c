@@ -558,22 +558,36 @@ static void add_call(struct loading *l, const struct event_row *r)
 	l->corr[l->ncorr++] = (struct corr_entry){ event_int(r, 3, -1), *top, start - w->calls[*top].start };
 }
 
-/* The trace's calls that start in [h0, h1], in start order, as top-level calls. */
-static int read_calls(const struct analysis_context *a, struct loading *l, int64_t h0, int64_t h1, char *err,
-		      size_t errlen)
+/* The trace's calls that start in [h0, *h1), in start order, as top-level calls. Past
+ * WHAT_IF_MAX_CALLS the window ends at the next steady iteration's start: *h1 and *iterations say
+ * where, and how many iterations it holds. */
+static int read_calls(const struct analysis_context *a, struct loading *l, const struct trace_phases *tp,
+		      int64_t h0, int64_t *h1, size_t *iterations, char *err, size_t errlen)
 {
 	struct event_stream *st;
 	const struct event_row *r;
 	int ret = event_stream_open(a->trace, "api_calls", call_cols, sizeof(call_cols) / sizeof(call_cols[0]), 0,
 				    -1, &st, err, errlen);
+	int capped = 0;
 
 	if (ret < 0)
 		return ret;
 	while ((ret = event_stream_next(st, &r, err, errlen)) > 0) {
 		if (r->trace_id != l->w->trace_id || r->start < h0 || (r->null & EVENT_START_NULL))
 			continue;
-		if (r->start >= h1)
+		if (r->start >= *h1)
 			break;
+		if (!capped && l->w->ncalls >= WHAT_IF_MAX_CALLS) {
+			for (size_t i = tp->first_steady + 1; i < tp->niterations; i++)
+				if (tp->iterations[i].host_start > r->start) {
+					*h1 = tp->iterations[i].host_start;
+					*iterations = i - tp->first_steady;
+					break;
+				}
+			capped = 1;
+			if (r->start >= *h1)
+				break;
+		}
 		add_call(l, r);
 	}
 	event_stream_close(st);
@@ -959,7 +973,9 @@ int what_if_load(const struct analysis_context *a, const struct trace_phases *tp
 	w->iterations = tp->niterations - tp->first_steady;
 	l.w = w;
 	l.names = &names;
-	ret = read_calls(a, &l, h0, h1, err, errlen);
+	ret = read_calls(a, &l, tp, h0, &h1, &w->iterations, err, errlen);
+	if (!ret && w->iterations < tp->niterations - tp->first_steady)	/* capped */
+		g1 = max64(h1, tp->iterations[tp->first_steady + w->iterations - 1].end);
 	if (!ret)
 		ret = read_ops(a, &l, h0, g1, err, errlen);
 	free(l.corr);

@@ -44,6 +44,9 @@
  * the main thread goes on about 250 us after the backward pass's last (measured on an H100). */
 #define WHAT_IF_GAP_NS 100000
 #define WHAT_IF_WAKE_NS 1000000
+/* The graph's size bound: past this many calls the window ends at the next steady iteration (the
+ * replay's numbers are per iteration); about 250 bytes a call and its operation. */
+#define WHAT_IF_MAX_CALLS 400000
 
 enum what_if_kind {
 	WHAT_IF_KERNELS,	/* the named kernels of one device run factor times as long */
@@ -97,7 +100,8 @@ struct what_if_segment {
 struct what_if;
 
 /*
- * Read trace tp->trace_id's steady iterations (tp's first steady one to its last). Returns 0 with
+ * Read trace tp->trace_id's steady iterations (tp's first steady one to its last, or as many as
+ * WHAT_IF_MAX_CALLS calls hold: what_if_iterations() says how many). Returns 0 with
  * *out set, 1 with *out NULL when the trace has no steady iterations or no calls in them, or a
  * negative error with one line in err.
  */

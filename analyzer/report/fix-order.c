@@ -20,6 +20,12 @@ static int64_t per(int64_t ns, size_t iterations)
 	return iterations ? ns / (int64_t)iterations : ns;
 }
 
+/* A saving over the replayed window, over the trace's whole steady state. */
+static int64_t whole(const struct report_fix_order *o, int64_t ns)
+{
+	return o->iterations ? (int64_t)((double)ns * (double)o->steady_iterations / (double)o->iterations) : ns;
+}
+
 /* The fixes chosen so far and the candidate, as the replay takes them. */
 static int64_t replay_with(struct what_if *w, const struct findings *findings, const struct report_fix *order,
 			   size_t n, size_t candidate, struct what_if_result *res)
@@ -97,6 +103,7 @@ int report_fix_order_compute(struct trace *trace, struct report_header *hdr, con
 		memset(o, 0, sizeof(*o));
 		o->trace_id = tp->trace_id;
 		o->iterations = what_if_iterations(w);
+		o->steady_iterations = tp->niterations - tp->first_steady;
 		o->measured_ns = what_if_measured(w);
 		what_if_replay(w, NULL, 0, &o->recorded);
 		if (with_path)
@@ -136,7 +143,7 @@ void report_fix_order_apply(struct report_header *hdr, struct findings *findings
 					 units_duration(b, sizeof(b), per(o->recorded.window_ns, it), UNITS_FINE),
 					 units_duration(d, sizeof(d), per(o->fixes[i].after_ns, it), UNITS_FINE),
 					 units_duration(c, sizeof(c), f->recoverable_ns, UNITS_FINE));
-			f->recoverable_ns = saved;
+			f->recoverable_ns = whole(o, saved);
 			f->severity = rule_severity(saved, report_judged_span(hdr));
 			keys[n++] = f->message;	/* a finding's own allocation: it finds it after the sort */
 		}
@@ -169,7 +176,8 @@ int64_t report_recoverable_total(const struct report_header *hdr, const struct f
 	}
 	for (size_t t = 0; t < hdr->nfix_order; t++)
 		if (hdr->fix_order[t].nfixes && hdr->fix_order[t].recorded.window_ns > hdr->fix_order[t].all.window_ns)
-			total += hdr->fix_order[t].recorded.window_ns - hdr->fix_order[t].all.window_ns;
+			total += whole(&hdr->fix_order[t],
+				       hdr->fix_order[t].recorded.window_ns - hdr->fix_order[t].all.window_ns);
 	return total;
 }
 
@@ -322,8 +330,9 @@ void report_fix_order_json(FILE *out, const struct report_header *hdr, const str
 	for (size_t t = 0; t < hdr->nfix_order; t++) {
 		const struct report_fix_order *o = &hdr->fix_order[t];
 
-		fprintf(out, "%s\n    {\"trace\": %" PRId64 ", \"iterations\": %zu, \"measured_ns\": %" PRId64
-			",\n     \"recorded\": ", t ? "," : "", o->trace_id, o->iterations, o->measured_ns);
+		fprintf(out, "%s\n    {\"trace\": %" PRId64 ", \"iterations\": %zu, \"steady_iterations\": %zu, "
+			"\"measured_ns\": %" PRId64 ",\n     \"recorded\": ", t ? "," : "", o->trace_id, o->iterations,
+			o->steady_iterations, o->measured_ns);
 		json_parts(out, &o->recorded);
 		fprintf(out, ",\n     \"all\": ");
 		json_parts(out, &o->all);

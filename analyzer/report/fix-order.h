@@ -28,7 +28,8 @@ struct report_fix {
 /* One trace's replayed steady state. */
 struct report_fix_order {
 	int64_t trace_id;
-	size_t iterations;
+	size_t iterations;		/* replayed (the graph's bound may leave the last ones out) */
+	size_t steady_iterations;	/* of the trace: savings over the steady state scale to them */
 	int64_t measured_ns;		/* the steady window as recorded */
 	struct what_if_result recorded;	/* replayed as recorded, with its critical path */
 	struct what_if_result all;	/* with every fix */
