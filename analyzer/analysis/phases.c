@@ -410,6 +410,12 @@ static int compare_ns(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
+/* Equal texts, or both absent: keep() finds only its recent strings, so one text may be kept twice. */
+static int same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 /* The causes of the buckets [from, to] of one trace, merged by (kind, detail, range), largest first. */
 static void phase_causes(struct phases *p, struct walk_state *s, struct phase *ph, int from, int to,
 			 int64_t trace_id)
@@ -422,7 +428,8 @@ static void phase_causes(struct phases *p, struct walk_state *s, struct phase *p
 		if (s->sums.bucket[i] < from || s->sums.bucket[i] > to || s->sums.trace[i] != trace_id)
 			continue;
 		for (size_t j = 0; j < ph->ncauses && !m; j++)
-			if (ph->causes[j].kind == c->kind && ph->causes[j].detail == detail && ph->causes[j].range == range)
+			if (ph->causes[j].kind == c->kind && same_text(ph->causes[j].detail, detail) &&
+			    same_text(ph->causes[j].range, range))
 				m = &ph->causes[j];
 		if (!m) {
 			ph->causes = xrealloc(ph->causes, (ph->ncauses + 1) * sizeof(*ph->causes));
