@@ -38,8 +38,16 @@ enum gpu_metric_raw {
 	GPM_GR_ACTIVE_PCT,	/* graphics/compute engine active */
 	GPM_WARPS_PCT,		/* compute warps in flight, % of the SMs' warp slots */
 	GPM_GPC_CYCLES_AVG,	/* cycles elapsed per SM: GPC clock = this / duration */
+	GPM_SM_ACTIVE_PCT,	/* SMs with a warp in flight, % of cycles (nsys's SMs Active) */
+	GPM_SM_ISSUE_PCT,	/* instructions issued, % of 4 per SM-cycle */
+	GPM_VTG_WARPS_PCT,	/* graphics warps in flight (0 in compute work), as nsys samples them */
+	GPM_PS_WARPS_PCT,
+	GPM_UNALLOC_WARPS_PCT,	/* warp slots free on active SMs */
+	GPM_GPC_CLOCK_HZ,	/* gpc__cycles_elapsed.avg.per_second */
+	GPM_SYS_CLOCK_HZ,
 	GPM_NR,
 };
+_Static_assert(GPM_NR <= 32, "a batch's sampled mask holds one bit per sample value");
 
 struct gpu_metrics_sample {
 	uint64_t start, end;	/* absolute ns */
@@ -49,6 +57,7 @@ struct gpu_metrics_sample {
 /* One device's samples, as the sampler decoded them (malloc'd, the collector frees it). */
 struct gpu_metrics_batch {
 	uint32_t device_id;
+	uint32_t sampled;	/* bit m: the sampler's configuration holds value m */
 	size_t count;
 	struct gpu_metrics_sample samples[];
 };
@@ -71,6 +80,11 @@ enum gpu_metric_row {
 	GPR_HMMA,		/* ours: the tensor pipe split by precision */
 	GPR_IMMA,
 	GPR_DMMA,
+	GPR_SYS_CLOCK,		/* since 2026-12-04: the rest of nsys's GH100 set */
+	GPR_SM_ISSUE,
+	GPR_VTG_WARPS,
+	GPR_PS_WARPS,
+	GPR_UNALLOC_WARPS,
 	GPR_NR,
 };
 
@@ -85,20 +99,22 @@ extern const char *const gpu_metric_row_names[GPR_NR];
  * An idle sample: no SM held a warp, and DRAM, PCIe and NVLink together moved under
  * GPU_METRICS_IDLE_BYTES_PER_NS (1 GB/s; an idle H100 moved 0.03-0.1 GB/s, a copy 10-58 GB/s). A
  * sample with no SM cycles at all counts as no SM active: on 2 H200s, a GPU the process never ran a
- * kernel on read NaN for them, and JAX's unused GPU stored every sample. The writer does not store
- * idle samples: a process samples from its first context to its exit, start-up and idle time
- * included, and at 10 kHz each sample costs about 440 bytes of trace. No kernel runs in an idle
- * sample, so the per-kernel view loses nothing; readers see a gap (analyzer/loader/gpu-samples.h).
+ * kernel on read NaN for them, and JAX's unused GPU stored every sample. The writer stores idle
+ * samples like the others, as nsys does (SQL that averages rows then averages time), and counts
+ * them apart (GPT_META gpu_metric_samples_idle).
  */
 #define GPU_METRICS_IDLE_BYTES_PER_NS 1.0
 int gpu_metrics_idle(const struct gpu_metrics_sample *s);
 
 /*
  * The GPU_METRICS values of sample s: out[i] is set and bit i of the result is 1 for each row that
- * can be derived. dram_peak_bps is the device's DRAM bandwidth in B/s (TARGET_INFO_GPU
- * memoryBandwidth; 0: unknown), used when the sampler gave bytes but no DRAM percentage.
+ * can be derived. sampled is the batch's mask of the values the sampler's configuration holds: on
+ * a GPU whose SMs counted nothing (NaN SM cycles: the process ran no kernel there), the SM rows it
+ * holds are 0, so every GPU of a trace has the same rows. dram_peak_bps is the device's DRAM
+ * bandwidth in B/s (TARGET_INFO_GPU memoryBandwidth; 0: unknown), used when the sampler gave bytes
+ * but no DRAM percentage.
  */
-unsigned gpu_metrics_derive(const struct gpu_metrics_sample *s, uint64_t dram_peak_bps,
+unsigned gpu_metrics_derive(const struct gpu_metrics_sample *s, uint32_t sampled, uint64_t dram_peak_bps,
 			    int64_t out[GPR_NR]);
 
 #endif

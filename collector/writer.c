@@ -644,8 +644,8 @@ static int writer_gpu_metrics_describe(struct writer *w, struct gpu_metrics_seen
 	return 0;
 }
 
-static int writer_gpu_sample(struct writer *w, struct gpu_metrics_seen *seen, uint64_t dram_peak,
-			     const struct gpu_metrics_sample *s)
+static int writer_gpu_sample(struct writer *w, struct gpu_metrics_seen *seen, uint32_t sampled,
+			     uint64_t dram_peak, const struct gpu_metrics_sample *s)
 {
 	sqlite3_stmt *st = w->stmt[ST_GPT_GPU_METRICS];
 	int64_t values[GPR_NR];
@@ -667,7 +667,7 @@ static int writer_gpu_sample(struct writer *w, struct gpu_metrics_seen *seen, ui
 	}
 	if (writer_step(w, st) < 0)
 		return -1;
-	mask = gpu_metrics_derive(s, dram_peak, values);
+	mask = gpu_metrics_derive(s, sampled, dram_peak, values);
 	if ((mask & ~seen->described) && writer_gpu_metrics_describe(w, seen, mask) < 0)
 		return -1;
 	st = w->stmt[ST_GPU_METRIC];
@@ -699,7 +699,7 @@ int writer_gpu_metrics(struct writer *w, const struct gpu_metrics_batch *batch)
 		return 0;
 	dram_peak = writer_dram_peak(w, batch->device_id);
 	for (size_t i = 0; i < batch->count; i++)
-		if (writer_gpu_sample(w, seen, dram_peak, &batch->samples[i]) < 0)
+		if (writer_gpu_sample(w, seen, batch->sampled, dram_peak, &batch->samples[i]) < 0)
 			return -1;
 	return 0;
 }

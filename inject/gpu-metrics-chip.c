@@ -8,9 +8,9 @@
  * host API accepts (on the H100, 2026-11-27, cuptiProfilerHostConfigAddMetrics failed with
  * CUPTI_ERROR_UNKNOWN for a 34-metric set that the host API alone, without the device's
  * availability image, called one pass). A refused configuration is not harmless either: see
- * chip_build. So the set is the required metrics (SM cycles, DRAM bytes) with the tensor pipes,
- * PCIe bytes and, where the GPU has NVLink, NVLink bytes: eleven or thirteen on GH100; where that
- * is refused, fewer (in_tier).
+ * chip_build. So the sets are fixed lists that have run whole (configs): on GH100, the required
+ * metrics (SM cycles, DRAM bytes) with the tensor pipes, PCIe bytes and nsys's own set (22), or
+ * NVLink bytes instead of nsys's set where the GPU has NVLink (13); where refused, fewer.
  *
  * A host object deinitialized while the process samples, and a refused configuration, are two of
  * the things CUPTI 13.0 did not survive (the top of gpu-metrics.c): so the host objects live until
@@ -24,57 +24,98 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CANDIDATES 3
-
-/* What we ask the sampler for, in order: required first, then by use to the analyzer. */
-static const struct wanted_metric {
+/* One metric of a configuration: the sample value it fills, and CUPTI's name for it. */
+struct metric {
 	enum gpu_metric_raw raw;
-	bool required;
-	const char *names[MAX_CANDIDATES];	/* CUPTI metric names, tried in turn */
-} wanted[] = {
-	{ GPM_SM_CYCLES_ELAPSED, true, { "sm__cycles_elapsed.sum" } },
-	{ GPM_SM_CYCLES_ACTIVE, true,
-	  { "TPC.TriageCompute.sm__cycles_active.sum", "sm__cycles_active.sum" } },
-	{ GPM_DRAM_READ_BYTES, true, { "dram__bytes_read.sum" } },
-	{ GPM_DRAM_WRITE_BYTES, true, { "dram__bytes_write.sum" } },
-	{ GPM_TENSOR_CYCLES, false,
-	  { "TPC.TriageCompute.sm__pipe_tensor_cycles_active_realtime.sum",
-	    "sm__pipe_tensor_cycles_active_realtime.sum" } },
-	{ GPM_TENSOR_PCT, false,
-	  { "TPC.TriageCompute.sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed" } },
-	{ GPM_HMMA_PCT, false,
-	  { "TPC.TriageCompute.sm__pipe_tensor_op_hmma_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed" } },
-	{ GPM_IMMA_PCT, false,
-	  { "TPC.TriageCompute.sm__pipe_tensor_op_imma_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed" } },
-	{ GPM_DMMA_PCT, false,
-	  { "SM_C.TriageCompute.smsp__pipe_tensor_op_dmma_cycles_active.avg.pct_of_peak_sustained_elapsed" } },
-	{ GPM_GPC_CYCLES_AVG, false, { "sm__cycles_elapsed.avg" } },
-	{ GPM_PCIE_READ_BYTES, false,
-	  { "PCI.TriageCompute.pcie__read_bytes.sum", "pcie__read_bytes.sum" } },
-	{ GPM_PCIE_WRITE_BYTES, false,
-	  { "PCI.TriageCompute.pcie__write_bytes.sum", "pcie__write_bytes.sum" } },
-	{ GPM_DRAM_READ_PCT, false,
-	  { "dram__read_throughput.avg.pct_of_peak_sustained_elapsed",
-	    "FBSP.TriageCompute.dramc__read_throughput.avg.pct_of_peak_sustained_elapsed" } },
-	{ GPM_DRAM_WRITE_PCT, false,
-	  { "dram__write_throughput.avg.pct_of_peak_sustained_elapsed",
-	    "FBSP.TriageCompute.dramc__write_throughput.avg.pct_of_peak_sustained_elapsed" } },
-	{ GPM_PCIE_READ_PCT, false,
-	  { "PCI.TriageCompute.pcie__read_bytes.avg.pct_of_peak_sustained_elapsed",
-	    "pcie__read_bytes.avg.pct_of_peak_sustained_elapsed" } },
-	{ GPM_PCIE_WRITE_PCT, false,
-	  { "PCI.TriageCompute.pcie__write_bytes.avg.pct_of_peak_sustained_elapsed",
-	    "pcie__write_bytes.avg.pct_of_peak_sustained_elapsed" } },
-	{ GPM_NVLINK_RX_BYTES, false, { "nvlrx__bytes.sum" } },
-	{ GPM_NVLINK_TX_BYTES, false, { "nvltx__bytes.sum" } },
-	{ GPM_GR_ACTIVE_PCT, false,
-	  { "FE_B.TriageCompute.gr__cycles_active.sum.pct_of_peak_sustained_elapsed",
-	    "gr__cycles_active.sum.pct_of_peak_sustained_elapsed" } },
-	{ GPM_WARPS_PCT, false,
-	  { "TPC.TriageCompute.tpc__warps_active_realtime.avg.pct_of_peak_sustained_elapsed" } },
+	const char *name;
 };
-#define NR_WANTED (sizeof(wanted) / sizeof(wanted[0]))
-_Static_assert(NR_WANTED <= GPM_NR, "struct chip holds one metric per sample value at most");
+
+#define TRIAGE "TriageCompute."
+#define PCT ".avg.pct_of_peak_sustained_elapsed"
+
+/* What the analyzer needs: SM cycles and DRAM bytes. */
+static const struct metric required[] = {
+	{ GPM_SM_CYCLES_ELAPSED, "sm__cycles_elapsed.sum" },
+	{ GPM_SM_CYCLES_ACTIVE, "TPC." TRIAGE "sm__cycles_active.sum" },
+	{ GPM_DRAM_READ_BYTES, "dram__bytes_read.sum" },
+	{ GPM_DRAM_WRITE_BYTES, "dram__bytes_write.sum" },
+};
+/* The tensor pipes: cycles, and the HMMA (fp16, bf16, tf32) share, ours (nsys has no split). */
+static const struct metric tensor_counts[] = {
+	{ GPM_TENSOR_CYCLES, "TPC." TRIAGE "sm__pipe_tensor_cycles_active_realtime.sum" },
+	{ GPM_HMMA_PCT, "TPC." TRIAGE "sm__pipe_tensor_op_hmma_cycles_active_realtime" PCT },
+};
+static const struct metric tensor_pct[] = {
+	{ GPM_TENSOR_PCT, "TPC." TRIAGE "sm__pipe_tensor_cycles_active_realtime" PCT },
+};
+static const struct metric pcie[] = {
+	{ GPM_PCIE_READ_BYTES, "PCI." TRIAGE "pcie__read_bytes.sum" },
+	{ GPM_PCIE_WRITE_BYTES, "PCI." TRIAGE "pcie__write_bytes.sum" },
+	{ GPM_PCIE_READ_PCT, "PCI." TRIAGE "pcie__read_bytes" PCT },
+	{ GPM_PCIE_WRITE_PCT, "PCI." TRIAGE "pcie__write_bytes" PCT },
+};
+/* Counted in packets (docs/gpu-metrics.md); nsys's user-data counters gave 2.1-4.3 GB for 4.3 GB. */
+static const struct metric nvlink[] = {
+	{ GPM_NVLINK_RX_BYTES, "nvlrx__bytes.sum" },
+	{ GPM_NVLINK_TX_BYTES, "nvltx__bytes.sum" },
+};
+/*
+ * Nsight Systems' GH100 set (its GpuMetrics/gh100.config, nsys 2025.3.1), less NVLink, under the
+ * names nsys writes (collector/sample-rows.c), so that its recipes read our traces: the clocks, GR
+ * Active, SMs Active, SM Issue, Tensor Active, the warps in flight by kind, DRAM throughput.
+ */
+static const struct metric nsys_gh100[] = {
+	{ GPM_GPC_CLOCK_HZ, "gpc__cycles_elapsed.avg.per_second" },
+	{ GPM_SYS_CLOCK_HZ, "sys__cycles_elapsed.avg.per_second" },
+	{ GPM_GR_ACTIVE_PCT, "gr__cycles_active.sum.pct_of_peak_sustained_elapsed" },
+	{ GPM_SM_ACTIVE_PCT, "sm__cycles_active" PCT },
+	{ GPM_SM_ISSUE_PCT, "sm__inst_executed_realtime" PCT },
+	{ GPM_TENSOR_PCT, "sm__pipe_tensor_cycles_active_realtime" PCT },
+	{ GPM_VTG_WARPS_PCT, "tpc__warps_active_shader_vtg_realtime" PCT },
+	{ GPM_PS_WARPS_PCT, "tpc__warps_active_shader_ps_realtime" PCT },
+	{ GPM_WARPS_PCT, "TPC." TRIAGE "tpc__warps_active_shader_cs_realtime" PCT },
+	{ GPM_UNALLOC_WARPS_PCT, "tpc__warps_inactive_sm_active_realtime" PCT },
+	{ GPM_DRAM_READ_PCT, "dram__read_throughput" PCT },
+	{ GPM_DRAM_WRITE_PCT, "dram__write_throughput" PCT },
+};
+/* Only with GPT_TRACE_GPU_METRICS_TRY=all, for re-checking a later CUPTI: GH100 refuses them. */
+static const struct metric refused[] = {
+	{ GPM_IMMA_PCT, "TPC." TRIAGE "sm__pipe_tensor_op_imma_cycles_active_realtime" PCT },
+	{ GPM_DMMA_PCT, "SM_C." TRIAGE "smsp__pipe_tensor_op_dmma_cycles_active" PCT },
+	{ GPM_GPC_CYCLES_AVG, "sm__cycles_elapsed.avg" },
+};
+
+#define COUNT(g) (sizeof(g) / sizeof(g[0]))
+#define GROUP(g) { g, COUNT(g) }
+_Static_assert(COUNT(required) + COUNT(tensor_counts) + COUNT(pcie) + COUNT(nsys_gh100) + COUNT(nvlink) +
+		       COUNT(refused) <= GPM_NR,
+	       "struct chip holds one metric per sample value at most");
+struct group {
+	const struct metric *metrics;
+	size_t count;
+};
+
+/*
+ * The configurations tried, best first, each a list of groups. Each was taken whole, in one pass,
+ * by the H200 with CUPTI 13.0 (tests/gpu/busy/pm-probe/sets.sh 2026-11-27 and nsys-sets.sh
+ * 2026-12-04, logs in tests/gpu/busy/logs): "nsys" 22 metrics on one H200 (GH100 only);
+ * "nvlink" 13 where the GPUs have NVLink between them (the nsys set with NVLink has not run: no
+ * two-GPU machine was lent since); "pcie" 11; "tensor" 7; "required" 4.
+ */
+enum config_id { CONFIG_ALL, CONFIG_NSYS, CONFIG_NVLINK, CONFIG_PCIE, CONFIG_TENSOR, CONFIG_REQUIRED, CONFIG_NR };
+static const struct {
+	const char *name;
+	struct group groups[6];
+} configs[CONFIG_NR] = {
+	[CONFIG_ALL] = { "all", { GROUP(required), GROUP(tensor_counts), GROUP(pcie), GROUP(nsys_gh100),
+				   GROUP(nvlink), GROUP(refused) } },
+	[CONFIG_NSYS] = { "nsys", { GROUP(required), GROUP(tensor_counts), GROUP(pcie), GROUP(nsys_gh100) } },
+	[CONFIG_NVLINK] = { "nvlink", { GROUP(required), GROUP(tensor_counts), GROUP(tensor_pct), GROUP(pcie),
+					 GROUP(nvlink) } },
+	[CONFIG_PCIE] = { "pcie", { GROUP(required), GROUP(tensor_counts), GROUP(tensor_pct), GROUP(pcie) } },
+	[CONFIG_TENSOR] = { "tensor", { GROUP(required), GROUP(tensor_counts), GROUP(tensor_pct) } },
+	[CONFIG_REQUIRED] = { "required", { GROUP(required) } },
+};
 
 /*
  * GPT_TRACE_GPU_METRICS_TRY, for re-checking a later CUPTI with tests/gpu/busy/stop-modes.sh:
@@ -83,14 +124,17 @@ _Static_assert(NR_WANTED <= GPM_NR, "struct chip holds one metric per sample val
  */
 static struct {
 	bool deinit, all;
-} try_opts;
+	int first;	/* GPT_TRACE_GPU_METRICS_SET's configuration; -1: the default order */
+} try_opts = { .first = -1 };
 
-void gpu_metrics_chip_try(const char *spec)
+void gpu_metrics_chip_try(const char *spec, const char *set)
 {
-	if (!spec)
-		return;
-	try_opts.deinit = strstr(spec, "deinit") != NULL;
-	try_opts.all = strstr(spec, "all") != NULL;
+	try_opts.deinit = spec && strstr(spec, "deinit") != NULL;
+	try_opts.all = spec && strstr(spec, "all") != NULL;
+	try_opts.first = -1;
+	for (int i = 0; set && i < CONFIG_NR; i++)
+		if (!strcmp(set, configs[i].name))
+			try_opts.first = i;
 }
 
 static void host_free(CUpti_Profiler_Host_Object *host)
@@ -130,33 +174,6 @@ static CUptiResult host_configure(const char *chip, const uint8_t *availability,
 }
 
 /*
- * Is raw in tier: 0 the required metrics, 1 with the tensor pipes, 2 with PCIe bytes and
- * percentages, 3 with NVLink bytes, 4 all. On the H200 with CUPTI 13.0 (2026-11-27,
- * tests/gpu/busy/pm-probe/sets.sh): tier 3 (13 metrics) takes one pass where the GPUs have NVLink
- * between them; on one H200 without, any set with NVLink bytes is refused (CUPTI_ERROR_UNKNOWN in
- * cuptiProfilerHostConfigAddMetrics), tier 2 (11) takes one pass.
- */
-static bool in_tier(const struct wanted_metric *w, int tier)
-{
-	switch (w->raw) {
-	case GPM_TENSOR_CYCLES:
-	case GPM_TENSOR_PCT:
-	case GPM_HMMA_PCT:
-		return tier >= 1;
-	case GPM_PCIE_READ_BYTES:
-	case GPM_PCIE_WRITE_BYTES:
-	case GPM_PCIE_READ_PCT:
-	case GPM_PCIE_WRITE_PCT:
-		return tier >= 2;
-	case GPM_NVLINK_RX_BYTES:
-	case GPM_NVLINK_TX_BYTES:
-		return tier >= 3;
-	default:
-		return w->required || tier >= 4;
-	}
-}
-
-/*
  * Does device reach another GPU over NVLink? Native atomics between two GPUs are NVLink's (PCIe
  * peers have none). Asked so that a GPU without NVLink is never given the NVLink set: a refused
  * configuration is one of the things CUPTI did not survive (chip_build).
@@ -182,38 +199,69 @@ static bool nvlink_peer(uint32_t device)
 	return false;
 }
 
+/* Configuration id's metrics into c's list. */
+static void config_fill(struct chip *c, enum config_id id)
+{
+	c->count = 0;
+	c->sampled = 0;
+	for (size_t g = 0; g < sizeof(configs[id].groups) / sizeof(configs[id].groups[0]); g++)
+		for (size_t i = 0; i < configs[id].groups[g].count; i++) {
+			const struct metric *m = &configs[id].groups[g].metrics[i];
+
+			c->names[c->count] = m->name;
+			c->raws[c->count++] = m->raw;
+			c->sampled |= 1u << m->raw;
+		}
+}
+
 /*
- * The set in at most four configurations, each with every metric's first name (see in_tier):
- * tier 3 where the device has NVLink, else tier 2; else tier 1; else the required ones alone.
- * One host object per try, never deinitialized (see chip_free). Growing the set a metric at a
- * time (the first version) made some twenty host objects and refused configurations, and on the
- * H200 every traced program then crashed inside libnvperf_host sooner or later; with the whole
- * list tried first (try_opts.all: GH100 refuses it), one short run in four still crashed at the
- * sampler's stop. Only GH100 has run this: on another chip that refuses tier 2, the refusal
- * comes before the set it takes.
+ * The first configuration of the list that takes one pass: on GH100 without an NVLink peer, nsys's
+ * set, else the NVLink set where the device has a peer, else PCIe, tensor, required (from the one
+ * GPT_TRACE_GPU_METRICS_SET names, if it does; the whole list first with try_opts.all; the
+ * required ones alone with required_only). One host object
+ * per try, never deinitialized (see chip_free). Growing the set a metric at a time (the first
+ * version) made some twenty host objects and refused configurations, and on the H200 every traced
+ * program then crashed inside libnvperf_host sooner or later; with the whole list tried first
+ * (try_opts.all: GH100 refused it then), one short run in four still crashed at the sampler's
+ * stop. So a chip tries only what has run on it: nsys's set is for GH100 alone, and on another
+ * chip that refuses the PCIe set, the refusal comes before the set it takes.
  */
 static int chip_build(struct gpu_metrics *g, struct chip *c, const uint8_t *availability,
 		      bool required_only, uint32_t device)
 {
-	int first = required_only ? 0 : try_opts.all ? 4 : nvlink_peer(device) ? 3 : 2;
+	enum config_id order[CONFIG_NR];
+	size_t n = 0;
 
-	for (int tier = first; tier >= 0; tier--) {
+	if (required_only) {
+		order[n++] = CONFIG_REQUIRED;
+	} else if (try_opts.first >= 0) {	/* that one, then the smaller ones of the default order */
+		order[n++] = (enum config_id)try_opts.first;
+		for (int i = try_opts.first + 1; i < CONFIG_NR; i++)
+			if (i >= CONFIG_PCIE)
+				order[n++] = (enum config_id)i;
+	} else {
+		if (try_opts.all)
+			order[n++] = CONFIG_ALL;
+		if (nvlink_peer(device))
+			order[n++] = CONFIG_NVLINK;
+		else if (!strcmp(c->name, "GH100"))
+			order[n++] = CONFIG_NSYS;
+		order[n++] = CONFIG_PCIE;
+		order[n++] = CONFIG_TENSOR;
+		order[n++] = CONFIG_REQUIRED;
+	}
+	for (size_t t = 0; t < n; t++) {
 		CUpti_Profiler_Host_Object *host;
 		uint8_t *config;
-		size_t size, passes, n = 0;
+		size_t size, passes;
 		CUptiResult r;
 
-		for (size_t i = 0; i < NR_WANTED; i++) {
-			if (!in_tier(&wanted[i], tier))
-				continue;
-			c->names[n] = wanted[i].names[0];
-			c->raws[n++] = wanted[i].raw;
-		}
-		r = host_configure(c->name, availability, c->names, n, &host, &config, &size,
+		config_fill(c, order[t]);
+		r = host_configure(c->name, availability, c->names, c->count, &host, &config, &size,
 				   &passes);
 		if (g->debug)
-			gpu_metrics_report(g, "gpu metrics debug: tier %d, %zu metrics: %s, %zu "
-					   "passes", tier, n,
+			gpu_metrics_report(g, "gpu metrics debug: set %s, %zu metrics: %s, %zu passes",
+					   configs[order[t]].name, c->count,
 					   r == CUPTI_SUCCESS ? "configured" : "refused",
 					   r == CUPTI_SUCCESS ? passes : 0);
 		if (r != CUPTI_SUCCESS)
@@ -225,12 +273,13 @@ static int chip_build(struct gpu_metrics *g, struct chip *c, const uint8_t *avai
 		c->host = host;
 		c->config = config;
 		c->config_size = size;
-		c->count = n;
 		return 0;
 	}
+	c->count = 0;
+	c->sampled = 0;
 	gpu_metrics_report(g, "no GPU metrics on device %u: chip %s cannot sample %s and the other "
 			   "required metrics in one pass; tracing goes on without them", device,
-			   c->name, wanted[0].names[0]);
+			   c->name, required[0].name);
 	return -1;
 }
 

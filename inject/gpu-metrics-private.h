@@ -33,6 +33,7 @@ struct chip {
 	const char *names[GPM_NR];	/* CUPTI names, in config order: one per sample value */
 	enum gpu_metric_raw raws[GPM_NR];
 	size_t count;
+	uint32_t sampled;	/* bit raws[i] for each i: what a batch says it holds */
 };
 
 struct device {
@@ -67,7 +68,6 @@ struct gpu_metrics {
 	uint64_t interval_ns;
 	enum stop_mode stop_mode;
 	bool debug;
-	bool required_only;	/* GPT_TRACE_GPU_METRICS_SET=required: the required metrics alone */
 	struct collector *collector;
 	gpu_metrics_report_fn report;
 	bool profiler_initialized, profiler_failed;
@@ -129,8 +129,9 @@ void gpu_metrics_failed(struct gpu_metrics *g, uint32_t device, const char *call
 
 /* gpu-metrics-chip.c */
 
-/* GPT_TRACE_GPU_METRICS_TRY's value (NULL: none), for re-checking a later CUPTI. */
-void gpu_metrics_chip_try(const char *spec);
+/* GPT_TRACE_GPU_METRICS_TRY's value, for re-checking a later CUPTI, and GPT_TRACE_GPU_METRICS_SET's:
+ * the configuration to try first (nsys, nvlink, pcie, tensor, required); NULL: none. */
+void gpu_metrics_chip_try(const char *spec, const char *set);
 /* device's chip configured with the wanted metrics (the required ones alone if required_only), or
  * NULL when it cannot be (one line said why). */
 struct chip *gpu_metrics_chip_setup(struct gpu_metrics *g, uint32_t device, bool required_only);

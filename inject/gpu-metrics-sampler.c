@@ -166,7 +166,7 @@ static void device_setup(struct gpu_metrics *g, uint32_t device_id, CUcontext ct
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (!profiler_init(g, device_id))
 		return;
-	if (!g->chip && !(g->chip = gpu_metrics_chip_setup(g, device_id, g->required_only)))
+	if (!g->chip && !(g->chip = gpu_metrics_chip_setup(g, device_id, false)))
 		return;
 	d = &g->devices[g->ndevices];
 	memset(d, 0, sizeof(*d));
@@ -229,6 +229,7 @@ static void device_hand_over(struct gpu_metrics *g, struct device *d, size_t com
 	if (!batch)
 		return;
 	batch->device_id = d->id;
+	batch->sampled = g->chip->sampled;
 	batch->count = 0;
 	for (; d->processed < completed; d->processed++)
 		if (sample_read(g, d, d->processed, &batch->samples[batch->count]))

@@ -63,9 +63,7 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 			       : !strcmp(mode, "release")   ? STOP_FULL
 							    : STOP_DECODE_ONLY;
 	}
-	g->required_only = getenv("GPT_TRACE_GPU_METRICS_SET") &&
-			   !strcmp(getenv("GPT_TRACE_GPU_METRICS_SET"), "required");
-	gpu_metrics_chip_try(getenv("GPT_TRACE_GPU_METRICS_TRY"));
+	gpu_metrics_chip_try(getenv("GPT_TRACE_GPU_METRICS_TRY"), getenv("GPT_TRACE_GPU_METRICS_SET"));
 	g->collector = collector;
 	g->report = report_fn;
 	pthread_mutex_init(&g->lock, NULL);

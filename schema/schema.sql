@@ -181,6 +181,14 @@ CREATE TABLE TARGET_INFO_GPU (
     smMinor                     INTEGER                                -- Minor multiprocessor version number.
 );
 
+CREATE TABLE TARGET_INFO_CUDA_DEVICE (
+    gpuId                       INTEGER,                               -- GPU ID.
+    cudaId                      INTEGER   NOT NULL,                    -- CUDA device ID.
+    pid                         INTEGER   NOT NULL,                    -- Process ID.
+    uuid                        TEXT,                                  -- Device UUID.
+    numMultiprocessors          INTEGER                                -- Number of SMs available on the device.
+);
+
 CREATE TABLE PROCESSES (
     -- Names and identifiers of processes captured in the report.
 

@@ -341,6 +341,10 @@ static void test_gpu_metrics(const char *dir)
 	w = new_writer(path, 0);
 	writer_device(w, &dev);
 	b->device_id = 3;
+	b->sampled = 1u << GPM_SM_CYCLES_ELAPSED | 1u << GPM_SM_CYCLES_ACTIVE | 1u << GPM_TENSOR_CYCLES |
+		     1u << GPM_TENSOR_PCT | 1u << GPM_HMMA_PCT | 1u << GPM_DRAM_READ_BYTES |
+		     1u << GPM_DRAM_WRITE_BYTES | 1u << GPM_DRAM_READ_PCT | 1u << GPM_GPC_CYCLES_AVG |
+		     1u << GPM_PCIE_READ_BYTES | 1u << GPM_NVLINK_RX_BYTES;
 	b->count = 2;
 	for (int i = 0; i < 2; i++) {
 		struct gpu_metrics_sample *s = &b->samples[i];
@@ -375,7 +379,8 @@ static void test_gpu_metrics(const char *dir)
 	b->samples[3].start = ORIGIN + 301000;
 	b->samples[3].end = ORIGIN + 401000;
 	b->samples[3].value[GPM_NVLINK_RX_BYTES] = 50e6;
-	/* No SM cycles at all (a GPU that never ran a kernel) and 3 KB moved: idle. */
+	/* No SM cycles at all (a GPU that never ran a kernel) and 3 KB moved: idle, and its SM rows
+	 * are 0, so that it has the rows of a GPU that ran kernels (NVIDIA's recipes pivot them). */
 	b->count = 5;
 	b->samples[4] = b->samples[2];
 	b->samples[4].start = ORIGIN + 401000;
@@ -404,7 +409,8 @@ static void test_gpu_metrics(const char *dir)
 		     "101000:HMMA Tensor Active [Throughput %]=80; "
 		     "201000:SMs Active [Throughput %]=0; 201000:DRAM Read Bandwidth [Throughput %]=0; "
 		     "301000:SMs Active [Throughput %]=0; 301000:DRAM Read Bandwidth [Throughput %]=0; "
-		     "401000:DRAM Read Bandwidth [Throughput %]=0");
+		     "401000:SMs Active [Throughput %]=0; 401000:Tensor Active [Throughput %]=0; "
+		     "401000:DRAM Read Bandwidth [Throughput %]=0; 401000:HMMA Tensor Active [Throughput %]=0");
 	CHECK_EQ_INT(query_int(db, "SELECT value FROM GPU_METRICS WHERE metricId = 0 LIMIT 1"), 1980000000);
 	/* nsys's tensor row alone under its prefix: ours per precision are named apart */
 	CHECK_EQ_INT(query_int(db, "SELECT count(DISTINCT metricName) FROM TARGET_INFO_GPU_METRICS "
@@ -412,6 +418,9 @@ static void test_gpu_metrics(const char *dir)
 	CHECK_EQ_INT(query_int(db, "SELECT value FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS m USING (typeId, "
 				   "metricId) WHERE metricName = 'HMMA Tensor Active [Throughput %]'"), 80);
 	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM TARGET_INFO_GPU_METRICS"), 6);
+	/* the device as nsys's recipes join it: gpuId (TARGET_INFO_GPU.id) and the process */
+	CHECK_EQ_STR(query_text(db, "SELECT gpuId || ',' || cudaId || ',' || (pid = (SELECT pid FROM PROCESSES "
+				    "LIMIT 1)) FROM TARGET_INFO_CUDA_DEVICE", text, sizeof(text)), "3,3,1");
 	CHECK_EQ_INT(query_int(db, "SELECT count(DISTINCT typeId) FROM GPU_METRICS"), 1);
 	CHECK_EQ_INT(query_int(db, "SELECT typeId FROM TARGET_INFO_GPU_METRICS LIMIT 1"), 0x1000100000003ll);
 	CHECK_EQ_INT(query_int(db, "SELECT min(rawTimestamp) FROM GPU_METRICS"), (long long)(ORIGIN + 1000));
@@ -419,6 +428,73 @@ static void test_gpu_metrics(const char *dir)
 				sizeof(text)), "3");
 	CHECK_EQ_STR(query_text(db, "SELECT value FROM GPT_META WHERE name = 'gpu_metric_samples_idle'",
 				text, sizeof(text)), "2");
+	sqlite3_close(db);
+}
+
+/*
+ * nsys's GH100 set, as the sampler takes it on the H200 (inject/gpu-metrics-chip.c): its names, the
+ * clocks in Hz, and two GPUs with the same rows though one ran no kernel (its SMs read NaN).
+ */
+static void test_gpu_metrics_nsys_set(const char *dir)
+{
+	static const enum gpu_metric_raw sm_pcts[] = { GPM_SM_ACTIVE_PCT, GPM_SM_ISSUE_PCT, GPM_TENSOR_PCT,
+						       GPM_WARPS_PCT, GPM_VTG_WARPS_PCT, GPM_PS_WARPS_PCT,
+						       GPM_UNALLOC_WARPS_PCT, GPM_HMMA_PCT };
+	struct gpu_metrics_batch *b = calloc(1, sizeof(*b) + sizeof(b->samples[0]));
+	char path[600], text[2048];
+	struct writer *w;
+	sqlite3 *db;
+
+	snprintf(path, sizeof(path), "%s/gpu-metrics-nsys.sqlite", dir);
+	w = new_writer(path, 0);
+	b->sampled = 1u << GPM_SM_CYCLES_ELAPSED | 1u << GPM_SM_CYCLES_ACTIVE | 1u << GPM_DRAM_READ_PCT |
+		     1u << GPM_DRAM_WRITE_PCT | 1u << GPM_GR_ACTIVE_PCT | 1u << GPM_GPC_CLOCK_HZ |
+		     1u << GPM_SYS_CLOCK_HZ;
+	for (size_t i = 0; i < sizeof(sm_pcts) / sizeof(sm_pcts[0]); i++)
+		b->sampled |= 1u << sm_pcts[i];
+	b->count = 1;
+	for (uint32_t dev = 0; dev < 2; dev++) {
+		struct gpu_metrics_sample *s = &b->samples[0];
+
+		b->device_id = dev;
+		for (int m = 0; m < GPM_NR; m++)
+			s->value[m] = NAN;
+		s->start = ORIGIN + 1000;
+		s->end = s->start + 100000;
+		s->value[GPM_DRAM_READ_PCT] = dev ? 0.2 : 40.4;
+		s->value[GPM_DRAM_WRITE_PCT] = 0;
+		s->value[GPM_GR_ACTIVE_PCT] = dev ? 0 : 100;
+		s->value[GPM_GPC_CLOCK_HZ] = 1.98e9;
+		s->value[GPM_SYS_CLOCK_HZ] = 1.665e9;
+		if (!dev) {	/* device 1 ran no kernel: every SM value NaN */
+			s->value[GPM_SM_CYCLES_ELAPSED] = 26136200;
+			s->value[GPM_SM_CYCLES_ACTIVE] = 26000000;
+			for (size_t i = 0; i < sizeof(sm_pcts) / sizeof(sm_pcts[0]); i++)
+				s->value[sm_pcts[i]] = 10.0 * (double)(i + 1);
+		}
+		CHECK_EQ_INT(writer_gpu_metrics(w, b), 0);
+	}
+	CHECK_EQ_INT(writer_finish(w, 0), 1);
+	writer_free(w);
+	free(b);
+	CHECK(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK);
+	CHECK_EQ_STR(query_text(db, "SELECT group_concat(r, '; ') FROM (SELECT m.metricName || '=' || value AS r "
+				    "FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS m USING (typeId, metricId) "
+				    "WHERE g.typeId & 255 = 0 ORDER BY metricId)", text, sizeof(text)),
+		     "GPC Clock Frequency [MHz]=1980000000; GR Active [Throughput %]=100; SMs Active [Throughput %]=10; "
+		     "Tensor Active [Throughput %]=30; Compute Warps in Flight [Throughput %]=40; "
+		     "DRAM Read Bandwidth [Throughput %]=40; DRAM Write Bandwidth [Throughput %]=0; "
+		     "HMMA Tensor Active [Throughput %]=80; SYS Clock Frequency [MHz]=1665000000; "
+		     "SM Issue [Throughput %]=20; Vertex/Tess/Geometry Warps in Flight [Throughput %]=50; "
+		     "Pixel Warps in Flight [Throughput %]=60; Unallocated Warps in Active SMs [Throughput %]=70");
+	/* the same metrics on both GPUs; the idle one's SM rows 0 */
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM (SELECT metricName FROM TARGET_INFO_GPU_METRICS WHERE "
+				   "typeId & 255 = 0 EXCEPT SELECT metricName FROM TARGET_INFO_GPU_METRICS WHERE "
+				   "typeId & 255 = 1)"), 0);
+	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM GPU_METRICS WHERE typeId & 255 = 1"), 13);
+	CHECK_EQ_INT(query_int(db, "SELECT sum(value) FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS m USING "
+				   "(typeId, metricId) WHERE g.typeId & 255 = 1 AND (metricName LIKE 'SM%' OR "
+				   "metricName LIKE '%Warps%' OR metricName LIKE '%Tensor%')"), 0);
 	sqlite3_close(db);
 }
 
@@ -587,6 +663,7 @@ int main(void)
 	test_no_events_no_file(dir);
 	test_rows(dir);
 	test_gpu_metrics(dir);
+	test_gpu_metrics_nsys_set(dir);
 	test_memory_rows(dir);
 	test_no_overwrite(dir);
 	test_bad_directory(dir);

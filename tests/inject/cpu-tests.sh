@@ -280,16 +280,20 @@ gpu_metrics)
 	rc=$?
 	[ $rc -eq 0 ] || fail "exit status $rc"
 	# (the stand-in's image fills at every decode: the line says the decoding fell behind)
-	grep -qx 'gpt-trace: gpu metrics: [0-9]* samples of 1 device every 1000000 us, 11 metrics (GH100); the decoding fell behind [0-9]* times (the counter data image filled): samples are missing there; a longer interval (--gpu-metrics=1khz) avoids it' err ||
+	grep -qx 'gpt-trace: gpu metrics: [0-9]* samples of 1 device every 1000000 us, 22 metrics (GH100); the decoding fell behind [0-9]* times (the counter data image filled): samples are missing there; a longer interval (--gpu-metrics=1khz) avoids it' err ||
 		fail "no summary line: $(cat err)"
 	# what CUPTI 13.0 did not survive on the H200 is never called by default
 	! grep 'fake-cupti:' err || fail "a host object deinitialized, or a sampler stopped or disabled"
 	n=$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPT_GPU_METRICS')
 	[ "$n" -gt 64 ] || fail "only $n samples: the image was not started again"
-	# SMs active, tensor active, HMMA, PCIe RX and TX (DRAM %, from bytes and the device's
-	# bandwidth, needs a device record, which the stand-in has not)
-	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPU_METRICS')" = $((n * 5)) ] ||
-		fail "GPU_METRICS rows are not 5 per sample: $(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPU_METRICS')"
+	# nsys's GH100 set on a GH100 without an NVLink peer: its 14 rows (the clocks, GR, SMs, SM
+	# issue, tensor, 4 kinds of warps, DRAM read and write, PCIe RX and TX) and our HMMA
+	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPU_METRICS')" = $((n * 15)) ] ||
+		fail "GPU_METRICS rows are not 15 per sample: $(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPU_METRICS')"
+	[ "$(sqlite3 -readonly t.sqlite "SELECT count(*) FROM TARGET_INFO_GPU_METRICS WHERE metricName IN
+		('SM Issue [Throughput %]', 'GR Active [Throughput %]', 'Compute Warps in Flight [Throughput %]',
+		 'Unallocated Warps in Active SMs [Throughput %]', 'GPC Clock Frequency [MHz]',
+		 'SYS Clock Frequency [MHz]')")" = 6 ] || fail "nsys's metric names"
 	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM GPT_GPU_METRICS WHERE pcieReadBytes > 0
 		AND pcieWriteBytes > 0 AND nvlinkRxBytes IS NULL')" = "$n" ] || fail "PCIe bytes not in every sample"
 	sqlite3 -readonly t.sqlite "SELECT value FROM GPT_META WHERE name = 'gpu_metrics_decode_cpu_ms'" |
@@ -298,7 +302,8 @@ gpu_metrics)
 	traced env FAKE_CUPTI_PM=1 FAKE_CUPTI_REFUSE=pcie GPT_TRACE_CUPTI_LIB="$fake" \
 		GPT_TRACE_GPU_METRICS=1hz GPT_TRACE_GPU_METRICS_DEBUG=1 GPT_TRACE_OUTPUT="$work/p.sqlite" \
 		"$bindir/fake_launch" "$lib" "$fake" exit 1500 >out 2>err
-	grep -q 'tier 2, 11 metrics: refused' err && grep -q 'tier 1, 7 metrics: configured' err &&
+	grep -q 'set nsys, 22 metrics: refused' err && grep -q 'set pcie, 11 metrics: refused' err &&
+		grep -q 'set tensor, 7 metrics: configured' err &&
 		grep -q 'samples of 1 device every 1000000 us, 7 metrics (GH100)' err ||
 		fail "PCIe refused: $(cat err)"
 	[ "$(sqlite3 -readonly p.sqlite 'SELECT count(*) FROM GPT_GPU_METRICS WHERE pcieReadBytes IS NOT NULL')" = 0 ] ||
@@ -308,7 +313,7 @@ gpu_metrics)
 	traced env FAKE_CUPTI_PM=1 FAKE_NVLINK=1 GPT_TRACE_CUPTI_LIB="$fake" \
 		GPT_TRACE_GPU_METRICS=1hz GPT_TRACE_GPU_METRICS_DEBUG=1 GPT_TRACE_OUTPUT="$work/n.sqlite" \
 		"$bindir/fake_launch" "$lib" "$fake" exit 1500 >out 2>err
-	grep -q 'tier 3, 13 metrics: configured' err || fail "NVLink: $(cat err)"
+	grep -q 'set nvlink, 13 metrics: configured' err && ! grep -q 'set nsys' err || fail "NVLink: $(cat err)"
 	[ "$(sqlite3 -readonly n.sqlite 'SELECT count(*) FROM GPT_GPU_METRICS WHERE nvlinkRxBytes IS NULL
 		OR nvlinkTxBytes IS NULL')" = 0 ] || fail "NVLink bytes missing"
 	# the other end, kept for re-checking a later CUPTI, does stop and disable
