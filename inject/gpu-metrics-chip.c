@@ -78,6 +78,10 @@ static const struct metric nsys_gh100[] = {
 	{ GPM_DRAM_READ_PCT, "dram__read_throughput" PCT },
 	{ GPM_DRAM_WRITE_PCT, "dram__write_throughput" PCT },
 };
+/* SM Issue alone of nsys's set, beside the PCIe set: what its gpu_metric_util_map needs, at 10 kHz. */
+static const struct metric sm_issue[] = {
+	{ GPM_SM_ISSUE_PCT, "sm__inst_executed_realtime" PCT },
+};
 /* Only with GPT_TRACE_GPU_METRICS_TRY=all, for re-checking a later CUPTI: GH100 refuses them. */
 static const struct metric refused[] = {
 	{ GPM_IMMA_PCT, "TPC." TRIAGE "sm__pipe_tensor_op_imma_cycles_active_realtime" PCT },
@@ -99,10 +103,20 @@ struct group {
  * The configurations tried, best first, each a list of groups. Each was taken whole, in one pass,
  * by the H200 with CUPTI 13.0 (tests/gpu/busy/pm-probe/sets.sh 2026-11-27 and nsys-sets.sh
  * 2026-12-04, logs in tests/gpu/busy/logs): "nsys" 22 metrics on one H200 (GH100 only);
- * "nvlink" 13 where the GPUs have NVLink between them (the nsys set with NVLink has not run: no
- * two-GPU machine was lent since); "pcie" 11; "tensor" 7; "required" 4.
+ * "issue" 12, the PCIe set and SM Issue; "nvlink" 13 where the GPUs have NVLink between them (the
+ * nsys set with NVLink has not run: no two-GPU machine was lent since); "pcie" 11; "tensor" 7;
+ * "required" 4.
  */
-enum config_id { CONFIG_ALL, CONFIG_NSYS, CONFIG_NVLINK, CONFIG_PCIE, CONFIG_TENSOR, CONFIG_REQUIRED, CONFIG_NR };
+enum config_id {
+	CONFIG_ALL,
+	CONFIG_NSYS,
+	CONFIG_ISSUE,
+	CONFIG_NVLINK,
+	CONFIG_PCIE,
+	CONFIG_TENSOR,
+	CONFIG_REQUIRED,
+	CONFIG_NR
+};
 static const struct {
 	const char *name;
 	struct group groups[6];
@@ -110,6 +124,8 @@ static const struct {
 	[CONFIG_ALL] = { "all", { GROUP(required), GROUP(tensor_counts), GROUP(pcie), GROUP(nsys_gh100),
 				   GROUP(nvlink), GROUP(refused) } },
 	[CONFIG_NSYS] = { "nsys", { GROUP(required), GROUP(tensor_counts), GROUP(pcie), GROUP(nsys_gh100) } },
+	[CONFIG_ISSUE] = { "issue", { GROUP(required), GROUP(tensor_counts), GROUP(tensor_pct), GROUP(pcie),
+				       GROUP(sm_issue) } },
 	[CONFIG_NVLINK] = { "nvlink", { GROUP(required), GROUP(tensor_counts), GROUP(tensor_pct), GROUP(pcie),
 					 GROUP(nvlink) } },
 	[CONFIG_PCIE] = { "pcie", { GROUP(required), GROUP(tensor_counts), GROUP(tensor_pct), GROUP(pcie) } },
@@ -216,7 +232,9 @@ static void config_fill(struct chip *c, enum config_id id)
 
 /*
  * The first configuration of the list that takes one pass: on GH100 without an NVLink peer, nsys's
- * set, else the NVLink set where the device has a peer, else PCIe, tensor, required (from the one
+ * set at intervals of 200 us or more and the PCIe set with SM Issue at shorter ones (one thread
+ * decodes and evaluates 22 metrics in about 125 us a sample on the H200, 12 in about 80 us:
+ * nsys-sets.sh), else the NVLink set where the device has a peer, else PCIe, tensor, required (from the one
  * GPT_TRACE_GPU_METRICS_SET names, if it does; the whole list first with try_opts.all; the
  * required ones alone with required_only). One host object
  * per try, never deinitialized (see chip_free). Growing the set a metric at a time (the first
@@ -245,7 +263,7 @@ static int chip_build(struct gpu_metrics *g, struct chip *c, const uint8_t *avai
 		if (nvlink_peer(device))
 			order[n++] = CONFIG_NVLINK;
 		else if (!strcmp(c->name, "GH100"))
-			order[n++] = CONFIG_NSYS;
+			order[n++] = g->interval_ns >= GPU_METRICS_NSYS_SET_MIN_INTERVAL_NS ? CONFIG_NSYS : CONFIG_ISSUE;
 		order[n++] = CONFIG_PCIE;
 		order[n++] = CONFIG_TENSOR;
 		order[n++] = CONFIG_REQUIRED;

@@ -22,6 +22,11 @@
 #include "inject/metrics-host.h"
 
 #define GPU_METRICS_MAX_DEVICES 64
+/* nsys's whole set from this interval up: below it one thread cannot evaluate every sample. */
+#define GPU_METRICS_NSYS_SET_MIN_INTERVAL_NS 200000ull
+/* The last decode stops this long before the exit stops waiting for it (gpu_metrics_stop): its
+ * thread is then out of CUPTI when the process goes on to exit. */
+#define GPU_METRICS_LAST_DECODE_MARGIN_MS 300
 
 /* One chip's host object and config image, with the metrics the config holds. */
 struct chip {
@@ -46,6 +51,7 @@ struct device {
 	bool running;
 	uint64_t samples, dropped_long, overflows, failed_evals;
 	uint64_t image_full;	/* decodes that filled the image (records past its end are lost) */
+	uint64_t undecoded;	/* samples the last decode left, its time up */
 };
 
 /*
@@ -76,6 +82,9 @@ struct gpu_metrics {
 	pthread_cond_t wake;
 	pthread_t thread;
 	bool thread_started, stopping;
+	/* CLOCK_REALTIME ns at which decoding gives up, set by gpu_metrics_stop before it waits for the
+	 * lock (0: none): the thread checks it between samples, lock or not. */
+	atomic_llong decode_until_ns;
 	pthread_mutex_t done_lock;	/* finished, which the thread sets once the last decode is done */
 	pthread_cond_t done;
 	bool finished;

@@ -217,7 +217,20 @@ static bool sample_read(struct gpu_metrics *g, struct device *d, size_t i,
 	return true;
 }
 
-/* Completed samples from processed on, as one batch for the collector. */
+/* Past the deadline gpu_metrics_stop set: decode no more (the exit is about to go on). */
+static bool time_up(struct gpu_metrics *g)
+{
+	long long until = atomic_load(&g->decode_until_ns);
+	struct timespec now;
+
+	if (!until)
+		return false;
+	clock_gettime(CLOCK_REALTIME, &now);
+	return (long long)now.tv_sec * 1000000000ll + now.tv_nsec >= until;
+}
+
+/* Completed samples from processed on, as one batch for the collector; those left when time is up
+ * are counted as undecoded. */
 static void device_hand_over(struct gpu_metrics *g, struct device *d, size_t completed)
 {
 	struct gpu_metrics_batch *batch;
@@ -231,9 +244,15 @@ static void device_hand_over(struct gpu_metrics *g, struct device *d, size_t com
 	batch->device_id = d->id;
 	batch->sampled = g->chip->sampled;
 	batch->count = 0;
-	for (; d->processed < completed; d->processed++)
+	for (; d->processed < completed; d->processed++) {
+		if (time_up(g)) {
+			d->undecoded += completed - d->processed;
+			d->processed = completed;
+			break;
+		}
 		if (sample_read(g, d, d->processed, &batch->samples[batch->count]))
 			batch->count++;
+	}
 	d->samples += batch->count;
 	if (batch->count)
 		collector_submit_gpu_metrics(g->collector, batch);
@@ -254,7 +273,7 @@ static void device_decode(struct gpu_metrics *g, struct device *d)
 	    .structSize = CUpti_PmSampling_CounterDataImage_Initialize_Params_STRUCT_SIZE};
 	uint64_t per_period = GPU_METRICS_DECODE_MS * 1000000ull / g->interval_ns + 1;
 
-	for (int rounds = 0; rounds < 64 && d->sampler; rounds++) {
+	for (int rounds = 0; rounds < 64 && d->sampler && !time_up(g); rounds++) {
 		CUpti_PmSampling_DecodeData_Params decode = {
 		    .structSize = CUpti_PmSampling_DecodeData_Params_STRUCT_SIZE};
 		CUpti_PmSampling_GetCounterDataInfo_Params info = {

@@ -308,6 +308,16 @@ gpu_metrics)
 		fail "PCIe refused: $(cat err)"
 	[ "$(sqlite3 -readonly p.sqlite 'SELECT count(*) FROM GPT_GPU_METRICS WHERE pcieReadBytes IS NOT NULL')" = 0 ] ||
 		fail "PCIe bytes from a refused set"
+	# at 10 kHz, nsys's SM Issue beside the PCIe set: one thread cannot evaluate the 22 every 100 us
+	traced env FAKE_CUPTI_PM=1 GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_GPU_METRICS=10khz \
+		GPT_TRACE_GPU_METRICS_DEBUG=1 GPT_TRACE_OUTPUT="$work/i.sqlite" \
+		"$bindir/fake_launch" "$lib" "$fake" exit 1500 >out 2>err
+	grep -q 'set issue, 12 metrics: configured' err && ! grep -q 'set nsys' err || fail "10 kHz: $(cat err)"
+	# GPT_TRACE_GPU_METRICS_SET names the set to try first
+	traced env FAKE_CUPTI_PM=1 GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_GPU_METRICS=1hz GPT_TRACE_GPU_METRICS_SET=pcie \
+		GPT_TRACE_GPU_METRICS_DEBUG=1 GPT_TRACE_OUTPUT="$work/s.sqlite" \
+		"$bindir/fake_launch" "$lib" "$fake" exit 1500 >out 2>err
+	grep -q 'set pcie, 11 metrics: configured' err && ! grep -q 'set nsys' err || fail "SET=pcie: $(cat err)"
 	# a GPU with an NVLink peer samples NVLink bytes too; without one they are never asked for
 	# (a single H200 refuses them, above: the first set had 11)
 	traced env FAKE_CUPTI_PM=1 FAKE_NVLINK=1 GPT_TRACE_CUPTI_LIB="$fake" \
@@ -352,6 +362,25 @@ gpu_metrics_hang)
 		fail "gpu_metrics_decode_cpu_ms of a thread the exit gave up on"
 	[ "$(sqlite3 -readonly t.sqlite 'SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL')" = 2000 ] ||
 		fail "kernels missing"
+	;;
+gpu_metrics_slow_exit)
+	# A last decode longer than the exit waits (50 ms a sample once the program exits: on the
+	# H200, 22 metrics at 10 kHz left the thread seconds behind, and the exit that went on while
+	# it decoded crashed 1 launch loop in 6): the decoding stops short of the exit's deadline, the
+	# thread is joined, the end line counts what it left, and the program exits as it would.
+	fake=$bindir/libfake_cupti.so
+	traced env FAKE_CUPTI_PM=slow GPT_TRACE_CUPTI_LIB="$fake" GPT_TRACE_GPU_METRICS=1hz \
+		FAKE_BATCH_MS=100 GPT_TRACE_OUTPUT="$work/t.sqlite" timeout 30 \
+		"$bindir/fake_launch" "$lib" "$fake" exit 2000 >out 2>err
+	rc=$?
+	[ $rc -eq 0 ] || fail "exit status $rc (124: it hung)"
+	grep -q 'the last [0-9]* were not decoded before the exit.s deadline and are not written' err ||
+		fail "no count of the samples left: $(cat err)"
+	! grep -q 'still being decoded' err || fail "the exit gave up on the thread: $(cat err)"
+	[ -n "$(sqlite3 -readonly t.sqlite "SELECT value FROM GPT_META WHERE name = 'gpu_metrics_decode_cpu_ms'")" ] ||
+		fail "the thread was not joined"
+	[ "$(sqlite3 -readonly t.sqlite "SELECT value FROM GPT_META WHERE name = 'trace_complete'")" = 1 ] ||
+		fail "trace not complete"
 	;;
 gpu_metrics_valgrind)
 	# The same under valgrind: the stand-in's host object reads the counter availability image

@@ -288,11 +288,18 @@ CUptiResult cuptiProfilerHostGetNumOfPasses(gpt_host_num_passes_params *params)
 	return CUPTI_SUCCESS;
 }
 
-/* A strided gather of 2^24 floats, as the H200 measured it. */
+static atomic_int pm_exiting;
+
+/* A strided gather of 2^24 floats, as the H200 measured it. FAKE_CUPTI_PM=slow: 50 ms a sample
+ * once the program exits, a last decode longer than the exit waits. */
 CUptiResult cuptiProfilerHostEvaluateToGpuValues(gpt_host_evaluate_params *params)
 {
+	const char *pm = getenv("FAKE_CUPTI_PM");
+
 	if (host_availability && host_availability[0] == 0xA5)
 		return CUPTI_ERROR_UNKNOWN;
+	if (pm && !strcmp(pm, "slow") && atomic_load(&pm_exiting))
+		nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
 	for (size_t i = 0; i < params->numMetrics; i++) {
 		const char *name = params->ppMetricNames[i];
 
@@ -406,13 +413,11 @@ struct fake_image {
 static uint64_t pm_next_start = 1000000000ull;
 static int pm_running;
 
-static atomic_int pm_exiting;
-
 static int pm_works(void)
 {
 	const char *v = getenv("FAKE_CUPTI_PM");
 
-	return v && (!strcmp(v, "1") || !strcmp(v, "hang"));
+	return v && (!strcmp(v, "1") || !strcmp(v, "hang") || !strcmp(v, "slow"));
 }
 
 void fake_cupti_exiting(void);
