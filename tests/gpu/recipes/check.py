@@ -91,6 +91,16 @@ def ours(gpt, trace):
     return {d["device"]: d for d in e["devices"]}, (e["start_ns"], e["end_ns"])
 
 
+def db_period(trace):
+    """The median interval between one GPU's samples."""
+    db = sqlite3.connect(trace)
+    t = [r[0] for r in db.execute("SELECT DISTINCT timestamp FROM GPU_METRICS WHERE typeId = "
+                                  "(SELECT min(typeId) FROM GPU_METRICS) ORDER BY 1")]
+    db.close()
+    gaps = sorted(b - a for a, b in zip(t, t[1:]))
+    return gaps[len(gaps) // 2] if gaps else 0
+
+
 def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__.split("usage: ")[1])
@@ -113,9 +123,13 @@ def main():
         db = sqlite3.connect(trace)
         span = db.execute("SELECT max(timestamp) + 1 FROM GPU_METRICS").fetchone()[0] or 1
         db.close()
-        mine, window = ours(gpt, trace)
-        print(f"== {name}: {len(mine)} GPU(s) in gpt-trace stats, window {window[0]}-{window[1]} ns "
-              "(the recipes are given it as --filter-time)")
+        mine, (lo, hi) = ours(gpt, trace)
+        # The recipes keep the samples whose start lies in --filter-time, stats weighs each by its
+        # overlap: shifted half a sample back, the window holds the samples more than half in it.
+        period = db_period(trace)
+        window = (lo - period // 2, hi - period // 2)
+        print(f"== {name}: {len(mine)} GPU(s) in gpt-trace stats, window {lo}-{hi} ns (the recipes are "
+              f"given it as --filter-time, {period // 2} ns earlier)")
         # gpu_metric_util_sum: the whole trace, per GPU and metric
         db = sqlite3.connect(trace)
         missing = [t for t in ("GPU_METRICS", "TARGET_INFO_GPU_METRICS", "TARGET_INFO_CUDA_DEVICE", "TARGET_INFO_GPU")
