@@ -341,7 +341,13 @@ static int writer_finish_meta(struct writer *w, uint64_t dropped)
 		writer_meta(w, "gpu_metric_samples_idle", value);
 	}
 	writer_meta(w, "trace_complete", "1");
-	return writer_put_all_meta(w);
+	if (writer_put_all_meta(w) < 0)
+		return -1;
+	/* nsys's record of the GPU metrics' rate, in Hz (SQL written for nsys reads
+	 * GPU_METRICS_OPTIONS:SAMPLING_FREQUENCY to turn samples into time). */
+	return writer_exec(w, "INSERT INTO META_DATA_CAPTURE (name, value) SELECT "
+			      "'GPU_METRICS_OPTIONS:SAMPLING_FREQUENCY', 1000000000 / CAST(value AS INTEGER) "
+			      "FROM GPT_META WHERE name = 'gpu_metrics_interval_ns' AND CAST(value AS INTEGER) > 0");
 }
 
 int writer_finish(struct writer *w, uint64_t dropped)

@@ -181,6 +181,13 @@ CREATE TABLE TARGET_INFO_GPU (
     smMinor                     INTEGER                                -- Minor multiprocessor version number.
 );
 
+CREATE TABLE META_DATA_CAPTURE (
+    -- information about nsys capture parameters
+
+    name                        TEXT      NOT NULL,                    -- Name of meta-data record
+    value                       TEXT                                   -- Value of meta-data record
+);
+
 CREATE TABLE TARGET_INFO_CUDA_DEVICE (
     gpuId                       INTEGER,                               -- GPU ID.
     cudaId                      INTEGER   NOT NULL,                    -- CUDA device ID.

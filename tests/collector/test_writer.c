@@ -447,6 +447,7 @@ static void test_gpu_metrics_nsys_set(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/gpu-metrics-nsys.sqlite", dir);
 	w = new_writer(path, 0);
+	writer_meta(w, "gpu_metrics_interval_ns", "100000");
 	b->sampled = 1u << GPM_SM_CYCLES_ELAPSED | 1u << GPM_SM_CYCLES_ACTIVE | 1u << GPM_DRAM_READ_PCT |
 		     1u << GPM_DRAM_WRITE_PCT | 1u << GPM_GR_ACTIVE_PCT | 1u << GPM_GPC_CLOCK_HZ |
 		     1u << GPM_SYS_CLOCK_HZ;
@@ -492,6 +493,9 @@ static void test_gpu_metrics_nsys_set(const char *dir)
 				   "typeId & 255 = 0 EXCEPT SELECT metricName FROM TARGET_INFO_GPU_METRICS WHERE "
 				   "typeId & 255 = 1)"), 0);
 	CHECK_EQ_INT(query_int(db, "SELECT count(*) FROM GPU_METRICS WHERE typeId & 255 = 1"), 13);
+	/* the rate as nsys records it: Hz (text: the column is TEXT, as in nsys's DDL) */
+	CHECK_EQ_STR(query_text(db, "SELECT value || ' ' || typeof(value) FROM META_DATA_CAPTURE WHERE name = "
+				    "'GPU_METRICS_OPTIONS:SAMPLING_FREQUENCY'", text, sizeof(text)), "10000 text");
 	CHECK_EQ_INT(query_int(db, "SELECT sum(value) FROM GPU_METRICS g JOIN TARGET_INFO_GPU_METRICS m USING "
 				   "(typeId, metricId) WHERE g.typeId & 255 = 1 AND (metricName LIKE 'SM%' OR "
 				   "metricName LIKE '%Warps%' OR metricName LIKE '%Tensor%')"), 0);
