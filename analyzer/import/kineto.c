@@ -8,6 +8,7 @@
 #include "analyzer/import/kineto-private.h"
 
 #include "common/util.h"
+#include "schema/schema-version.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -295,7 +296,7 @@ static int write_meta(struct import *im, const struct kineto_header *hdr)
 		snprintf(format, sizeof(format), "kineto%s schemaVersion %" PRId64,
 			 im->legacy_events ? " (legacy categories)" : "", hdr->schema_version);
 	utc_text(origin, when, sizeof(when));
-	ret |= trace_out_meta(o, "gpt_schema_version", "2");
+	ret |= trace_out_meta(o, "gpt_schema_version", GPT_SCHEMA_VERSION);
 	ret |= trace_out_meta(o, "tool_version", GPT_TRACE_VERSION);
 	ret |= trace_out_meta(o, "import_source", im->path);
 	ret |= trace_out_meta(o, "import_format", format);

@@ -192,7 +192,7 @@ meta)
 	got=$(sql nccl.sqlite "SELECT name || '=' || value FROM GPT_META WHERE name IN ('rank', 'world_size',
 		'distributed_backend', 'nccl_version', 'pid', 'import_format', 'time_origin_ns', 'gpt_schema_version') ORDER BY name")
 	want="distributed_backend=nccl
-gpt_schema_version=2
+gpt_schema_version=5
 import_format=kineto schemaVersion 1
 nccl_version=2.17.1
 pid=2910249
