@@ -364,7 +364,7 @@ gpu_metrics_hang)
 		fail "kernels missing"
 	;;
 gpu_metrics_slow_exit)
-	# A last decode longer than the exit waits (50 ms a sample once the program exits: on the
+	# A last decode longer than the exit waits (200 ms a sample once the program exits: on the
 	# H200, 22 metrics at 10 kHz left the thread seconds behind, and the exit that went on while
 	# it decoded crashed 1 launch loop in 6): the decoding stops short of the exit's deadline, the
 	# thread is joined, the end line counts what it left, and the program exits as it would.

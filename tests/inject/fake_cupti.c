@@ -290,8 +290,8 @@ CUptiResult cuptiProfilerHostGetNumOfPasses(gpt_host_num_passes_params *params)
 
 static atomic_int pm_exiting;
 
-/* A strided gather of 2^24 floats, as the H200 measured it. FAKE_CUPTI_PM=slow: 50 ms a sample
- * once the program exits, a last decode longer than the exit waits. */
+/* A strided gather of 2^24 floats, as the H200 measured it. FAKE_CUPTI_PM=slow: 200 ms a sample
+ * once the program exits: a last decode (25 samples a round) takes 5 s, longer than the exit waits. */
 CUptiResult cuptiProfilerHostEvaluateToGpuValues(gpt_host_evaluate_params *params)
 {
 	const char *pm = getenv("FAKE_CUPTI_PM");
@@ -299,7 +299,7 @@ CUptiResult cuptiProfilerHostEvaluateToGpuValues(gpt_host_evaluate_params *param
 	if (host_availability && host_availability[0] == 0xA5)
 		return CUPTI_ERROR_UNKNOWN;
 	if (pm && !strcmp(pm, "slow") && atomic_load(&pm_exiting))
-		nanosleep(&(struct timespec){.tv_nsec = 50000000}, NULL);
+		nanosleep(&(struct timespec){.tv_nsec = 200000000}, NULL);
 	for (size_t i = 0; i < params->numMetrics; i++) {
 		const char *name = params->ppMetricNames[i];
 
