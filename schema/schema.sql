@@ -1,4 +1,4 @@
--- gpt-trace trace schema, version 4 (GPT_META gpt_schema_version; docs/schema.md says what changed).
+-- gpt-trace trace schema, version 5 (GPT_META gpt_schema_version; docs/schema.md says what changed).
 --
 -- The tables below share their names, columns and enum values with the Nsight Systems SQLite export
 -- (schema 3.16.1, copied from a real export so that users' nsys SQL runs on our traces unchanged).
