@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 
 static const char usage_text[] =
-	"usage: gpt-trace export [--format perfetto|chrome] [-o FILE] [--gzip] [--no-findings] TRACE...\n"
+	"usage: gpt-trace export [--format perfetto|chrome] [-o FILE] [--gzip] [--no-findings] [--force-job] TRACE...\n"
 	"\n"
 	"Write the traces as one timeline: host threads with CUDA API calls and NVTX ranges, one track\n"
 	"per GPU stream with kernels, copies and sets, arrows from each launch to its GPU work, GPU busy\n"
@@ -35,6 +35,7 @@ static const char usage_text[] =
 	"                       or .json (and .gz when gzipped) in place of .sqlite\n"
 	"  -z, --gzip           compress the output (gzip)\n"
 	"      --no-findings    do not run the rules; no findings track\n"
+	"      --force-job      read traces recorded an hour or more apart as one job's\n"
 	"\n"
 	"The ranks of one job (traces that record ranks, or all ran NCCL kernels) go into one Chrome\n"
 	"JSON timeline, a process per rank on a common clock, each collective's kernels linked across\n"
@@ -107,7 +108,7 @@ static int same_file(const char *a, const char *b)
 struct export_command {
 	struct export_options opts;
 	const char *output;
-	int no_findings;
+	int no_findings, force_job;
 };
 
 /* One option into cmd: 0, or -1 (said). */
@@ -135,6 +136,9 @@ static int export_option(void *data, int c, const char *arg)
 	case 'F':
 		cmd->no_findings = 1;
 		return 0;
+	case TRACE_ARGS_FORCE_JOB:
+		cmd->force_job = 1;
+		return 0;
 	}
 	return 0;
 }
@@ -147,6 +151,7 @@ static int export_parse(struct export_command *cmd, int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "gzip", no_argument, NULL, 'z' },
 		{ "no-findings", no_argument, NULL, 'F' },
+		{ "force-job", no_argument, NULL, TRACE_ARGS_FORCE_JOB },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -191,6 +196,8 @@ static int export_timeline(struct export_command *cmd, char **paths, int npaths,
 		pr_err("%s", err);
 		goto out;
 	}
+	if (npaths > 1 && !cmd->force_job && trace_args_check_job(trace, paths, npaths) < 0)
+		goto out;
 	export_keep(trace);
 	if (!cmd->no_findings) {
 		phases_keep_walk(trace);	/* into the export's copies: each table still read once */
@@ -233,7 +240,7 @@ int cmd_export(int argc, char **argv)
 	if (!paths)
 		return GPT_EXIT_USAGE;
 	if (report_ranks_wanted(paths, (size_t)npaths, -1)) {
-		status = export_ranks(paths, (size_t)npaths, cmd.output, cmd.opts.gzip, !progress_enabled);
+		status = export_ranks(paths, (size_t)npaths, cmd.output, cmd.opts.gzip, cmd.force_job, !progress_enabled);
 		goto out;
 	}
 	output = cmd.output;

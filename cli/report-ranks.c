@@ -131,14 +131,14 @@ static const char **rank_summaries(const struct job_report *job, char *const *pa
 	return ordered;
 }
 
-int export_ranks(char *const *paths, size_t n, const char *output, int gzip, int quiet)
+int export_ranks(char *const *paths, size_t n, const char *output, int gzip, int force_job, int quiet)
 {
 	char **summaries = xcalloc(n ? n : 1, sizeof(*summaries)), *tmpdir = NULL, *path = NULL, err[1024];
 	const char **ordered = NULL;
 	struct job_report *job = NULL;
 	int ret = GPT_EXIT_USAGE;
 
-	if (merge_job(paths, n, 0, NULL, NULL, 0, summaries, &tmpdir, &job) < 0)
+	if (merge_job(paths, n, 0, NULL, NULL, force_job, summaries, &tmpdir, &job) < 0)
 		goto out;
 	for (size_t i = 0; i < job->nnotes; i++)
 		pr_warn("%s", job->notes[i]);

@@ -30,10 +30,10 @@ int report_ranks(char *const *paths, size_t n, const struct report_ranks_options
 
 /*
  * gpt-trace export of several ranks: the job's timeline (analyzer/export/ranks-export.h) as Chrome JSON at
- * output (NULL: the first trace's name with .ranks.json, .gz when gzipped). Returns the exit
- * status.
+ * output (NULL: the first trace's name with .ranks.json, .gz when gzipped); traces recorded an
+ * hour or more apart are refused unless force_job. Returns the exit status.
  */
-int export_ranks(char *const *paths, size_t n, const char *output, int gzip, int quiet);
+int export_ranks(char *const *paths, size_t n, const char *output, int gzip, int force_job, int quiet);
 
 /* Where the summary of trace goes: beside it (TRACE.summary) when its folder is writable, else in
    tmpdir (created on first use; *tmpdir is then set and the caller removes it). Free the result. */

@@ -89,9 +89,7 @@ int trace_args_option(struct trace_args *args, int c, const char *arg)
 	return 1;
 }
 
-/* Several traces recorded hours apart are no job's (analyzer/loader/job-check.h): 0, or -1 with one
- * line. */
-static int check_one_job(struct trace *trace, char *const *paths, int npaths)
+int trace_args_check_job(struct trace *trace, char *const *paths, int npaths)
 {
 	struct job_start *starts = xcalloc((size_t)npaths, sizeof(*starts));
 	sqlite3_stmt *st;
@@ -142,7 +140,7 @@ struct trace *trace_args_open(char *const *paths, int npaths, const struct trace
 		pr_err("%s", err);
 		return NULL;
 	}
-	if (npaths > 1 && !args->force_job && check_one_job(trace, paths, npaths) < 0) {
+	if (npaths > 1 && !args->force_job && trace_args_check_job(trace, paths, npaths) < 0) {
 		trace_close(trace);
 		return NULL;
 	}

@@ -57,6 +57,10 @@ struct trace *trace_args_open(char *const *paths, int npaths, const struct trace
 char **trace_args_paths(char *const *args, int nargs, int *npaths);
 void trace_args_paths_free(char **paths, int npaths);
 
+/* Several traces recorded an hour or more apart are no job's (analyzer/loader/job-check.h): 0, or -1
+ * with one line printed. */
+int trace_args_check_job(struct trace *trace, char *const *paths, int npaths);
+
 /* The first event of the whole trace, before any scope (what --window and the evidence's times count
  * from): 0, or -1 when the trace cannot be read, with one line in err. */
 int trace_args_origin(struct trace *trace, int64_t *origin, char *err, size_t errlen);

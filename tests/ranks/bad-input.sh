@@ -84,6 +84,11 @@ expect_exit "ranks 540 days apart: refused" 2 \
 "$GPT" report -q -f json --force-job -o "$TMP/apart.json" "$TMP"/apart/rank-*.sqlite ||
 	{ echo "FAIL --force-job"; failures=$((failures + 1)); }
 expect "--force-job: the two ranks" "2" "$(json "$TMP/apart.json" 'len(d["ranks"])')"
+# export too: refused as report refuses (its message names --force-job, which export now takes)
+expect_exit "ranks 540 days apart: export refuses" 2 "were recorded 540.0 days apart" \
+	"$GPT" export -q -o "$TMP/apart.ranks.json" "$TMP"/apart/rank-*.sqlite
+"$GPT" export -q --force-job -o "$TMP/apart.ranks.json" "$TMP"/apart/rank-*.sqlite > /dev/null ||
+	{ echo "FAIL export --force-job"; failures=$((failures + 1)); }
 # the same for traces without ranks read as one (a parent and its child, 19 h apart); as recorded
 # (seconds apart) they are one job's
 F=$SRC/tests/fixtures/gpu
@@ -96,6 +101,10 @@ expect_exit "processes 19 h apart: refused" 2 "were recorded 19.0 h apart" \
 	"$GPT" report -q "$TMP/fork_child-743.sqlite" "$TMP/fork_child-744.sqlite"
 expect_exit "processes 19 h apart: stats refuses too" 2 "were recorded 19.0 h apart" \
 	"$GPT" stats "$TMP/fork_child-743.sqlite" "$TMP/fork_child-744.sqlite"
+expect_exit "processes 19 h apart: export refuses too" 2 "were recorded 19.0 h apart" \
+	"$GPT" export -q -o "$TMP/fork.perfetto-trace" "$TMP/fork_child-743.sqlite" "$TMP/fork_child-744.sqlite"
+"$GPT" export -q --force-job --no-findings -o "$TMP/fork.perfetto-trace" "$TMP/fork_child-743.sqlite" \
+	"$TMP/fork_child-744.sqlite" > /dev/null || { echo "FAIL export --force-job on processes"; failures=$((failures + 1)); }
 "$GPT" report -q --force-job -o /dev/null "$TMP/fork_child-743.sqlite" "$TMP/fork_child-744.sqlite" ||
 	{ echo "FAIL --force-job on processes"; failures=$((failures + 1)); }
 
