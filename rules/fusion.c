@@ -324,7 +324,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 	f->end = d->last;
 	/* the replay's fix: the chained kernels' names, each launch at the runs' fused share of its time
 	 * (launches outside the runs too: the names do not tell them apart) */
-	finding_what_if(f, kernel_groups_fix(&s->kernels, trace_id, device,
+	finding_what_if(f, kernel_groups_fix(&s->kernels, WHAT_IF_KERNELS, trace_id, device,
 					     d->chained_ns ? (double)d->fused_ns / (double)d->chained_ns : 1.0));
 	finding_evidence(f, "%" PRId64 " kernels in runs, the longest %" PRId64 " back to back; fused, each run "
 			 "would read its inputs and write its outputs once: %s in all, the widest member's "

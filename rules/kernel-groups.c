@@ -112,8 +112,8 @@ void kernel_groups_evidence(const struct kernel_groups *groups, struct finding *
 				 plural((int64_t)(names - KERNEL_GROUPS_SHOWN)));
 }
 
-struct what_if_fix *kernel_groups_fix(const struct kernel_groups *groups, int64_t trace_id, int64_t device,
-				      double factor)
+struct what_if_fix *kernel_groups_fix(const struct kernel_groups *groups, enum what_if_kind kind, int64_t trace_id,
+				      int64_t device, double factor)
 {
 	int64_t *ids = xcalloc(groups->count ? groups->count : 1, sizeof(*ids));
 	size_t n = 0;
@@ -126,7 +126,7 @@ struct what_if_fix *kernel_groups_fix(const struct kernel_groups *groups, int64_
 			ids[n++] = k->name_id;
 	}
 	if (n)
-		fix = what_if_fix_new(WHAT_IF_KERNELS, trace_id, device, ids, n, factor);
+		fix = what_if_fix_new(kind, trace_id, device, ids, n, factor);
 	free(ids);
 	return fix;
 }

@@ -8,6 +8,7 @@
 #ifndef GPT_RULES_KERNEL_GROUPS_H
 #define GPT_RULES_KERNEL_GROUPS_H
 
+#include "analyzer/analysis/what-if.h"
 #include "rules/rule-util.h"
 #include "common/key-index.h"
 
@@ -44,10 +45,10 @@ void kernel_groups_release(struct kernel_groups *groups);
 size_t kernel_groups_owners(const struct kernel_groups *groups, struct rule_context *ctx,
 			    int64_t trace_id, int64_t device, struct owner_weights *owners);
 
-/* The what-if replay's fix for one device's kernels: each runs factor times as long. NULL when the
- * device has none. */
-struct what_if_fix *kernel_groups_fix(const struct kernel_groups *groups, int64_t trace_id, int64_t device,
-				      double factor);
+/* The what-if replay's fix of kind for one device's kernels (WHAT_IF_KERNELS: each runs factor
+ * times as long; WHAT_IF_GRAPH: they are captured in a CUDA graph). NULL when the device has none. */
+struct what_if_fix *kernel_groups_fix(const struct kernel_groups *groups, enum what_if_kind kind, int64_t trace_id,
+				      int64_t device, double factor);
 
 /* One evidence line for a kernel's record. */
 typedef void kernel_line_fn(struct finding *f, struct rule_context *ctx, const void *record);

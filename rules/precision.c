@@ -296,7 +296,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx,
 	f->owner = owner_weights_top(&owners);
 	f->start = d->first;
 	f->end = d->last;
-	finding_what_if(f, kernel_groups_fix(&s->kernels, trace_id, device, keep));
+	finding_what_if(f, kernel_groups_fix(&s->kernels, WHAT_IF_KERNELS, trace_id, device, keep));
 	finding_evidence(f, "%s%s: FP32 %.1f, %s %.1f TFLOP/s dense: these kernels would take about %s "
 			 "instead of %s (%s with BF16: %s)",
 			 d->arch->name, d->known ? "" : " (assumed: the trace does not record the GPU; "

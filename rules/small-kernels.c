@@ -402,6 +402,8 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 		program_state_evidence(f, &program);
 	finding_evidence(f, "GPU idle before small kernels, up to one launch cost each: %s",
 			 fmt_duration(&t4, (int64_t)d->recoverable));
+	/* replayed as the fix that keeps the kernels as they are: their launches in a CUDA graph */
+	finding_what_if(f, kernel_groups_fix(&s->kernels, WHAT_IF_GRAPH, trace_id, device, 1));
 }
 
 /* One pass: every kernel's duration and the idle time before it, every launch call's. */

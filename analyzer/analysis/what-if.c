@@ -153,6 +153,35 @@ static int call_fixed(const struct what_if *w, const struct call *c, enum what_i
 	return 0;
 }
 
+/* A call whose operations are all kernels that a graph fix captures. */
+static int captured(const struct what_if *w, const struct call *c, const struct what_if_fix *const *fixes,
+		    size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < c->nops; k++) {
+			const struct op *o = &w->ops[w->launched[c->first_op + k]];
+
+			if (o->kind != OP_KERNEL || !applies(fixes[i], w, WHAT_IF_GRAPH, o->device) ||
+			    !names_match(fixes[i], o->name_id))
+				break;
+		}
+		if (c->nops && k == c->nops)
+			return 1;
+	}
+	return 0;
+}
+
+/* A captured call shortly after another on its thread: part of the same graph launch, it costs
+ * nothing. */
+static int in_graph(const struct what_if *w, const struct call *c, const struct what_if_fix *const *fixes,
+		    size_t n)
+{
+	return c->prev >= 0 && c->woken_by < 0 && c->start - w->calls[c->prev].end <= WHAT_IF_GRAPH_GAP_NS &&
+	       captured(w, c, fixes, n) && captured(w, &w->calls[c->prev], fixes, n);
+}
+
 /* ---- the replay ---- */
 
 static int64_t max64(int64_t a, int64_t b)
@@ -160,10 +189,12 @@ static int64_t max64(int64_t a, int64_t b)
 	return a > b ? a : b;
 }
 
-static void call_start(struct what_if *w, struct call *c)
+static void call_start(struct what_if *w, struct call *c, const struct what_if_fix *const *fixes, size_t n)
 {
 	c->by = BY_THREAD;
-	if (c->woken_by >= 0) {
+	if (in_graph(w, c, fixes, n)) {
+		c->rstart = w->calls[c->prev].rend;	/* no host time between a graph's launches */
+	} else if (c->woken_by >= 0) {
 		/* its gap was the wait: what it did after the wake, and no earlier than its previous call */
 		const struct call *b = &w->calls[c->woken_by];
 
@@ -186,7 +217,7 @@ static void call_end(struct what_if *w, struct call *c, const struct what_if_fix
 {
 	int64_t dur = c->end - c->start;
 
-	if (call_fixed(w, c, WHAT_IF_NO_CALL, fixes, n)) {
+	if (call_fixed(w, c, WHAT_IF_NO_CALL, fixes, n) || in_graph(w, c, fixes, n)) {
 		c->rend = c->rstart;
 		return;
 	}
@@ -237,7 +268,10 @@ static void replay_op(struct what_if *w, struct op *o, const struct what_if_fix 
 			o->rby = BY_DEP;
 		}
 	}
-	o->rstart = at + (pinned(w, o, fixes, n) ? 0 : o->slack);
+	o->rstart = at + (pinned(w, o, fixes, n) ? 0
+			  : o->rby == BY_STREAM && captured(w, &w->calls[o->call], fixes, n)
+				  ? (o->slack < WHAT_IF_GRAPH_NODE_NS ? o->slack : WHAT_IF_GRAPH_NODE_NS)
+				  : o->slack);
 	o->rend = o->rstart + op_duration(w, o, fixes, n);
 }
 
@@ -415,7 +449,7 @@ void what_if_replay(struct what_if *w, const struct what_if_fix *const *fixes, s
 	for (size_t i = 0; i < w->ncalls; i++) {
 		struct call *c = &w->calls[i];
 
-		call_start(w, c);
+		call_start(w, c, fixes, n);
 		for (size_t k = 0; k < c->nops; k++)
 			replay_op(w, &w->ops[w->launched[c->first_op + k]], fixes, n);
 		call_end(w, c, fixes, n);

@@ -47,6 +47,13 @@
 /* The graph's size bound: past this many calls the window ends at the next steady iteration (the
  * replay's numbers are per iteration); about 250 bytes a call and its operation. */
 #define WHAT_IF_MAX_CALLS 400000
+/* A CUDA graph's kernel nodes on one stream start this long after the previous one ends (96-128 ns
+ * in tests/fixtures/gpu/graph.sqlite, an H200; 4.5 us between its graph launches). */
+#define WHAT_IF_GRAPH_NODE_NS 100
+/* Host time between two launches that a graph takes away: the launch path's (PyTorch's dispatch
+ * between tiny ops is 5-20 us). A longer gap is the program's own work, which stays, and the launch
+ * after it begins another graph launch. */
+#define WHAT_IF_GRAPH_GAP_NS 20000
 
 enum what_if_kind {
 	WHAT_IF_KERNELS,	/* the named kernels of one device run factor times as long */
@@ -54,6 +61,11 @@ enum what_if_kind {
 	WHAT_IF_PINNED,		/* copies from or to pageable memory of one device run at factor bytes/ns,
 				   without their staging, and their calls no longer wait for them */
 	WHAT_IF_NO_CALL,	/* the named calls are not made (allocations moved out of the loop) */
+	WHAT_IF_GRAPH,		/* the named kernels of one device are captured in a CUDA graph: a run of
+				   launch calls of theirs on a thread, at most WHAT_IF_GRAPH_GAP_NS apart,
+				   costs its first call alone (the graph's launch), without the host's time
+				   between them, and each kernel starts WHAT_IF_GRAPH_NODE_NS after its
+				   stream's previous operation */
 };
 
 /* A fix as the replay applies it; a finding carries at most one (rules/rule.h). */
