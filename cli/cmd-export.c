@@ -23,7 +23,8 @@
 #include <sys/stat.h>
 
 static const char usage_text[] =
-	"usage: gpt-trace export [--format perfetto|chrome] [-o FILE] [--gzip] [--no-findings] [--force-job] TRACE...\n"
+	"usage: gpt-trace export [--format perfetto|chrome] [-o FILE] [--gzip] [--no-findings]\n"
+	"                        [--force-job] TRACE...\n"
 	"\n"
 	"Write the traces as one timeline: host threads with CUDA API calls and NVTX ranges, one track\n"
 	"per GPU stream with kernels, copies and sets, arrows from each launch to its GPU work, GPU busy\n"
@@ -240,7 +241,8 @@ int cmd_export(int argc, char **argv)
 	if (!paths)
 		return GPT_EXIT_USAGE;
 	if (report_ranks_wanted(paths, (size_t)npaths, -1)) {
-		status = export_ranks(paths, (size_t)npaths, cmd.output, cmd.opts.gzip, cmd.force_job, !progress_enabled);
+		status = export_ranks(paths, (size_t)npaths, cmd.output, cmd.opts.gzip, cmd.force_job,
+				      !progress_enabled);
 		goto out;
 	}
 	output = cmd.output;

@@ -4,9 +4,9 @@
  * Percentages come from CUPTI's own pct_of_peak_sustained_elapsed where the sampler got one, and
  * otherwise from the counts: SMs active = active SM-cycles / elapsed SM-cycles; DRAM bandwidth =
  * bytes / duration / the device's peak. Clocks are stored in Hz, as nsys stores them under names
- * that say MHz (its exports read 1.4e9-1.7e9 for 'GPC Clock Frequency [MHz]'). The tensor pipe's cycle count runs at four per SM-cycle on
- * GH100 (measured on the H100, 2026-11-27: an HMMA loop on every SM read 357%, a DMMA loop 395% of
- * the elapsed SM-cycles), hence the 4 of the fallback.
+ * that say MHz (its exports read 1.4e9-1.7e9 for 'GPC Clock Frequency [MHz]'). The tensor pipe's
+ * cycle count runs at four per SM-cycle on GH100 (measured on the H100, 2026-11-27: an HMMA loop on
+ * every SM read 357%, a DMMA loop 395% of the elapsed SM-cycles), hence the 4 of the fallback.
  */
 #include "collector/sample-rows.h"
 
