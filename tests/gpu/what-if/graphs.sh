@@ -9,7 +9,7 @@ B=${1:?usage: graphs.sh BINDIR OUT}; OUT=${2:?}; mkdir -p "$OUT"; L=$OUT/graphs.
 P=tests/gpu/busy/advice.py; W=$(mktemp -d /tmp/graphs.XXXXXX)
 {
 	echo "# $(date -u +%F' '%T) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
-	for v in eager graph eager graph; do
+	for v in eager graph; do
 		python3 $P graphs $v --steps 200 2>&1 | grep '^advice:' | sed 's/^/untraced /'
 	done
 	for v in eager graph; do
