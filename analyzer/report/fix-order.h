@@ -49,7 +49,8 @@ int report_fix_order_compute(struct trace *trace, struct report_header *hdr, con
  * again (the fixes' indices follow). */
 void report_fix_order_apply(struct report_header *hdr, struct findings *findings);
 /* What the findings recover together: the replay of all the modelled fixes of each trace (savings
- * that overlap count once), plus the other findings' own estimates. */
+ * that overlap count once), plus the other findings' own estimates, at most what the replay left of
+ * the judged span. */
 int64_t report_recoverable_total(const struct report_header *hdr, const struct findings *findings);
 void report_fix_order_release(struct report_header *hdr);
 

@@ -340,7 +340,8 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 		    : 0.0,
 		hdr->steady_only ? "steady state" : "span");
 	if (hdr->nfix_order)
-		fprintf(out, "(in all: the replayed fixes together, as above, and the other findings' estimates)\n");
+		fprintf(out, "(in all: the replayed fixes together, as above, and the other findings' estimates, at "
+			     "most what is left)\n");
 	for (size_t i = 0; i < findings->count; i++) {
 		const struct finding *f = &findings->items[i];
 

@@ -8,7 +8,7 @@ GPU=$SRC/tests/fixtures/gpu
 # Properties: each phase's idle time is split into causes that add up to it (every idle ns has
 # exactly one cause; start-up, which is no device idle time, adds up to its length); the steady
 # iterations' splits add up to their durations; the findings' recoverable times add up to at most
-# the judged span per device.
+# the judged span per device, and to at most the span where fixes were replayed.
 cat > "$TMP/props.py" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -32,6 +32,9 @@ if d["steady_only"] and d["steady_window"]:
 else:
     judged = d["span"]["duration_ns"]
 assert d["recoverable_ns"] <= ndev * judged, (d["recoverable_ns"], ndev, judged)
+# with replayed fixes, the other findings' estimates add at most what the replay left: within the span
+if any(t["fixes"] for t in d.get("what_if", [])):
+    assert d["recoverable_ns"] <= judged, (d["recoverable_ns"], judged)
 print("ok")
 PY
 for f in "$GPU"/*.sqlite "$GPU"/pairs/*.sqlite "$GPU"/real/*.sqlite "$H200" "$CLOVER"; do
