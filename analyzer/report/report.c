@@ -359,7 +359,7 @@ static void write_text(FILE *out, const struct report_header *hdr, const struct 
 			fprintf(out, "    recoverable: %s\n",
 				units_duration(a, sizeof(a), f->recoverable_ns, UNITS_FINE));
 		else if (f->what_if && hdr->nfix_order)
-			fprintf(out, "    recoverable: nothing more once the fixes before it are made (replayed)\n");
+			fprintf(out, "    recoverable: nothing: replayed, its fix alone does not shorten the step\n");
 		else
 			fprintf(out, "    recoverable: unknown\n");
 		if (f->start || f->end)
