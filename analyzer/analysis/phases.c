@@ -10,6 +10,7 @@
  */
 #include "analyzer/analysis/phases-private.h"
 #include "analyzer/loader/windows.h"
+#include "common/strtab.h"
 
 const char *phase_name(enum phase_id id)
 {
@@ -67,23 +68,10 @@ const char *idle_cause_label(const struct idle_cause *c, char *buf, size_t len)
 
 /* ---- owned strings ---- */
 
-struct strings {
-	char **items;
-	size_t n;
-};
-
+/* s's one copy: equal texts are one pointer, which phase_causes merges by. */
 static const char *keep(struct phases *p, const char *s)
 {
-	struct strings *st = p->strings;
-
-	if (!s)
-		return NULL;
-	for (size_t i = st->n; i-- > 0 && i + 64 >= st->n;)
-		if (!strcmp(st->items[i], s))
-			return st->items[i];
-	st->items = xrealloc(st->items, (st->n + 1) * sizeof(*st->items));
-	st->items[st->n] = xstrdup(s);
-	return st->items[st->n++];
+	return s ? strtab_at(p->strings, strtab_get(p->strings, s, NULL)) : NULL;
 }
 
 /* ---- the walk ---- */
@@ -410,12 +398,6 @@ static int compare_ns(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-/* Equal texts, or both absent: keep() finds only its recent strings, so one text may be kept twice. */
-static int same_text(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
 /* The causes of the buckets [from, to] of one trace, merged by (kind, detail, range), largest first. */
 static void phase_causes(struct phases *p, struct walk_state *s, struct phase *ph, int from, int to,
 			 int64_t trace_id)
@@ -428,8 +410,7 @@ static void phase_causes(struct phases *p, struct walk_state *s, struct phase *p
 		if (s->sums.bucket[i] < from || s->sums.bucket[i] > to || s->sums.trace[i] != trace_id)
 			continue;
 		for (size_t j = 0; j < ph->ncauses && !m; j++)
-			if (ph->causes[j].kind == c->kind && same_text(ph->causes[j].detail, detail) &&
-			    same_text(ph->causes[j].range, range))
+			if (ph->causes[j].kind == c->kind && ph->causes[j].detail == detail && ph->causes[j].range == range)
 				m = &ph->causes[j];
 		if (!m) {
 			ph->causes = xrealloc(ph->causes, (ph->ncauses + 1) * sizeof(*ph->causes));
@@ -907,7 +888,7 @@ int phases_compute(struct trace *trace, const char *step, struct phases **out, c
 	int ret;
 
 	*out = NULL;
-	p->strings = xcalloc(1, sizeof(struct strings));
+	p->strings = xcalloc(1, sizeof(struct strtab));
 	p->ntraces = n;
 	p->traces = xcalloc(n ? n : 1, sizeof(*p->traces));
 	ret = find_iterations(&ctx, p, step, err, errlen);
@@ -948,8 +929,6 @@ void phases_keep_walk(struct trace *trace)
 
 void phases_free(struct phases *p)
 {
-	struct strings *st;
-
 	if (!p)
 		return;
 	for (size_t t = 0; t < p->ntraces; t++) {
@@ -964,12 +943,9 @@ void phases_free(struct phases *p)
 	}
 	free(p->traces);
 	free(p->devices);
-	st = p->strings;
-	for (size_t i = 0; st && i < st->n; i++)
-		free(st->items[i]);
-	if (st)
-		free(st->items);
-	free(st);
+	if (p->strings)
+		strtab_release(p->strings);
+	free(p->strings);
 	free(p);
 }
 

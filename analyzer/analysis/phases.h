@@ -169,7 +169,7 @@ struct phases {
 	size_t ntraces;
 	struct phase_device *devices;	/* every device that ran anything, in order of first work */
 	size_t ndevices;
-	/* Strings that causes and iterations point to; private. */
+	/* Strings that causes and iterations point to (a struct strtab); private. */
 	void *strings;
 };
 
