@@ -38,6 +38,7 @@ struct call {
 	/* replayed */
 	int64_t rstart, rend;
 	enum bound_by by;
+	int rcaptured;		/* its launches are a graph fix's (captured()) */
 };
 
 struct op {
@@ -174,12 +175,11 @@ static int captured(const struct what_if *w, const struct call *c, const struct 
 }
 
 /* A captured call shortly after another on its thread: part of the same graph launch, it costs
- * nothing. */
-static int in_graph(const struct what_if *w, const struct call *c, const struct what_if_fix *const *fixes,
-		    size_t n)
+ * nothing (rcaptured of both set in this replay). */
+static int in_graph(const struct what_if *w, const struct call *c)
 {
-	return c->prev >= 0 && c->woken_by < 0 && c->start - w->calls[c->prev].end <= WHAT_IF_GRAPH_GAP_NS &&
-	       captured(w, c, fixes, n) && captured(w, &w->calls[c->prev], fixes, n);
+	return c->rcaptured && c->prev >= 0 && c->woken_by < 0 && w->calls[c->prev].rcaptured &&
+	       c->start - w->calls[c->prev].end <= WHAT_IF_GRAPH_GAP_NS;
 }
 
 /* ---- the replay ---- */
@@ -189,10 +189,10 @@ static int64_t max64(int64_t a, int64_t b)
 	return a > b ? a : b;
 }
 
-static void call_start(struct what_if *w, struct call *c, const struct what_if_fix *const *fixes, size_t n)
+static void call_start(struct what_if *w, struct call *c)
 {
 	c->by = BY_THREAD;
-	if (in_graph(w, c, fixes, n)) {
+	if (in_graph(w, c)) {
 		c->rstart = w->calls[c->prev].rend;	/* no host time between a graph's launches */
 	} else if (c->woken_by >= 0) {
 		/* its gap was the wait: what it did after the wake, and no earlier than its previous call */
@@ -217,7 +217,7 @@ static void call_end(struct what_if *w, struct call *c, const struct what_if_fix
 {
 	int64_t dur = c->end - c->start;
 
-	if (call_fixed(w, c, WHAT_IF_NO_CALL, fixes, n) || in_graph(w, c, fixes, n)) {
+	if (call_fixed(w, c, WHAT_IF_NO_CALL, fixes, n) || in_graph(w, c)) {
 		c->rend = c->rstart;
 		return;
 	}
@@ -269,7 +269,7 @@ static void replay_op(struct what_if *w, struct op *o, const struct what_if_fix 
 		}
 	}
 	o->rstart = at + (pinned(w, o, fixes, n) ? 0
-			  : o->rby == BY_STREAM && captured(w, &w->calls[o->call], fixes, n)
+			  : o->rby == BY_STREAM && w->calls[o->call].rcaptured
 				  ? (o->slack < WHAT_IF_GRAPH_NODE_NS ? o->slack : WHAT_IF_GRAPH_NODE_NS)
 				  : o->slack);
 	o->rend = o->rstart + op_duration(w, o, fixes, n);
@@ -449,7 +449,8 @@ void what_if_replay(struct what_if *w, const struct what_if_fix *const *fixes, s
 	for (size_t i = 0; i < w->ncalls; i++) {
 		struct call *c = &w->calls[i];
 
-		call_start(w, c, fixes, n);
+		c->rcaptured = captured(w, c, fixes, n);
+		call_start(w, c);
 		for (size_t k = 0; k < c->nops; k++)
 			replay_op(w, &w->ops[w->launched[c->first_op + k]], fixes, n);
 		call_end(w, c, fixes, n);
