@@ -28,36 +28,6 @@ static void format_uuid(const uint8_t *u, char *out, size_t len)
 		 u[15]);
 }
 
-/* TARGET_INFO_CUDA_DEVICE: the process's CUDA devices, as nsys's recipes join GPU_METRICS to them
- * (gpu_metric_util_sum reads gpuId and pid). Ours are CUDA's ordinals on both sides. */
-static int writer_finish_cuda_devices(struct writer *w)
-{
-	static const char sql[] = "INSERT INTO TARGET_INFO_CUDA_DEVICE (gpuId, cudaId, pid, uuid, "
-				  "numMultiprocessors) VALUES (?,?,?,?,?)";
-	sqlite3_stmt *st;
-
-	if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return writer_sql_failed(w);
-	for (size_t i = 0; i < w->ndevices; i++) {
-		const struct device_row *d = &w->devices[i];
-		char uuid[40];
-
-		format_uuid(d->uuid, uuid, sizeof(uuid));
-		sqlite3_bind_int64(st, 1, d->id);
-		sqlite3_bind_int64(st, 2, d->id);
-		sqlite3_bind_int64(st, 3, w->options.pid);
-		sqlite3_bind_text(st, 4, uuid, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 5, d->sm_count);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			sqlite3_finalize(st);
-			return writer_sql_failed(w);
-		}
-		sqlite3_reset(st);
-	}
-	sqlite3_finalize(st);
-	return 0;
-}
-
 static int writer_finish_devices(struct writer *w)
 {
 	static const char sql[] =
@@ -68,6 +38,7 @@ static int writer_finish_devices(struct writer *w)
 		"maxBlockDimY, maxBlockDimZ, maxGridDimX, maxGridDimY, maxGridDimZ, computeMajor, "
 		"computeMinor, smMajor, smMinor) VALUES (0,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
 		"?,?,?,?,?,?,?,?)";
+	char pid_sql[256];
 	sqlite3_stmt *st;
 
 	if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -112,7 +83,12 @@ static int writer_finish_devices(struct writer *w)
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
-	return writer_finish_cuda_devices(w);
+	/* TARGET_INFO_CUDA_DEVICE, as nsys's recipes join GPU_METRICS to it (gpu_metric_util_sum reads
+	 * gpuId and pid): the same devices, CUDA's ordinals on both sides. */
+	snprintf(pid_sql, sizeof(pid_sql), "INSERT INTO TARGET_INFO_CUDA_DEVICE (gpuId, cudaId, pid, uuid, "
+		 "numMultiprocessors) SELECT id, id, %u, uuid, smCount FROM TARGET_INFO_GPU ORDER BY id",
+		 (unsigned)w->options.pid);
+	return writer_exec(w, pid_sql);
 }
 
 /* A process's name as nsys's PROCESSES has it: argv[0], else its comm, else "?". */
