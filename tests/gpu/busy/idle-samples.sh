@@ -7,20 +7,14 @@
 # tests/collector/gpu-metrics-sql.sh compares the two over the same window, on the 1 kHz trace kept).
 # Usage: tests/gpu/busy/idle-samples.sh OLD_BIN NEW_BIN OUT
 OLD=$1 NEW=$2 W=$3
-prog='import torch, time
-x = torch.randn(4096, 4096, device="cuda")
-for i in range(40):
-    y = x @ x
-    torch.cuda.synchronize()
-    time.sleep(0.02)
-print("idle-samples: ok")'
+prog=$(dirname "$0")/idle_program.py
 printf 'build\trate\trun\tbytes\tgpu_metrics_rows\tsamples\tidle\tavg_sm_active_sql\tstats_sm_active\n' > "$W/sizes.tsv"
 for run in 1 2; do
 	for rate in 10khz 1khz; do
 		for b in old new; do
 			B=$OLD; [ $b = new ] && B=$NEW
 			t=$W/$b-$rate-$run.sqlite
-			"$B/gpt-trace" run -q -f -o "$t" --gpu-metrics=$rate -- python3 -c "$prog" > /dev/null 2>&1
+			"$B/gpt-trace" run -q -f -o "$t" --gpu-metrics=$rate -- python3 "$prog" > /dev/null 2>&1
 			bytes=$(stat -c %s "$t")
 			q() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$t" "$1"; }
 			rows=$(q "SELECT count(*) FROM GPU_METRICS")

@@ -3,7 +3,7 @@
 # GH100 set from 200 us intervals up, the PCIe set and SM Issue at 10 kHz) against the set before
 # (GPT_TRACE_GPU_METRICS_SET=pcie, 11 metrics), and NVIDIA's own recipes on them
 # (tests/gpu/recipes/check.py, with the device's Nsight Systems recipes).
-#  1. an idle-heavy PyTorch program (tests/gpu/busy/idle-samples.sh's) and precision.py bf16 (40
+#  1. an idle-heavy PyTorch program (tests/gpu/busy/idle_program.py) and precision.py bf16 (40
 #     steps: a steady state of some 140 ms, 140 samples at 1 kHz), each
 #     set at 10 kHz and 1 kHz: exit status, bytes, GPU_METRICS rows, metrics, samples;
 #  2. the exit with the default sets: 8 launch loops of 200,000 kernels at 10 kHz and 8 at 1 kHz
@@ -17,13 +17,6 @@ B=${1:?usage: run.sh BINDIR OUT}; OUT=${2:?}; mkdir -p "$OUT"; L=$OUT/recipes.lo
 here=$(cd "$(dirname "$0")" && pwd); root=$(cd "$here/../../.." && pwd)
 W=$(mktemp -d /tmp/recipes.XXXXXX)
 R=${NSYS_RECIPE_DIR:-/opt/nvidia/nsight-compute/2025.3.1/host/target-linux-x64/python/packages/nsys_recipe}
-idle='import torch, time
-x = torch.randn(4096, 4096, device="cuda")
-for i in range(40):
-    y = x @ x
-    torch.cuda.synchronize()
-    time.sleep(0.02)
-print("idle-samples: ok")'
 q() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])" "$@"; }
 {
 	echo "# $(date -u +%F' '%T) $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | head -1)"
@@ -34,7 +27,7 @@ q() { python3 -c "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute
 				t=$W/$prog-$set-$rate.sqlite
 				[ $set = default ] && unset GPT_TRACE_GPU_METRICS_SET || export GPT_TRACE_GPU_METRICS_SET=$set
 				if [ $prog = idle ]; then
-					"$B/gpt-trace" run -q -f -o "$t" --gpu-metrics=$rate -- python3 -c "$idle" > "$W/$prog.out" 2>&1
+					"$B/gpt-trace" run -q -f -o "$t" --gpu-metrics=$rate -- python3 "$root/tests/gpu/busy/idle_program.py" > "$W/$prog.out" 2>&1
 				else
 					"$B/gpt-trace" run -q -f -o "$t" --gpu-metrics=$rate -- \
 						python3 "$root/tests/gpu/busy/precision.py" bf16 --steps 40 > "$W/$prog.out" 2>&1

@@ -7,11 +7,10 @@
 # peak over pm_probe's workload.
 # usage: nsys-sets.sh OUT  (builds pm_probe with nvcc, writes OUT/pm-nsys-sets.txt)
 set -u
-OUT=${1:?usage: nsys-sets.sh OUT}; here=$(cd "$(dirname "$0")" && pwd); W=$(mktemp -d /tmp/pmsets.XXXXXX)
-L=$OUT/pm-nsys-sets.txt; mkdir -p "$OUT"
-nvcc -O2 -arch=sm_90 -o "$W/pm_probe" "$here/pm_probe.cu" -lcupti -lcuda >"$W/build.txt" 2>&1 ||
-	{ cat "$W/build.txt" >"$L"; exit 1; }
-T=TriageCompute; P=avg.pct_of_peak_sustained_elapsed
+OUT=${1:?usage: nsys-sets.sh OUT}
+. "$(dirname "$0")/lib.sh"
+L=$OUT/pm-nsys-sets.txt
+build_probe "$L"
 NSYS="gpc__cycles_elapsed.avg.per_second,sys__cycles_elapsed.avg.per_second,gr__cycles_active.sum.pct_of_peak_sustained_elapsed"
 NSYS="$NSYS,sm__cycles_active.$P,sm__inst_executed_realtime.$P,sm__pipe_tensor_cycles_active_realtime.$P"
 NSYS="$NSYS,tpc__warps_active_shader_vtg_realtime.$P,tpc__warps_active_shader_ps_realtime.$P"
@@ -30,27 +29,7 @@ CUR="$COUNTS,TPC.$T.sm__pipe_tensor_cycles_active_realtime.$P,$HMMA,$PCIE_B,$PCI
 		"cur+issue $CUR,sm__inst_executed_realtime.$P" "cur+gr $CUR,gr__cycles_active.sum.pct_of_peak_sustained_elapsed" \
 		"cur+warps $CUR,$CS" "cur+clocks $CUR,gpc__cycles_elapsed.avg.per_second,sys__cycles_elapsed.avg.per_second" \
 		"cur+issue+gr+warps+clocks $CUR,sm__inst_executed_realtime.$P,gr__cycles_active.sum.pct_of_peak_sustained_elapsed,$CS,gpc__cycles_elapsed.avg.per_second,sys__cycles_elapsed.avg.per_second"; do
-		name=${set%% *}; list=${set#* }
-		timeout 90 "$W/pm_probe" "$list" 100000 mono "$W/$name" >"$W/$name.out" 2>&1
-		rc=$?
-		echo "== $name rc=$rc: $(grep -h -E "^(set:|SetConfig|REFUSED|FAIL|not one|samples |peer)" "$W/$name.out" | tr '\n' ';')"
-		[ -s "$W/$name-samples.csv" ] && python3 - "$W/$name-samples.csv" <<'PY'
-import csv, math, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-for col in rows[0].keys() if rows else []:
-    vals = []
-    for r in rows:
-        try:
-            v = float(r[col])
-        except ValueError:
-            continue
-        if not math.isnan(v):
-            vals.append(v)
-    if vals:
-        print(f"   {col}: {len(rows)} samples, {len(vals)} numbers, mean {sum(vals)/len(vals):.4g}, peak {max(vals):.4g}")
-    else:
-        print(f"   {col}: {len(rows)} samples, no numbers")
-PY
+		run_set "${set%% *}" "${set#* }"
 	done
 } >"$L" 2>&1
 cat "$L"

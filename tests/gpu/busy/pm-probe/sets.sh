@@ -1,16 +1,16 @@
 #!/bin/bash
 # Which PCIe and NVLink metrics CUPTI's PM sampler takes beside gpt-trace's seven (issue 23), each set
 # in a process of its own (a refused configuration is not trusted to leave CUPTI whole). Per set: the
-# pass count or CUPTI's refusal, and for each PCIe/NVLink column its total and peak over the run,
+# pass count or CUPTI's refusal, and for each PCIe/NVLink column its total and peak over the run
+# (columns.py),
 # which moves 4 GiB each way over PCIe (pinned 512 MiB copies) and, where device 1 is a peer of
 # device 0, 4 GiB each way between them. From anywhere, on the device:
 # usage: sets.sh OUT  (builds pm_probe with nvcc, writes OUT/pm-sets.txt; about 2 minutes)
 set -u
-OUT=${1:?usage: sets.sh OUT}; here=$(cd "$(dirname "$0")" && pwd); W=$(mktemp -d /tmp/pmsets.XXXXXX)
-L=$OUT/pm-sets.txt; mkdir -p "$OUT"
-nvcc -O2 -arch=sm_90 -o "$W/pm_probe" "$here/pm_probe.cu" -lcupti -lcuda >"$W/build.txt" 2>&1 ||
-	{ cat "$W/build.txt" >"$L"; exit 1; }
-T=TriageCompute
+OUT=${1:?usage: sets.sh OUT}
+. "$(dirname "$0")/lib.sh"
+L=$OUT/pm-sets.txt
+build_probe "$L"
 D4="sm__cycles_elapsed.sum,TPC.$T.sm__cycles_active.sum,dram__bytes_read.sum,dram__bytes_write.sum"
 D7="$D4,TPC.$T.sm__pipe_tensor_cycles_active_realtime.sum,TPC.$T.sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed,TPC.$T.sm__pipe_tensor_op_hmma_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed"
 PCIE="PCI.$T.pcie__read_bytes.sum,PCI.$T.pcie__write_bytes.sum"
@@ -25,19 +25,7 @@ NVL_USER="NVLRX.$T.nvlrx__bytes_packet_request_data_user.sum,NVLTX.$T.nvltx__byt
 		"d7+nvl-user $D7,$NVL_USER" "d7+pcie+nvl-user $D7,$PCIE,$NVL_USER" \
 		"tier2 $D7,$PCIE,$PCIE_PCT,$NVL" "nvl-only sm__cycles_elapsed.sum,$NVL" \
 		"nvl-user-only sm__cycles_elapsed.sum,$NVL_USER"; do
-		name=${set%% *}; list=${set#* }
-		timeout 90 "$W/pm_probe" "$list" 100000 mono "$W/$name" >"$W/$name.out" 2>&1
-		rc=$?
-		echo "== $name rc=$rc: $(grep -h -E "^(set:|SetConfig|REFUSED|FAIL|not one|samples |peer)" "$W/$name.out" | tr '\n' ';')"
-		[ -s "$W/$name-samples.csv" ] && python3 - "$W/$name-samples.csv" <<'PY'
-import csv, math, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
-for col in rows[0].keys() if rows else []:
-    if "pcie" not in col and "nvl" not in col:
-        continue
-    vals = [float(r[col]) for r in rows if r[col] not in ("", "nan") and not math.isnan(float(r[col]))]
-    print(f"   {col}: {len(rows)} samples, {sum(1 for v in vals if v > 0)} > 0, total {sum(vals):.4g}, peak {max(vals) if vals else float('nan'):.4g}")
-PY
+		run_set "${set%% *}" "${set#* }" pcie nvl
 	done
 } >"$L" 2>&1
 cat "$L"
