@@ -234,10 +234,10 @@ static void config_fill(struct chip *c, enum config_id id)
  * The first configuration of the list that takes one pass: on GH100 without an NVLink peer, nsys's
  * set at intervals of 200 us or more and the PCIe set with SM Issue at shorter ones (one thread
  * decodes and evaluates 22 metrics in about 125 us a sample on the H200, 12 in about 80 us:
- * nsys-sets.sh), else the NVLink set where the device has a peer, else PCIe, tensor, required (from the one
- * GPT_TRACE_GPU_METRICS_SET names, if it does; the whole list first with try_opts.all; the
- * required ones alone with required_only). One host object
- * per try, never deinitialized (see chip_free). Growing the set a metric at a time (the first
+ * nsys-sets.sh), else the NVLink set where the device has a peer, else PCIe, tensor, required
+ * (from the one GPT_TRACE_GPU_METRICS_SET names, if it does; the whole list first with
+ * try_opts.all; the required ones alone with required_only). One host object per try, never
+ * deinitialized (see chip_free). Growing the set a metric at a time (the first
  * version) made some twenty host objects and refused configurations, and on the H200 every traced
  * program then crashed inside libnvperf_host sooner or later; with the whole list tried first
  * (try_opts.all: GH100 refused it then), one short run in four still crashed at the sampler's

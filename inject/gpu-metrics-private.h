@@ -139,7 +139,7 @@ void gpu_metrics_failed(struct gpu_metrics *g, uint32_t device, const char *call
 /* gpu-metrics-chip.c */
 
 /* GPT_TRACE_GPU_METRICS_TRY's value, for re-checking a later CUPTI, and GPT_TRACE_GPU_METRICS_SET's:
- * the configuration to try first (nsys, nvlink, pcie, tensor, required); NULL: none. */
+ * the configuration to try first (all, nsys, issue, nvlink, pcie, tensor, required); NULL: none. */
 void gpu_metrics_chip_try(const char *spec, const char *set);
 /* device's chip configured with the wanted metrics (the required ones alone if required_only), or
  * NULL when it cannot be (one line said why). */

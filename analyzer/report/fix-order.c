@@ -144,7 +144,7 @@ void report_fix_order_apply(struct report_header *hdr, struct findings *findings
 					 units_duration(d, sizeof(d), per(o->fixes[i].after_ns, it), UNITS_FINE),
 					 units_duration(c, sizeof(c), f->recoverable_ns, UNITS_FINE));
 			f->recoverable_ns = whole(o, saved);
-			f->severity = rule_severity(saved, report_judged_span(hdr));
+			f->severity = rule_severity(f->recoverable_ns, report_judged_span(hdr));
 			keys[n++] = f->message;	/* a finding's own allocation: it finds it after the sort */
 		}
 	}
