@@ -221,12 +221,8 @@ static bool sample_read(struct gpu_metrics *g, struct device *d, size_t i,
 static bool time_up(struct gpu_metrics *g)
 {
 	long long until = atomic_load(&g->decode_until_ns);
-	struct timespec now;
 
-	if (!until)
-		return false;
-	clock_gettime(CLOCK_REALTIME, &now);
-	return (long long)now.tv_sec * 1000000000ll + now.tv_nsec >= until;
+	return until && (long long)gpt_clock_read(CLOCK_REALTIME) >= until;
 }
 
 /* Completed samples from processed on, as one batch for the collector; those left when time is up

@@ -77,6 +77,7 @@ int gpu_metrics_open(uint64_t interval_ns, struct collector *collector, void *cu
 int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms)
 {
 	struct timespec until = gpt_clock_deadline(timeout_ms);
+	unsigned decode_ms;
 	bool started;
 	int rc = 0;
 
@@ -84,10 +85,9 @@ int gpu_metrics_stop(struct gpu_metrics *g, unsigned timeout_ms)
 		return 0;
 	/* The decoding stops short of the wait, so that its thread is out of CUPTI when the exit goes
 	 * on (one that went on while it decoded crashed 1 launch loop in 6 on the H200, 2026-12-04). */
-	atomic_store(&g->decode_until_ns,
-		     (long long)until.tv_sec * 1000000000ll + until.tv_nsec -
-			     (timeout_ms > 2 * GPU_METRICS_LAST_DECODE_MARGIN_MS ? GPU_METRICS_LAST_DECODE_MARGIN_MS
-										 : timeout_ms / 2) * 1000000ll);
+	decode_ms = timeout_ms > 2 * GPU_METRICS_LAST_DECODE_MARGIN_MS ? timeout_ms - GPU_METRICS_LAST_DECODE_MARGIN_MS
+									: timeout_ms / 2;
+	atomic_store(&g->decode_until_ns, (long long)(gpt_clock_read(CLOCK_REALTIME) + decode_ms * 1000000ull));
 	if (pthread_mutex_timedlock(&g->lock, &until) != 0)
 		return -1;
 	g->stopping = true;
