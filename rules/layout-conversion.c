@@ -32,8 +32,8 @@ static const char fix_text[] =
 	"(x = x.to(memory_format=torch.channels_last), or in the DataLoader's collate). The conversions "
 	"disappear, and batch norm and pooling run their NHWC kernels.";
 
-static void report(const struct rule *rule, struct rule_context *ctx, const struct program_state *p,
-		   int64_t saving, int64_t nchw_saving, const struct span_clock *clock)
+static struct finding *report(const struct rule *rule, struct rule_context *ctx, const struct program_state *p,
+			      int64_t saving, int64_t nchw_saving, const struct span_clock *clock)
 {
 	int64_t span = span_clock_total_span(clock);
 	struct fmt_text t1, t2, t3;
@@ -55,6 +55,13 @@ static void report(const struct rule *rule, struct rule_context *ctx, const stru
 			 "that, %s less", fmt_duration(&t1, p->nchw_ns), rule_param(ctx, rule, "nhwc_pct"),
 			 fmt_duration(&t3, nchw_saving));
 	program_state_evidence(f, p);
+	return f;
+}
+
+/* The fix as replayed: the conversions gone, the NCHW kernels at their NHWC twins' share. */
+static double replayed_factor(const char *name, void *arg)
+{
+	return program_layout_kernel(name) ? 0 : program_nchw_kernel(name) ? *(const double *)arg : -1;
 }
 
 static int layout_conversion_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
@@ -63,6 +70,7 @@ static int layout_conversion_run(const struct rule *rule, struct rule_context *c
 	struct program_state p;
 	struct span_clock clock = {0};
 	int64_t saving, nchw_saving;
+	struct finding *f = NULL;
 	int ret = program_state_read(ctx, &p, err, errlen);
 
 	if (ret < 0 || !p.layout_launches)
@@ -73,7 +81,15 @@ static int layout_conversion_run(const struct rule *rule, struct rule_context *c
 		return 0;
 	ret = span_clock_init(&clock, &ctx->an, err, errlen);
 	if (ret >= 0)
-		report(rule, ctx, &p, saving, nchw_saving, &clock);
+		f = report(rule, ctx, &p, saving, nchw_saving, &clock);
+	if (f && clock.ntraces == 1) {	/* a replay is one trace's */
+		struct what_if_fix *fix;
+
+		keep = keep < 1.0 ? keep : 1.0;
+		ret = rule_kernels_fix(ctx, 0, replayed_factor, &keep, &fix, err, errlen);
+		if (ret >= 0)
+			finding_what_if(f, fix);
+	}
 	span_clock_release(&clock);
 	return ret < 0 ? ret : 0;
 }

@@ -31,6 +31,11 @@ int program_layout_kernel(const char *name)
 	return name && (strstr(name, "nchwToNhwc") || strstr(name, "nhwcToNchw"));
 }
 
+int program_nchw_kernel(const char *name)
+{
+	return name && !program_layout_kernel(name) && (strstr(name, "1C11") || strcasestr(name, "nchw"));
+}
+
 static int matrix_kernel(const char *name)
 {
 	static const char *const marks[] = { "gemm", "xmma", "nvjet", "tensorop", "hmma", "wgmma",
@@ -89,7 +94,7 @@ static void row(sqlite3_stmt *st, void *arg)
 		p->layout_launches += launches;
 		return;
 	}
-	if (strstr(name, "1C11") || strcasestr(name, "nchw"))
+	if (program_nchw_kernel(name))
 		p->nchw_ns += ns;
 	if (matrix_kernel(name)) {
 		p->matrix_ns += ns;

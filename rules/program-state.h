@@ -49,6 +49,8 @@ int program_fused_optimizer(const struct program_state *p);
 
 /* Whether a kernel name is one of cuDNN's NCHW <-> NHWC conversions. */
 int program_layout_kernel(const char *name);
+/* Whether it is a kernel made for NCHW tensors (batch norm's 1C11, pooling's nchw), not a conversion. */
+int program_nchw_kernel(const char *name);
 
 /* The one evidence line: "signs read: channels_last (NHWC convolutions, no layout conversions),
  * bf16/fp16 on 88% of matrix time, no CUDA graphs, no torch.compile kernels, foreach optimizer". */

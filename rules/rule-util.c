@@ -137,3 +137,42 @@ void *rule_device_find(const struct key_index *index, int64_t trace_id, int64_t 
 
 	return i == SIZE_MAX ? NULL : (char *)items + i * size;
 }
+
+struct kernels_fix {
+	rule_kernel_factor_fn *factor;
+	void *arg;
+	int64_t *ids;
+	double *factors;
+	size_t n;
+};
+
+static void kernels_fix_row(sqlite3_stmt *st, void *arg)
+{
+	struct kernels_fix *k = arg;
+	double f = k->factor(analysis_column_text(st, 1), k->arg);
+
+	if (f < 0)
+		return;
+	k->ids = xrealloc(k->ids, (k->n + 1) * sizeof(*k->ids));
+	k->factors = xrealloc(k->factors, (k->n + 1) * sizeof(*k->factors));
+	k->ids[k->n] = sqlite3_column_int64(st, 0);
+	k->factors[k->n++] = f;
+}
+
+int rule_kernels_fix(struct rule_context *ctx, int64_t trace_id, rule_kernel_factor_fn *factor, void *arg,
+		     struct what_if_fix **out, char *err, size_t errlen)
+{
+	struct kernels_fix k = { .factor = factor, .arg = arg };
+	char sql[160];
+	int ret;
+
+	*out = NULL;
+	snprintf(sql, sizeof(sql), "SELECT nameId, name FROM kernels WHERE traceId = %" PRId64 " GROUP BY nameId",
+		 trace_id);
+	ret = analysis_query(&ctx->an, sql, kernels_fix_row, &k, err, errlen);
+	if (!ret && k.n)
+		*out = what_if_fix_new_each(trace_id, -1, k.ids, k.factors, k.n);
+	free(k.ids);
+	free(k.factors);
+	return ret;
+}

@@ -8,6 +8,7 @@
 
 #include "analyzer/analysis/analysis.h"
 #include "analyzer/analysis/owner.h"
+#include "analyzer/analysis/what-if.h"
 #include "rules/rule.h"
 #include "common/key-index.h"
 
@@ -61,6 +62,13 @@ void owner_weights_add(struct owner_weights *w, enum kernel_owner owner, double 
 enum kernel_owner owner_weights_top(const struct owner_weights *w);
 const char *owner_fix(const struct owner_weights *w, enum fix_topic topic, const char *own_fix);
 void owner_evidence(struct finding *f, const struct owner_weights *w, const char *what);
+
+/* The what-if replay's fix (WHAT_IF_KERNELS) of trace trace_id's kernels in the rule's scope, each
+ * by the factor factor() gives its name (negative: not the fix's kernel). *out NULL when no kernel
+ * is the fix's. Returns 0, or a negative error with one line in err. */
+typedef double rule_kernel_factor_fn(const char *name, void *arg);
+int rule_kernels_fix(struct rule_context *ctx, int64_t trace_id, rule_kernel_factor_fn *factor, void *arg,
+		     struct what_if_fix **out, char *err, size_t errlen);
 
 /* Steady iterations of trace trace_id when the scope is the steady state; 0 when unknown. */
 int64_t rule_steady_iterations(const struct rule_context *ctx, int64_t trace_id);

@@ -21,6 +21,7 @@
 #ifndef GPT_ANALYSIS_COLLECTIVES_H
 #define GPT_ANALYSIS_COLLECTIVES_H
 
+#include "analyzer/analysis/what-if.h"
 #include "analyzer/loader/trace.h"
 
 #include <stddef.h>
@@ -89,6 +90,30 @@ struct straggler_event {
 	int steady;			/* the iteration is in the steady state (the rules judge only those) */
 };
 
+/* One rank on the job's critical path. */
+struct job_path_rank {
+	int64_t rank;
+	int64_t collectives;		/* the path went through the window before these (it arrived last) */
+	int64_t part_ns[WHAT_IF_PARTS];	/* its recorded critical path in those windows (what-if.h) */
+};
+
+/*
+ * The job's critical path over its steady state (analyzer/ranks/job-path.h): back from the last
+ * collective's end, through each collective's own time on the rank that arrived last, then through
+ * that rank's own critical path in the window before it (its previous collective's end to its
+ * arrival), to the collective that window began with. A rank that keeps the others waiting is on
+ * it with whatever held it up: its host code, a kernel, a copy.
+ */
+struct job_path {
+	int64_t span_ns;		/* what it covers: the first window's start to the last collective's end */
+	int64_t comm_ns;		/* the collectives themselves, on the rank that arrived last */
+	int64_t unknown_ns;		/* windows outside a rank's replayed steady state, and time between
+					   collectives that is no window of the path (point to point) */
+	int64_t collectives;
+	struct job_path_rank *ranks;	/* every rank of the job, in rank order */
+	size_t nranks;
+};
+
 /* What the merge of every rank's summary hands to the cross-rank rules. */
 struct job_digest {
 	size_t nranks;
@@ -103,6 +128,7 @@ struct job_digest {
 	/* The exposed time of the rank that arrived last at each collective (it waited for no one):
 	   the transfers themselves, not waiting for a late rank. */
 	int64_t exposed_transfer_ns[COLLECTIVE_TYPES];
+	const struct job_path *path;	/* its critical path; NULL: none (no steady collective) */
 };
 
 #endif

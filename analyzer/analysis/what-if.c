@@ -39,6 +39,7 @@ struct call {
 	int64_t rstart, rend;
 	enum bound_by by;
 	int rcaptured;		/* its launches are a graph fix's (captured()) */
+	int rremoved;		/* it launches only kernels a fix removes (removed()) */
 };
 
 struct op {
@@ -97,17 +98,59 @@ struct what_if_fix *what_if_fix_new(enum what_if_kind kind, int64_t trace_id, in
 	return f;
 }
 
+struct name_factor {
+	int64_t id;
+	double factor;
+};
+
+static int compare_name_factor(const void *pa, const void *pb)
+{
+	return compare_i64(&((const struct name_factor *)pa)->id, &((const struct name_factor *)pb)->id);
+}
+
+struct what_if_fix *what_if_fix_new_each(int64_t trace_id, int64_t device, const int64_t *name_ids,
+					 const double *factors, size_t nnames)
+{
+	struct what_if_fix *f = what_if_fix_new(WHAT_IF_KERNELS, trace_id, device, NULL, 0, 1);
+	struct name_factor *pairs = xcalloc(nnames ? nnames : 1, sizeof(*pairs));
+
+	for (size_t i = 0; i < nnames; i++)
+		pairs[i] = (struct name_factor){ name_ids[i], factors[i] };
+	qsort(pairs, nnames, sizeof(*pairs), compare_name_factor);
+	f->name_ids = xcalloc(nnames ? nnames : 1, sizeof(*f->name_ids));
+	f->factors = xcalloc(nnames ? nnames : 1, sizeof(*f->factors));
+	for (size_t i = 0; i < nnames; i++) {
+		f->name_ids[i] = pairs[i].id;
+		f->factors[i] = pairs[i].factor;
+	}
+	f->nnames = nnames;
+	free(pairs);
+	return f;
+}
+
 void what_if_fix_free(struct what_if_fix *fix)
 {
 	if (!fix)
 		return;
 	free(fix->name_ids);
+	free(fix->factors);
 	free(fix);
 }
 
 static int names_match(const struct what_if_fix *f, int64_t name_id)
 {
 	return !f->nnames || bsearch(&name_id, f->name_ids, f->nnames, sizeof(int64_t), compare_i64);
+}
+
+/* The factor a fix applies to a kernel of this name (one that names_match() accepts). */
+static double name_factor(const struct what_if_fix *f, int64_t name_id)
+{
+	const int64_t *at;
+
+	if (!f->factors)
+		return f->factor;
+	at = bsearch(&name_id, f->name_ids, f->nnames, sizeof(int64_t), compare_i64);
+	return at ? f->factors[at - f->name_ids] : 1.0;
 }
 
 static int applies(const struct what_if_fix *f, const struct what_if *w, enum what_if_kind kind,
@@ -127,7 +170,7 @@ static int64_t op_duration(const struct what_if *w, const struct op *o,
 
 		if (o->kind == OP_KERNEL && applies(f, w, WHAT_IF_KERNELS, o->device) &&
 		    names_match(f, o->name_id))
-			dur *= f->factor;
+			dur *= name_factor(f, o->name_id);
 		else if (o->kind == OP_COPY && o->pageable && applies(f, w, WHAT_IF_PINNED, o->device) &&
 			 f->factor > 0 && (double)o->bytes / f->factor < dur)
 			dur = (double)o->bytes / f->factor;
@@ -174,6 +217,28 @@ static int captured(const struct what_if *w, const struct call *c, const struct 
 	return 0;
 }
 
+/* A call that launches only kernels a fix removes (factor 0): it is not made, and the host time
+ * since its thread's previous call, up to WHAT_IF_REMOVED_GAP_NS, prepared it and goes with it
+ * (rremoved set in this replay). */
+static int removed(const struct what_if *w, const struct call *c, const struct what_if_fix *const *fixes,
+		   size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < c->nops; k++) {
+		const struct op *o = &w->ops[w->launched[c->first_op + k]];
+		size_t i;
+
+		for (i = 0; i < n; i++)
+			if (o->kind == OP_KERNEL && applies(fixes[i], w, WHAT_IF_KERNELS, o->device) &&
+			    names_match(fixes[i], o->name_id) && name_factor(fixes[i], o->name_id) == 0)
+				break;
+		if (i == n)
+			return 0;
+	}
+	return c->nops > 0;
+}
+
 /* A captured call shortly after another on its thread: part of the same graph launch, it costs
  * nothing (rcaptured of both set in this replay). */
 static int in_graph(const struct what_if *w, const struct call *c)
@@ -192,8 +257,10 @@ static int64_t max64(int64_t a, int64_t b)
 static void call_start(struct what_if *w, struct call *c)
 {
 	c->by = BY_THREAD;
-	if (in_graph(w, c)) {
-		c->rstart = w->calls[c->prev].rend;	/* no host time between a graph's launches */
+	if (in_graph(w, c) || (c->rremoved && c->prev >= 0 && c->woken_by < 0 &&
+			       c->start - w->calls[c->prev].end <= WHAT_IF_REMOVED_GAP_NS)) {
+		c->rstart = w->calls[c->prev].rend;	/* no host time between a graph's launches, or
+							   before a launch that is not made */
 	} else if (c->woken_by >= 0) {
 		/* its gap was the wait: what it did after the wake, and no earlier than its previous call */
 		const struct call *b = &w->calls[c->woken_by];
@@ -217,7 +284,7 @@ static void call_end(struct what_if *w, struct call *c, const struct what_if_fix
 {
 	int64_t dur = c->end - c->start;
 
-	if (call_fixed(w, c, WHAT_IF_NO_CALL, fixes, n) || in_graph(w, c)) {
+	if (call_fixed(w, c, WHAT_IF_NO_CALL, fixes, n) || in_graph(w, c) || c->rremoved) {
 		c->rend = c->rstart;
 		return;
 	}
@@ -450,6 +517,7 @@ void what_if_replay(struct what_if *w, const struct what_if_fix *const *fixes, s
 		struct call *c = &w->calls[i];
 
 		c->rcaptured = captured(w, c, fixes, n);
+		c->rremoved = removed(w, c, fixes, n);
 		call_start(w, c);
 		for (size_t k = 0; k < c->nops; k++)
 			replay_op(w, &w->ops[w->launched[c->first_op + k]], fixes, n);
@@ -465,6 +533,31 @@ void what_if_critical_path(struct what_if *w, struct what_if_segment **out, size
 	what_if_replay(w, NULL, 0, &res);
 	memset(&res, 0, sizeof(res));
 	critical_path(w, &res, out, n);
+}
+
+int64_t what_if_path_parts(const struct what_if_segment *segs, size_t n, int64_t from, int64_t to,
+			   int64_t part_ns[WHAT_IF_PARTS])
+{
+	size_t a = 0, b = n;
+	int64_t covered = 0;
+
+	while (a < b) {	/* the first stretch that ends after from */
+		size_t m = a + (b - a) / 2;
+
+		if (segs[m].end <= from)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (; a < n && segs[a].start < to; a++) {
+		int64_t lo = max64(segs[a].start, from), hi = segs[a].end < to ? segs[a].end : to;
+
+		if (hi > lo) {
+			part_ns[segs[a].part] += hi - lo;
+			covered += hi - lo;
+		}
+	}
+	return covered;
 }
 
 int64_t what_if_measured(const struct what_if *w)

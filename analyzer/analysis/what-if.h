@@ -54,9 +54,16 @@
  * between tiny ops is 5-20 us). A longer gap is the program's own work, which stays, and the launch
  * after it begins another graph launch. */
 #define WHAT_IF_GRAPH_GAP_NS 20000
+/* Host time before the launch of a kernel that a fix removes (factor 0), up to this long since its
+ * thread's previous call, was spent preparing it and goes with it; a longer gap is the program's own
+ * work. cuDNN's NCHW<->NHWC conversions in resnet50 training (H200, tests/fixtures/gpu/advice): 17 us
+ * on average before each launch, 99% of them within 100 us; channels_last took 5.5 ms of a 24 ms
+ * traced step away, most of it host time. */
+#define WHAT_IF_REMOVED_GAP_NS WHAT_IF_GAP_NS
 
 enum what_if_kind {
-	WHAT_IF_KERNELS,	/* the named kernels of one device run factor times as long */
+	WHAT_IF_KERNELS,	/* the named kernels of one device run factor times as long (or each
+				   its own factor) */
 	WHAT_IF_NO_WAIT,	/* the named blocking calls return without waiting for the GPU */
 	WHAT_IF_PINNED,		/* copies from or to pageable memory of one device run at factor bytes/ns,
 				   without their staging, and their calls no longer wait for them */
@@ -77,11 +84,17 @@ struct what_if_fix {
 					   (WHAT_IF_NO_WAIT) or copy (WHAT_IF_PINNED) */
 	size_t nnames;
 	double factor;
+	double *factors;		/* WHAT_IF_KERNELS: each name's own factor, by name_ids; NULL:
+					   factor for all */
 };
 
 /* A fix with names (copied and sorted); free with what_if_fix_free(). */
 struct what_if_fix *what_if_fix_new(enum what_if_kind kind, int64_t trace_id, int64_t device,
 				    const int64_t *name_ids, size_t nnames, double factor);
+/* A WHAT_IF_KERNELS fix whose kernels each have a factor of their own (factors[i] for
+ * name_ids[i]; copied and sorted together); free with what_if_fix_free(). */
+struct what_if_fix *what_if_fix_new_each(int64_t trace_id, int64_t device, const int64_t *name_ids,
+					 const double *factors, size_t nnames);
 void what_if_fix_free(struct what_if_fix *fix);
 
 /* What the replayed steady state's critical path went through, in ns of the replayed window. */
@@ -125,6 +138,11 @@ void what_if_replay(struct what_if *w, const struct what_if_fix *const *fixes, s
 /* The critical path of the graph as recorded, in time order, adjacent stretches of one part and stream
  * merged: *out (free() it) and *n. */
 void what_if_critical_path(struct what_if *w, struct what_if_segment **out, size_t *n);
+/* What the path of segs (n stretches in time order, as what_if_critical_path gives them) spent in
+ * [from, to), by part, added to part_ns; returns the ns of that window it covers (the path covers
+ * the replayed window, first call to last end, and nothing outside it). */
+int64_t what_if_path_parts(const struct what_if_segment *segs, size_t n, int64_t from, int64_t to,
+			   int64_t part_ns[WHAT_IF_PARTS]);
 int64_t what_if_measured(const struct what_if *w);	/* the measured window */
 size_t what_if_iterations(const struct what_if *w);	/* steady iterations in it */
 int64_t what_if_trace(const struct what_if *w);

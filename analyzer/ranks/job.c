@@ -27,6 +27,7 @@
 
 #include "common/units.h"
 #include "common/util.h"
+#include "analyzer/ranks/job-path.h"
 #include "analyzer/ranks/job-private.h"
 #include "analyzer/ranks/lineup.h"
 #include "analyzer/loader/job-check.h"
@@ -396,7 +397,7 @@ static const char *short_name(char *buf, size_t len, const char *name)
 }
 
 /* What the last rank did differently in the window before the collective, in words. */
-static char *cause_of(const struct acc *a, const struct rank_summary *s)
+static char *what_differed(const struct acc *a, const struct rank_summary *s)
 {
 	const struct rank_collective *c = &a->min_c;
 	double others = (double)(a->n - 1);
@@ -431,6 +432,48 @@ static char *cause_of(const struct acc *a, const struct rank_summary *s)
 			     : "a kernel",
 			 units_duration(b3, sizeof(b3), c->longest_ns, UNITS_FINE),
 			 units_duration(b4, sizeof(b4), longest, UNITS_FINE));
+}
+
+/* "; on its critical path there: host 50.2 ms, compute 1.1 ms": the late rank's own path in the
+   window before the collective, its two largest parts; "" when it has none. */
+static const char *path_words(char *buf, size_t len, const struct rank_collective *c)
+{
+	int first = -1, second = -1;
+	char b1[32], b2[32], more[64] = "";
+
+	for (int k = 0; k < WHAT_IF_PARTS; k++) {
+		if (c->path_ns[k] <= 0)
+			continue;
+		if (first < 0 || c->path_ns[k] > c->path_ns[first]) {
+			second = first;
+			first = k;
+		} else if (second < 0 || c->path_ns[k] > c->path_ns[second]) {
+			second = k;
+		}
+	}
+	*buf = '\0';
+	if (first < 0)
+		return buf;
+	if (second >= 0)
+		snprintf(more, sizeof(more), ", %s %s", what_if_part_name((enum what_if_part)second),
+			 units_duration(b2, sizeof(b2), c->path_ns[second], UNITS_FINE));
+	snprintf(buf, len, "; on its critical path there: %s %s%s", what_if_part_name((enum what_if_part)first),
+		 units_duration(b1, sizeof(b1), c->path_ns[first], UNITS_FINE), more);
+	return buf;
+}
+
+/* What the last rank did differently in the window before the collective, in words, and what its
+   own critical path went through there. */
+static char *cause_of(const struct acc *a, const struct rank_summary *s)
+{
+	char *what = what_differed(a, s), path[160], *cause;
+
+	path_words(path, sizeof(path), &a->min_c);
+	if (!*path)
+		return what;
+	cause = xasprintf("%s%s", what, path);
+	free(what);
+	return cause;
 }
 
 static int by_delay(const void *pa, const void *pb)
@@ -522,6 +565,37 @@ static void judge_collectives(struct job_report *job, struct member *m, struct a
 		};
 	}
 	qsort(job->events, job->nevents, sizeof(*job->events), by_delay);
+}
+
+/* The job's critical path over its steady collectives, each taken on its last arrival's clock. */
+static void critical_path(struct job_report *job, struct member *m, const struct acc_table *table, int64_t **maps)
+{
+	struct job_path_step *steps = xcalloc(table->count ? table->count : 1, sizeof(*steps));
+	int64_t *rank_numbers = xcalloc(job->nranks ? job->nranks : 1, sizeof(*rank_numbers));
+	size_t n = 0;
+
+	for (size_t i = 0; i < table->cap; i++) {
+		const struct acc *a = &table->slots[i];
+		const struct rank_collective *c = &a->min_c;
+		const struct job_rank *r;
+		int64_t it, shift;
+
+		if (!a->used)
+			continue;
+		it = job_iteration_of(job, m, maps, a->min_rank, c);
+		if (it < 0 || !job->iterations[it].steady)
+			continue;
+		r = &job->ranks[a->min_rank];
+		shift = r->clock_anchor_ns + r->clock_refine_ns;
+		steps[n] = (struct job_path_step){ .rank = a->min_rank, .window_start = c->window_start + shift,
+						   .start = c->start + shift, .end = c->end + shift };
+		memcpy(steps[n++].path_ns, c->path_ns, sizeof(c->path_ns));
+	}
+	for (size_t i = 0; i < job->nranks; i++)
+		rank_numbers[i] = job->ranks[i].rank;
+	job_path_compute(steps, n, rank_numbers, job->nranks, &job->path);
+	free(rank_numbers);
+	free(steps);
 }
 
 /* The job's ranks from its members, and the communication per type averaged over them. */
@@ -790,6 +864,7 @@ static void judge_job(struct job_report *job, const struct rule_config *config, 
 	}
 	job->digest.events = job->events;
 	job->digest.nevents = job->nevents;
+	job->digest.path = job->path.collectives ? &job->path : NULL;
 	if (k > 1) {
 		straggler_judge(&ctx, &job->digest);
 		exposed_communication_judge(&ctx, &job->digest);
@@ -850,6 +925,7 @@ int job_merge(const char *const *paths, size_t n, const struct rule_config *conf
 		match_collectives(job, m, k, &table, rebases);
 	}
 	judge_collectives(job, m, &table, config, maps);
+	critical_path(job, m, &table, maps);
 	if (rebases)
 		note_unmatched_first(job, m, k, maps);
 	note_short_ranks(job, m, k, !job->lined_up || rebases);
@@ -887,6 +963,7 @@ void job_report_free(struct job_report *job)
 		free(job->iterations[i].cause);
 	free(job->iterations);
 	free(job->events);
+	job_path_release(&job->path);
 	free(job->job);
 	free(job->step_words);
 	findings_release(&job->findings);

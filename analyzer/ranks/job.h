@@ -93,6 +93,7 @@ struct job_report {
 	struct job_comm comm[COLLECTIVE_TYPES];
 	struct straggler_event *events;	/* iterations with a straggler, largest delay first */
 	size_t nevents;
+	struct job_path path;		/* the critical path across ranks (job-path.h) */
 	struct job_digest digest;
 	struct findings findings;	/* the cross-rank rules', ranked */
 };

@@ -185,6 +185,22 @@ static void write_iterations(FILE *f, struct trace *trace, const struct trace_ph
 	}
 }
 
+/* The steady state's critical path as recorded (what-if.h), for the windows before the collectives
+ * (the job's critical path goes through the late rank's): none when the trace has no steady
+ * iterations or the replay cannot read it, which costs the job's path that rank's windows alone. */
+static void recorded_path(struct trace *trace, const struct trace_phases *tp, struct what_if_segment **path,
+			  size_t *npath)
+{
+	struct analysis_context a = { .trace = trace, .who = "what-if replay" };
+	struct what_if *w = NULL;
+	char why[256];
+
+	if (what_if_load(&a, tp, &w, why, sizeof(why)) == 0) {
+		what_if_critical_path(w, path, npath);
+		what_if_free(w);
+	}
+}
+
 static int summarize(FILE *f, const char *trace_path, const char *step, char *why, size_t whylen)
 {
 	const char *paths[1] = { trace_path };
@@ -195,7 +211,8 @@ static int summarize(FILE *f, const char *trace_path, const char *step, char *wh
 	const struct trace_phases *tp = NULL;
 	int64_t count[COLLECTIVE_TYPES] = { 0 }, ns[COLLECTIVE_TYPES] = { 0 }, overlap[COLLECTIVE_TYPES] = { 0 };
 	int64_t *used;
-	size_t nused = 0;
+	size_t nused = 0, npath = 0;
+	struct what_if_segment *path = NULL;
 	int ret;
 
 	ret = trace_open(paths, 1, &trace, why, whylen);
@@ -249,18 +266,26 @@ static int summarize(FILE *f, const char *trace_path, const char *step, char *wh
 		put_text(f, key, collectives_kernel_name(&list, used[k]));
 	}
 	free(used);
+	if (tp)
+		recorded_path(trace, tp, &path, &npath);
 	fprintf(f, "collectives %zu\n", list.count);
 	for (size_t i = 0; i < list.count; i++) {
 		const struct collective *c = &list.items[i];
+		int64_t parts[WHAT_IF_PARTS] = { 0 };
 
+		what_if_path_parts(path, npath, c->window_start, c->start, parts);
 		fprintf(f,
 			"c %d %d %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64
-			" %" PRId64 " %" PRId64 " %" PRId64 "\n",
+			" %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64,
 			c->type, c->stream_ordinal, c->seq, c->start, c->end, iteration_at(tp, c->start), c->overlap_ns,
-			c->compute_ns, c->copy_ns, c->idle_ns, c->longest_ns, c->longest_name);
+			c->compute_ns, c->copy_ns, c->idle_ns, c->longest_ns, c->longest_name, c->window_start);
+		for (int p = 0; p < WHAT_IF_PARTS; p++)
+			fprintf(f, " %" PRId64, parts[p]);
+		fputc('\n', f);
 	}
 	ret = 0;
 out:
+	free(path);
 	collectives_release(&list);
 	phases_free(phases);
 	identity_release(&id);
@@ -641,6 +666,31 @@ out:
 	return ret;
 }
 
+/* One collective line into *c; 0 when it is damaged. */
+static int collective_line(const char *line, struct rank_collective *c)
+{
+	int64_t *p = c->path_ns, sum = 0;
+
+	if (sscanf(line,
+		   "c %d %d %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
+		   " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
+		   " %" SCNd64,
+		   &c->type, &c->ordinal, &c->seq, &c->start, &c->end, &c->iteration, &c->overlap_ns, &c->compute_ns,
+		   &c->copy_ns, &c->idle_ns, &c->longest_ns, &c->name_id, &c->window_start, &p[WHAT_IF_HOST],
+		   &p[WHAT_IF_COMPUTE], &p[WHAT_IF_COMM], &p[WHAT_IF_COPY], &p[WHAT_IF_LAUNCH]) != 13 + WHAT_IF_PARTS)
+		return 0;
+	_Static_assert(WHAT_IF_PARTS == 5, "a collective line holds five parts");
+	for (int k = 0; k < WHAT_IF_PARTS; k++) {
+		if (p[k] < 0 || !in_range(p[k]))
+			return 0;
+		sum += p[k];
+	}
+	return c->type >= 0 && c->type < COLLECTIVE_TYPES && c->ordinal >= 0 && c->seq >= 0 && in_range(c->start) &&
+	       in_range(c->end) && c->end >= c->start && in_range(c->overlap_ns) && in_range(c->compute_ns) &&
+	       in_range(c->copy_ns) && in_range(c->idle_ns) && in_range(c->longest_ns) &&
+	       in_range(c->window_start) && c->window_start <= c->start && sum <= c->start - c->window_start;
+}
+
 int rank_summary_collectives(const struct rank_summary *s, int (*fn)(const struct rank_collective *c, void *arg),
 			     void *arg, char *err, size_t errlen)
 {
@@ -663,14 +713,7 @@ int rank_summary_collectives(const struct rank_summary *s, int (*fn)(const struc
 	for (; n < s->ncollectives && read_line(f, &line, &cap) >= 0; n++) {
 		struct rank_collective c;
 
-		if (sscanf(line,
-			   "c %d %d %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64 " %" SCNd64
-			   " %" SCNd64 " %" SCNd64 " %" SCNd64,
-			   &c.type, &c.ordinal, &c.seq, &c.start, &c.end, &c.iteration, &c.overlap_ns, &c.compute_ns,
-			   &c.copy_ns, &c.idle_ns, &c.longest_ns, &c.name_id) != 12 ||
-		    c.type < 0 || c.type >= COLLECTIVE_TYPES || c.ordinal < 0 || c.seq < 0 || !in_range(c.start) ||
-		    !in_range(c.end) || c.end < c.start || !in_range(c.overlap_ns) || !in_range(c.compute_ns) ||
-		    !in_range(c.copy_ns) || !in_range(c.idle_ns) || !in_range(c.longest_ns)) {
+		if (!collective_line(line, &c)) {
 			ret = damaged(s->path, "a damaged collective line", err, errlen);
 			goto out;
 		}

@@ -32,13 +32,17 @@
  *   comm TYPE COUNT NS OVERLAP_NS               (steady state)
  *   k NAME_ID TEXT                              (names of the windows' longest kernels)
  *   collectives N
- *   c TYPE ORDINAL SEQ START END ITER OVERLAP COMPUTE COPY IDLE LONGEST_NS NAME_ID   (N lines)
+ *   c TYPE ORDINAL SEQ START END ITER OVERLAP COMPUTE COPY IDLE LONGEST_NS NAME_ID WINDOW_START
+ *     HOST_NS COMPUTE_NS COMM_NS COPY_NS LAUNCH_NS                   (N lines, one each; the last five:
+ *                                                the rank's recorded critical path in the window
+ *                                                before the collective, by part: what-if.h)
  *   end
  */
 #ifndef GPT_RANKS_SUMMARY_H
 #define GPT_RANKS_SUMMARY_H
 
 #include "analyzer/analysis/collectives.h"
+#include "analyzer/analysis/what-if.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -46,9 +50,10 @@
 /* The format's version goes up whenever a summary's meaning changes, not only its layout: version 2
  * came with the phases' new warm-up (iterations that run one-time kernels), so a summary cached by
  * an older build, whose steady state differs, is made again; version 3 with step numbers and capture
- * windows, by which the merge lines up ranks whose traces cover different steps. */
+ * windows, by which the merge lines up ranks whose traces cover different steps; version 4 with the
+ * window before each collective and the rank's critical path in it (the job's critical path). */
 #define RANK_SUMMARY_PREFIX "gpt-trace-rank-summary "
-#define RANK_SUMMARY_MAGIC RANK_SUMMARY_PREFIX "3"
+#define RANK_SUMMARY_MAGIC RANK_SUMMARY_PREFIX "4"
 #define RANK_SUMMARY_SUFFIX ".summary"
 
 struct rank_iteration {
@@ -97,6 +102,9 @@ struct rank_collective {
 	int type, ordinal;
 	int64_t seq, start, end, iteration;
 	int64_t overlap_ns, compute_ns, copy_ns, idle_ns, longest_ns, name_id;
+	int64_t window_start;			/* the window before it: from the rank's previous collective */
+	int64_t path_ns[WHAT_IF_PARTS];		/* the rank's recorded critical path in that window, by
+						   part; all 0 outside its replayed steady state */
 };
 
 /* Where the summary of trace_path goes: TRACE.summary. Free the result. */

@@ -7,8 +7,10 @@
 #include "analyzer/report/html/html.h"
 #include "analyzer/analysis/owner.h"
 #include "rules/rule.h"
+#include "common/util.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define RANKS_SHOWN 16
@@ -191,6 +193,97 @@ static void text_comm(FILE *out, const struct job_report *job, int md)
 	}
 }
 
+/* One stretch kind of the job's critical path: a rank's part, or the collectives' own time (rank -1). */
+struct path_entry {
+	int64_t rank;
+	enum what_if_part part;
+	int64_t ns;
+};
+
+static int by_ns(const void *pa, const void *pb)
+{
+	const struct path_entry *a = pa, *b = pb;
+
+	if (a->ns != b->ns)
+		return a->ns < b->ns ? 1 : -1;
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+/* The path's stretches by rank and part, communication in one, largest first; *n of them. */
+static struct path_entry *path_entries(const struct job_path *p, size_t *n)
+{
+	struct path_entry *e = xcalloc(p->nranks * WHAT_IF_PARTS + 1, sizeof(*e));
+
+	*n = 1;
+	e[0] = (struct path_entry){ -1, WHAT_IF_COMM, p->comm_ns };
+	for (size_t r = 0; r < p->nranks; r++)
+		for (int k = 0; k < WHAT_IF_PARTS; k++) {
+			if (k == WHAT_IF_COMM)
+				e[0].ns += p->ranks[r].part_ns[k];
+			else if (p->ranks[r].part_ns[k] > 0)
+				e[(*n)++] = (struct path_entry){ p->ranks[r].rank, (enum what_if_part)k,
+								 p->ranks[r].part_ns[k] };
+		}
+	qsort(e, *n, sizeof(*e), by_ns);
+	return e;
+}
+
+#define PATH_SHOWN 6
+
+/* What bounds the job's step: its critical path across ranks, by rank and part, then each rank's
+   windows on it. */
+static void text_path(FILE *out, const struct job_report *job, int md)
+{
+	const struct job_path *p = &job->path;
+	struct path_entry *e;
+	size_t n, shown = 0;
+	int64_t rest;
+	char b1[48];
+
+	if (!p->collectives || p->span_ns <= 0)
+		return;
+	e = path_entries(p, &n);
+	fprintf(out, md ? "\n### What bounds the step\n\nThe critical path across ranks (docs/what-if.md), steady "
+			  "state: %s through %" PRId64 " collectives: "
+			: "\nwhat bounds the step  the critical path across ranks (docs/what-if.md), steady state: %s "
+			  "through %" PRId64 " collectives\n  ",
+		dur(b1, sizeof(b1), p->span_ns), p->collectives);
+	rest = p->span_ns;
+	for (size_t i = 0; i < n && shown < PATH_SHOWN; i++) {
+		if (e[i].ns * 200 < p->span_ns)	/* under 0.5% */
+			break;
+		if (e[i].rank < 0)
+			fprintf(out, "%scommunication %.1f%%", shown ? ", " : "", 100.0 * (double)e[i].ns / (double)p->span_ns);
+		else
+			fprintf(out, "%srank %" PRId64 "'s %s %.1f%%", shown ? ", " : "", e[i].rank,
+				what_if_part_name(e[i].part), 100.0 * (double)e[i].ns / (double)p->span_ns);
+		rest -= e[i].ns;
+		shown++;
+	}
+	if (rest * 200 >= p->span_ns)
+		fprintf(out, ", %s %.1f%%", rest == p->unknown_ns ? "not on a rank's replayed path" : "the rest",
+			100.0 * (double)rest / (double)p->span_ns);
+	fputs(md ? "\n\n" : "\n", out);
+	free(e);
+	for (size_t r = 0, lines = 0; r < p->nranks && lines < RANKS_SHOWN; r++) {
+		const struct job_path_rank *pr = &p->ranks[r];
+		const char *sep = "";
+
+		if (!pr->collectives)
+			continue;
+		fprintf(out, md ? "- rank %" PRId64 ", last at %" PRId64 " of them; before them: " : "  rank %" PRId64
+			", last at %" PRId64 " of them; before them: ", pr->rank, pr->collectives);
+		for (int k = 0; k < WHAT_IF_PARTS; k++)
+			if (pr->part_ns[k] > 0) {
+				fprintf(out, "%s%s %s", sep, what_if_part_name((enum what_if_part)k),
+					dur(b1, sizeof(b1), pr->part_ns[k]));
+				sep = ", ";
+			}
+		fprintf(out, "%s\n", *sep ? "" : "nothing on its replayed path");
+		lines++;
+	}
+}
+
 /* The cross-rank findings, ranked. */
 static void text_findings(FILE *out, const struct job_report *job, int md)
 {
@@ -228,6 +321,7 @@ static void write_text(FILE *out, const struct job_report *job, int md)
 	text_ranks(out, job, md);
 	text_iterations(out, job, md);
 	text_comm(out, job, md);
+	text_path(out, job, md);
 	text_findings(out, job, md);
 }
 
@@ -253,6 +347,25 @@ static void json_lineup(FILE *out, const struct job_report *job)
 		fprintf(out, "\"common_step\": %" PRId64 "},\n  ", common->step);
 	else
 		fputs("\"common_step\": null},\n  ", out);
+}
+
+/* The critical path across ranks: "critical_path": {...}, (null without steady collectives). */
+static void json_path(FILE *out, const struct job_path *p)
+{
+	if (!p->collectives) {
+		fputs("\"critical_path\": null,\n  ", out);
+		return;
+	}
+	fprintf(out, "\"critical_path\": {\"span_ns\": %" PRId64 ", \"collectives\": %" PRId64 ", \"comm_ns\": %" PRId64
+		", \"unknown_ns\": %" PRId64 ", \"ranks\": [", p->span_ns, p->collectives, p->comm_ns, p->unknown_ns);
+	for (size_t r = 0; r < p->nranks; r++) {
+		fprintf(out, "%s\n    {\"rank\": %" PRId64 ", \"collectives\": %" PRId64, r ? "," : "", p->ranks[r].rank,
+			p->ranks[r].collectives);
+		for (int k = 0; k < WHAT_IF_PARTS; k++)
+			fprintf(out, ", \"%s_ns\": %" PRId64, what_if_part_id((enum what_if_part)k), p->ranks[r].part_ns[k]);
+		fputs("}", out);
+	}
+	fputs("]},\n  ", out);
 }
 
 static void write_json(FILE *out, const struct job_report *job)
@@ -318,7 +431,9 @@ static void write_json(FILE *out, const struct job_report *job)
 		first = 0;
 	}
 	fprintf(out, "\n  ],\n  \"matched_collectives\": %" PRId64 ", \"unmatched_collectives\": %" PRId64
-		",\n  \"findings\": [", job->matched, job->unmatched);
+		",\n  ", job->matched, job->unmatched);
+	json_path(out, &job->path);
+	fputs("\"findings\": [", out);
 	for (size_t i = 0; i < job->findings.count; i++) {
 		const struct finding *f = &job->findings.items[i];
 

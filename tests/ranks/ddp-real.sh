@@ -17,4 +17,31 @@ for want in "slow-overlapped: straggler rank 1 on steps 4, 9, ... within 20% of 
 	expect "$want" "PASS $want" "$(grep -F "PASS $want" <<< "$out")"
 done
 expect "no check fails" "" "$(grep '^FAIL' <<< "$out")"
+
+# The critical path across ranks (issue 41): on the slow variants it runs through rank 1's host
+# (it sleeps 50 ms before backward on 8 steady steps: at least 400 ms of host time that rank 0
+# has not); on the clean ones neither rank's host holds the path much longer than the other's.
+for v in slow-overlapped slow-exposed clean-overlapped clean-exposed; do
+	mkdir -p "$TMP/path-$v"
+	cp "$SRC/tests/fixtures/gpu/ddp/ddp-$v-rank0.sqlite" "$SRC/tests/fixtures/gpu/ddp/ddp-$v-rank1.sqlite" "$TMP/path-$v/"
+	"$GPT" report -q -f json -o "$TMP/path-$v.json" "$TMP/path-$v"/ddp-$v-rank*.sqlite
+	"$GPT" report -q -o "$TMP/path-$v.txt" "$TMP/path-$v"/ddp-$v-rank*.sqlite
+done
+host='{r["rank"]: r["host_ns"] for r in d["critical_path"]["ranks"]}'
+for v in slow-overlapped slow-exposed; do
+	expect "$v: the critical path holds rank 1's 50 ms host gaps" True \
+		"$(json "$TMP/path-$v.json" "($host)[1] >= 400e6 and ($host)[1] > 5 * ($host)[0]")"
+	expect "$v: its parts add up to at most its span" True \
+		"$(json "$TMP/path-$v.json" 'd["critical_path"]["comm_ns"] + d["critical_path"]["unknown_ns"] + sum(sum(v for k, v in r.items() if k.endswith("_ns")) for r in d["critical_path"]["ranks"]) <= d["critical_path"]["span_ns"]')"
+	expect "$v: the text's path starts with rank 1's host" 1 \
+		"$(grep -A1 '^what bounds the step' "$TMP/path-$v.txt" | grep -c "^  rank 1's host ")"
+	expect "$v: the straggler's cause names its host on its critical path" True \
+		"$(json "$TMP/path-$v.json" 'all("on its critical path there: host " in i["cause"] for i in d["iterations"] if i["steady"] and i["straggler_rank"] == 1)')"
+	expect "$v: the straggler finding names the path through rank 1's host" 1 \
+		"$(json "$TMP/path-$v.json" 'sum("rank 1 before" in e and "most in its host" in e for f in d["findings"] if f["rule"] == "straggler" for e in f["evidence"])')"
+done
+for v in clean-overlapped clean-exposed; do
+	expect "$v: neither rank's host holds the path 1.5x the other's" True \
+		"$(json "$TMP/path-$v.json" "max(($host).values()) < 1.5 * min(($host).values())")"
+done
 finish

@@ -1,0 +1,80 @@
+/*
+ * The job's critical path (see job-path.h): one walk back over the steady collectives sorted by end.
+ */
+#include "analyzer/ranks/job-path.h"
+
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int by_end(const void *pa, const void *pb)
+{
+	const struct job_path_step *a = pa, *b = pb;
+
+	if (a->end != b->end)
+		return (a->end > b->end) - (a->end < b->end);
+	return (a->start > b->start) - (a->start < b->start);
+}
+
+static int64_t min64(int64_t a, int64_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Step s on the path, which has come back to *cursor: the time after its end that no window holds,
+ * its own time, then its last arrival's window, scaled down where the cursor cuts it. */
+static void take_step(struct job_path *out, const struct job_path_step *s, int64_t *cursor)
+{
+	int64_t end = min64(s->end, *cursor), start = min64(s->start, end);
+	int64_t from = min64(s->window_start, start), len = s->start - s->window_start, covered = 0;
+	double keep = len > 0 ? (double)(start - from) / (double)len : 0;
+	struct job_path_rank *r = &out->ranks[s->rank];
+
+	out->unknown_ns += *cursor - end;
+	out->comm_ns += end - start;
+	for (int p = 0; p < WHAT_IF_PARTS; p++) {
+		int64_t ns = (int64_t)((double)s->path_ns[p] * keep);
+
+		r->part_ns[p] += ns;
+		covered += ns;
+	}
+	out->unknown_ns += (start - from) - min64(covered, start - from);
+	r->collectives++;
+	out->collectives++;
+	*cursor = from;
+}
+
+void job_path_compute(struct job_path_step *steps, size_t n, const int64_t *rank_numbers, size_t nranks,
+		      struct job_path *out)
+{
+	int64_t cursor, last_end;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->ranks = xcalloc(nranks ? nranks : 1, sizeof(*out->ranks));
+	out->nranks = nranks;
+	for (size_t r = 0; r < nranks; r++)
+		out->ranks[r].rank = rank_numbers[r];
+	if (!n)
+		return;
+	qsort(steps, n, sizeof(*steps), by_end);
+	i = n - 1;
+	cursor = last_end = steps[i].end;
+	for (;;) {
+		take_step(out, &steps[i], &cursor);
+		while (i > 0 && steps[i - 1].end > cursor + JOB_PATH_SKEW_NS)
+			i--;	/* ran beside the window: overlapped */
+		if (i-- == 0)
+			break;
+	}
+	out->span_ns = last_end - cursor;
+}
+
+void job_path_release(struct job_path *path)
+{
+	if (!path)
+		return;
+	free(path->ranks);
+	memset(path, 0, sizeof(*path));
+}
