@@ -18,6 +18,9 @@
  * tests/fixtures/gpu/busy/precision-bf16); then times the share of the steady state the GPU was busy,
  * since kernel time saved in a step that waits on the host is not all wall time saved. On the
  * vocabulary pair: estimated 0.83 ms per step, measured 0.57 ms untraced (docs/gpu-metrics.md).
+ *
+ * Replayed (docs/what-if.md) with each kernel at its own share of the reference: on a host-bound
+ * step, as the vocabulary pair's traced one, that saves next to nothing.
  */
 #include "analyzer/analysis/kernel-efficiency.h"
 #include "analyzer/analysis/owner.h"
@@ -130,9 +133,24 @@ static const char *fix_text(const struct idle_summary *s, const struct program_s
 	       "keep dimensions multiples of 64, or let torch.compile pick the kernels.";
 }
 
-static void report(const struct rule *rule, struct rule_context *ctx,
-		   const struct kernel_efficiencies *e, const struct idle_summary *s,
-		   double reference, const struct span_clock *clock, const struct program_state *p)
+/* The fix as replayed: each idle-piped kernel at its tensor share of the reference (the mean of its
+   launch configurations', by time), the others as they were. */
+static double replayed_factor(const char *name, void *arg)
+{
+	const struct idle_summary *s = arg;
+	double ns = 0, kept = 0;
+
+	for (size_t i = 0; i < s->count; i++)
+		if (!strcmp(s->items[i].k->name, name)) {
+			ns += (double)s->items[i].k->time_ns;
+			kept += (double)s->items[i].k->time_ns - s->items[i].saving_ns;
+		}
+	return ns > 0 ? kept / ns : -1;
+}
+
+static struct finding *report(const struct rule *rule, struct rule_context *ctx,
+			      const struct kernel_efficiencies *e, const struct idle_summary *s,
+			      double reference, const struct span_clock *clock, const struct program_state *p)
 {
 	int64_t span = span_clock_total_span(clock);
 	double busy = span > 0 ? (double)e->total_ns / (double)span : 1.0;
@@ -168,6 +186,7 @@ static void report(const struct rule *rule, struct rule_context *ctx,
 	if (s->count > shown)
 		finding_evidence(f, "... and %zu more kernel%s", s->count - shown, plural((int64_t)(s->count - shown)));
 	program_state_evidence(f, p);
+	return f;
 }
 
 static int tensor_idle_run(const struct rule *rule, struct rule_context *ctx, char *err, size_t errlen)
@@ -189,8 +208,14 @@ static int tensor_idle_run(const struct rule *rule, struct rule_context *ctx, ch
 		ret = program_state_read(ctx, &p, err, errlen);
 		if (ret >= 0)
 			ret = span_clock_init(&clock, &ctx->an, err, errlen);
-		if (ret >= 0)
-			report(rule, ctx, e, &s, reference, &clock, &p);
+		if (ret >= 0) {
+			struct finding *f = report(rule, ctx, e, &s, reference, &clock, &p);
+			struct what_if_fix *fix = NULL;
+
+			if (clock.ntraces == 1)	/* a replay is one trace's */
+				ret = rule_kernels_fix(ctx, 0, replayed_factor, &s, &fix, err, errlen);
+			finding_what_if(f, fix);
+		}
 		span_clock_release(&clock);
 	}
 	free(s.items);
