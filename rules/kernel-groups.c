@@ -112,21 +112,39 @@ void kernel_groups_evidence(const struct kernel_groups *groups, struct finding *
 				 plural((int64_t)(names - KERNEL_GROUPS_SHOWN)));
 }
 
-struct what_if_fix *kernel_groups_fix(const struct kernel_groups *groups, enum what_if_kind kind, int64_t trace_id,
-				      int64_t device, double factor)
+/* The fix of one device's kernels: factor for all, or each record's own when each is set. */
+static struct what_if_fix *groups_fix(const struct kernel_groups *groups, enum what_if_kind kind, int64_t trace_id,
+				      int64_t device, double factor, kernel_factor_fn *each)
 {
 	int64_t *ids = xcalloc(groups->count ? groups->count : 1, sizeof(*ids));
+	double *factors = xcalloc(groups->count ? groups->count : 1, sizeof(*factors));
 	size_t n = 0;
 	struct what_if_fix *fix = NULL;
 
 	for (size_t i = 0; i < groups->count; i++) {
 		const struct kernel_group *k = kernel_groups_at(groups, i);
 
-		if (k->trace_id == trace_id && k->device == device)
-			ids[n++] = k->name_id;
+		if (k->trace_id != trace_id || k->device != device)
+			continue;
+		factors[n] = each ? each(k) : factor;
+		ids[n++] = k->name_id;
 	}
 	if (n)
-		fix = what_if_fix_new(kind, trace_id, device, ids, n, factor);
+		fix = each ? what_if_fix_new_each(trace_id, device, ids, factors, n)
+			   : what_if_fix_new(kind, trace_id, device, ids, n, factor);
 	free(ids);
+	free(factors);
 	return fix;
+}
+
+struct what_if_fix *kernel_groups_fix(const struct kernel_groups *groups, enum what_if_kind kind, int64_t trace_id,
+				      int64_t device, double factor)
+{
+	return groups_fix(groups, kind, trace_id, device, factor, NULL);
+}
+
+struct what_if_fix *kernel_groups_fix_each(const struct kernel_groups *groups, int64_t trace_id, int64_t device,
+					   kernel_factor_fn *each)
+{
+	return groups_fix(groups, WHAT_IF_KERNELS, trace_id, device, 1, each);
 }

@@ -50,6 +50,12 @@ size_t kernel_groups_owners(const struct kernel_groups *groups, struct rule_cont
 struct what_if_fix *kernel_groups_fix(const struct kernel_groups *groups, enum what_if_kind kind, int64_t trace_id,
 				      int64_t device, double factor);
 
+/* The WHAT_IF_KERNELS fix for one device's kernels, each at the factor each() gives its record. NULL
+ * when the device has none. */
+typedef double kernel_factor_fn(const void *record);
+struct what_if_fix *kernel_groups_fix_each(const struct kernel_groups *groups, int64_t trace_id, int64_t device,
+					   kernel_factor_fn *each);
+
 /* One evidence line for a kernel's record. */
 typedef void kernel_line_fn(struct finding *f, struct rule_context *ctx, const void *record);
 /*

@@ -153,6 +153,15 @@ static int wanted(const struct rule *rule, struct rule_context *ctx, const void 
 	return d->launches && d->waste * 100.0 >= min_waste_pct * (double)d->kernel_ns;
 }
 
+/* The fix as replayed: each kernel at what its launches would take spread over every SM (the waste
+   gone), an upper bound as the rule's estimate is. */
+static double replayed_factor(const void *record)
+{
+	const struct small_kernel *k = record;
+
+	return k->group.ns > 0 ? 1.0 - k->group.weight / (double)k->group.ns : 1.0;
+}
+
 static void report_device(const struct rule *rule, struct rule_context *ctx, void *state,
 			  const void *record, const struct span_clock *clock)
 {
@@ -190,6 +199,7 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 			 fmt_percent(&t3, d->kernel_ns ? d->waste / (double)d->kernel_ns : 0));
 	owner_evidence(f, &owners, "idle SM time");
 	kernel_groups_evidence(&s->kernels, f, ctx, trace_id, device, kernel_line, "kernel");
+	finding_what_if(f, kernel_groups_fix_each(&s->kernels, trace_id, device, replayed_factor));
 }
 
 static void state_free(struct grid_state *s)

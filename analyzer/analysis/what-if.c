@@ -10,6 +10,8 @@
 #include "common/util.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1076,6 +1078,36 @@ static void link(struct what_if *w)
 	free(minimum);
 }
 
+static void first_launch_row(sqlite3_stmt *st, void *arg)
+{
+	if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*(int64_t *)arg = sqlite3_column_int64(st, 0);
+}
+
+/* Iterations found in the kernel sequence begin on the GPU, and a GPU-bound program's host launched
+ * their work earlier, ahead of it: the window's first call is the one that launched the first
+ * steady iteration's first operation (*h0 moved back to it; left alone when it is not found). */
+static int first_launch(const struct analysis_context *a, const struct trace_phases *tp, int64_t *h0, char *err,
+			size_t errlen)
+{
+	int64_t t = tp->trace_id, at = tp->iterations[tp->first_steady].start, launch = INT64_MAX;
+	char sql[1024];
+	int ret;
+
+	snprintf(sql, sizeof(sql),
+		 "WITH op AS (SELECT start, correlationId FROM (SELECT start, correlationId FROM kernels WHERE "
+		 "traceId = %" PRId64 " AND start >= %" PRId64 " UNION ALL SELECT start, correlationId FROM copies "
+		 "WHERE traceId = %" PRId64 " AND start >= %" PRId64 " UNION ALL SELECT start, correlationId FROM sets "
+		 "WHERE traceId = %" PRId64 " AND start >= %" PRId64 ") ORDER BY start LIMIT 1) "
+		 "SELECT max(start) FROM api_calls WHERE traceId = %" PRId64 " AND start <= (SELECT start FROM op) "
+		 "AND correlationId = (SELECT correlationId FROM op)",
+		 t, at, t, at, t, at, t);
+	ret = analysis_query(a, sql, first_launch_row, &launch, err, errlen);
+	if (!ret && launch < *h0)
+		*h0 = launch;
+	return ret;
+}
+
 int what_if_load(const struct analysis_context *a, const struct trace_phases *tp, struct what_if **out,
 		 char *err, size_t errlen)
 {
@@ -1093,6 +1125,8 @@ int what_if_load(const struct analysis_context *a, const struct trace_phases *tp
 	g1 = max64(h1, tp->iterations[tp->niterations - 1].end);
 	if (h1 <= h0)
 		return 1;
+	if (tp->source == ITERATIONS_KERNELS && (ret = first_launch(a, tp, &h0, err, errlen)) < 0)
+		return ret;
 	ret = api_names_load(a, &names, err, errlen);
 	if (ret < 0)
 		return ret;

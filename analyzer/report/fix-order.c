@@ -10,6 +10,7 @@
 #include "common/units.h"
 #include "common/util.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,13 +82,12 @@ static void order_fixes(struct what_if *w, const struct findings *findings, stru
 	replay_with(w, findings, o->fixes, o->nfixes, SIZE_MAX, &o->all);
 }
 
-int report_fix_order_compute(struct trace *trace, struct report_header *hdr, const struct findings *findings,
-			     int with_path, char *err, size_t errlen)
+/* Each trace's steady state replayed: hdr->fix_order. */
+static int replay_traces(struct trace *trace, struct report_header *hdr, const struct findings *findings,
+			 int with_path, char *err, size_t errlen)
 {
 	struct analysis_context a = { .trace = trace, .who = "what-if replay" };
 
-	if (!hdr->phases)
-		return 0;
 	for (size_t t = 0; t < hdr->phases->ntraces; t++) {
 		const struct trace_phases *tp = &hdr->phases->traces[t];
 		struct report_fix_order *o;
@@ -113,6 +113,41 @@ int report_fix_order_compute(struct trace *trace, struct report_header *hdr, con
 	}
 	return 0;
 }
+
+/* Iterations found in the kernel sequence begin on the GPU, and their launches may lie before the
+ * steady scope (a GPU-bound program's host runs ahead): the replay reads them in the whole trace
+ * (it keeps to its own window), then the steady scope is set again. 1 when the scope was widened. */
+static int widen_scope(struct trace *trace, const struct report_header *hdr, char *err, size_t errlen)
+{
+	struct trace_scope whole = { 0 };
+
+	for (size_t t = 0; t < hdr->phases->ntraces; t++)
+		if (hdr->phases->traces[t].source == ITERATIONS_KERNELS)
+			return trace_set_scope(trace, &whole, err, errlen) < 0 ? -1 : 1;
+	return 0;
+}
+
+int report_fix_order_compute(struct trace *trace, struct report_header *hdr, const struct findings *findings,
+			     int with_path, char *err, size_t errlen)
+{
+	int64_t start, end;
+	char why[512];
+	int widened, ret;
+
+	if (!hdr->phases)
+		return 0;
+	widened = widen_scope(trace, hdr, err, errlen);
+	if (widened < 0)
+		return -EIO;
+	ret = replay_traces(trace, hdr, findings, with_path, err, errlen);
+	if (widened && report_scope_steady(trace, hdr->phases, &start, &end, why, sizeof(why)) < 0 && ret >= 0) {
+		snprintf(err, errlen, "%s", why);
+		ret = -EIO;
+	}
+	return ret;
+}
+
+
 
 void report_fix_order_apply(struct report_header *hdr, struct findings *findings)
 {
