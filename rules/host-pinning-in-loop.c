@@ -5,7 +5,8 @@
  * for large buffers and holds the host while the GPU runs dry; pinned buffers are meant to be
  * made once and reused as staging memory. The time it would recover is the host-wait idle time
  * spent in these calls (idle-gaps leaves it to this rule); the evidence lists the calls per
- * iteration when the scope is the steady state.
+ * iteration when the scope is the steady state. Replayed (docs/what-if.md) as the pinning calls not
+ * made.
  */
 #include "rules/alloc-tally.h"
 #include "rules/rule-util.h"
@@ -53,6 +54,7 @@ static int report_trace(const struct rule *rule, struct rule_context *ctx,
 	    calls, ctx->steady ? "steady state" : "scope", per, fmt_duration(&t1, call_ns),
 	    fmt_duration(&t2, tr->host_idle));
 	alloc_tally_evidence(f, t, trace_id, 0);
+	finding_what_if(f, alloc_tally_fix(t, trace_id));	/* replayed as allocation-churn's: not made */
 	return 0;
 }
 
