@@ -178,6 +178,7 @@ void report_fix_order_apply(struct report_header *hdr, struct findings *findings
 					 units_duration(b, sizeof(b), per(o->recorded.window_ns, it), UNITS_FINE),
 					 units_duration(d, sizeof(d), per(o->fixes[i].after_ns, it), UNITS_FINE),
 					 units_duration(c, sizeof(c), f->recoverable_ns, UNITS_FINE));
+			o->fixes[i].estimate_ns = f->recoverable_ns;
 			f->recoverable_ns = whole(o, saved);
 			f->severity = rule_severity(f->recoverable_ns, report_judged_span(hdr));
 			keys[n++] = f->message;	/* a finding's own allocation: it finds it after the sort */
@@ -383,7 +384,8 @@ void report_fix_order_json(FILE *out, const struct report_header *hdr, const str
 
 			fprintf(out, "%s{\"finding\": %zu, \"rule\": ", i ? ", " : "", x->finding + 1);
 			output_json_string(out, findings->items[x->finding].rule_id);
-			fprintf(out, ", \"alone_ns\": %" PRId64 ", \"after_ns\": %" PRId64 "}", x->alone_ns, x->after_ns);
+			fprintf(out, ", \"alone_ns\": %" PRId64 ", \"after_ns\": %" PRId64 ", \"estimate_ns\": %" PRId64 "}",
+				x->alone_ns, x->after_ns, x->estimate_ns);
 		}
 		fprintf(out, "]}");
 	}

@@ -23,6 +23,8 @@ struct trace;
 struct report_fix {
 	size_t finding;		/* index in the report's findings */
 	int64_t alone_ns, after_ns;
+	int64_t estimate_ns;	/* the rule's own estimate over the steady state, before the replay's
+				   saving replaced it (report_fix_order_apply) */
 };
 
 /* One trace's replayed steady state. */
