@@ -104,6 +104,15 @@ struct job_path_rank {
  * arrival), to the collective that window began with. A rank that keeps the others waiting is on
  * it with whatever held it up: its host code, a kernel, a copy.
  */
+/* A stretch of the job's critical path, on the job's clock: a rank's window before a collective it
+ * arrived last at (part: the largest in its path there; WHAT_IF_PARTS: none, outside its replayed
+ * steady state), or a collective's own time (rank -1, part WHAT_IF_COMM). */
+struct job_path_stretch {
+	int64_t start, end;
+	int64_t rank;
+	enum what_if_part part;
+};
+
 struct job_path {
 	int64_t span_ns;		/* what it covers: the first window's start to the last collective's end */
 	int64_t comm_ns;		/* the collectives themselves, on the rank that arrived last */
@@ -112,6 +121,8 @@ struct job_path {
 	int64_t collectives;
 	struct job_path_rank *ranks;	/* every rank of the job, in rank order */
 	size_t nranks;
+	struct job_path_stretch *stretches;	/* in time order, two per collective at most */
+	size_t nstretches;
 };
 
 /* What the merge of every rank's summary hands to the cross-rank rules. */

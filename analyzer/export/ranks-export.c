@@ -294,6 +294,34 @@ static int write_rank(struct out *o, const struct job_report *job, size_t index,
 	return ret;
 }
 
+/* The job's critical path across ranks (analyzer/ranks/job-path.h) as a process of its own, first:
+   one slice per stretch, named by the rank and what held it up there, or the collective's own time. */
+static void write_critical_path(struct out *o, const struct job_path *p)
+{
+	const int64_t pid = 0;
+
+	if (!p->nstretches)
+		return;
+	emit(o, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64 ",\"args\":{\"name\":"
+	     "\"gpt-trace critical path across ranks\"}}", pid);
+	emit(o, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%" PRId64 ",\"args\":{\"sort_index\":-1}}",
+	     pid);
+	emit(o, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64 ",\"tid\":1,\"args\":{\"name\":"
+	     "\"what bounds the step\"}}", pid);
+	for (size_t i = 0; i < p->nstretches; i++) {
+		const struct job_path_stretch *x = &p->stretches[i];
+
+		if (x->rank < 0)
+			emit(o, "{\"ph\":\"X\",\"pid\":%" PRId64 ",\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,\"cat\":"
+			     "\"gpt-trace.critical-path\",\"name\":\"communication\"}", pid, us(x->start), us(x->end - x->start));
+		else
+			emit(o, "{\"ph\":\"X\",\"pid\":%" PRId64 ",\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,\"cat\":"
+			     "\"gpt-trace.critical-path\",\"name\":\"rank %" PRId64 ": %s\",\"args\":{\"rank\":%" PRId64 "}}",
+			     pid, us(x->start), us(x->end - x->start), x->rank,
+			     x->part < WHAT_IF_PARTS ? what_if_part_name(x->part) : "not on its replayed path", x->rank);
+	}
+}
+
 int export_ranks_write(const struct job_report *job, const char *const *summaries, const char *path, int gzip,
 		       char *err, size_t errlen)
 {
@@ -344,6 +372,7 @@ int export_ranks_write(const struct job_report *job, const char *const *summarie
 
 		export_file_write(o.file, head, sizeof(head) - 1);
 	}
+	write_critical_path(&o, &job->path);
 	for (size_t i = 0; i < job->nranks; i++) {
 		ret = write_rank(&o, job, i, summaries[i], &common, err, errlen);
 		if (ret < 0) {

@@ -4,8 +4,9 @@
  * (kernels, copies, sets) and one for the host's NVTX push/pop ranges, every rank's times moved
  * onto the job's common clock (analyzer/ranks/job.h's clock correction), and each collective's
  * kernels linked rank to rank by flow arrows (rank 0's kernel to rank 1's, to rank 2's...), so the
- * late rank's short kernel and the others' long ones line up. The ranks' traces are read one at a
- * time.
+ * late rank's short kernel and the others' long ones line up. First, a process of its own holds the
+ * job's critical path across ranks (analyzer/ranks/job-path.h). The ranks' traces are read one at
+ * a time.
  */
 #ifndef GPT_EXPORT_RANKS_EXPORT_H
 #define GPT_EXPORT_RANKS_EXPORT_H

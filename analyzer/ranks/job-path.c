@@ -22,6 +22,28 @@ static int64_t min64(int64_t a, int64_t b)
 	return a < b ? a : b;
 }
 
+/* One more stretch, walking back (job_path_compute() puts them in time order at the end). */
+static void add_stretch(struct job_path *out, int64_t start, int64_t end, int64_t rank, enum what_if_part part)
+{
+	if (end <= start)
+		return;
+	if ((out->nstretches & (out->nstretches - 1)) == 0)	/* grown at each power of two */
+		out->stretches = xrealloc(out->stretches, (out->nstretches ? 2 * out->nstretches : 1) *
+							  sizeof(*out->stretches));
+	out->stretches[out->nstretches++] = (struct job_path_stretch){ start, end, rank, part };
+}
+
+/* The largest part of a window's path; WHAT_IF_PARTS when it has none (outside the rank's replay). */
+static enum what_if_part top_part(const int64_t *part_ns)
+{
+	int top = WHAT_IF_PARTS;
+
+	for (int p = 0; p < WHAT_IF_PARTS; p++)
+		if (part_ns[p] > 0 && (top == WHAT_IF_PARTS || part_ns[p] > part_ns[top]))
+			top = p;
+	return (enum what_if_part)top;
+}
+
 /* Step s on the path, which has come back to *cursor: the time after its end that no window holds,
  * its own time, then its last arrival's window, scaled down where the cursor cuts it. */
 static void take_step(struct job_path *out, const struct job_path_step *s, int64_t *cursor)
@@ -40,6 +62,8 @@ static void take_step(struct job_path *out, const struct job_path_step *s, int64
 		covered += ns;
 	}
 	out->unknown_ns += (start - from) - min64(covered, start - from);
+	add_stretch(out, start, end, -1, WHAT_IF_COMM);
+	add_stretch(out, from, start, r->rank, top_part(s->path_ns));
 	r->collectives++;
 	out->collectives++;
 	*cursor = from;
@@ -69,6 +93,12 @@ void job_path_compute(struct job_path_step *steps, size_t n, const int64_t *rank
 			break;
 	}
 	out->span_ns = last_end - cursor;
+	for (size_t k = 0; k < out->nstretches / 2; k++) {
+		struct job_path_stretch t = out->stretches[k];
+
+		out->stretches[k] = out->stretches[out->nstretches - 1 - k];
+		out->stretches[out->nstretches - 1 - k] = t;
+	}
 }
 
 void job_path_release(struct job_path *path)
@@ -76,5 +106,33 @@ void job_path_release(struct job_path *path)
 	if (!path)
 		return;
 	free(path->ranks);
+	free(path->stretches);
 	memset(path, 0, sizeof(*path));
+}
+
+static int by_ns(const void *pa, const void *pb)
+{
+	const struct job_path_share *a = pa, *b = pb;
+
+	if (a->ns != b->ns)
+		return a->ns < b->ns ? 1 : -1;
+	return (a->rank > b->rank) - (a->rank < b->rank);
+}
+
+struct job_path_share *job_path_shares(const struct job_path *p, size_t *n)
+{
+	struct job_path_share *e = xcalloc(p->nranks * WHAT_IF_PARTS + 1, sizeof(*e));
+
+	*n = 1;
+	e[0] = (struct job_path_share){ -1, WHAT_IF_COMM, p->comm_ns };
+	for (size_t r = 0; r < p->nranks; r++)
+		for (int k = 0; k < WHAT_IF_PARTS; k++) {
+			if (k == WHAT_IF_COMM)
+				e[0].ns += p->ranks[r].part_ns[k];
+			else if (p->ranks[r].part_ns[k] > 0)
+				e[(*n)++] = (struct job_path_share){ p->ranks[r].rank, (enum what_if_part)k,
+								     p->ranks[r].part_ns[k] };
+		}
+	qsort(e, *n, sizeof(*e), by_ns);
+	return e;
 }

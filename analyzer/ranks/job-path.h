@@ -35,4 +35,13 @@ void job_path_compute(struct job_path_step *steps, size_t n, const int64_t *rank
 		      struct job_path *out);
 void job_path_release(struct job_path *path);
 
+/* What the path went through, by rank and part, the collectives' own time and the ranks' windows'
+ * communication in one (rank -1, WHAT_IF_COMM), largest first: *n of them (free() the list). */
+struct job_path_share {
+	int64_t rank;
+	enum what_if_part part;
+	int64_t ns;
+};
+struct job_path_share *job_path_shares(const struct job_path *path, size_t *n);
+
 #endif

@@ -4,6 +4,7 @@
  * analyzer/report/html/ranks-page.c's.
  */
 #include "analyzer/report/ranks-report.h"
+#include "analyzer/ranks/job-path.h"
 #include "analyzer/report/html/html.h"
 #include "analyzer/analysis/owner.h"
 #include "rules/rule.h"
@@ -193,41 +194,6 @@ static void text_comm(FILE *out, const struct job_report *job, int md)
 	}
 }
 
-/* One stretch kind of the job's critical path: a rank's part, or the collectives' own time (rank -1). */
-struct path_entry {
-	int64_t rank;
-	enum what_if_part part;
-	int64_t ns;
-};
-
-static int by_ns(const void *pa, const void *pb)
-{
-	const struct path_entry *a = pa, *b = pb;
-
-	if (a->ns != b->ns)
-		return a->ns < b->ns ? 1 : -1;
-	return (a->rank > b->rank) - (a->rank < b->rank);
-}
-
-/* The path's stretches by rank and part, communication in one, largest first; *n of them. */
-static struct path_entry *path_entries(const struct job_path *p, size_t *n)
-{
-	struct path_entry *e = xcalloc(p->nranks * WHAT_IF_PARTS + 1, sizeof(*e));
-
-	*n = 1;
-	e[0] = (struct path_entry){ -1, WHAT_IF_COMM, p->comm_ns };
-	for (size_t r = 0; r < p->nranks; r++)
-		for (int k = 0; k < WHAT_IF_PARTS; k++) {
-			if (k == WHAT_IF_COMM)
-				e[0].ns += p->ranks[r].part_ns[k];
-			else if (p->ranks[r].part_ns[k] > 0)
-				e[(*n)++] = (struct path_entry){ p->ranks[r].rank, (enum what_if_part)k,
-								 p->ranks[r].part_ns[k] };
-		}
-	qsort(e, *n, sizeof(*e), by_ns);
-	return e;
-}
-
 #define PATH_SHOWN 6
 
 /* What bounds the job's step: its critical path across ranks, by rank and part, then each rank's
@@ -235,14 +201,14 @@ static struct path_entry *path_entries(const struct job_path *p, size_t *n)
 static void text_path(FILE *out, const struct job_report *job, int md)
 {
 	const struct job_path *p = &job->path;
-	struct path_entry *e;
+	struct job_path_share *e;
 	size_t n, shown = 0;
 	int64_t rest;
 	char b1[48];
 
 	if (!p->collectives || p->span_ns <= 0)
 		return;
-	e = path_entries(p, &n);
+	e = job_path_shares(p, &n);
 	fprintf(out, md ? "\n### What bounds the step\n\nThe critical path across ranks (docs/what-if.md), steady "
 			  "state: %s through %" PRId64 " collectives: "
 			: "\nwhat bounds the step  the critical path across ranks (docs/what-if.md), steady state: %s "

@@ -11,6 +11,7 @@
  * attribute in ns, as on the single-trace page, for tests to read.
  */
 #include "analyzer/report/html/html.h"
+#include "analyzer/ranks/job-path.h"
 #include "common/util.h"
 #include "analyzer/ranks/job.h"
 
@@ -145,6 +146,30 @@ static void write_findings_table(FILE *out, const struct job_report *job)
 	fputs("</table>\n</div>\n", out);
 }
 
+/* What bounds the step: the job's critical path across ranks, its shares by rank and part. */
+static void write_path(FILE *out, const struct job_path *p)
+{
+	struct job_path_share *e;
+	size_t n;
+	char a[32];
+
+	if (!p->collectives || p->span_ns <= 0)
+		return;
+	e = job_path_shares(p, &n);
+	fprintf(out, "<p id=\"critical-path\"><b>What bounds the step</b> (the critical path row; docs/what-if.md): "
+		"over %s of the steady state and %" PRId64 " collectives, ", dur(p->span_ns, a, sizeof(a)), p->collectives);
+	for (size_t i = 0; i < n && i < 6 && e[i].ns * 200 >= p->span_ns; i++) {
+		if (e[i].rank < 0)
+			fprintf(out, "%scommunication %.1f%%", i ? ", " : "", 100.0 * (double)e[i].ns / (double)p->span_ns);
+		else
+			fprintf(out, "%srank %" PRId64 "'s %s %.1f%%", i ? ", " : "", e[i].rank, what_if_part_name(e[i].part),
+				100.0 * (double)e[i].ns / (double)p->span_ns);
+	}
+	fputs(". Back from the last collective, the path takes each collective's own time on the rank that arrived "
+	      "last, then that rank's own critical path before it: what the others waited for.</p>\n", out);
+	free(e);
+}
+
 static void write_timeline(FILE *out, const struct job_report *job, const struct ranks_timeline *tl)
 {
 	fputs("<section id=\"timeline\">\n<h2>Timeline</h2>\n", out);
@@ -156,7 +181,13 @@ static void write_timeline(FILE *out, const struct job_report *job, const struct
 	html_swatch(out, "#4F7FA8", "iteration");
 	html_swatch(out, "#E69F00", "warm-up iteration");
 	html_swatch(out, "#D55E00", "the straggler's iteration: the others waited for it");
-	fputs("</div>\n</section>\n", out);
+	if (job->path.nstretches) {
+		html_swatch(out, "#1A1A1A", "critical path: a rank's host");
+		html_swatch(out, "#AAAAAA", "critical path: launch and queue");
+	}
+	fputs("</div>\n", out);
+	write_path(out, &job->path);
+	fputs("</section>\n", out);
 }
 
 /* ---- iterations ---- */

@@ -2,9 +2,11 @@
  * The cross-rank page's timeline (ranks-page.c draws the rest): the ranks side by side on the job's
  * clock (each rank's times moved by analyzer/ranks/job.h's clock correction), drawn with the
  * single-trace page's rows (overview.c). Under the axis, a row marks the iterations a straggler
- * held up; then per rank a header (tinted for the straggler), its iterations from its summary (red
- * where it was the straggler: the others waited for it), and per GPU one lane of its NCCL kernels
- * and one of the rest (compute, copies), busy time per pixel read from its trace (data.c). Two
+ * held up, and one with the job's critical path across ranks (analyzer/ranks/job-path.h: per pixel
+ * the rank and part it spent most of it in); then per rank a header (tinted for the straggler), its
+ * iterations from its summary (red where it was the straggler: the others waited for it), and per
+ * GPU one lane of its NCCL kernels and one of the rest (compute, copies), busy time per pixel read
+ * from its trace (data.c). Two
  * windows: the job's steady state, and zoomed, the steady iteration the straggler held up most
  * (else the slowest one).
  *
@@ -375,6 +377,111 @@ static void write_straggler_row(struct html_timeline *t, const struct ranks_time
 	t->y += ROW_STEPS;
 }
 
+/* Per pixel column, the few kinds of stretch (a rank's part, or communication) that fill the most
+   of it: a column holds at most PATH_KINDS, a smaller newcomer is dropped. */
+#define PATH_KINDS 4
+
+struct path_column {
+	struct {
+		int64_t rank;	/* -2: none */
+		int part;
+		int64_t ns;
+	} kind[PATH_KINDS];
+};
+
+static void column_add(struct path_column *c, const struct job_path_stretch *x, int64_t ns)
+{
+	int k, low = 0;
+
+	for (k = 0; k < PATH_KINDS; k++) {
+		if (c->kind[k].rank == x->rank && c->kind[k].part == (int)x->part) {
+			c->kind[k].ns += ns;
+			return;
+		}
+		if (c->kind[k].ns < c->kind[low].ns)
+			low = k;
+	}
+	if (c->kind[low].ns < ns) {
+		c->kind[low].rank = x->rank;
+		c->kind[low].part = (int)x->part;
+		c->kind[low].ns = ns;
+	}
+}
+
+/* The column's top kind's index, -1 when it is empty. */
+static int column_top(const struct path_column *c)
+{
+	int top = -1;
+
+	for (int k = 0; k < PATH_KINDS; k++)
+		if (c->kind[k].ns > 0 && (top < 0 || c->kind[k].ns > c->kind[top].ns))
+			top = k;
+	return top;
+}
+
+/* One run of columns of one kind: a rect, coloured by part, titled by rank and part. */
+static void write_path_run(struct html_timeline *t, size_t from, size_t to, int64_t rank, int part)
+{
+	static const char *const fill[WHAT_IF_PARTS + 1] = {
+		[WHAT_IF_HOST] = "#1A1A1A", [WHAT_IF_COMPUTE] = "#0072B2", [WHAT_IF_COMM] = "#CC79A7",
+		[WHAT_IF_COPY] = "#009E73", [WHAT_IF_LAUNCH] = "#AAAAAA", [WHAT_IF_PARTS] = "#DDDDDD",
+	};
+	const char *what = part < WHAT_IF_PARTS ? what_if_part_name((enum what_if_part)part) : "not on its replayed path";
+
+	fprintf(t->out, "<rect class=\"tl-path\" data-rank=\"%" PRId64 "\" x=\"%.2f\" y=\"%d\" width=\"%zu\" "
+		"height=\"%d\" fill=\"%s\"><title>", rank, TL_LEFT + (double)from, t->y + 3, to - from, ROW_LANE - 6,
+		fill[part]);
+	if (rank < 0)
+		fputs("critical path: communication (the collective itself)", t->out);
+	else
+		fprintf(t->out, "critical path: rank %" PRId64 "'s %s", rank, what);
+	fputs("</title></rect>", t->out);
+	if (rank >= 0 && to - from >= 40)
+		fprintf(t->out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" style=\"fill:#fff;font-size:10px\">"
+			"rank %" PRId64 "</text>", TL_LEFT + (double)(from + to) / 2, t->y + ROW_LANE - 5, rank);
+}
+
+/* The job's critical path across ranks (analyzer/ranks/job-path.h): per pixel column the rank and
+   part it spent most of that column in. */
+static void write_path_row(struct html_timeline *t, const struct job_path *p)
+{
+	struct path_column *col = xcalloc(CHART_BUCKETS, sizeof(*col));
+	int64_t width = t->w->width > 0 ? t->w->width : 1;
+	int64_t run_rank = -2;
+	int run_part = -1;
+	size_t run_start = 0;
+
+	for (size_t k = 0; k < CHART_BUCKETS; k++)
+		for (int j = 0; j < PATH_KINDS; j++)
+			col[k].kind[j].rank = -2;
+	for (size_t i = 0; i < p->nstretches; i++) {
+		const struct job_path_stretch *x = &p->stretches[i];
+		int64_t a = x->start - t->w->start, b = x->end - t->w->start;
+
+		if (b <= 0 || a >= width * CHART_BUCKETS)
+			continue;
+		for (int64_t k = a > 0 ? a / width : 0; k < CHART_BUCKETS && k * width < b; k++)
+			column_add(&col[k], x, (b < (k + 1) * width ? b : (k + 1) * width) - (a > k * width ? a : k * width));
+	}
+	html_timeline_label(t, ROW_LANE, "critical path", NULL);
+	for (size_t k = 0; k <= CHART_BUCKETS; k++) {
+		int top = k < CHART_BUCKETS ? column_top(&col[k]) : -1;
+		int64_t rank = top >= 0 ? col[k].kind[top].rank : -2;
+		int part = top >= 0 ? col[k].kind[top].part : -1;
+
+		if (k < CHART_BUCKETS && rank == run_rank && part == run_part)
+			continue;
+		if (run_part >= 0)
+			write_path_run(t, run_start, k, run_rank, run_part);
+		run_rank = rank;
+		run_part = part;
+		run_start = k;
+	}
+	fputs("\n", t->out);
+	t->y += ROW_LANE;
+	free(col);
+}
+
 /* A rank's header: who it is and, for one that held the others up, how long. */
 static void write_rank_header(struct html_timeline *t, const struct ranks_timeline *tl, const struct job_report *job,
 			      const struct ranks_timeline_rank *rr)
@@ -489,6 +596,7 @@ static void write_window(FILE *out, const struct ranks_timeline *tl, const struc
 	char a[32], b[32];
 
 	t.height += tl->job_steps ? ROW_STEPS * (1 + tl->compact) : 0;
+	t.height += job->path.nstretches ? ROW_LANE : 0;
 	for (size_t i = 0; i < tl->nranks; i++)
 		t.height += rank_height(tl, &tl->ranks[i]);
 	if (wi)
@@ -502,6 +610,8 @@ static void write_window(FILE *out, const struct ranks_timeline *tl, const struc
 	html_timeline_axis(&t);
 	if (tl->job_steps)
 		write_straggler_row(&t, tl, job);
+	if (job->path.nstretches)
+		write_path_row(&t, &job->path);
 	if (tl->job_steps && tl->compact) {	/* the job's iterations once, not every rank's */
 		char words[64];
 
