@@ -206,6 +206,9 @@ static void report_kernel(const struct rule *rule, struct rule_context *ctx,
 	    worst->requests > 0 ? worst->ideal / worst->requests : 0.0);
 	f->device = (int32_t)k->key[1];
 	f->owner = owner;
+	/* replayed (docs/what-if.md): the kernel without the time its excess sectors take */
+	finding_what_if(f, what_if_fix_new(WHAT_IF_KERNELS, k->key[0], k->key[1], &k->key[2], 1,
+					   k->ns > 0 ? 1.0 - k->recoverable / (double)k->ns : 1.0));
 	access_evidence(f, "loads", ld, min_excess_pct);
 	access_evidence(f, "stores", st, min_excess_pct);
 	finding_evidence(

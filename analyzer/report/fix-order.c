@@ -271,10 +271,27 @@ static size_t unmodelled(const struct findings *findings)
 	return n;
 }
 
+/* The fix's name in the order: its rule, and where the rule has several findings in it (one per kernel:
+   uncoalesced-access) the finding's number in the list below ("uncoalesced-access, finding 5"). */
+static const char *fix_label(char *buf, size_t len, const struct report_fix_order *o, const struct findings *findings,
+			     size_t i)
+{
+	const char *rule = findings->items[o->fixes[i].finding].rule_id;
+	size_t same = 0;
+
+	for (size_t k = 0; k < o->nfixes; k++)
+		same += !strcmp(findings->items[o->fixes[k].finding].rule_id, rule);
+	if (same < 2)
+		snprintf(buf, len, "%s", rule);
+	else
+		snprintf(buf, len, "%s, finding %zu", rule, o->fixes[i].finding + 1);
+	return buf;
+}
+
 void report_fix_order_text(FILE *out, const struct report_header *hdr, const struct findings *findings,
 			   const char *bold, const char *reset)
 {
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], name[64];
 
 	for (size_t t = 0; t < hdr->nfix_order; t++) {
 		const struct report_fix_order *o = &hdr->fix_order[t];
@@ -293,7 +310,7 @@ void report_fix_order_text(FILE *out, const struct report_header *hdr, const str
 			const struct report_fix *x = &o->fixes[i];
 
 			fprintf(out, "  %zu. %-20s %s alone; %s after it%s\n", i + 1,
-				findings->items[x->finding].rule_id,
+				fix_label(name, sizeof(name), o, findings, i),
 				units_duration(a, sizeof(a), per(x->alone_ns, it), UNITS_FINE),
 				units_duration(b, sizeof(b), per(x->after_ns, it), UNITS_FINE),
 				i ? " and the ones above" : "");
@@ -320,7 +337,7 @@ void report_fix_order_text(FILE *out, const struct report_header *hdr, const str
 
 void report_fix_order_markdown(FILE *out, const struct report_header *hdr, const struct findings *findings)
 {
-	char a[32], b[32];
+	char a[32], b[32], name[64];
 
 	for (size_t t = 0; t < hdr->nfix_order; t++) {
 		const struct report_fix_order *o = &hdr->fix_order[t];
@@ -343,7 +360,7 @@ void report_fix_order_markdown(FILE *out, const struct report_header *hdr, const
 			const struct report_fix *x = &o->fixes[i];
 
 			fprintf(out, "| %zu | ", i + 1);
-			output_md_cell(out, findings->items[x->finding].rule_id);
+			output_md_cell(out, fix_label(name, sizeof(name), o, findings, i));
 			fprintf(out, " | %s | %s |\n", units_duration(a, sizeof(a), per(x->alone_ns, it), UNITS_FINE),
 				units_duration(b, sizeof(b), per(x->after_ns, it), UNITS_FINE));
 		}
@@ -409,7 +426,7 @@ static void bound_html(FILE *out, const struct what_if_result *r)
 
 void report_fix_order_html(FILE *out, const struct report_header *hdr, const struct findings *findings)
 {
-	char a[32], b[32];
+	char a[32], b[32], name[64];
 
 	if (!hdr->nfix_order)
 		return;
@@ -436,7 +453,7 @@ void report_fix_order_html(FILE *out, const struct report_header *hdr, const str
 			const struct report_fix *x = &o->fixes[i];
 
 			fprintf(out, "<tr><td>%zu</td><td>", i + 1);
-			html_text(out, findings->items[x->finding].rule_id);
+			html_text(out, fix_label(name, sizeof(name), o, findings, i));
 			fprintf(out, "</td><td>%s</td><td>%s</td></tr>\n",
 				units_duration(a, sizeof(a), per(x->alone_ns, it), UNITS_FINE),
 				units_duration(b, sizeof(b), per(x->after_ns, it), UNITS_FINE));
