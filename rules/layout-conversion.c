@@ -11,8 +11,8 @@
  * model: on resnet50 training on the H200 (tests/gpu/busy/advice.py conv nchw|cl, 2026-12-02)
  * 1.86 ms of conversions and 5.68 ms of NCHW batch norm and pooling per step (3.54 ms in NHWC,
  * 62%) give 4.1 ms against 3.8 ms measured (18.47 -> 14.66 ms per step, untraced). These
- * nanoseconds are this rule's alone: small-grid leaves the conversions out, and tensor-idle and
- * small-grid no longer advise channels_last.
+ * nanoseconds are this rule's alone: small-grid leaves the conversions (and, in a program that
+ * converts, the NCHW kernels) out, and tensor-idle and small-grid no longer advise channels_last.
  *
  * Replayed (docs/what-if.md): the conversions removed, their launches and the host time that prepared
  * them included, the NCHW kernels at nhwc_pct; on the same resnet50 trace 2.56 ms a step.

@@ -53,7 +53,7 @@ struct device_grid {
 struct small_kernel {
 	struct kernel_group group;
 	int64_t min_blocks, max_blocks;
-	int layout;		/* a layout conversion: left out */
+	int layout;		/* a layout conversion, or an NCHW kernel of a program that converts: left out */
 };
 
 struct grid_state {
@@ -64,6 +64,7 @@ struct grid_state {
 	struct device_grid *devices;
 	size_t ndevices;
 	struct kernel_groups kernels;	/* struct small_kernel */
+	int nchw;		/* cuDNN converts the program's NCHW tensors (program-state.h) */
 };
 
 static struct device_grid *device_get(struct grid_state *s, int64_t trace_id, int64_t device)
@@ -102,10 +103,12 @@ static int on_op(const struct gap *g, void *arg)
 		const char *name = NULL;
 		char err[256];
 
-		/* cuDNN's NCHW <-> NHWC conversions are layout-conversion's time, not a grid to size. */
+		/* cuDNN's NCHW <-> NHWC conversions, and in a program that converts, its NCHW batch norm and
+		 * pooling kernels (which channels_last replaces), are layout-conversion's time, not a grid
+		 * to size: the two fixes would count those kernels twice. */
 		if (trace_string(s->ctx->an.trace, trace_id, name_id, &name, err, sizeof(err)) < 0)
 			name = NULL;
-		k->layout = program_layout_kernel(name);
+		k->layout = program_layout_kernel(name) || (s->nchw && program_nchw_kernel(name));
 		k->min_blocks = k->max_blocks = blocks;
 	}
 	if (k->layout)
@@ -232,6 +235,12 @@ static int small_grid_begin(const struct rule *rule, struct rule_context *ctx, s
 	s->default_sms = (int64_t)rule_param(ctx, rule, "sm_count");
 	s->min_kernel_ns = rule_param(ctx, rule, "min_kernel_us") * 1e3;
 	ret = analysis_query(&ctx->an, gpus_sql, gpu_row, s, err, errlen);
+	if (ret >= 0) {
+		struct program_state p;
+
+		ret = program_state_read(ctx, &p, err, errlen);
+		s->nchw = ret >= 0 && p.layout_launches > 0;
+	}
 	*visitor = (struct gap_visitor){ .min_gap = 0, .fn = on_op, .arg = s };
 	if (ret < 0) {
 		state_free(s);

@@ -92,8 +92,11 @@ for f in d['findings']:
 print(' '.join('%s=%s' % (r, o[r]) for r in sys.argv[3:]))" "${@:2}" | head -1; }
 expect "report json owner: cuBLAS FP32 GEMMs" "precision=cublas uncoalesced-access=None" \
 	"$(owners "$GPU/busy/precision-fp32.sqlite" precision uncoalesced-access)"
-expect "report json owner: cuDNN in a ResNet" "small-grid=cudnn small-kernels=cudnn" \
-	"$(owners "$GPU/real/resnet.sqlite" small-grid small-kernels)"
+# (this NCHW ResNet's small grids were cuDNN's NCHW batch norms: layout-conversion's since 2026-12-07)
+expect "report json owner: cuDNN in a ResNet" "layout-conversion=cudnn small-kernels=cudnn" \
+	"$(owners "$GPU/real/resnet.sqlite" layout-conversion small-kernels)"
+expect "report: no small-grid on an NCHW ResNet's batch norms (layout-conversion's kernels)" "" \
+	"$(python3 -c 'import json, sys; print(" ".join(f["rule"] for f in json.load(open(sys.argv[1]))["findings"] if f["rule"] == "small-grid"))' "$TMP/owners.json")"
 expect "report json owner: torch.compile" "precision=cublas small-kernels=inductor" \
 	"$(owners "$GPU/real/compile.sqlite" precision small-kernels)"
 expect "report json owner: NCCL, ATen, none" "exposed-communication=nccl small-kernels=aten idle-gaps=None" \
