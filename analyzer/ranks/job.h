@@ -2,13 +2,14 @@
  * The cross-rank view of a job, merged from its ranks' summaries (summary.h): which traces are the
  * job's ranks (and notes on the ones that are not: another job, a rank twice, a rank missing, a
  * trace cut short or unreadable), the clock correction of each rank, per-rank and per-iteration
- * times, the stragglers found by matching each collective across ranks, and the communication per
- * collective type, overlapped or exposed. The cross-rank rules (analyzer/analysis/collectives.h)
- * judge it.
+ * times, the stragglers found by matching each collective across ranks, the communication per
+ * collective type, overlapped or exposed, and the critical path across ranks (job-path.h). The
+ * cross-rank rules (analyzer/analysis/collectives.h) judge it.
  *
  * Memory grows with the number of ranks plus the number of distinct collectives (one accumulator
- * per matched collective, whatever the rank count), never with ranks x events: every summary's
- * collectives are streamed from its file, once to refine the clocks across hosts and once to match.
+ * per matched collective, whatever the rank count; the critical path holds two stretches a
+ * collective at most), never with ranks x events: every summary's collectives are streamed from its
+ * file, once to refine the clocks across hosts and once to match.
  */
 #ifndef GPT_RANKS_JOB_H
 #define GPT_RANKS_JOB_H
