@@ -203,6 +203,8 @@ static void report_device(const struct rule *rule, struct rule_context *ctx, voi
 	owner_evidence(f, &owners, "idle SM time");
 	kernel_groups_evidence(&s->kernels, f, ctx, trace_id, device, kernel_line, "kernel");
 	finding_what_if(f, kernel_groups_fix_each(&s->kernels, trace_id, device, replayed_factor));
+	if (f->what_if)
+		f->what_if->at_most = 1;
 }
 
 static void state_free(struct grid_state *s)

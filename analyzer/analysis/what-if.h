@@ -86,6 +86,8 @@ struct what_if_fix {
 	double factor;
 	double *factors;		/* WHAT_IF_KERNELS: each name's own factor, by name_ids; NULL:
 					   factor for all */
+	int at_most;			/* the fix as its rule bounds it: what it saves at most (small-grid
+					   cannot tell work that does not split) */
 };
 
 /* A fix with names (copied and sorted); free with what_if_fix_free(). */

@@ -21,6 +21,24 @@ static int64_t per(int64_t ns, size_t iterations)
 	return iterations ? ns / (int64_t)iterations : ns;
 }
 
+/* " at best" after a window replayed with a fix that its rule bounds (what_if_fix.at_most), else "". */
+static const char *at_best(const struct findings *findings, const struct report_fix *x)
+{
+	const struct what_if_fix *f = findings->items[x->finding].what_if;
+
+	return f && f->at_most ? " at best" : "";
+}
+
+/* " at best" after the window with the fixes up to the i-th (o->nfixes - 1: all of them) where one of
+   them is bounded, else "". */
+static const char *after_best(const struct report_fix_order *o, const struct findings *findings, size_t i)
+{
+	for (size_t k = 0; k <= i && k < o->nfixes; k++)
+		if (*at_best(findings, &o->fixes[k]))
+			return " at best";
+	return "";
+}
+
 /* A saving over the replayed window, over the trace's whole steady state. */
 static int64_t whole(const struct report_fix_order *o, int64_t ns)
 {
@@ -171,9 +189,9 @@ void report_fix_order_apply(struct report_header *hdr, struct findings *findings
 
 			if (saved < 0)
 				saved = 0;
-			finding_evidence(f, "replayed (docs/what-if.md): with this fix alone the steady iteration takes %s "
+			finding_evidence(f, "replayed (docs/what-if.md): with this fix alone the steady iteration takes%s %s "
 					 "instead of %s; %s after the fixes before it in the order (the rule's own "
-					 "estimate was %s in all)",
+					 "estimate was %s in all)", at_best(findings, &o->fixes[i]),
 					 units_duration(a, sizeof(a), per(o->fixes[i].alone_ns, it), UNITS_FINE),
 					 units_duration(b, sizeof(b), per(o->recorded.window_ns, it), UNITS_FINE),
 					 units_duration(d, sizeof(d), per(o->fixes[i].after_ns, it), UNITS_FINE),
@@ -271,6 +289,7 @@ static size_t unmodelled(const struct findings *findings)
 	return n;
 }
 
+
 /* The fix's name in the order: its rule, and where the rule has several findings in it (one per kernel:
    uncoalesced-access) the finding's number in the list below ("uncoalesced-access, finding 5"). */
 static const char *fix_label(char *buf, size_t len, const struct report_fix_order *o, const struct findings *findings,
@@ -309,18 +328,18 @@ void report_fix_order_text(FILE *out, const struct report_header *hdr, const str
 		for (size_t i = 0; i < o->nfixes; i++) {
 			const struct report_fix *x = &o->fixes[i];
 
-			fprintf(out, "  %zu. %-20s %s alone; %s after it%s\n", i + 1,
+			fprintf(out, "  %zu. %-20s %s alone%s; %s after it%s%s\n", i + 1,
 				fix_label(name, sizeof(name), o, findings, i),
-				units_duration(a, sizeof(a), per(x->alone_ns, it), UNITS_FINE),
+				units_duration(a, sizeof(a), per(x->alone_ns, it), UNITS_FINE), at_best(findings, x),
 				units_duration(b, sizeof(b), per(x->after_ns, it), UNITS_FINE),
-				i ? " and the ones above" : "");
+				i ? " and the ones above" : "", after_best(o, findings, i));
 		}
 		if (o->nfixes) {
 			int64_t saved = o->recorded.window_ns - o->all.window_ns;
 
-			fprintf(out, "  all %zu fix%s: %s per iteration, %s less (%.1f%%); then bounded by ", o->nfixes,
+			fprintf(out, "  all %zu fix%s: %s per iteration%s, %s less (%.1f%%); then bounded by ", o->nfixes,
 				o->nfixes == 1 ? "" : "es", units_duration(a, sizeof(a), per(o->all.window_ns, it), UNITS_FINE),
-				units_duration(c, sizeof(c), per(saved, it), UNITS_FINE),
+				after_best(o, findings, o->nfixes - 1), units_duration(c, sizeof(c), per(saved, it), UNITS_FINE),
 				o->recorded.window_ns > 0 ? 100.0 * (double)saved / (double)o->recorded.window_ns : 0.0);
 			bound_words(out, &o->all);
 			fprintf(out, "\n");
@@ -361,8 +380,9 @@ void report_fix_order_markdown(FILE *out, const struct report_header *hdr, const
 
 			fprintf(out, "| %zu | ", i + 1);
 			output_md_cell(out, fix_label(name, sizeof(name), o, findings, i));
-			fprintf(out, " | %s | %s |\n", units_duration(a, sizeof(a), per(x->alone_ns, it), UNITS_FINE),
-				units_duration(b, sizeof(b), per(x->after_ns, it), UNITS_FINE));
+			fprintf(out, " | %s%s | %s%s |\n", units_duration(a, sizeof(a), per(x->alone_ns, it), UNITS_FINE),
+				at_best(findings, x), units_duration(b, sizeof(b), per(x->after_ns, it), UNITS_FINE),
+				after_best(o, findings, i));
 		}
 		fprintf(out, "\n");
 	}
@@ -401,8 +421,8 @@ void report_fix_order_json(FILE *out, const struct report_header *hdr, const str
 
 			fprintf(out, "%s{\"finding\": %zu, \"rule\": ", i ? ", " : "", x->finding + 1);
 			output_json_string(out, findings->items[x->finding].rule_id);
-			fprintf(out, ", \"alone_ns\": %" PRId64 ", \"after_ns\": %" PRId64 ", \"estimate_ns\": %" PRId64 "}",
-				x->alone_ns, x->after_ns, x->estimate_ns);
+			fprintf(out, ", \"alone_ns\": %" PRId64 ", \"after_ns\": %" PRId64 ", \"estimate_ns\": %" PRId64
+				", \"at_most\": %s}", x->alone_ns, x->after_ns, x->estimate_ns, *at_best(findings, x) ? "true" : "false");
 		}
 		fprintf(out, "]}");
 	}
@@ -454,13 +474,14 @@ void report_fix_order_html(FILE *out, const struct report_header *hdr, const str
 
 			fprintf(out, "<tr><td>%zu</td><td>", i + 1);
 			html_text(out, fix_label(name, sizeof(name), o, findings, i));
-			fprintf(out, "</td><td>%s</td><td>%s</td></tr>\n",
-				units_duration(a, sizeof(a), per(x->alone_ns, it), UNITS_FINE),
-				units_duration(b, sizeof(b), per(x->after_ns, it), UNITS_FINE));
+			fprintf(out, "</td><td>%s%s</td><td>%s%s</td></tr>\n",
+				units_duration(a, sizeof(a), per(x->alone_ns, it), UNITS_FINE), at_best(findings, x),
+				units_duration(b, sizeof(b), per(x->after_ns, it), UNITS_FINE), after_best(o, findings, i));
 		}
 		fputs("</table>\n<p>All the fixes together: ", out);
-		fprintf(out, "%s per iteration, then bounded by ",
-			units_duration(a, sizeof(a), per(o->all.window_ns, it), UNITS_FINE));
+		fprintf(out, "%s per iteration%s, then bounded by ",
+			units_duration(a, sizeof(a), per(o->all.window_ns, it), UNITS_FINE),
+			after_best(o, findings, o->nfixes - 1));
 		bound_html(out, &o->all);
 		fputs(" (docs/what-if.md).</p>\n", out);
 	}
