@@ -49,20 +49,19 @@ const struct rule rule_straggler = {
 static void path_evidence(struct finding *f, const struct job_path *path, int64_t rank)
 {
 	struct fmt_text t1, t2, t3;
-	int top = 0;
 
 	for (size_t r = 0; path && r < path->nranks; r++) {
 		const struct job_path_rank *pr = &path->ranks[r];
+		enum what_if_part top = what_if_largest_part(pr->part_ns);
 
 		if (pr->rank != rank || !pr->collectives || path->span_ns <= 0)
 			continue;
-		for (int k = 1; k < WHAT_IF_PARTS; k++)
-			if (pr->part_ns[k] > pr->part_ns[top])
-				top = k;
+		if (top == WHAT_IF_PARTS)
+			top = WHAT_IF_HOST;	/* no part has any time: they all read 0 */
 		finding_evidence(f, "on the job's critical path (%s across ranks): rank %" PRId64 " before %" PRId64
 				 " collectives it arrived last at, most in its %s, %s (%s of the path)",
 				 fmt_duration(&t1, path->span_ns), rank, pr->collectives,
-				 what_if_part_name((enum what_if_part)top), fmt_duration(&t2, pr->part_ns[top]),
+				 what_if_part_name(top), fmt_duration(&t2, pr->part_ns[top]),
 				 fmt_percent(&t3, (double)pr->part_ns[top] / (double)path->span_ns));
 	}
 }

@@ -402,7 +402,7 @@ static int64_t (*stream_order(struct what_if *w, size_t *ndevices))[2]
 
 /* Each launched operation's constraints (launch, stream, dependency) and the one it started least
  * after. by_end: the operations by end. */
-static void op_constraints(struct what_if *w, const size_t *by_end, const int64_t (*minimum)[2])
+static void op_constraints(struct what_if *w, const size_t *by_end, const int64_t (*minimum)[2], size_t ndevices)
 {
 	for (size_t i = 0; i < w->nops; i++) {
 		struct op *o = &w->ops[i];
@@ -411,9 +411,9 @@ static void op_constraints(struct what_if *w, const size_t *by_end, const int64_
 
 		if (o->call < 0)
 			continue;
-		for (d = 0; minimum[d][0] != o->device; d++)
+		for (d = 0; d < ndevices && minimum[d][0] != o->device; d++)
 			;
-		o->launch_min = minimum[d][1] == INT64_MAX ? 0 : minimum[d][1];
+		o->launch_min = d == ndevices || minimum[d][1] == INT64_MAX ? 0 : minimum[d][1];
 		launch = o->start - launched_at(w, o) - o->launch_min;
 		if (launch < 0) {	/* recorded before its launch (clock skew): starts at it */
 			o->launch_min += launch;
@@ -506,7 +506,7 @@ static void link(struct what_if *w)
 		by_end[i] = i;
 	qsort(by_end, w->nops, sizeof(*by_end), compare_end);
 	minimum = stream_order(w, &ndevices);
-	op_constraints(w, by_end, (const int64_t (*)[2])minimum);
+	op_constraints(w, by_end, (const int64_t (*)[2])minimum, ndevices);
 	blocking_calls(w, by_end);
 	woken(w);
 	launch_order(w);

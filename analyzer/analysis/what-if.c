@@ -517,6 +517,16 @@ const char *what_if_part_name(enum what_if_part part)
 	return (unsigned)part < WHAT_IF_PARTS ? names[part] : "?";
 }
 
+enum what_if_part what_if_largest_part(const int64_t part_ns[WHAT_IF_PARTS])
+{
+	int top = WHAT_IF_PARTS;
+
+	for (int p = 0; p < WHAT_IF_PARTS; p++)
+		if (part_ns[p] > 0 && (top == WHAT_IF_PARTS || part_ns[p] > part_ns[top]))
+			top = p;
+	return (enum what_if_part)top;
+}
+
 const char *what_if_part_id(enum what_if_part part)
 {
 	static const char *const ids[WHAT_IF_PARTS] = {

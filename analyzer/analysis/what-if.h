@@ -110,6 +110,8 @@ enum what_if_part {
 };
 const char *what_if_part_name(enum what_if_part part);	/* "host", "launch and queue", ... */
 const char *what_if_part_id(enum what_if_part part);	/* "host", "launch", ...: JSON keys */
+/* The part with the most time in part_ns (the first of equals); WHAT_IF_PARTS when none has any. */
+enum what_if_part what_if_largest_part(const int64_t part_ns[WHAT_IF_PARTS]);
 
 struct what_if_result {
 	int64_t window_ns;		/* the replayed steady state, first call to last end */

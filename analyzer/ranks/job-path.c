@@ -5,6 +5,8 @@
 
 #include "common/util.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,17 +35,6 @@ static void add_stretch(struct job_path *out, int64_t start, int64_t end, int64_
 	out->stretches[out->nstretches++] = (struct job_path_stretch){ start, end, rank, part };
 }
 
-/* The largest part of a window's path; WHAT_IF_PARTS when it has none (outside the rank's replay). */
-static enum what_if_part top_part(const int64_t *part_ns)
-{
-	int top = WHAT_IF_PARTS;
-
-	for (int p = 0; p < WHAT_IF_PARTS; p++)
-		if (part_ns[p] > 0 && (top == WHAT_IF_PARTS || part_ns[p] > part_ns[top]))
-			top = p;
-	return (enum what_if_part)top;
-}
-
 /* Step s on the path, which has come back to *cursor: the time after its end that no window holds,
  * its own time, then its last arrival's window, scaled down where the cursor cuts it. */
 static void take_step(struct job_path *out, const struct job_path_step *s, int64_t *cursor)
@@ -63,7 +54,7 @@ static void take_step(struct job_path *out, const struct job_path_step *s, int64
 	}
 	out->unknown_ns += (start - from) - min64(covered, start - from);
 	add_stretch(out, start, end, -1, WHAT_IF_COMM);
-	add_stretch(out, from, start, r->rank, top_part(s->path_ns));
+	add_stretch(out, from, start, r->rank, what_if_largest_part(s->path_ns));
 	r->collectives++;
 	out->collectives++;
 	*cursor = from;
@@ -135,4 +126,27 @@ struct job_path_share *job_path_shares(const struct job_path *p, size_t *n)
 		}
 	qsort(e, *n, sizeof(*e), by_ns);
 	return e;
+}
+
+const char *job_path_words(const struct job_path *p, char *buf, size_t len, int64_t *shown_ns)
+{
+	size_t n, at = 0;
+	struct job_path_share *e = job_path_shares(p, &n);
+
+	*buf = '\0';
+	*shown_ns = 0;
+	for (size_t i = 0; i < n && i < JOB_PATH_SHOWN && p->span_ns > 0; i++) {
+		double pct = 100.0 * (double)e[i].ns / (double)p->span_ns;
+
+		if (e[i].ns * 1000 < JOB_PATH_SHOWN_PERMILLE * p->span_ns || at >= len)
+			break;
+		if (e[i].rank < 0)
+			at += (size_t)snprintf(buf + at, len - at, "%scommunication %.1f%%", i ? ", " : "", pct);
+		else
+			at += (size_t)snprintf(buf + at, len - at, "%srank %" PRId64 "'s %s %.1f%%", i ? ", " : "",
+					       e[i].rank, what_if_part_name(e[i].part), pct);
+		*shown_ns += e[i].ns;
+	}
+	free(e);
+	return buf;
 }

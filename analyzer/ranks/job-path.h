@@ -44,4 +44,12 @@ struct job_path_share {
 };
 struct job_path_share *job_path_shares(const struct job_path *path, size_t *n);
 
+/* Shares named at most, and the least one named (per mille of the path's span). */
+#define JOB_PATH_SHOWN 6
+#define JOB_PATH_SHOWN_PERMILLE 5
+
+/* "rank 1's host 69.0%, communication 23.0%, ...": the path's largest shares, into buf (returned);
+ * *shown_ns: the time they hold. */
+const char *job_path_words(const struct job_path *path, char *buf, size_t len, int64_t *shown_ns);
+
 #endif

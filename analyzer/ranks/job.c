@@ -438,26 +438,20 @@ static char *what_differed(const struct acc *a, const struct rank_summary *s)
    window before the collective, its two largest parts; "" when it has none. */
 static const char *path_words(char *buf, size_t len, const struct rank_collective *c)
 {
-	int first = -1, second = -1;
+	enum what_if_part first = what_if_largest_part(c->path_ns), second;
+	int64_t rest[WHAT_IF_PARTS];
 	char b1[32], b2[32], more[64] = "";
 
-	for (int k = 0; k < WHAT_IF_PARTS; k++) {
-		if (c->path_ns[k] <= 0)
-			continue;
-		if (first < 0 || c->path_ns[k] > c->path_ns[first]) {
-			second = first;
-			first = k;
-		} else if (second < 0 || c->path_ns[k] > c->path_ns[second]) {
-			second = k;
-		}
-	}
 	*buf = '\0';
-	if (first < 0)
+	if (first == WHAT_IF_PARTS)
 		return buf;
-	if (second >= 0)
-		snprintf(more, sizeof(more), ", %s %s", what_if_part_name((enum what_if_part)second),
+	memcpy(rest, c->path_ns, sizeof(rest));
+	rest[first] = 0;
+	second = what_if_largest_part(rest);
+	if (second != WHAT_IF_PARTS)
+		snprintf(more, sizeof(more), ", %s %s", what_if_part_name(second),
 			 units_duration(b2, sizeof(b2), c->path_ns[second], UNITS_FINE));
-	snprintf(buf, len, "; on its critical path there: %s %s%s", what_if_part_name((enum what_if_part)first),
+	snprintf(buf, len, "; on its critical path there: %s %s%s", what_if_part_name(first),
 		 units_duration(b1, sizeof(b1), c->path_ns[first], UNITS_FINE), more);
 	return buf;
 }

@@ -194,43 +194,26 @@ static void text_comm(FILE *out, const struct job_report *job, int md)
 	}
 }
 
-#define PATH_SHOWN 6
-
 /* What bounds the job's step: its critical path across ranks, by rank and part, then each rank's
    windows on it. */
 static void text_path(FILE *out, const struct job_report *job, int md)
 {
 	const struct job_path *p = &job->path;
-	struct job_path_share *e;
-	size_t n, shown = 0;
-	int64_t rest;
-	char b1[48];
+	int64_t rest, shown;
+	char b1[48], words[512];
 
 	if (!p->collectives || p->span_ns <= 0)
 		return;
-	e = job_path_shares(p, &n);
 	fprintf(out, md ? "\n### What bounds the step\n\nThe critical path across ranks (docs/what-if.md), steady "
-			  "state: %s through %" PRId64 " collectives: "
+			  "state: %s through %" PRId64 " collectives: %s"
 			: "\nwhat bounds the step  the critical path across ranks (docs/what-if.md), steady state: %s "
-			  "through %" PRId64 " collectives\n  ",
-		dur(b1, sizeof(b1), p->span_ns), p->collectives);
-	rest = p->span_ns;
-	for (size_t i = 0; i < n && shown < PATH_SHOWN; i++) {
-		if (e[i].ns * 200 < p->span_ns)	/* under 0.5% */
-			break;
-		if (e[i].rank < 0)
-			fprintf(out, "%scommunication %.1f%%", shown ? ", " : "", 100.0 * (double)e[i].ns / (double)p->span_ns);
-		else
-			fprintf(out, "%srank %" PRId64 "'s %s %.1f%%", shown ? ", " : "", e[i].rank,
-				what_if_part_name(e[i].part), 100.0 * (double)e[i].ns / (double)p->span_ns);
-		rest -= e[i].ns;
-		shown++;
-	}
-	if (rest * 200 >= p->span_ns)
+			  "through %" PRId64 " collectives\n  %s",
+		dur(b1, sizeof(b1), p->span_ns), p->collectives, job_path_words(p, words, sizeof(words), &shown));
+	rest = p->span_ns - shown;
+	if (rest * 1000 >= JOB_PATH_SHOWN_PERMILLE * p->span_ns)
 		fprintf(out, ", %s %.1f%%", rest == p->unknown_ns ? "not on a rank's replayed path" : "the rest",
 			100.0 * (double)rest / (double)p->span_ns);
 	fputs(md ? "\n\n" : "\n", out);
-	free(e);
 	for (size_t r = 0, lines = 0; r < p->nranks && lines < RANKS_SHOWN; r++) {
 		const struct job_path_rank *pr = &p->ranks[r];
 		const char *sep = "";

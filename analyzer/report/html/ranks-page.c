@@ -149,25 +149,16 @@ static void write_findings_table(FILE *out, const struct job_report *job)
 /* What bounds the step: the job's critical path across ranks, its shares by rank and part. */
 static void write_path(FILE *out, const struct job_path *p)
 {
-	struct job_path_share *e;
-	size_t n;
-	char a[32];
+	char a[32], words[512];
+	int64_t shown;
 
 	if (!p->collectives || p->span_ns <= 0)
 		return;
-	e = job_path_shares(p, &n);
 	fprintf(out, "<p id=\"critical-path\"><b>What bounds the step</b> (the critical path row; docs/what-if.md): "
-		"over %s of the steady state and %" PRId64 " collectives, ", dur(p->span_ns, a, sizeof(a)), p->collectives);
-	for (size_t i = 0; i < n && i < 6 && e[i].ns * 200 >= p->span_ns; i++) {
-		if (e[i].rank < 0)
-			fprintf(out, "%scommunication %.1f%%", i ? ", " : "", 100.0 * (double)e[i].ns / (double)p->span_ns);
-		else
-			fprintf(out, "%srank %" PRId64 "'s %s %.1f%%", i ? ", " : "", e[i].rank, what_if_part_name(e[i].part),
-				100.0 * (double)e[i].ns / (double)p->span_ns);
-	}
+		"over %s of the steady state and %" PRId64 " collectives, %s", dur(p->span_ns, a, sizeof(a)), p->collectives,
+		job_path_words(p, words, sizeof(words), &shown));	/* digits and part names: nothing to escape */
 	fputs(". Back from the last collective, the path takes each collective's own time on the rank that arrived "
 	      "last, then that rank's own critical path before it: what the others waited for.</p>\n", out);
-	free(e);
 }
 
 static void write_timeline(FILE *out, const struct job_report *job, const struct ranks_timeline *tl)
